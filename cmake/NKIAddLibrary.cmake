@@ -1,0 +1,31 @@
+# nki_add_library(name SOURCES... [DEPENDS tgt...] [LINK_LIBS lib...] [MLIR])
+#
+# A static library of nki's, exported as NKI::<name> for find_package(NKI).
+# MLIR: the library uses MLIR and links the MLIR + LLVM shared libraries,
+# which keeps links fast and gives an embedding framework one copy of MLIR.
+function(nki_add_library name)
+  cmake_parse_arguments(ARG "MLIR" "" "SOURCES;DEPENDS;LINK_LIBS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${NKI_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${NKI_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
+  if(ARG_DEPENDS)
+    add_dependencies(${name} ${ARG_DEPENDS})
+  endif()
+  if(ARG_MLIR)
+    target_link_libraries(${name} PUBLIC MLIR LLVM)
+  endif()
+  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS})
+  add_library(NKI::${name} ALIAS ${name})
+  set_property(GLOBAL APPEND PROPERTY NKI_EXPORTED_LIBS ${name})
+endfunction()
+
+# nki_add_tool(name SOURCES... LINK_LIBS lib...)
+function(nki_add_tool name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK_LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS})
+  set_property(GLOBAL APPEND PROPERTY NKI_TOOLS ${name})
+endfunction()

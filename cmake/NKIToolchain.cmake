@@ -1,0 +1,29 @@
+# Compiler flags for nki's own code.
+
+if(NKI_USE_LLD AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  # Linker choice goes through the link flags only, never the compile flags.
+  find_program(NKI_LLD NAMES ld.lld-22 ld.lld)
+  if(NKI_LLD)
+    foreach(kind EXE SHARED MODULE)
+      string(APPEND CMAKE_${kind}_LINKER_FLAGS " -fuse-ld=lld")
+    endforeach()
+  endif()
+endif()
+
+find_program(NKI_CCACHE ccache)
+if(NKI_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER ${NKI_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${NKI_CCACHE})
+endif()
+
+if(NKI_ENABLE_ASSERTIONS)
+  # Release builds define NDEBUG; our own code keeps its asserts.
+  foreach(cfg RELEASE RELWITHDEBINFO MINSIZEREL)
+    string(REPLACE "-DNDEBUG" "" CMAKE_CXX_FLAGS_${cfg} "${CMAKE_CXX_FLAGS_${cfg}}")
+    string(REPLACE "-DNDEBUG" "" CMAKE_C_FLAGS_${cfg} "${CMAKE_C_FLAGS_${cfg}}")
+  endforeach()
+endif()
+
+# Debian's LLVM is built with RTTI; match it. Warnings are errors-free by policy:
+# keep -Wall -Wextra clean.
+add_compile_options(-Wall -Wextra -Wno-unused-parameter)

@@ -1,0 +1,54 @@
+//===- InitAll.cpp - Register everything nki provides ---------------------===//
+
+#include "nki/InitAll.h"
+#include "nki/Version.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/Dialect/Tosa/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+void nki::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::tensor::TensorDialect,
+                  mlir::linalg::LinalgDialect, mlir::tosa::TosaDialect,
+                  mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
+                  mlir::bufferization::BufferizationDialect>();
+  mlir::func::registerInlinerExtension(registry);
+  mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
+}
+
+void nki::registerAllPasses() {
+  // Upstream passes the pipeline is made of, runnable on their own.
+  mlir::registerTransformsPasses();
+  mlir::registerLinalgPasses();
+  mlir::tosa::registerTosaPasses();
+  mlir::registerTosaToLinalg();
+  mlir::registerTosaToLinalgNamed();
+  mlir::registerTosaToArithPass();
+  mlir::registerTosaToTensorPass();
+  mlir::tosa::registerTosaToLinalgPipelines();
+}
+
+void nki::registerAllTranslations() {}
+
+void nki::registerVersionPrinter() {
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "nki version " << NKI_VERSION_STRING << "\n";
+  });
+}
