@@ -14,8 +14,13 @@ function(nki_add_library name)
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
+  target_compile_features(${name} PUBLIC cxx_std_17)
   if(ARG_MLIR)
     target_link_libraries(${name} PUBLIC MLIR LLVM)
+    # MLIR's imported targets carry no include paths; ours do, so that a
+    # find_package(NKI) consumer compiles against the same MLIR headers.
+    target_include_directories(${name} SYSTEM PUBLIC
+      ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS})
   add_library(NKI::${name} ALIAS ${name})

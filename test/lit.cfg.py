@@ -32,6 +32,9 @@ llvm_config.add_tool_substitutions(
     tool_dirs)
 llvm_config.with_environment("PATH", config.nki_tools_dir, append_path=False)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# The system tools RUN lines use (bash, cmp, head, ...).
+llvm_config.with_environment("PATH", os.environ.get("PATH", "/usr/bin:/bin"),
+                             append_path=True)
 
 if os.path.isdir(config.onnx_testdata_dir):
     config.available_features.add("onnx-testdata")
