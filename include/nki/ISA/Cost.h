@@ -28,12 +28,26 @@ struct Duration {
   int64_t completePs = 0; // signals this long after start (DMA adds latency)
 };
 
-/// Duration of `inst` on its stream; updates `state` (stationary / table).
-Duration instructionDuration(const TargetDesc &target, const Instruction &inst,
+/// Duration of `inst` on `stream`; updates `state` (stationary / table).
+/// The stream is needed because tensor_tensor, tensor_scalar, tensor_copy
+/// and memset run on DVE or POOL with different timing. `inst` must have
+/// passed verifyInstruction.
+Duration instructionDuration(const TargetDesc &target, StreamId stream,
+                             const Instruction &inst,
                              EngineTimingState &state);
 
-/// DMA: the descriptors (maximal runs contiguous on both sides) of a copy,
-/// as byte counts; the queue is busy for sum(max(bytes, 512)) / bandwidth.
+/// DMA descriptors of a copy: maximal runs of elements contiguous on both
+/// sides (an SBUF partition boundary always ends a run). A run's bytes are
+/// its element count times the wider of the two dtypes.
+struct DmaDescriptorStats {
+  int64_t count = 0;        // descriptors
+  int64_t bytes = 0;        // sum of descriptor bytes
+  int64_t chargedBytes = 0; // sum of max(bytes, dmaMinDescriptorBytes)
+};
+DmaDescriptorStats dmaDescriptors(const TargetDesc &target,
+                                  const Instruction &inst);
+
+/// DMA: the queue is busy for ceil(chargedBytes * 1000 / dmaBytesPerNs) ps.
 int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst);
 
 /// Useful FLOPs of a matmul (2*K*M*N), 0 otherwise.
