@@ -1,0 +1,395 @@
+//===- Binary.cpp - The .nkb binary container -----------------------------===//
+//
+// Layout: the 4-byte magic, the format version as a little-endian uint32,
+// then one nki.nkb.Program message (nkb.proto). docs/binary-format.md has
+// the details.
+//
+// Byte-for-byte round trips: the encoder writes only the fields an opcode
+// uses (OpcodeFields.h) and serializes deterministically. The decoder
+// re-encodes what it decoded and rejects input that differs, so every
+// accepted binary is the canonical encoding of its program and
+// encode(decode(b)) == b holds by construction, not by hope.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/ISA/Binary.h"
+
+#include "OpcodeFields.h"
+#include "StrCat.h"
+#include "nkb.pb.h"
+#include "nki/ISA/Verify.h"
+
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace nki::isa {
+
+namespace {
+
+constexpr size_t kHeaderBytes = 8;
+
+// Number of enumerators, for range checks of decoded values.
+constexpr uint32_t kNumDTypes = 0
+#define NKI_DTYPE(Name, spelling, bytes) +1
+#include "nki/ISA/DTypes.def"
+    ;
+constexpr uint32_t kNumAluOps = 0
+#define NKI_ALU_OP(Name, spelling) +1
+#include "nki/ISA/AluOps.def"
+    ;
+constexpr uint32_t kNumActFuncs = 0
+#define NKI_ACT_FUNC(Name, spelling, table) +1
+#include "nki/ISA/ActFuncs.def"
+    ;
+constexpr uint32_t kNumMemories = 3;     // Memory
+constexpr uint32_t kNumTensorKinds = 4;  // TensorKind
+constexpr uint32_t kNumStreamIds = 4 + 256; // StreamId::index() range
+
+//===----------------------------------------------------------------------===//
+// Encoding
+//===----------------------------------------------------------------------===//
+
+void encodeAP(const AccessPattern &ap, nkb::AccessPattern *out) {
+  out->set_memory(uint32_t(ap.memory));
+  out->set_dtype(uint32_t(ap.dtype));
+  out->set_start_partition(ap.startPartition);
+  out->set_num_partitions(ap.numPartitions);
+  out->set_offset(ap.offset);
+  for (int i = 0; i < ap.rank && i < AccessPattern::kMaxDims; ++i) {
+    nkb::Dim *d = out->add_dims();
+    d->set_stride(ap.dims[i].stride);
+    d->set_size(ap.dims[i].size);
+  }
+}
+
+void encodeScalar(const ScalarOperand &s, nkb::ScalarOperand *out) {
+  if (s.isImmediate)
+    out->set_imm(s.imm);
+  else
+    encodeAP(s.ap, out->mutable_ap());
+}
+
+void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
+  detail::OpcodeFields f = detail::opcodeFields(inst.opcode);
+  out->set_opcode(uint32_t(inst.opcode));
+  encodeAP(inst.dst, out->mutable_dst());
+  if (f.usesSrc0)
+    encodeAP(inst.src0, out->mutable_src0());
+  if (f.usesSrc1)
+    encodeAP(inst.src1, out->mutable_src1());
+  if (f.usesSrc2)
+    encodeAP(inst.src2, out->mutable_src2());
+  if (f.usesScalar0)
+    encodeScalar(inst.scalar0, out->mutable_scalar0());
+  if (f.usesScalar1)
+    encodeScalar(inst.scalar1, out->mutable_scalar1());
+  if (f.alu0)
+    out->set_alu0(uint32_t(inst.alu0));
+  if (f.alu1)
+    out->set_alu1(uint32_t(inst.alu1));
+  if (f.func)
+    out->set_func(uint32_t(inst.func));
+  if (f.affine) {
+    nkb::AffineExpr *a = out->mutable_affine();
+    a->set_offset(inst.affine.offset);
+    a->set_partition_coef(inst.affine.partitionCoef);
+    for (int64_t c : inst.affine.freeCoefs)
+      a->add_free_coefs(c);
+  }
+  if (f.accum && inst.hasAccum)
+    encodeAP(inst.accum, out->mutable_accum());
+  if (f.reduceAxes)
+    out->set_reduce_axes(inst.reduceAxes);
+  if (f.start)
+    out->set_start(inst.start);
+  if (f.reverse) {
+    out->set_reverse0(inst.reverse0);
+    out->set_reverse1(inst.reverse1);
+  }
+  for (const SemWait &w : inst.waits) {
+    nkb::SemWait *pw = out->add_waits();
+    pw->set_semaphore(w.semaphore);
+    pw->set_value(w.value);
+  }
+  if (inst.hasSignal) {
+    out->mutable_signal()->set_semaphore(inst.signal.semaphore);
+    out->mutable_signal()->set_increment(inst.signal.increment);
+  }
+  out->set_loc(inst.loc);
+}
+
+void encodeMessage(const Program &program, nkb::Program &msg) {
+  msg.set_target(program.target);
+  for (const TensorDecl &t : program.tensors) {
+    nkb::Tensor *pt = msg.add_tensors();
+    pt->set_name(t.name);
+    pt->set_kind(uint32_t(t.kind));
+    pt->set_dtype(uint32_t(t.dtype));
+    for (int64_t d : t.shape)
+      pt->add_shape(d);
+    pt->set_hbm_offset(t.hbmOffset);
+    pt->set_data(t.data);
+  }
+  msg.set_num_semaphores(program.numSemaphores);
+  for (const Stream &s : program.streams) {
+    nkb::Stream *ps = msg.add_streams();
+    ps->set_stream(uint32_t(s.id.index()));
+    for (const Instruction &inst : s.instructions)
+      encodeInstruction(inst, ps->add_instructions());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Decoding
+//===----------------------------------------------------------------------===//
+
+absl::Status corrupt(std::string_view what) {
+  return absl::DataLossError(
+      detail::cat("corrupted .nkb binary: ", what));
+}
+
+absl::StatusOr<AccessPattern> decodeAP(const nkb::AccessPattern &in,
+                                       std::string_view where) {
+  AccessPattern ap;
+  if (in.memory() >= kNumMemories)
+    return corrupt(detail::cat(where, ": memory ", in.memory(),
+                                " out of range"));
+  if (in.dtype() >= kNumDTypes)
+    return corrupt(detail::cat(where, ": dtype ", in.dtype(),
+                                " out of range"));
+  if (in.dims_size() > AccessPattern::kMaxDims)
+    return corrupt(detail::cat(where, ": ", in.dims_size(),
+                                " dims, more than ",
+                                AccessPattern::kMaxDims));
+  ap.memory = Memory(in.memory());
+  ap.dtype = DType(in.dtype());
+  ap.startPartition = in.start_partition();
+  ap.numPartitions = in.num_partitions();
+  ap.offset = in.offset();
+  ap.rank = uint8_t(in.dims_size());
+  for (int i = 0; i < in.dims_size(); ++i)
+    ap.dims[i] = Dim{in.dims(i).stride(), in.dims(i).size()};
+  return ap;
+}
+
+absl::StatusOr<ScalarOperand> decodeScalar(const nkb::ScalarOperand &in,
+                                           std::string_view where) {
+  ScalarOperand s;
+  if (in.has_ap()) {
+    absl::StatusOr<AccessPattern> ap = decodeAP(in.ap(), where);
+    if (!ap.ok())
+      return ap.status();
+    s.isImmediate = false;
+    s.ap = *ap;
+  } else {
+    s.imm = in.imm();
+  }
+  return s;
+}
+
+absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
+                                              std::string_view where) {
+  Instruction inst;
+  if (in.opcode() >= uint32_t(kNumOpcodes))
+    return corrupt(detail::cat(where, ": opcode ", in.opcode(),
+                                " out of range"));
+  inst.opcode = Opcode(in.opcode());
+  std::string w(where);
+  auto ap = [&](const nkb::AccessPattern &m, const char *field,
+                AccessPattern &out) -> absl::Status {
+    absl::StatusOr<AccessPattern> r = decodeAP(m, detail::cat(w, " ", field));
+    if (!r.ok())
+      return r.status();
+    out = *r;
+    return absl::OkStatus();
+  };
+  auto scalar = [&](const nkb::ScalarOperand &m, const char *field,
+                    ScalarOperand &out) -> absl::Status {
+    absl::StatusOr<ScalarOperand> r =
+        decodeScalar(m, detail::cat(w, " ", field));
+    if (!r.ok())
+      return r.status();
+    out = *r;
+    return absl::OkStatus();
+  };
+  // Decode every field present; fields the opcode does not use make the
+  // re-encoding differ, which decodeProgram reports.
+  absl::Status s = ap(in.dst(), "dst", inst.dst);
+  if (s.ok() && in.has_src0())
+    s = ap(in.src0(), "src0", inst.src0);
+  if (s.ok() && in.has_src1())
+    s = ap(in.src1(), "src1", inst.src1);
+  if (s.ok() && in.has_src2())
+    s = ap(in.src2(), "src2", inst.src2);
+  if (s.ok() && in.has_scalar0())
+    s = scalar(in.scalar0(), "scalar0", inst.scalar0);
+  if (s.ok() && in.has_scalar1())
+    s = scalar(in.scalar1(), "scalar1", inst.scalar1);
+  if (s.ok() && in.has_accum()) {
+    inst.hasAccum = true;
+    s = ap(in.accum(), "accum", inst.accum);
+  }
+  if (!s.ok())
+    return s;
+  if (in.alu0() >= kNumAluOps || in.alu1() >= kNumAluOps)
+    return corrupt(detail::cat(where, ": ALU op out of range"));
+  if (in.func() >= kNumActFuncs)
+    return corrupt(detail::cat(where, ": activation function ", in.func(),
+                                " out of range"));
+  if (in.reduce_axes() > AccessPattern::kMaxDims)
+    return corrupt(detail::cat(where, ": reduce_axes ", in.reduce_axes(),
+                                " out of range"));
+  detail::OpcodeFields f = detail::opcodeFields(inst.opcode);
+  inst.alu0 = AluOp(in.alu0());
+  inst.alu1 = AluOp(in.alu1());
+  inst.func = ActFunc(in.func());
+  if (f.reduceAxes)
+    inst.reduceAxes = uint8_t(in.reduce_axes());
+  if (f.start)
+    inst.start = in.start();
+  inst.reverse0 = in.reverse0();
+  inst.reverse1 = in.reverse1();
+  if (in.has_affine()) {
+    const nkb::AffineExpr &a = in.affine();
+    if (a.free_coefs_size() != int(inst.affine.freeCoefs.size()))
+      return corrupt(detail::cat(where, ": affine expression has ",
+                                  a.free_coefs_size(),
+                                  " free coefficients, not 4"));
+    inst.affine.offset = a.offset();
+    inst.affine.partitionCoef = a.partition_coef();
+    for (int i = 0; i < a.free_coefs_size(); ++i)
+      inst.affine.freeCoefs[i] = a.free_coefs(i);
+  }
+  for (const nkb::SemWait &pw : in.waits())
+    inst.waits.push_back({pw.semaphore(), pw.value()});
+  if (in.has_signal()) {
+    inst.hasSignal = true;
+    inst.signal = {in.signal().semaphore(), in.signal().increment()};
+  }
+  inst.loc = in.loc();
+  return inst;
+}
+
+absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
+  Program program;
+  program.target = msg.target();
+  for (int i = 0; i < msg.tensors_size(); ++i) {
+    const nkb::Tensor &pt = msg.tensors(i);
+    if (pt.kind() >= kNumTensorKinds || pt.dtype() >= kNumDTypes)
+      return corrupt(detail::cat("tensor ", i, ": kind or dtype out of range"));
+    TensorDecl t;
+    t.name = pt.name();
+    t.kind = TensorKind(pt.kind());
+    t.dtype = DType(pt.dtype());
+    t.shape.assign(pt.shape().begin(), pt.shape().end());
+    t.hbmOffset = pt.hbm_offset();
+    t.data = pt.data();
+    program.tensors.push_back(std::move(t));
+  }
+  program.numSemaphores = msg.num_semaphores();
+  for (int i = 0; i < msg.streams_size(); ++i) {
+    const nkb::Stream &ps = msg.streams(i);
+    if (ps.stream() >= kNumStreamIds)
+      return corrupt(detail::cat("stream ", i, ": id ", ps.stream(),
+                                  " out of range"));
+    Stream s;
+    s.id = StreamId::fromIndex(int(ps.stream()));
+    std::string sname = streamName(s.id);
+    for (int k = 0; k < ps.instructions_size(); ++k) {
+      absl::StatusOr<Instruction> inst = decodeInstruction(
+          ps.instructions(k), detail::cat(sname, " instruction ", k));
+      if (!inst.ok())
+        return inst.status();
+      s.instructions.push_back(std::move(*inst));
+    }
+    program.streams.push_back(std::move(s));
+  }
+  return program;
+}
+
+} // namespace
+
+std::string encodeProgram(const Program &program) {
+  nkb::Program msg;
+  encodeMessage(program, msg);
+  std::string out(kBinaryMagic);
+  for (int i = 0; i < 4; ++i)
+    out.push_back(char((kBinaryFormatVersion >> (8 * i)) & 0xFF));
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    msg.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
+absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
+  if (bytes.size() < kHeaderBytes || bytes.substr(0, 4) != kBinaryMagic)
+    return absl::InvalidArgumentError(
+        "not a .nkb binary (missing the \"NKB\\x01\" magic)");
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i)
+    version |= uint32_t(uint8_t(bytes[4 + i])) << (8 * i);
+  if (version != kBinaryFormatVersion)
+    return absl::InvalidArgumentError(
+        detail::cat("unsupported .nkb format version ", version,
+                     " (this build reads ", kBinaryFormatVersion, ")"));
+  std::string_view payload = bytes.substr(kHeaderBytes);
+  if (payload.size() > size_t(INT_MAX))
+    return absl::InvalidArgumentError(".nkb binary is larger than 2 GiB");
+  nkb::Program msg;
+  if (!msg.ParseFromArray(payload.data(), int(payload.size())))
+    return absl::DataLossError(
+        "corrupted or truncated .nkb binary: the payload does not parse");
+  absl::StatusOr<Program> program = decodeMessage(msg);
+  if (!program.ok())
+    return program.status();
+  if (absl::Status s = verifyProgram(*program); !s.ok())
+    return absl::InvalidArgumentError(
+        detail::cat("invalid .nkb program: ", s.message()));
+  if (encodeProgram(*program) != bytes)
+    return absl::DataLossError(
+        "corrupted .nkb binary: not in canonical form (it holds fields its "
+        "opcodes do not use, unknown fields, or fields out of order)");
+  return program;
+}
+
+absl::Status writeProgramFile(const Program &program, const std::string &path) {
+  std::string bytes = encodeProgram(program);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    return absl::PermissionDeniedError(detail::cat(
+        "cannot open '", path, "' for writing: ", std::strerror(errno)));
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  if (!out)
+    return absl::InternalError(
+        detail::cat("cannot write '", path, "': ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Program> readProgramFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return absl::NotFoundError(detail::cat("cannot open '", path,
+                                            "': ", std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad())
+    return absl::InternalError(detail::cat("cannot read '", path, "'"));
+  absl::StatusOr<Program> program = decodeProgram(buffer.str());
+  if (!program.ok())
+    return absl::Status(program.status().code(),
+                        detail::cat(path, ": ", program.status().message()));
+  return program;
+}
+
+} // namespace nki::isa
