@@ -1,0 +1,280 @@
+//===- BinaryTest.cpp - .nkb round trips, errors and corruption -----------===//
+
+#include "ISATestUtil.h"
+#include "nki/ISA/Binary.h"
+#include "nki/ISA/Verify.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+using namespace nki::isa;
+using namespace nki::isa::test;
+using ::testing::HasSubstr;
+
+namespace {
+
+/// A program that uses every opcode and every kind of field.
+Program everyOpcode() {
+  Program p;
+  p.target = "trn1";
+  p.numSemaphores = 3;
+  p.tensors.push_back({"x", TensorKind::Input, DType::BF16, {128, 512}, 0, ""});
+  p.tensors.push_back(
+      {"w", TensorKind::Constant, DType::U8, {2, 2}, 131072, "\x01\x02\x03\x04"});
+  p.tensors.push_back({"y", TensorKind::Output, DType::F32, {128, 64}, 262144, ""});
+  p.tensors.push_back({"s", TensorKind::Scratch, DType::F16, {}, 393216, ""});
+
+  Instruction load = dma(sbuf(DType::BF16, 128, 512), hbm(DType::BF16, 65536));
+  load.hasSignal = true;
+  load.signal = {0, 1};
+  load.loc = "model.onnx:1:2";
+  p.getOrCreateStream({Engine::DMA, 3}).instructions.push_back(load);
+
+  Instruction mm = matmul(128, 64, 512);
+  mm.waits.push_back({0, 1});
+  mm.start = false;
+  Instruction tr = unary(Opcode::Transpose, psum(128, 64, 2048),
+                         sbuf(DType::BF16, 64, 128));
+  Stream &pe = p.getOrCreateStream(kPE);
+  pe.instructions = {mm, tr};
+
+  Instruction a = unary(Opcode::Activation, sbuf(DType::F32, 128, 64, 8192),
+                        psum(128, 64, 2048));
+  a.func = ActFunc::GeluTanh;
+  a.scalar0 = imm(-0.5f);
+  a.scalar1 = perPartition(sbuf(DType::F32, 128, 1, 16384));
+  a.hasAccum = true;
+  a.accum = sbuf(DType::F32, 128, 1, 16388);
+  p.getOrCreateStream(kACT).instructions.push_back(a);
+
+  Stream &dve = p.getOrCreateStream(kDVE);
+  dve.instructions.push_back(tensorTensor(
+      AluOp::Pow, sbuf(DType::F32, 128, 64, 20000),
+      sbuf(DType::F32, 128, 64, 8192), sbuf(DType::F32, 128, 64, 24000)));
+  Instruction ts = unary(Opcode::TensorScalar, sbuf(DType::F32, 128, 64, 28000),
+                         sbuf(DType::F32, 128, 64, 8192));
+  ts.alu0 = AluOp::Sub;
+  ts.alu1 = AluOp::Max;
+  ts.scalar0 = perPartition(sbuf(DType::F32, 128, 1, 16384));
+  ts.scalar1 = imm(0.0f);
+  ts.reverse0 = true;
+  dve.instructions.push_back(ts);
+  Instruction red = unary(
+      Opcode::TensorReduce, sbuf(DType::F32, 128, 8, 32000),
+      ap(Memory::SBUF, DType::F32, 0, 128, 8192, {{8, 8}, {1, 8}}));
+  red.alu0 = AluOp::Min;
+  red.reduceAxes = 1;
+  dve.instructions.push_back(red);
+  Instruction sel;
+  sel.opcode = Opcode::Select;
+  sel.dst = sbuf(DType::F32, 128, 64, 36000);
+  sel.src0 = sbuf(DType::U8, 128, 64, 40000);
+  sel.src1 = sbuf(DType::F32, 128, 64, 8192);
+  sel.src2 = sbuf(DType::F32, 128, 64, 20000);
+  dve.instructions.push_back(sel);
+  dve.instructions.push_back(unary(Opcode::Transpose32,
+                                   sbuf(DType::F32, 128, 64, 44000),
+                                   sbuf(DType::F32, 128, 64, 8192)));
+  Instruction ms;
+  ms.opcode = Opcode::Memset;
+  ms.dst = sbuf(DType::BF16, 128, 64, 48000);
+  ms.scalar0 = imm(1.5f);
+  dve.instructions.push_back(ms);
+  dve.instructions.push_back(unary(Opcode::TensorCopy,
+                                   sbuf(DType::FP8E5M2, 128, 64, 52000),
+                                   sbuf(DType::F32, 128, 64, 8192)));
+
+  Stream &pool = p.getOrCreateStream(kPOOL);
+  Instruction iota;
+  iota.opcode = Opcode::Iota;
+  iota.dst = sbuf(DType::I32, 128, 64, 56000);
+  iota.affine = {-3, 64, {1, 0, 0, 0}};
+  pool.instructions.push_back(iota);
+  Instruction as = unary(Opcode::AffineSelect, sbuf(DType::F32, 128, 64, 60000),
+                         sbuf(DType::F32, 128, 64, 8192));
+  as.alu0 = AluOp::IsLe;
+  as.affine = {0, 1, {-1, 0, 0, 0}};
+  as.scalar0 = imm(-3e38f);
+  as.hasSignal = true;
+  as.signal = {2, 5};
+  pool.instructions.push_back(as);
+  return p;
+}
+
+TEST(Binary, EncodesAValidProgram) {
+  Program p = everyOpcode();
+  ASSERT_TRUE(verifyProgram(p).ok()) << verifyProgram(p).message();
+  std::string bytes = encodeProgram(p);
+  EXPECT_EQ(bytes.substr(0, 4), std::string("NKB\x01", 4));
+  EXPECT_EQ(bytes.substr(4, 4), std::string("\x01\x00\x00\x00", 4));
+  EXPECT_EQ(encodeProgram(p), bytes); // deterministic
+}
+
+TEST(Binary, RoundTrip) {
+  Program p = everyOpcode();
+  std::string bytes = encodeProgram(p);
+  absl::StatusOr<Program> q = decodeProgram(bytes);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(encodeProgram(*q), bytes);
+  EXPECT_EQ(q->target, "trn1");
+  EXPECT_EQ(q->numSemaphores, 3u);
+  ASSERT_EQ(q->tensors.size(), 4u);
+  EXPECT_EQ(q->tensors[1].data, "\x01\x02\x03\x04");
+  EXPECT_EQ(q->tensors[3].shape.size(), 0u);
+  ASSERT_EQ(q->streams.size(), 5u);
+  const Instruction &mm = q->streams[0].instructions[0];
+  EXPECT_EQ(mm.opcode, Opcode::Matmul);
+  EXPECT_FALSE(mm.start);
+  EXPECT_TRUE(mm.src1 == p.streams[0].instructions[0].src1);
+  ASSERT_EQ(mm.waits.size(), 1u);
+  const Instruction &a = q->streams[1].instructions[0];
+  EXPECT_EQ(a.func, ActFunc::GeluTanh);
+  EXPECT_EQ(a.scalar0.imm, -0.5f);
+  EXPECT_FALSE(a.scalar1.isImmediate);
+  EXPECT_TRUE(a.hasAccum);
+  const Instruction &ts = q->streams[2].instructions[1];
+  EXPECT_EQ(ts.alu1, AluOp::Max);
+  EXPECT_TRUE(ts.reverse0);
+  const Instruction &as = q->streams[3].instructions[1];
+  EXPECT_EQ(as.affine.freeCoefs[0], -1);
+  EXPECT_EQ(as.signal.increment, 5u);
+  EXPECT_EQ(q->streams[4].id, (StreamId{Engine::DMA, 3}));
+  EXPECT_EQ(q->streams[4].instructions[0].loc, "model.onnx:1:2");
+}
+
+TEST(Binary, UnusedFieldsAreNotStored) {
+  Program p = everyOpcode();
+  Program noisy = p;
+  Instruction &copy = noisy.getOrCreateStream(kDVE).instructions.back();
+  copy.src1 = psum(1, 1);
+  copy.alu0 = AluOp::Xor;
+  copy.reduceAxes = 3;
+  EXPECT_EQ(encodeProgram(noisy), encodeProgram(p));
+}
+
+TEST(Binary, HeaderErrors) {
+  std::string bytes = encodeProgram(everyOpcode());
+  auto err = [](std::string_view b) {
+    absl::StatusOr<Program> r = decodeProgram(b);
+    return r.ok() ? std::string("ok") : std::string(r.status().message());
+  };
+  EXPECT_THAT(err(""), HasSubstr("not a .nkb binary"));
+  EXPECT_THAT(err("NKB"), HasSubstr("not a .nkb binary"));
+  std::string wrongMagic = bytes;
+  wrongMagic[0] = 'X';
+  EXPECT_THAT(err(wrongMagic), HasSubstr("not a .nkb binary"));
+  std::string v2 = bytes;
+  v2[4] = 2;
+  EXPECT_EQ(err(v2), "unsupported .nkb format version 2 (this build reads 1)");
+  std::string garbage = bytes.substr(0, 8) + "\xff\xff\xff";
+  EXPECT_EQ(err(garbage),
+            "corrupted or truncated .nkb binary: the payload does not parse");
+  // A header alone is an empty program for no target.
+  EXPECT_EQ(err(bytes.substr(0, 8)),
+            "invalid .nkb program: unknown target '' (known: trn1, trn2)");
+}
+
+TEST(Binary, RejectsInvalidPrograms) {
+  Program p = everyOpcode();
+  p.numSemaphores = 1;
+  absl::StatusOr<Program> r = decodeProgram(encodeProgram(p));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "invalid .nkb program: pool instruction 1: affine_select: signal "
+            "uses semaphore 2 but the program has 1 semaphores");
+}
+
+TEST(Binary, RejectsNonCanonicalEncodings) {
+  std::string bytes = encodeProgram(everyOpcode());
+  // An unknown field (number 100, varint 1) appended to the message.
+  std::string extra = bytes + std::string("\xa0\x06\x01", 3);
+  absl::StatusOr<Program> r = decodeProgram(extra);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("not in canonical form"));
+  // The target field written twice (the last one wins in protobuf).
+  std::string twice = bytes + std::string("\x0a\x04trn1", 6);
+  r = decodeProgram(twice);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("not in canonical form"));
+}
+
+TEST(Binary, CorruptionNeverCrashes) {
+  std::string bytes = encodeProgram(everyOpcode());
+  int accepted = 0;
+  auto tryDecode = [&](const std::string &b) {
+    absl::StatusOr<Program> r = decodeProgram(b);
+    if (r.ok()) {
+      ++accepted;
+      ASSERT_EQ(encodeProgram(*r), b);
+      ASSERT_TRUE(verifyProgram(*r).ok());
+    } else {
+      ASSERT_FALSE(r.status().message().empty());
+    }
+  };
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string b = bytes;
+      b[i] = char(b[i] ^ (1 << bit));
+      tryDecode(b);
+    }
+  for (size_t n = 0; n < bytes.size(); ++n)
+    tryDecode(bytes.substr(0, n));
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 20000; ++iter) {
+    std::string b = bytes;
+    int edits = 1 + int(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      size_t pos = 8 + rng() % (b.size() - 8);
+      switch (rng() % 3) {
+      case 0:
+        b[pos] = char(rng());
+        break;
+      case 1:
+        b.erase(pos, 1 + rng() % 8);
+        break;
+      case 2:
+        b.insert(pos, 1, char(rng()));
+        break;
+      }
+      if (b.size() <= 8)
+        break;
+    }
+    tryDecode(b);
+  }
+  // Some flips land in fields any value of which is valid (an immediate,
+  // a loc): those decode, and re-encode to the same bytes.
+  EXPECT_GT(accepted, 0);
+}
+
+TEST(Binary, Files) {
+  std::string path = ::testing::TempDir() + "/isa_binary_test.nkb";
+  Program p = everyOpcode();
+  ASSERT_TRUE(writeProgramFile(p, path).ok());
+  absl::StatusOr<Program> q = readProgramFile(path);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(encodeProgram(*q), encodeProgram(p));
+
+  absl::StatusOr<Program> missing = readProgramFile(path + ".missing");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("cannot open '" + path + ".missing'"));
+  absl::Status unwritable = writeProgramFile(p, "/nonexistent-dir/x.nkb");
+  ASSERT_FALSE(unwritable.ok());
+  EXPECT_THAT(unwritable.message(), HasSubstr("'/nonexistent-dir/x.nkb'"));
+
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string("NKB\x01\x07\x00\x00\x00", 8);
+  }
+  absl::StatusOr<Program> old = readProgramFile(path);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.status().message(),
+            path + ": unsupported .nkb format version 7 (this build reads 1)");
+  std::remove(path.c_str());
+}
+
+} // namespace
