@@ -1,0 +1,54 @@
+//===- Dependences.h - RAW/WAR/WAW edges from byte intervals ----*- C++ -*-===//
+//
+// The dependences the engine scheduler and Sync.h must respect, derived from
+// what each instruction reads and writes (after triton's Membar analysis:
+// two accesses conflict when their byte intervals in one memory overlap and
+// at least one writes).
+//
+// Instructions are given in program order (any order in which the program
+// has its intended meaning). Per memory an interval map records, for each
+// run of bytes, its last writer and the readers since; a read depends on the
+// last writer (RAW), a write on the readers since the last write (WAR) or,
+// when there are none, on the last writer (WAW). A WAW edge behind readers
+// is left out: it follows from RAW then WAR through each reader.
+//
+// The caller flattens an access to one conservative interval: a strided
+// pattern by its hull, an SBUF/PSUM tile e.g. by its byte range within a
+// partition (ignoring partitions) or by a partition-major address.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_ANALYSIS_DEPENDENCES_H
+#define NKI_ANALYSIS_DEPENDENCES_H
+
+#include "nki/Analysis/Sync.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace nki::sched {
+
+/// One operand: bytes [begin, end) of memory `memory` (any numbering the
+/// caller likes, e.g. one per HBM/SBUF/PSUM).
+struct MemoryAccess {
+  uint32_t memory = 0;
+  uint64_t begin = 0, end = 0;
+  bool isWrite = false;
+};
+
+enum DependenceKind : uint8_t { RAW = 1, WAR = 2, WAW = 4 };
+
+struct Dependence {
+  InstrId pred = 0, succ = 0;
+  uint8_t kinds = 0; // DependenceKind bits: why succ must wait for pred
+};
+
+/// Edges pred -> succ (pred < succ), each pair once, sorted by (succ, pred).
+/// `accesses[i]` lists instruction i's operands; empty intervals are ignored.
+/// O((A + E) log A) for A accesses and E edges, when accesses do not each
+/// straddle many differently-used runs of bytes.
+std::vector<Dependence>
+computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses);
+
+} // namespace nki::sched
+
+#endif // NKI_ANALYSIS_DEPENDENCES_H
