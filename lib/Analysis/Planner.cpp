@@ -1,0 +1,242 @@
+//===- Planner.cpp - Problem checks, the allocate() driver, memory maps ---===//
+//
+// allocate() first compares the live-bytes peak with the capacity, then tries
+// the chosen policy's scan, a first-fit scan (rotation is a preference, never
+// the reason a plan fails) and greedy-by-size. When all fail, the error shows
+// a memory map of what was live where planning broke down.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlannerInternal.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+#include <algorithm>
+#include <cassert>
+#include <optional>
+
+namespace nki {
+
+using planner_detail::describeBuffer;
+using planner_detail::kUnplaced;
+
+namespace {
+
+bool isPowerOf2(int64_t value) {
+  return value > 0 && (value & (value - 1)) == 0;
+}
+
+std::string liveRange(const PlannerBuffer &buffer) {
+  return absl::StrCat("[", buffer.liveStart, ", ", buffer.liveEnd, "]");
+}
+
+/// Most rows a memory map shows; the rest are summarised in one line.
+constexpr size_t kMaxMapRows = 64;
+
+/// The table of the buffers live at `position`, with their `offsets`
+/// (kUnplaced: not placed) and the buffer that did not fit, if any, marked.
+std::string memoryMap(const PlannerProblem &problem, int64_t position,
+                      const std::vector<int64_t> &offsets,
+                      std::optional<size_t> failed) {
+  const std::vector<PlannerBuffer> &buffers = problem.buffers;
+  std::vector<size_t> rows;
+  int64_t liveBytes = 0, placedBytes = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].liveStart > position || buffers[i].liveEnd < position)
+      continue;
+    rows.push_back(i);
+    liveBytes += buffers[i].size;
+    if (offsets[i] != kUnplaced)
+      placedBytes += buffers[i].size;
+  }
+  size_t total = rows.size();
+  if (total > kMaxMapRows) {
+    // Keep the largest, and always the one that failed.
+    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+      if ((a == failed) != (b == failed))
+        return a == failed;
+      return buffers[a].size != buffers[b].size
+                 ? buffers[a].size > buffers[b].size
+                 : a < b;
+    });
+    rows.resize(kMaxMapRows);
+  }
+  // Placed by address, then the unplaced largest first.
+  std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+    bool aPlaced = offsets[a] != kUnplaced, bPlaced = offsets[b] != kUnplaced;
+    if (aPlaced != bPlaced)
+      return aPlaced;
+    if (aPlaced && offsets[a] != offsets[b])
+      return offsets[a] < offsets[b];
+    if (!aPlaced && buffers[a].size != buffers[b].size)
+      return buffers[a].size > buffers[b].size;
+    return a < b;
+  });
+
+  std::string map = absl::StrFormat(
+      "memory map at position %d (capacity %d bytes; %d bytes live, %d "
+      "placed):\n",
+      position, problem.capacity, liveBytes, placedBytes);
+  absl::StrAppendFormat(&map, "  %10s %10s %10s  %-22s %s\n", "offset", "end",
+                        "size", "live", "buffer");
+  for (size_t i : rows) {
+    const PlannerBuffer &buffer = buffers[i];
+    std::string offset = "-", end = "-";
+    if (offsets[i] != kUnplaced) {
+      offset = absl::StrCat(offsets[i]);
+      end = absl::StrCat(offsets[i] + buffer.size);
+    }
+    std::string name = absl::StrCat("#", i);
+    if (!buffer.name.empty())
+      absl::StrAppend(&name, " '", buffer.name, "'");
+    absl::StrAppendFormat(&map, "  %10s %10s %10d  %-22s %s%s\n", offset, end,
+                          buffer.size, liveRange(buffer), name,
+                          i == failed ? "  <- does not fit" : "");
+  }
+  if (total > rows.size())
+    absl::StrAppend(&map, "  ... and ", total - rows.size(),
+                    " smaller buffers\n");
+  return map;
+}
+
+} // namespace
+
+namespace planner_detail {
+
+std::string describeBuffer(const PlannerProblem &problem, size_t index) {
+  std::string text = absl::StrCat("buffer #", index);
+  const std::string &name = problem.buffers[index].name;
+  if (!name.empty())
+    absl::StrAppend(&text, " '", name, "'");
+  return text;
+}
+
+} // namespace planner_detail
+
+absl::Status PlannerProblem::check() const {
+  if (capacity <= 0 || capacity > kPlannerMaxBytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "capacity ", capacity, " is not in (0, ", kPlannerMaxBytes, "]"));
+  if (boundary < 0 || boundary > kPlannerMaxBytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "boundary ", boundary, " is not in [0, ", kPlannerMaxBytes, "]"));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const PlannerBuffer &buffer = buffers[i];
+    auto error = [&](auto &&...parts) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(describeBuffer(*this, i), ": ", parts...));
+    };
+    if (buffer.size <= 0 || buffer.size > kPlannerMaxBytes)
+      return error("size ", buffer.size, " is not in (0, ", kPlannerMaxBytes,
+                   "]");
+    if (!isPowerOf2(buffer.alignment) || buffer.alignment > kPlannerMaxBytes)
+      return error("alignment ", buffer.alignment,
+                   " is not a power of 2 up to ", kPlannerMaxBytes);
+    if (boundary != 0 && buffer.size > boundary)
+      return error("size ", buffer.size, " exceeds the boundary ", boundary,
+                   " it may not cross");
+    if (boundary != 0 && boundary % buffer.alignment != 0)
+      return error("alignment ", buffer.alignment,
+                   " does not divide the boundary ", boundary);
+    if (buffer.liveStart < 0)
+      return error("live range starts at negative position ", buffer.liveStart);
+    if (buffer.liveStart > buffer.liveEnd)
+      return error("live range ", liveRange(buffer), " ends before it starts");
+  }
+  return absl::OkStatus();
+}
+
+PlannerLoad computePeakLoad(const PlannerProblem &problem) {
+  // (position, 0 = starts / 1 = ends there, size): at one position the
+  // starting buffers join before the ending ones leave, as both are live.
+  struct Event {
+    int64_t position;
+    int kind;
+    int64_t size;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * problem.buffers.size());
+  for (const PlannerBuffer &buffer : problem.buffers) {
+    events.push_back({buffer.liveStart, 0, buffer.size});
+    events.push_back({buffer.liveEnd, 1, buffer.size});
+  }
+  std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    return a.position != b.position ? a.position < b.position : a.kind < b.kind;
+  });
+  PlannerLoad peak;
+  int64_t load = 0;
+  for (const Event &event : events) {
+    load += event.kind == 0 ? event.size : -event.size;
+    if (load > peak.bytes)
+      peak = {load, event.position};
+  }
+  return peak;
+}
+
+absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
+                                         const PlannerOptions &options) {
+  if (absl::Status status = problem.check(); !status.ok())
+    return status;
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    if (problem.buffers[i].size > problem.capacity)
+      return absl::ResourceExhaustedError(
+          absl::StrCat("out of memory: ", describeBuffer(problem, i), " needs ",
+                       problem.buffers[i].size,
+                       " bytes, more than the capacity ", problem.capacity));
+
+  // No placement can beat the live bytes; saying so at once is both faster
+  // and clearer than a failed placement.
+  PlannerLoad load = computePeakLoad(problem);
+  if (load.bytes > problem.capacity)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "out of memory: the buffers live at position ", load.position, " need ",
+        load.bytes, " bytes, more than the capacity ", problem.capacity, "\n",
+        memoryMap(problem, load.position,
+                  std::vector<int64_t>(problem.buffers.size(), kUnplaced),
+                  std::nullopt)));
+
+  auto solved = [&](std::vector<int64_t> offsets, PlannerAlgorithm algorithm) {
+    PlannerSolution solution{std::move(offsets), 0, algorithm};
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      solution.peak = std::max(solution.peak,
+                               solution.offsets[i] + problem.buffers[i].size);
+    assert(verify(problem, solution).ok() && "planner broke its own rules");
+    return solution;
+  };
+
+  planner_detail::ScanResult scan =
+      planner_detail::scanAllocate(problem, options);
+  if (!scan.failed)
+    return solved(std::move(scan.offsets),
+                  options.policy == ReusePolicy::Rotate
+                      ? PlannerAlgorithm::RotateScan
+                      : PlannerAlgorithm::FirstFitScan);
+  if (options.policy != ReusePolicy::FirstFit) {
+    scan = planner_detail::scanAllocate(problem, {ReusePolicy::FirstFit});
+    if (!scan.failed)
+      return solved(std::move(scan.offsets), PlannerAlgorithm::FirstFitScan);
+  }
+  if (std::optional<std::vector<int64_t>> offsets =
+          planner_detail::greedyBySize(problem))
+    return solved(std::move(*offsets), PlannerAlgorithm::GreedyBySize);
+
+  // The bytes would fit but no placement was found: show the first-fit scan's
+  // state where it failed.
+  size_t failed = *scan.failed;
+  const PlannerBuffer &buffer = problem.buffers[failed];
+  std::string message =
+      absl::StrCat("out of memory: ", describeBuffer(problem, failed), " (",
+                   buffer.size, " bytes, live ", liveRange(buffer),
+                   ") does not fit in ", problem.capacity, " bytes");
+  if (problem.boundary != 0)
+    absl::StrAppend(&message, " without crossing a multiple of ",
+                    problem.boundary);
+  absl::StrAppend(&message, "; at most ", load.bytes,
+                  " bytes are live at once (position ", load.position,
+                  "), alignment, boundaries and fragmentation take the rest\n",
+                  memoryMap(problem, buffer.liveStart, scan.offsets, failed));
+  return absl::ResourceExhaustedError(message);
+}
+
+} // namespace nki

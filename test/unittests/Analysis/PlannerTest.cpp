@@ -1,0 +1,456 @@
+//===- PlannerTest.cpp - The memory planner core, without IR --------------===//
+
+#include "nki/Analysis/Planner.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <map>
+#include <random>
+#include <set>
+
+using namespace nki;
+using ::testing::HasSubstr;
+
+namespace {
+
+PlannerBuffer buffer(std::string name, int64_t size, int64_t liveStart,
+                     int64_t liveEnd, int64_t alignment = 1) {
+  return {size, alignment, liveStart, liveEnd, std::move(name)};
+}
+
+PlannerOptions firstFit() { return {ReusePolicy::FirstFit}; }
+
+/// Allocates, expects success and a solution verify() accepts.
+PlannerSolution plan(const PlannerProblem &problem,
+                     const PlannerOptions &options = {}) {
+  absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
+  EXPECT_TRUE(solution.ok()) << solution.status();
+  if (!solution.ok())
+    return {};
+  EXPECT_TRUE(verify(problem, *solution).ok()) << verify(problem, *solution);
+  return *solution;
+}
+
+//===----------------------------------------------------------------------===//
+// check()
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerCheck, AcceptsWellFormedProblem) {
+  PlannerProblem problem{1024, 256, {buffer("a", 256, 0, 3, 64)}};
+  EXPECT_TRUE(problem.check().ok());
+}
+
+TEST(PlannerCheck, RejectsBadCapacityAndBoundary) {
+  PlannerProblem noCapacity{0, 0, {}};
+  EXPECT_THAT(noCapacity.check().message(), HasSubstr("capacity 0"));
+  PlannerProblem negativeBoundary{1024, -1, {}};
+  EXPECT_THAT(negativeBoundary.check().message(), HasSubstr("boundary -1"));
+}
+
+TEST(PlannerCheck, RejectsBadBuffersByName) {
+  auto reject = [](PlannerBuffer bad, int64_t boundary = 0) {
+    PlannerProblem problem{4096, boundary, {buffer("ok", 8, 0, 0), bad}};
+    absl::Status status = problem.check();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(), HasSubstr("buffer #1 'bad'"));
+    return std::string(status.message());
+  };
+  EXPECT_THAT(reject(buffer("bad", 0, 0, 1)), HasSubstr("size 0"));
+  EXPECT_THAT(reject(buffer("bad", -4, 0, 1)), HasSubstr("size -4"));
+  EXPECT_THAT(reject(buffer("bad", 8, 0, 1, 3)), HasSubstr("alignment 3"));
+  EXPECT_THAT(reject(buffer("bad", 8, 0, 1, 0)), HasSubstr("alignment 0"));
+  EXPECT_THAT(reject(buffer("bad", 8, 3, 2)), HasSubstr("[3, 2]"));
+  EXPECT_THAT(reject(buffer("bad", 8, -1, 2)), HasSubstr("negative"));
+  EXPECT_THAT(reject(buffer("bad", 4096, 0, 1), 2048),
+              HasSubstr("exceeds the boundary 2048"));
+  EXPECT_THAT(reject(buffer("bad", 8, 0, 1, 4096), 2048),
+              HasSubstr("does not divide the boundary"));
+}
+
+TEST(PlannerCheck, AllocateAndVerifyCheckFirst) {
+  PlannerProblem problem{1024, 0, {buffer("bad", 0, 0, 0)}};
+  EXPECT_EQ(allocate(problem).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(verify(problem, {{0}, 0}).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerAllocate, EmptyProblem) {
+  PlannerSolution solution = plan({1024, 0, {}});
+  EXPECT_TRUE(solution.offsets.empty());
+  EXPECT_EQ(solution.peak, 0);
+}
+
+TEST(PlannerAllocate, DeadBuffersBytesAreReused) {
+  PlannerProblem problem{
+      1024, 0, {buffer("a", 512, 0, 1), buffer("b", 512, 2, 3)}};
+  PlannerSolution solution = plan(problem, firstFit());
+  EXPECT_EQ(solution.offsets[0], solution.offsets[1]);
+  EXPECT_EQ(solution.peak, 512);
+}
+
+TEST(PlannerAllocate, LiveEndIsInclusive) {
+  // b starts where a ends: both are live at position 1.
+  PlannerProblem problem{
+      1024, 0, {buffer("a", 512, 0, 1), buffer("b", 512, 1, 2)}};
+  PlannerSolution solution = plan(problem, firstFit());
+  EXPECT_NE(solution.offsets[0], solution.offsets[1]);
+  EXPECT_EQ(solution.peak, 1024);
+}
+
+TEST(PlannerAllocate, OverlappingLivesGetDisjointRanges) {
+  PlannerProblem problem{
+      1000,
+      0,
+      {buffer("a", 300, 0, 5), buffer("b", 300, 2, 3), buffer("c", 400, 3, 9)}};
+  PlannerSolution solution = plan(problem);
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (size_t i = 0; i < 3; ++i)
+    ranges.push_back(
+        {solution.offsets[i], solution.offsets[i] + problem.buffers[i].size});
+  std::sort(ranges.begin(), ranges.end());
+  EXPECT_LE(ranges[0].second, ranges[1].first);
+  EXPECT_LE(ranges[1].second, ranges[2].first);
+}
+
+TEST(PlannerAllocate, OffsetsAreAligned) {
+  PlannerProblem problem{4096,
+                         0,
+                         {buffer("odd", 3, 0, 4), buffer("wide", 100, 0, 4, 64),
+                          buffer("odd2", 5, 1, 4, 1),
+                          buffer("page", 8, 2, 4, 1024)}};
+  for (PlannerOptions options : {firstFit(), PlannerOptions{}}) {
+    PlannerSolution solution = plan(problem, options);
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      EXPECT_EQ(solution.offsets[i] % problem.buffers[i].alignment, 0) << i;
+  }
+}
+
+TEST(PlannerAllocate, PsumBanksAreNeverCrossed) {
+  // 8 banks of 2 KiB; 1.5 KiB accumulators live together need one bank each.
+  PlannerProblem problem{8 * 2048, 2048, {}};
+  for (int i = 0; i < 8; ++i)
+    problem.buffers.push_back(buffer("acc" + std::to_string(i), 1536, 0, 1, 4));
+  PlannerSolution solution = plan(problem, firstFit());
+  std::set<int64_t> banks;
+  for (int64_t offset : solution.offsets) {
+    EXPECT_EQ(offset / 2048, (offset + 1536 - 1) / 2048);
+    banks.insert(offset / 2048);
+  }
+  EXPECT_EQ(banks.size(), 8u);
+}
+
+TEST(PlannerAllocate, BufferLargerThanCapacity) {
+  PlannerProblem problem{1024, 0, {buffer("huge", 2048, 0, 0)}};
+  absl::Status status = allocate(problem).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(),
+              HasSubstr("buffer #0 'huge' needs 2048 bytes, more than the "
+                        "capacity 1024"));
+}
+
+//===----------------------------------------------------------------------===//
+// Out of memory: the memory map
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerMemoryMap, TooManyLiveBytes) {
+  PlannerProblem problem{1024,
+                         0,
+                         {buffer("x", 512, 0, 3), buffer("w", 256, 1, 2, 64),
+                          buffer("y", 512, 2, 3), buffer("later", 64, 5, 6)}};
+  absl::Status status = allocate(problem).status();
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  std::string expected =
+      "out of memory: the buffers live at position 2 need 1280 bytes, more "
+      "than the capacity 1024\n"
+      "memory map at position 2 (capacity 1024 bytes; 1280 bytes live, 0 "
+      "placed):\n"
+      "      offset        end       size  live                   buffer\n"
+      "           -          -        512  [0, 3]                 #0 'x'\n"
+      "           -          -        512  [2, 3]                 #2 'y'\n"
+      "           -          -        256  [1, 2]                 #1 'w'\n";
+  EXPECT_EQ(status.message(), expected);
+}
+
+TEST(PlannerMemoryMap, ScanStateWhereItFailed) {
+  // 6 bytes are live at most, in 6, but y's alignment leaves no room: the map
+  // shows the first-fit scan's placement when y came.
+  PlannerProblem problem{
+      6,
+      0,
+      {buffer("x", 3, 0, 2, 4), buffer("w", 1, 0, 0), buffer("y", 3, 1, 2, 4)}};
+  absl::Status status = allocate(problem).status();
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  std::string expected =
+      "out of memory: buffer #2 'y' (3 bytes, live [1, 2]) does not fit in 6 "
+      "bytes; at most 6 bytes are live at once (position 1), alignment, "
+      "boundaries and fragmentation take the rest\n"
+      "memory map at position 1 (capacity 6 bytes; 6 bytes live, 3 placed):\n"
+      "      offset        end       size  live                   buffer\n"
+      "           0          3          3  [0, 2]                 #0 'x'\n"
+      "           -          -          3  [1, 2]                 #2 'y'  <- "
+      "does not fit\n";
+  EXPECT_EQ(status.message(), expected);
+}
+
+TEST(PlannerMemoryMap, FragmentedBanks) {
+  // 3600 bytes live fit 4096 bytes, but each 1200-byte buffer needs a bank.
+  PlannerProblem problem{4096,
+                         2048,
+                         {buffer("p0", 1200, 0, 1), buffer("p1", 1200, 0, 1),
+                          buffer("p2", 1200, 0, 1)}};
+  absl::Status status = allocate(problem).status();
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(),
+              HasSubstr("does not fit in 4096 bytes without crossing a "
+                        "multiple of 2048; at most 3600 bytes are live at "
+                        "once (position 0)"));
+  EXPECT_THAT(status.message(), HasSubstr("#2 'p2'  <- does not fit"));
+  EXPECT_THAT(status.message(), HasSubstr("2048       3248       1200"));
+}
+
+TEST(PlannerMemoryMap, LongMapsAreCut) {
+  PlannerProblem problem{1 << 20, 0, {}};
+  for (int i = 0; i < 100; ++i)
+    problem.buffers.push_back(buffer("t" + std::to_string(i), 16384, 0, 0));
+  absl::Status status = allocate(problem).status();
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(),
+              HasSubstr("need 1638400 bytes, more than the capacity 1048576"));
+  EXPECT_THAT(status.message(), HasSubstr("... and 36 smaller buffers\n"));
+}
+
+//===----------------------------------------------------------------------===//
+// Reuse policy and fallbacks
+//===----------------------------------------------------------------------===//
+
+/// A loop of `trips` iterations: tile i is loaded at position 2i and used at
+/// 2i + 1, so under first-fit every tile takes the same bytes.
+PlannerProblem loadUseLoop(int trips, int64_t tileBytes, int64_t capacity) {
+  PlannerProblem problem{capacity, 0, {}};
+  for (int i = 0; i < trips; ++i)
+    problem.buffers.push_back(
+        buffer("tile" + std::to_string(i), tileBytes, 2 * i, 2 * i + 1));
+  return problem;
+}
+
+TEST(PlannerPolicy, FirstFitReusesOneSlot) {
+  PlannerSolution solution = plan(loadUseLoop(8, 1024, 4096), firstFit());
+  EXPECT_EQ(std::set<int64_t>(solution.offsets.begin(), solution.offsets.end()),
+            std::set<int64_t>{0});
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::FirstFitScan);
+}
+
+TEST(PlannerPolicy, RotateCyclesThroughAllSlots) {
+  PlannerSolution solution = plan(loadUseLoop(8, 1024, 4096));
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
+  std::vector<int64_t> expected = {0, 1024, 2048, 3072, 0, 1024, 2048, 3072};
+  EXPECT_EQ(solution.offsets, expected);
+}
+
+TEST(PlannerPolicy, RotateUsesTwoSlotsWhenOnlyTwoFit) {
+  PlannerSolution solution = plan(loadUseLoop(6, 1024, 2048 + 512));
+  for (size_t i = 0; i + 1 < solution.offsets.size(); ++i)
+    EXPECT_NE(solution.offsets[i], solution.offsets[i + 1]) << i;
+}
+
+TEST(PlannerPolicy, RotatePrefersBytesFreedLongestAgo) {
+  // b (at 1024) dies at 0, a (at 0) at 1: c takes b's older bytes, where
+  // first-fit would take the lowest address.
+  PlannerProblem problem{2048,
+                         0,
+                         {buffer("a", 1024, 0, 1), buffer("b", 1024, 0, 0),
+                          buffer("c", 1024, 2, 2)}};
+  EXPECT_EQ(plan(problem).offsets[2], 1024);
+  EXPECT_EQ(plan(problem, firstFit()).offsets[2], 0);
+}
+
+TEST(PlannerPolicy, RotateSpreadsAccumulatorsOverPsumBanks) {
+  PlannerProblem problem = loadUseLoop(16, 2048, 8 * 2048);
+  problem.boundary = 2048;
+  PlannerSolution solution = plan(problem);
+  for (size_t i = 0; i < solution.offsets.size(); ++i)
+    EXPECT_EQ(solution.offsets[i], 2048 * static_cast<int64_t>(i % 8)) << i;
+}
+
+TEST(PlannerPolicy, RotateWindowBoundsTheSpread) {
+  // Bytes that rested more than 2 positions are fresh again: tile i + 2 takes
+  // tile i's slot, so two slots rotate although four would fit.
+  PlannerSolution solution = plan(loadUseLoop(8, 1024, 4096),
+                                  {ReusePolicy::Rotate, /*rotateWindow=*/2});
+  std::vector<int64_t> expected = {0, 1024, 0, 1024, 0, 1024, 0, 1024};
+  EXPECT_EQ(solution.offsets, expected);
+  PlannerSolution zero = plan(loadUseLoop(8, 1024, 4096),
+                              {ReusePolicy::Rotate, /*rotateWindow=*/0});
+  EXPECT_EQ(zero.offsets, plan(loadUseLoop(8, 1024, 4096), firstFit()).offsets);
+}
+
+TEST(PlannerPolicy, RotateFallsBackToFirstFit) {
+  // Rotation leaves b at 1 so that the 2-byte c finds no room; first-fit
+  // puts b on a's dead byte and c fits after it.
+  PlannerProblem problem{
+      3, 0, {buffer("a", 1, 0, 0), buffer("b", 1, 1, 2), buffer("c", 2, 2, 2)}};
+  PlannerSolution solution = plan(problem);
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::FirstFitScan);
+}
+
+TEST(PlannerPolicy, GreedyBySizeWhenTheScanFragments) {
+  // The scan puts a at 0 and b at 2; when a dies, c's 3 bytes find only two
+  // holes of 2 and 1. Largest first, c takes 0..3 and b goes to 3.
+  PlannerProblem problem{
+      4, 0, {buffer("a", 2, 0, 0), buffer("b", 1, 0, 2), buffer("c", 3, 1, 2)}};
+  for (PlannerOptions options : {firstFit(), PlannerOptions{}}) {
+    PlannerSolution solution = plan(problem, options);
+    EXPECT_EQ(solution.algorithm, PlannerAlgorithm::GreedyBySize);
+    EXPECT_EQ(solution.peak, 4);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// verify() and computePeakLoad()
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerVerify, RejectsBrokenSolutions) {
+  PlannerProblem problem{4096,
+                         2048,
+                         {buffer("a", 1024, 0, 3, 64), buffer("b", 1024, 2, 5),
+                          buffer("c", 1024, 4, 6)}};
+  auto message = [&](std::vector<int64_t> offsets, int64_t peak) {
+    absl::Status status = verify(problem, {std::move(offsets), peak});
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    return std::string(status.message());
+  };
+  EXPECT_TRUE(verify(problem, {{0, 1024, 0}, 2048}).ok());
+  EXPECT_EQ(message({0, 512, 0}, 1536),
+            "buffer #0 'a' and buffer #1 'b' share bytes [512, 1024) while "
+            "both are live at positions [2, 3]");
+  EXPECT_EQ(message({0, 1024, 1536}, 2560),
+            "buffer #2 'c' at offset 1536: its 1024 bytes cross the boundary "
+            "at 2048");
+  EXPECT_EQ(message({32, 1024, 0}, 2048),
+            "buffer #0 'a' at offset 32: not a multiple of its alignment 64");
+  EXPECT_EQ(message({0, 1024, 3584}, 4608),
+            "buffer #2 'c' at offset 3584: bytes [3584, 4608) are not inside "
+            "[0, 4096)");
+  EXPECT_EQ(message({0, 1024, -1}, 2048),
+            "buffer #2 'c' at offset -1: bytes [-1, 1023) are not inside "
+            "[0, 4096)");
+  EXPECT_EQ(message({0, 1024, 0}, 4096),
+            "peak 4096 is not the highest end address used, 2048");
+  EXPECT_EQ(message({0, 1024}, 2048), "solution has 2 offsets for 3 buffers");
+}
+
+TEST(PlannerVerify, SameOffsetIsAConflict) {
+  PlannerProblem problem{4096, 0, {buffer("", 8, 0, 0), buffer("", 16, 0, 0)}};
+  EXPECT_EQ(verify(problem, {{0, 0}, 16}).message(),
+            "buffer #0 and buffer #1 share bytes [0, 8) while both are live "
+            "at positions [0, 0]");
+}
+
+TEST(PlannerPeakLoad, MaxBytesLiveAtOnePosition) {
+  PlannerProblem problem{1 << 20,
+                         0,
+                         {buffer("a", 100, 0, 2), buffer("b", 50, 2, 4),
+                          buffer("c", 70, 3, 3), buffer("d", 10, 5, 9)}};
+  PlannerLoad load = computePeakLoad(problem);
+  EXPECT_EQ(load.bytes, 150);
+  EXPECT_EQ(load.position, 2);
+  EXPECT_EQ(computePeakLoad({1, 0, {}}).bytes, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Randomised and large problems
+//===----------------------------------------------------------------------===//
+
+PlannerProblem randomProblem(std::mt19937_64 &rng, size_t count,
+                             int64_t boundary) {
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  PlannerProblem problem{1, boundary, {}};
+  int64_t largest = 1;
+  int64_t horizon = uniform(1, 3 * static_cast<int64_t>(count));
+  for (size_t i = 0; i < count; ++i) {
+    int64_t alignment = int64_t{1} << uniform(0, 6);
+    int64_t maxSize = boundary ? boundary : 4096;
+    int64_t start = uniform(0, horizon);
+    int64_t size = uniform(1, maxSize);
+    largest = std::max(largest, size);
+    problem.buffers.push_back(buffer("r" + std::to_string(i), size, start,
+                                     start + uniform(0, 12), alignment));
+  }
+  // Between half and twice the live-bytes peak: some fit, some do not.
+  int64_t load = computePeakLoad(problem).bytes;
+  problem.capacity = std::max(uniform(load / 2, 2 * load), largest);
+  return problem;
+}
+
+/// verify()'s pairwise rule, the slow obvious way, so that a bug in its
+/// sweep cannot hide a bad placement.
+bool noPairShares(const PlannerProblem &problem,
+                  const std::vector<int64_t> &offsets) {
+  const std::vector<PlannerBuffer> &buffers = problem.buffers;
+  for (size_t a = 0; a < buffers.size(); ++a)
+    for (size_t b = a + 1; b < buffers.size(); ++b)
+      if (buffers[a].liveStart <= buffers[b].liveEnd &&
+          buffers[b].liveStart <= buffers[a].liveEnd &&
+          offsets[a] < offsets[b] + buffers[b].size &&
+          offsets[b] < offsets[a] + buffers[a].size)
+        return false;
+  return true;
+}
+
+TEST(PlannerRandom, EverySolutionVerifies) {
+  std::mt19937_64 rng(20261129);
+  std::map<PlannerAlgorithm, int> solvedBy;
+  int exhausted = 0;
+  for (int round = 0; round < 300; ++round) {
+    int64_t boundary = round % 3 == 0 ? 2048 : 0;
+    PlannerProblem problem = randomProblem(rng, 1 + round % 150, boundary);
+    for (PlannerOptions options : {firstFit(), PlannerOptions{},
+                                   PlannerOptions{ReusePolicy::Rotate, 5}}) {
+      absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
+      if (!solution.ok()) {
+        ASSERT_EQ(solution.status().code(),
+                  absl::StatusCode::kResourceExhausted);
+        EXPECT_THAT(solution.status().message(), HasSubstr("memory map"));
+        ++exhausted;
+        continue;
+      }
+      ASSERT_TRUE(verify(problem, *solution).ok())
+          << "round " << round << ": " << verify(problem, *solution);
+      EXPECT_TRUE(noPairShares(problem, solution->offsets)) << round;
+      EXPECT_GE(solution->peak, computePeakLoad(problem).bytes);
+      ++solvedBy[solution->algorithm];
+    }
+  }
+  // The generator must exercise every algorithm and the failure path.
+  EXPECT_GT(solvedBy[PlannerAlgorithm::RotateScan], 50);
+  EXPECT_GT(solvedBy[PlannerAlgorithm::FirstFitScan], 50);
+  EXPECT_GT(solvedBy[PlannerAlgorithm::GreedyBySize], 5);
+  EXPECT_GT(exhausted, 10);
+}
+
+TEST(PlannerLarge, HundredThousandBuffers) {
+  // A long tiled program: double-buffered loads, a few longer-lived
+  // accumulators and the odd weight that lives for thousands of positions.
+  std::mt19937_64 rng(7);
+  PlannerProblem problem{192 * 1024, 0, {}};
+  for (int i = 0; i < 100000; ++i) {
+    int64_t length = i % 997 == 0 ? 5000 : i % 7 == 0 ? 40 : 3;
+    int64_t size = 512 * (1 + static_cast<int64_t>(rng() % 8));
+    problem.buffers.push_back({size, 64, i, i + length, ""});
+  }
+  for (PlannerOptions options : {firstFit(), PlannerOptions{}}) {
+    absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
+    ASSERT_TRUE(solution.ok()) << solution.status();
+    EXPECT_TRUE(verify(problem, *solution).ok());
+  }
+}
+
+} // namespace
