@@ -5,9 +5,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 
 using namespace nki;
 using ::testing::HasSubstr;
