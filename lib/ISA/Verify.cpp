@@ -21,6 +21,8 @@
 #include "absl/strings/str_join.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace nki::isa {
@@ -528,6 +530,7 @@ absl::Status verifyProgram(const Program &program) {
     const TensorDecl *decl;
   };
   std::vector<Placed> placed;
+  std::unordered_set<std::string_view> names;
   for (const TensorDecl &t : program.tensors) {
     auto err = [&](const auto &...args) {
       return absl::InvalidArgumentError(
@@ -535,12 +538,8 @@ absl::Status verifyProgram(const Program &program) {
     };
     if (t.name.empty())
       return absl::InvalidArgumentError("a tensor has an empty name");
-    for (const TensorDecl &other : program.tensors) {
-      if (&other == &t)
-        break;
-      if (other.name == t.name)
-        return err("declared twice");
-    }
+    if (!names.insert(t.name).second)
+      return err("declared twice");
     Int128 bytes = dtypeBytes(t.dtype);
     for (int64_t d : t.shape) {
       if (d < 0)
@@ -573,13 +572,12 @@ absl::Status verifyProgram(const Program &program) {
           placed[i].begin, ", ", placed[i].end, ") overlap in HBM"));
 
   // Streams and their instructions.
-  for (size_t i = 0; i < program.streams.size(); ++i) {
-    const Stream &stream = program.streams[i];
+  std::unordered_set<int> streamIds;
+  for (const Stream &stream : program.streams) {
     std::string sname = streamName(stream.id);
-    for (size_t j = 0; j < i; ++j)
-      if (program.streams[j].id == stream.id)
-        return absl::InvalidArgumentError(
-            detail::cat("stream ", sname, " appears twice"));
+    if (!streamIds.insert(stream.id.index()).second)
+      return absl::InvalidArgumentError(
+          detail::cat("stream ", sname, " appears twice"));
     for (size_t k = 0; k < stream.instructions.size(); ++k) {
       const Instruction &inst = stream.instructions[k];
       absl::Status s =

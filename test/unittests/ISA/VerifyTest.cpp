@@ -1,10 +1,15 @@
 //===- VerifyTest.cpp - Every constraint, accepted and rejected -----------===//
 
 #include "ISATestUtil.h"
+#include "nki/ISA/Cost.h"
 #include "nki/ISA/Verify.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include <climits>
+#include <iterator>
+#include <random>
 
 using namespace nki::isa;
 using namespace nki::isa::test;
@@ -511,6 +516,64 @@ TEST(VerifyProgram, StreamsAndInstructions) {
   EXPECT_EQ(checkProgram(p), "dve instruction 1 (model.mlir:3:7): "
                              "tensor_copy: dst partition count 200 exceeds "
                              "128");
+}
+
+} // namespace
+
+namespace {
+
+/// Random instructions with extreme field values: verification must answer
+/// (no overflow, no crash), and what it accepts must be costable.
+TEST(Verify, ExtremeValuesNeverOverflow) {
+  std::mt19937_64 rng(1234);
+  const int64_t extreme[] = {0, -1, -2, 129, 513, int64_t(1) << 31,
+                             int64_t(1) << 40, int64_t(1) << 62, INT64_MAX,
+                             INT64_MIN};
+  // Mostly plausible values, sometimes an extreme one.
+  auto pick = [&](int64_t plausible) {
+    return rng() % 8 ? plausible : extreme[rng() % std::size(extreme)];
+  };
+  auto randomAP = [&]() {
+    AccessPattern a;
+    a.memory = Memory(rng() % 3);
+    a.dtype = DType(rng() % 8);
+    a.startPartition = int32_t(pick(32 * int64_t(rng() % 4)));
+    a.numPartitions = int32_t(pick(int64_t(1) << (rng() % 8)));
+    a.offset = pick(int64_t(rng() % 4) * 2048);
+    a.rank = uint8_t(rng() % 6);
+    for (int i = 0; i < a.rank; ++i)
+      a.dims[i] = Dim{pick(int64_t(rng() % 3) - 1), pick(1 + rng() % 16)};
+    return a;
+  };
+  int accepted = 0;
+  for (int iter = 0; iter < 200000; ++iter) {
+    Instruction inst;
+    inst.opcode = Opcode(rng() % kNumOpcodes);
+    inst.dst = randomAP();
+    inst.src0 = randomAP();
+    inst.src1 = randomAP();
+    inst.src2 = randomAP();
+    if (rng() % 2)
+      inst.scalar0 = perPartition(randomAP());
+    if (rng() % 2)
+      inst.scalar1 = perPartition(randomAP());
+    inst.hasAccum = rng() % 2;
+    inst.accum = randomAP();
+    inst.alu0 = AluOp(rng() % 17);
+    inst.alu1 = AluOp(rng() % 17);
+    inst.func = ActFunc(rng() % 19);
+    inst.reduceAxes = uint8_t(rng() % 7);
+    StreamId stream = StreamId::fromIndex(int(rng() % 22));
+    const TargetDesc &t = rng() % 2 ? trn1 : trn2;
+    if (!verifyInstruction(t, stream, inst, 2).ok())
+      continue;
+    ++accepted;
+    EngineTimingState state;
+    Duration d = instructionDuration(t, stream, inst, state);
+    EXPECT_GT(d.busyPs, 0);
+    EXPECT_GE(d.completePs, d.busyPs);
+  }
+  EXPECT_GT(accepted, 100);
 }
 
 } // namespace
