@@ -1,9 +1,11 @@
 //===- Binary.h - The .nkb binary container --------------------*- C++ -*-===//
 //
-// A Protobuf container (lib/ISA/nkb.proto): magic, format version, target,
+// An 8-byte header (kBinaryMagic, then kBinaryFormatVersion as a
+// little-endian uint32) and a Protobuf message (lib/ISA/nkb.proto): target,
 // tensor table, constants, semaphore count, streams. Encoding is
-// deterministic; decode(encode(p)) == p and encode(decode(b)) == b for every
-// valid b. A corrupted, truncated or wrong-version file is an error, never a
+// deterministic; decode(encode(p)) == p in every field the opcodes use, and
+// the decoder accepts only canonical encodings, so encode(decode(b)) == b for
+// every b it accepts. A corrupted, truncated or wrong-version file is an error, never a
 // crash. docs/binary-format.md describes the format.
 //
 //===----------------------------------------------------------------------===//

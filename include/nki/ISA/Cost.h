@@ -29,7 +29,8 @@ struct Duration {
 };
 
 /// Duration of `inst` on `stream`; updates `state` (stationary / table).
-/// The stream is needed because tensor_tensor, tensor_scalar, tensor_copy
+/// N, the elements per partition, is read from the opcode's main operand
+/// (docs/isa.md, "Timing", lists which). The stream is needed because tensor_tensor, tensor_scalar, tensor_copy
 /// and memset run on DVE or POOL with different timing. `inst` must have
 /// passed verifyInstruction.
 Duration instructionDuration(const TargetDesc &target, StreamId stream,
