@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace nki::isa;
 
@@ -281,6 +282,55 @@ TEST(Conversions, DecodeEncodeIsIdentity) {
     if (!std::isnan(b) && !std::isinf(b)) // infinities saturate on store
       ASSERT_EQ(floatToFp8E5M2(b), c) << c;
   }
+}
+
+/// Oracle: the nearest finite code by brute force, ties to the even code,
+/// beyond the largest finite value the largest finite value.
+uint8_t nearestFp8(float x, float (*decode)(uint8_t)) {
+  int best = -1;
+  double bestErr = 0;
+  for (int c = 0; c < 256; ++c) {
+    float v = decode(uint8_t(c));
+    if (std::isnan(v) || std::isinf(v) || std::signbit(v) != std::signbit(x))
+      continue;
+    double err = std::fabs(double(v) - double(x));
+    if (best < 0 || err < bestErr || (err == bestErr && (c & 1) == 0)) {
+      best = c;
+      bestErr = err;
+    }
+  }
+  return uint8_t(best);
+}
+
+void checkAgainstOracle(uint8_t (*encode)(float), float (*decode)(uint8_t)) {
+  std::vector<float> inputs;
+  // Every code, every midpoint between neighbours, and one float ulp either
+  // side of each midpoint.
+  for (int c = 0; c < 0x7F; ++c) {
+    float a = decode(uint8_t(c)), b = decode(uint8_t(c + 1));
+    if (std::isnan(b) || std::isinf(b))
+      break;
+    float mid = float((double(a) + double(b)) / 2);
+    for (float x : {a, mid, std::nextafter(mid, 0.0f),
+                    std::nextafter(mid, 1e30f)}) {
+      inputs.push_back(x);
+      inputs.push_back(-x);
+    }
+  }
+  std::mt19937 rng(3);
+  for (int i = 0; i < 30000; ++i)
+    inputs.push_back(std::ldexp(float(rng() % 0x1000000) / 0x800000 - 1.0f,
+                                int(rng() % 44) - 24));
+  for (float x : inputs)
+    ASSERT_EQ(encode(x), nearestFp8(x, decode)) << "input " << x;
+}
+
+TEST(E4M3, MatchesNearestFiniteOracle) {
+  checkAgainstOracle(floatToFp8E4M3, fp8E4M3ToFloat);
+}
+
+TEST(E5M2, MatchesNearestFiniteOracle) {
+  checkAgainstOracle(floatToFp8E5M2, fp8E5M2ToFloat);
 }
 
 float storeLoad(DType t, float v) {
