@@ -19,7 +19,6 @@
 #include "nkb.pb.h"
 #include "nki/ISA/Verify.h"
 
-
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -48,8 +47,8 @@ constexpr uint32_t kNumActFuncs = 0
 #define NKI_ACT_FUNC(Name, spelling, table) +1
 #include "nki/ISA/ActFuncs.def"
     ;
-constexpr uint32_t kNumMemories = 3;     // Memory
-constexpr uint32_t kNumTensorKinds = 4;  // TensorKind
+constexpr uint32_t kNumMemories = 3;        // Memory
+constexpr uint32_t kNumTensorKinds = 4;     // TensorKind
 constexpr uint32_t kNumStreamIds = 4 + 256; // StreamId::index() range
 
 //===----------------------------------------------------------------------===//
@@ -151,23 +150,20 @@ void encodeMessage(const Program &program, nkb::Program &msg) {
 //===----------------------------------------------------------------------===//
 
 absl::Status corrupt(std::string_view what) {
-  return absl::DataLossError(
-      detail::cat("corrupted .nkb binary: ", what));
+  return absl::DataLossError(detail::cat("corrupted .nkb binary: ", what));
 }
 
 absl::StatusOr<AccessPattern> decodeAP(const nkb::AccessPattern &in,
                                        std::string_view where) {
   AccessPattern ap;
   if (in.memory() >= kNumMemories)
-    return corrupt(detail::cat(where, ": memory ", in.memory(),
-                                " out of range"));
+    return corrupt(
+        detail::cat(where, ": memory ", in.memory(), " out of range"));
   if (in.dtype() >= kNumDTypes)
-    return corrupt(detail::cat(where, ": dtype ", in.dtype(),
-                                " out of range"));
+    return corrupt(detail::cat(where, ": dtype ", in.dtype(), " out of range"));
   if (in.dims_size() > AccessPattern::kMaxDims)
-    return corrupt(detail::cat(where, ": ", in.dims_size(),
-                                " dims, more than ",
-                                AccessPattern::kMaxDims));
+    return corrupt(detail::cat(where, ": ", in.dims_size(), " dims, more than ",
+                               AccessPattern::kMaxDims));
   ap.memory = Memory(in.memory());
   ap.dtype = DType(in.dtype());
   ap.startPartition = in.start_partition();
@@ -198,8 +194,8 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
                                               std::string_view where) {
   Instruction inst;
   if (in.opcode() >= uint32_t(kNumOpcodes))
-    return corrupt(detail::cat(where, ": opcode ", in.opcode(),
-                                " out of range"));
+    return corrupt(
+        detail::cat(where, ": opcode ", in.opcode(), " out of range"));
   inst.opcode = Opcode(in.opcode());
   std::string w(where);
   auto ap = [&](const nkb::AccessPattern &m, const char *field,
@@ -242,10 +238,10 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
     return corrupt(detail::cat(where, ": ALU op out of range"));
   if (in.func() >= kNumActFuncs)
     return corrupt(detail::cat(where, ": activation function ", in.func(),
-                                " out of range"));
+                               " out of range"));
   if (in.reduce_axes() > AccessPattern::kMaxDims)
     return corrupt(detail::cat(where, ": reduce_axes ", in.reduce_axes(),
-                                " out of range"));
+                               " out of range"));
   detail::OpcodeFields f = detail::opcodeFields(inst.opcode);
   inst.alu0 = AluOp(in.alu0());
   inst.alu1 = AluOp(in.alu1());
@@ -260,8 +256,8 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
     const nkb::AffineExpr &a = in.affine();
     if (a.free_coefs_size() != int(inst.affine.freeCoefs.size()))
       return corrupt(detail::cat(where, ": affine expression has ",
-                                  a.free_coefs_size(),
-                                  " free coefficients, not 4"));
+                                 a.free_coefs_size(),
+                                 " free coefficients, not 4"));
     inst.affine.offset = a.offset();
     inst.affine.partitionCoef = a.partition_coef();
     for (int i = 0; i < a.free_coefs_size(); ++i)
@@ -297,8 +293,8 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
   for (int i = 0; i < msg.streams_size(); ++i) {
     const nkb::Stream &ps = msg.streams(i);
     if (ps.stream() >= kNumStreamIds)
-      return corrupt(detail::cat("stream ", i, ": id ", ps.stream(),
-                                  " out of range"));
+      return corrupt(
+          detail::cat("stream ", i, ": id ", ps.stream(), " out of range"));
     Stream s;
     s.id = StreamId::fromIndex(int(ps.stream()));
     std::string sname = streamName(s.id);
@@ -341,7 +337,7 @@ absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
   if (version != kBinaryFormatVersion)
     return absl::InvalidArgumentError(
         detail::cat("unsupported .nkb format version ", version,
-                     " (this build reads ", kBinaryFormatVersion, ")"));
+                    " (this build reads ", kBinaryFormatVersion, ")"));
   std::string_view payload = bytes.substr(kHeaderBytes);
   if (payload.size() > size_t(INT_MAX))
     return absl::InvalidArgumentError(".nkb binary is larger than 2 GiB");
@@ -379,8 +375,8 @@ absl::Status writeProgramFile(const Program &program, const std::string &path) {
 absl::StatusOr<Program> readProgramFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return absl::NotFoundError(detail::cat("cannot open '", path,
-                                            "': ", std::strerror(errno)));
+    return absl::NotFoundError(
+        detail::cat("cannot open '", path, "': ", std::strerror(errno)));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad())

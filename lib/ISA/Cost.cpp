@@ -71,9 +71,9 @@ int64_t peCycles(const TargetDesc &t, const Instruction &inst,
 
 int64_t actCycles(const TargetDesc &t, const Instruction &inst,
                   EngineTimingState &state) {
-  int64_t cycles = t.fixedOverheadCycles +
-                   std::max(inst.src0.elementsPerPartition(),
-                            t.minElementCycles);
+  int64_t cycles =
+      t.fixedOverheadCycles +
+      std::max(inst.src0.elementsPerPartition(), t.minElementCycles);
   ActTable needed = actFuncTable(inst.func);
   if (needed != ActTable::None && needed != state.loadedTable) {
     cycles += t.actTableLoadCycles;
@@ -111,10 +111,9 @@ int64_t dveCycles(const TargetDesc &t, const Instruction &inst) {
   switch (inst.opcode) {
   case Opcode::TensorTensor:
   case Opcode::Select: {
-    bool psumInput = inst.src0.memory == Memory::PSUM ||
-                     inst.src1.memory == Memory::PSUM ||
-                     (inst.opcode == Opcode::Select &&
-                      inst.src2.memory == Memory::PSUM);
+    bool psumInput =
+        inst.src0.memory == Memory::PSUM || inst.src1.memory == Memory::PSUM ||
+        (inst.opcode == Opcode::Select && inst.src2.memory == Memory::PSUM);
     term = std::max(psumInput ? n : 2 * n, t.minElementCycles);
     if (inst.opcode == Opcode::TensorTensor)
       speedup = 2;
@@ -201,10 +200,10 @@ DmaDescriptorStats dmaDescriptors(const TargetDesc &target,
     return stats;
   int64_t runBytesPerElem = std::max(src.elemBytes, dst.elemBytes);
   // A partition boundary always ends a run; make blocks divide it.
-  int64_t srcBlock = std::gcd(src.contiguousBlock(),
-                              src.onChip ? src.perPartition : total);
-  int64_t dstBlock = std::gcd(dst.contiguousBlock(),
-                              dst.onChip ? dst.perPartition : total);
+  int64_t srcBlock =
+      std::gcd(src.contiguousBlock(), src.onChip ? src.perPartition : total);
+  int64_t dstBlock =
+      std::gcd(dst.contiguousBlock(), dst.onChip ? dst.perPartition : total);
   int64_t step = std::gcd(srcBlock, dstBlock);
   auto addRun = [&](int64_t elements) {
     int64_t bytes = elements * runBytesPerElem;

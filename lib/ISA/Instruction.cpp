@@ -104,9 +104,8 @@ int64_t AccessPattern::numElements() const {
 
 bool AccessPattern::operator==(const AccessPattern &o) const {
   if (memory != o.memory || dtype != o.dtype ||
-      startPartition != o.startPartition ||
-      numPartitions != o.numPartitions || offset != o.offset ||
-      rank != o.rank)
+      startPartition != o.startPartition || numPartitions != o.numPartitions ||
+      offset != o.offset || rank != o.rank)
     return false;
   for (int i = 0; i < rank && i < kMaxDims; ++i)
     if (!(dims[i] == o.dims[i]))

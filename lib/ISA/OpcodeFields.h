@@ -1,4 +1,5 @@
-//===- OpcodeFields.h - Which Instruction fields each opcode uses -*- C++ -*-===//
+//===- OpcodeFields.h - Which Instruction fields each opcode uses -*- C++
+//-*-===//
 //
 // One table, read by the verifier (which operands to check, and their role
 // names in diagnostics) and by the binary encoder (which fields to write), so

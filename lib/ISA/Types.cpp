@@ -364,9 +364,9 @@ void storeElement(DType t, float value, void *dst) {
   case DType::FP8E5M2:
     return storeLE(floatToFp8E5M2(value), dst, 1);
   case DType::I32:
-    return storeLE(uint32_t(int32_t(roundSaturate(
-                       value, std::numeric_limits<int32_t>::min(),
-                       std::numeric_limits<int32_t>::max()))),
+    return storeLE(uint32_t(int32_t(
+                       roundSaturate(value, std::numeric_limits<int32_t>::min(),
+                                     std::numeric_limits<int32_t>::max()))),
                    dst, 4);
   case DType::I8:
     return storeLE(uint32_t(uint8_t(int8_t(roundSaturate(value, -128, 127)))),

@@ -112,8 +112,9 @@ std::string engineList(Opcode op) {
 
 absl::Status Checker::checkEngine(StreamId stream) const {
   if (stream.engine == Engine::DMA && stream.queue >= target.numDmaQueues)
-    return error("stream ", streamName(stream), " does not exist: ",
-                 target.name, " has ", target.numDmaQueues, " DMA queues");
+    return error("stream ", streamName(stream),
+                 " does not exist: ", target.name, " has ", target.numDmaQueues,
+                 " DMA queues");
   if (!opcodeRunsOn(inst.opcode, stream.engine))
     return error("cannot run on stream ", streamName(stream), " (runs on ",
                  engineList(inst.opcode), ")");
@@ -162,9 +163,10 @@ absl::Status Checker::checkOperand(const Operand &op,
                  " access patterns have at most ", maxRank);
 
   int64_t esz = dtypeBytes(ap.dtype);
-  int64_t capacity = ap.memory == Memory::HBM    ? target.hbmBytes
-                     : ap.memory == Memory::SBUF ? target.sbufBytesPerPartition
-                                                 : target.psumBytesPerPartition();
+  int64_t capacity = ap.memory == Memory::HBM ? target.hbmBytes
+                     : ap.memory == Memory::SBUF
+                         ? target.sbufBytesPerPartition
+                         : target.psumBytesPerPartition();
   // An AP may not visit more elements per partition than its memory holds:
   // bounds broadcasts (stride 0) and keeps every later product in range.
   Int128 elements = 1;
@@ -263,8 +265,8 @@ absl::Status Checker::checkScalarShape(const ScalarOperand &s,
   if (s.ap.numPartitions != inst.dst.numPartitions ||
       s.ap.elementsPerPartition() != 1)
     return error(label(field, role), " must be [", inst.dst.numPartitions,
-                 ", 1] like dst's partitions, got [", s.ap.numPartitions,
-                 ", ", s.ap.elementsPerPartition(), "]");
+                 ", 1] like dst's partitions, got [", s.ap.numPartitions, ", ",
+                 s.ap.elementsPerPartition(), "]");
   return absl::OkStatus();
 }
 
@@ -289,7 +291,8 @@ absl::Status Checker::checkMatmul() const {
             (a == DType::F32 && b == DType::F32);
   if (!ok)
     return error("src0 (stationary) is ", dtypeName(a), " and src1 (moving) ",
-                 dtypeName(b), "; inputs must be bf16/f16/f8e4m3/f8e5m2 "
+                 dtypeName(b),
+                 "; inputs must be bf16/f16/f8e4m3/f8e5m2 "
                  "(mixed) or both f32");
   if (dst.dtype != DType::F32)
     return error("dst dtype is ", dtypeName(dst.dtype),
@@ -336,8 +339,8 @@ absl::Status Checker::checkTranspose() const {
   return absl::OkStatus();
 }
 
-absl::Status Checker::checkElementwise(
-    const std::vector<const Operand *> &ins) const {
+absl::Status
+Checker::checkElementwise(const std::vector<const Operand *> &ins) const {
   for (const Operand *op : ins)
     if (absl::Status s = checkSameShape(*op->ap, op->label, inst.dst, "dst");
         !s.ok())
@@ -546,8 +549,8 @@ absl::Status verifyProgram(const Program &program) {
         return err("negative dimension ", d);
       bytes *= d;
       if (bytes > target->hbmBytes)
-        return err("does not fit in ", target->name, "'s ",
-                   target->hbmBytes, " bytes of HBM");
+        return err("does not fit in ", target->name, "'s ", target->hbmBytes,
+                   " bytes of HBM");
     }
     if (t.hbmOffset < 0 || Int128(t.hbmOffset) + bytes > target->hbmBytes)
       return err("HBM bytes [", t.hbmOffset, ", ",

@@ -1,7 +1,7 @@
 //===- BinaryTest.cpp - .nkb round trips, errors and corruption -----------===//
 
-#include "ISATestUtil.h"
 #include "nki/ISA/Binary.h"
+#include "ISATestUtil.h"
 #include "nki/ISA/Verify.h"
 
 #include "gmock/gmock.h"
@@ -23,9 +23,14 @@ Program everyOpcode() {
   p.target = "trn1";
   p.numSemaphores = 3;
   p.tensors.push_back({"x", TensorKind::Input, DType::BF16, {128, 512}, 0, ""});
+  p.tensors.push_back({"w",
+                       TensorKind::Constant,
+                       DType::U8,
+                       {2, 2},
+                       131072,
+                       "\x01\x02\x03\x04"});
   p.tensors.push_back(
-      {"w", TensorKind::Constant, DType::U8, {2, 2}, 131072, "\x01\x02\x03\x04"});
-  p.tensors.push_back({"y", TensorKind::Output, DType::F32, {128, 64}, 262144, ""});
+      {"y", TensorKind::Output, DType::F32, {128, 64}, 262144, ""});
   p.tensors.push_back({"s", TensorKind::Scratch, DType::F16, {}, 393216, ""});
 
   Instruction load = dma(sbuf(DType::BF16, 128, 512), hbm(DType::BF16, 65536));
@@ -37,8 +42,8 @@ Program everyOpcode() {
   Instruction mm = matmul(128, 64, 512);
   mm.waits.push_back({0, 1});
   mm.start = false;
-  Instruction tr = unary(Opcode::Transpose, psum(128, 64, 2048),
-                         sbuf(DType::BF16, 64, 128));
+  Instruction tr =
+      unary(Opcode::Transpose, psum(128, 64, 2048), sbuf(DType::BF16, 64, 128));
   Stream &pe = p.getOrCreateStream(kPE);
   pe.instructions = {mm, tr};
 
@@ -63,9 +68,9 @@ Program everyOpcode() {
   ts.scalar1 = imm(0.0f);
   ts.reverse0 = true;
   dve.instructions.push_back(ts);
-  Instruction red = unary(
-      Opcode::TensorReduce, sbuf(DType::F32, 128, 8, 32000),
-      ap(Memory::SBUF, DType::F32, 0, 128, 8192, {{8, 8}, {1, 8}}));
+  Instruction red =
+      unary(Opcode::TensorReduce, sbuf(DType::F32, 128, 8, 32000),
+            ap(Memory::SBUF, DType::F32, 0, 128, 8192, {{8, 8}, {1, 8}}));
   red.alu0 = AluOp::Min;
   red.reduceAxes = 1;
   dve.instructions.push_back(red);

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ISATestUtil.h"
 #include "nki/ISA/Cost.h"
+#include "ISATestUtil.h"
 #include "nki/ISA/Verify.h"
 
 #include "gtest/gtest.h"
@@ -66,8 +66,8 @@ TEST(Cost, MatmulSmallNAndFp32) {
 }
 
 TEST(Cost, Transpose) {
-  Instruction t = unary(Opcode::Transpose, psum(128, 32),
-                        sbuf(DType::BF16, 32, 128));
+  Instruction t =
+      unary(Opcode::Transpose, psum(128, 32), sbuf(DType::BF16, 32, 128));
   EXPECT_EQ(busy(trn2, kPE, t), 26667); // max(32, 64) = 64 cycles
   EXPECT_EQ(busy(trn1, kPE, t), 22858);
   t = unary(Opcode::Transpose, psum(64, 128), sbuf(DType::BF16, 128, 64));
@@ -152,7 +152,7 @@ TEST(Cost, DveTwoByteSpeedupOnTrn2) {
   ts.alu0 = AluOp::Mul;
   ts.scalar0 = perPartition(sbuf(DType::BF16, 128, 1, 4096));
   EXPECT_EQ(busy(trn2, kDVE, ts), 200000); // 64 + 128 = 192 cycles
-  ts.scalar0.ap.dtype = DType::F32; // an f32 operand: no fast path
+  ts.scalar0.ap.dtype = DType::F32;        // an f32 operand: no fast path
   EXPECT_EQ(busy(trn2, kDVE, ts), 600000); // 576 cycles
 }
 
@@ -223,8 +223,9 @@ TEST(Cost, DmaMinimumDescriptor) {
 TEST(Cost, DmaRunsMustBeContiguousOnBothSides) {
   // Contiguous source, destination rows of 64 with a 128-element pitch:
   // 64 runs of 256 bytes.
-  Instruction d = dma(ap(Memory::HBM, DType::F32, 0, 1, 0, {{128, 64}, {1, 64}}),
-                      hbm(DType::F32, 4096, 1 << 20));
+  Instruction d =
+      dma(ap(Memory::HBM, DType::F32, 0, 1, 0, {{128, 64}, {1, 64}}),
+          hbm(DType::F32, 4096, 1 << 20));
   DmaDescriptorStats s = dmaDescriptors(trn2, d);
   EXPECT_EQ(s.count, 64);
   EXPECT_EQ(s.bytes, 16384);

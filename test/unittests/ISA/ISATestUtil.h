@@ -10,9 +10,9 @@
 namespace nki::isa::test {
 
 /// An AP with explicit (stride, size) dims.
-inline AccessPattern ap(Memory mem, DType dt, int32_t start, int32_t parts,
-                        int64_t offset,
-                        std::initializer_list<std::pair<int64_t, int64_t>> dims) {
+inline AccessPattern
+ap(Memory mem, DType dt, int32_t start, int32_t parts, int64_t offset,
+   std::initializer_list<std::pair<int64_t, int64_t>> dims) {
   AccessPattern a;
   a.memory = mem;
   a.dtype = dt;

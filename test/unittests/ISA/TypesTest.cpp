@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/ISA/Types.h"
 #include "nki/ISA/Instruction.h"
 #include "nki/ISA/Program.h"
-#include "nki/ISA/Types.h"
 
 #include "gtest/gtest.h"
 
@@ -171,11 +171,11 @@ TEST(F16, Values) {
 TEST(F16, Subnormals) {
   float q = std::ldexp(1.0f, -24); // smallest subnormal
   EXPECT_EQ(floatToF16(q), 0x0001);
-  EXPECT_EQ(floatToF16(0.5f * q), 0x0000);  // tie: even (zero)
+  EXPECT_EQ(floatToF16(0.5f * q), 0x0000); // tie: even (zero)
   EXPECT_EQ(floatToF16(0.75f * q), 0x0001);
-  EXPECT_EQ(floatToF16(1.5f * q), 0x0002);  // tie: even
-  EXPECT_EQ(floatToF16(2.5f * q), 0x0002);  // tie: even
-  EXPECT_EQ(floatToF16(-1023 * q), 0x83FF); // largest subnormal
+  EXPECT_EQ(floatToF16(1.5f * q), 0x0002);    // tie: even
+  EXPECT_EQ(floatToF16(2.5f * q), 0x0002);    // tie: even
+  EXPECT_EQ(floatToF16(-1023 * q), 0x83FF);   // largest subnormal
   EXPECT_EQ(floatToF16(1023.5f * q), 0x0400); // rounds up into normals
   EXPECT_EQ(floatToF16(std::ldexp(1.0f, -14)), 0x0400);
   EXPECT_EQ(f16ToFloat(0x0001), q);
@@ -311,8 +311,8 @@ void checkAgainstOracle(uint8_t (*encode)(float), float (*decode)(uint8_t)) {
     if (std::isnan(b) || std::isinf(b))
       break;
     float mid = float((double(a) + double(b)) / 2);
-    for (float x : {a, mid, std::nextafter(mid, 0.0f),
-                    std::nextafter(mid, 1e30f)}) {
+    for (float x :
+         {a, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) {
       inputs.push_back(x);
       inputs.push_back(-x);
     }

@@ -1,8 +1,8 @@
 //===- VerifyTest.cpp - Every constraint, accepted and rejected -----------===//
 
+#include "nki/ISA/Verify.h"
 #include "ISATestUtil.h"
 #include "nki/ISA/Cost.h"
-#include "nki/ISA/Verify.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -38,10 +38,10 @@ Instruction activation() {
 TEST(Verify, ValidInstructionsPass) {
   EXPECT_EQ(check(matmul(128, 128, 512), kPE), "ok");
   EXPECT_EQ(check(activation(), kACT), "ok");
-  EXPECT_EQ(check(unary(Opcode::Transpose, psum(128, 64),
-                        sbuf(DType::BF16, 64, 128)),
-                  kPE),
-            "ok");
+  EXPECT_EQ(
+      check(unary(Opcode::Transpose, psum(128, 64), sbuf(DType::BF16, 64, 128)),
+            kPE),
+      "ok");
   EXPECT_EQ(check(tensorTensor(AluOp::Add, sbuf(DType::F32, 128, 64),
                                sbuf(DType::F32, 128, 64, 1024), psum(128, 64)),
                   kDVE),
@@ -104,9 +104,10 @@ TEST(Verify, Connectivity) {
   Instruction d = dma(sbuf(DType::F32, 128, 64), psum(128, 64));
   EXPECT_EQ(check(d, kDMA0), "dma_copy: src0 is in psum; DMA cannot access "
                              "PSUM");
-  EXPECT_EQ(check(dma(sbuf(DType::F32, 128, 64), sbuf(DType::F32, 128, 64, 256)),
-                  kDMA0),
-            "ok");
+  EXPECT_EQ(
+      check(dma(sbuf(DType::F32, 128, 64), sbuf(DType::F32, 128, 64, 256)),
+            kDMA0),
+      "ok");
   EXPECT_EQ(check(dma(hbm(DType::F32, 64), hbm(DType::F32, 64, 256)), kDMA0),
             "ok");
 }
@@ -154,10 +155,10 @@ TEST(Verify, StartPartitionRule) {
 }
 
 TEST(Verify, Ranks) {
-  AccessPattern five =
-      ap(Memory::SBUF, DType::F32, 0, 128, 0, {{1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}});
-  AccessPattern four = ap(Memory::SBUF, DType::F32, 0, 128, 0,
-                          {{8, 2}, {4, 2}, {2, 2}, {1, 2}});
+  AccessPattern five = ap(Memory::SBUF, DType::F32, 0, 128, 0,
+                          {{1, 2}, {1, 2}, {1, 2}, {1, 2}, {1, 2}});
+  AccessPattern four =
+      ap(Memory::SBUF, DType::F32, 0, 128, 0, {{8, 2}, {4, 2}, {2, 2}, {1, 2}});
   EXPECT_EQ(check(unary(Opcode::TensorCopy, four, four), kDVE), "ok");
   EXPECT_EQ(check(unary(Opcode::TensorCopy, five, four), kDVE),
             "tensor_copy: dst has 5 dims; sbuf access patterns have at most 4");
@@ -274,8 +275,8 @@ TEST(Verify, MatmulShapes) {
 }
 
 TEST(Verify, Transpose) {
-  Instruction t = unary(Opcode::Transpose, psum(128, 64),
-                        sbuf(DType::BF16, 64, 128));
+  Instruction t =
+      unary(Opcode::Transpose, psum(128, 64), sbuf(DType::BF16, 64, 128));
   t.dst.dtype = DType::BF16;
   EXPECT_EQ(check(t, kPE),
             "transpose: dst dtype is bf16; the tensor engine writes f32");
@@ -301,8 +302,7 @@ TEST(Verify, ActivationOperands) {
   a = activation();
   a.hasAccum = true;
   a.accum = sbuf(DType::F32, 64, 1, 9000);
-  EXPECT_EQ(check(a, kACT),
-            "activation: accum must be [128, 1], got [64, 1]");
+  EXPECT_EQ(check(a, kACT), "activation: accum must be [128, 1], got [64, 1]");
   a.accum.numPartitions = 128;
   EXPECT_EQ(check(a, kACT), "ok");
 }
@@ -347,8 +347,9 @@ TEST(Verify, TensorScalar) {
 }
 
 TEST(Verify, TensorReduce) {
-  Instruction r = unary(Opcode::TensorReduce, sbuf(DType::F32, 128, 4),
-                        ap(Memory::SBUF, DType::F32, 0, 128, 64, {{16, 4}, {1, 16}}));
+  Instruction r =
+      unary(Opcode::TensorReduce, sbuf(DType::F32, 128, 4),
+            ap(Memory::SBUF, DType::F32, 0, 128, 64, {{16, 4}, {1, 16}}));
   r.alu0 = AluOp::Max;
   r.reduceAxes = 1;
   EXPECT_EQ(check(r, kDVE), "ok");
@@ -386,8 +387,7 @@ TEST(Verify, SelectMemsetIotaTranspose32AffineSelect) {
   ms.scalar0 = imm(0.0f);
   EXPECT_EQ(check(ms, kPOOL), "ok");
   ms.scalar0 = perPartition(sbuf(DType::F32, 128, 1, 1024));
-  EXPECT_EQ(check(ms, kDVE),
-            "memset: scalar0 (value) must be an immediate");
+  EXPECT_EQ(check(ms, kDVE), "memset: scalar0 (value) must be an immediate");
 
   Instruction iota;
   iota.opcode = Opcode::Iota;
@@ -526,8 +526,15 @@ namespace {
 /// (no overflow, no crash), and what it accepts must be costable.
 TEST(Verify, ExtremeValuesNeverOverflow) {
   std::mt19937_64 rng(1234);
-  const int64_t extreme[] = {0, -1, -2, 129, 513, int64_t(1) << 31,
-                             int64_t(1) << 40, int64_t(1) << 62, INT64_MAX,
+  const int64_t extreme[] = {0,
+                             -1,
+                             -2,
+                             129,
+                             513,
+                             int64_t(1) << 31,
+                             int64_t(1) << 40,
+                             int64_t(1) << 62,
+                             INT64_MAX,
                              INT64_MIN};
   // Mostly plausible values, sometimes an extreme one.
   auto pick = [&](int64_t plausible) {
