@@ -22,6 +22,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
+#include <cassert>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -310,21 +311,36 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
   return program;
 }
 
-} // namespace
-
-std::string encodeProgram(const Program &program) {
+/// The whole file, or an error when the message exceeds Protobuf's 2 GiB
+/// limit (constants that large do not fit a version-1 container).
+absl::StatusOr<std::string> encodeChecked(const Program &program) {
   nkb::Program msg;
   encodeMessage(program, msg);
+  size_t size = msg.ByteSizeLong();
+  if (size > size_t(INT_MAX))
+    return absl::ResourceExhaustedError(
+        detail::cat("program too large for a .nkb binary: ", size,
+                    " bytes of payload, the format holds at most ", INT_MAX));
   std::string out(kBinaryMagic);
   for (int i = 0; i < 4; ++i)
     out.push_back(char((kBinaryFormatVersion >> (8 * i)) & 0xFF));
+  out.reserve(kHeaderBytes + size);
   {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
-    msg.SerializeToCodedStream(&coded);
+    msg.SerializeWithCachedSizes(&coded);
   }
   return out;
+}
+
+} // namespace
+
+std::string encodeProgram(const Program &program) {
+  absl::StatusOr<std::string> bytes = encodeChecked(program);
+  assert(bytes.ok() && "program exceeds the .nkb size limit; use "
+                       "writeProgramFile for a diagnosed error");
+  return bytes.ok() ? *std::move(bytes) : std::string();
 }
 
 absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
@@ -359,12 +375,15 @@ absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
 }
 
 absl::Status writeProgramFile(const Program &program, const std::string &path) {
-  std::string bytes = encodeProgram(program);
+  absl::StatusOr<std::string> bytes = encodeChecked(program);
+  if (!bytes.ok())
+    return absl::Status(bytes.status().code(),
+                        detail::cat(path, ": ", bytes.status().message()));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     return absl::PermissionDeniedError(detail::cat(
         "cannot open '", path, "' for writing: ", std::strerror(errno)));
-  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.write(bytes->data(), std::streamsize(bytes->size()));
   out.close();
   if (!out)
     return absl::InternalError(

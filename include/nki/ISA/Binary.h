@@ -24,6 +24,9 @@ namespace nki::isa {
 constexpr std::string_view kBinaryMagic = "NKB\x01";
 constexpr uint32_t kBinaryFormatVersion = 1;
 
+/// The .nkb bytes of `program`. Protobuf caps a message at 2 GiB: a program
+/// whose constants exceed that cannot be encoded (asserts; writeProgramFile
+/// reports it as an error instead).
 std::string encodeProgram(const Program &program);
 absl::StatusOr<Program> decodeProgram(std::string_view bytes);
 
