@@ -1,0 +1,21 @@
+//===- Passes.h - The compiler's passes ------------------------*- C++ -*-===//
+#ifndef NKI_CONVERSION_PASSES_H
+#define NKI_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace nki {
+
+#define GEN_PASS_DECL
+#include "nki/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "nki/Conversion/Passes.h.inc"
+
+} // namespace nki
+
+#endif // NKI_CONVERSION_PASSES_H

@@ -1,0 +1,120 @@
+//===- Passes.td - The compiler's passes ------------------*- tablegen -*-===//
+//
+// Every stage of the pipeline (shared/design.md): graph preparation,
+// bufferization into HBM, tiling into the nki dialect, unrolling, memory
+// planning, engine scheduling and the lowering to nisa. Each runs on its own
+// in nki-opt; `nki-pipeline` chains them (Pipeline/Pipeline.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_CONVERSION_PASSES_TD
+#define NKI_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
+  let summary = "Check the input and bring it to the form tiling expects";
+  let description = [{
+    Selects the entry function (`main`, the only public function, or
+    `entry`), rejects what the compiler does not support (dynamic shapes,
+    element types other than f32/bf16, unknown ops) with a diagnostic naming
+    the op, decomposes `linalg.softmax`, generalizes named ops other than
+    matmul, batch_matmul, fill and transpose, and with `auto-cast=matmul`
+    rounds matmul inputs to bf16.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Name of the entry function (default: main or the only public one)">,
+    Option<"autoCast", "auto-cast", "std::string", /*default=*/"\"none\"",
+           "none | matmul: round matmul inputs to bf16">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
+  let summary = "Tile linalg on HBM memrefs into loops of nki tile ops";
+  let description = [{
+    Runs after bufferization: every linalg op (and memref.copy) on HBM
+    memrefs becomes loops over tiles of at most 128 partitions: DMA loads
+    into SBUF tiles, engine ops, DMA stores.
+
+    - Elementwise `linalg.generic` (broadcasting maps allowed): rows on
+      partitions, columns in chunks of `free-chunk`; one tile op per body op.
+    - Reductions over trailing dims: per-chunk `nki.reduce` combined in a
+      [P,1] accumulator.
+    - `linalg.matmul` / `batch_matmul` (and transposed forms): M in blocks of
+      128 partitions, N in blocks of 512 (one PSUM bank), K accumulated in
+      PSUM in steps of 128, the stationary operand reused across N blocks;
+      A is transposed on the PE; a zero `linalg.fill` of the output becomes
+      the start flag, an elementwise consumer becomes the PSUM epilogue.
+
+    Before:
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<256x256xbf16>, memref<256x256xbf16>)
+                  outs(%c : memref<256x256xf32>)
+    ```
+    After (abridged):
+    ```mlir
+    scf.for %m = %c0 to %c256 step %c128 {
+      %acc = nki.alloc : memref<128x256xf32, #nki.memory<psum>>
+      ...
+      nki.matmul %at, %bt, %acc : ...
+      nki.copy %acc into %out : ...
+      nki.dma %out to %c_view : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"freeChunk", "free-chunk", "int64_t", /*default=*/"2048",
+           "Elements per partition of an elementwise tile">,
+  ];
+  let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def NKIUnroll : Pass<"nki-unroll", "mlir::func::FuncOp"> {
+  let summary = "Fully unroll tile loops into straight-line tile code";
+  let description = [{
+    The machine's instruction streams have no branches: every scf.for over
+    tiles is unrolled and index arithmetic folded, so every subview has
+    static offsets.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Assign SBUF/PSUM offsets to tiles and HBM offsets to tensors";
+  let description = [{
+    Runs on straight-line tile code. Every nki.alloc gets an `offset` from
+    the planner (lib/Analysis/Planner.cpp) using its live range; slots freed
+    longest ago are reused first, so consecutive tiles rotate through several
+    buffers and DMA overlaps compute (multi-buffering). HBM tensors (function
+    arguments and scratch allocations) get `nki.hbm_offset`. When the working
+    set does not fit, the error prints the memory map at the peak.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2">,
+  ];
+}
+
+def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
+  let summary = "Schedule tile ops on engines and emit a nisa.program";
+  let description = [{
+    Selects an engine for every tile op (PE, ACT, DVE, POOL, one of the DMA
+    queues), list-schedules them with the target's costs (critical-path
+    priority, lib/Analysis/Scheduler.cpp), orders every cross-stream
+    read-after-write, write-after-read and write-after-write dependence with
+    the fewest semaphores (lib/Analysis/Sync.cpp), and replaces the entry
+    function with a `nisa.program`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2">,
+  ];
+  let dependentDialects = ["nki::nisa::NISADialect"];
+}
+
+#endif // NKI_CONVERSION_PASSES_TD

@@ -1,0 +1,44 @@
+//===- NKIDialect.h - The tile-level nki dialect ---------------*- C++ -*-===//
+#ifndef NKI_DIALECT_NKI_NKIDIALECT_H
+#define NKI_DIALECT_NKI_NKIDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "nki/Dialect/NKI/NKIOpsDialect.h.inc"
+#include "nki/Dialect/NKI/NKIEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nki/Dialect/NKI/NKIAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "nki/Dialect/NKI/NKIOps.h.inc"
+
+namespace nki::tile {
+
+/// The on-chip memory of a memref, or nullopt for HBM (default space).
+std::optional<MemorySpace> getMemorySpace(mlir::MemRefType type);
+inline bool isSbuf(mlir::Type t) {
+  auto m = llvm::dyn_cast<mlir::MemRefType>(t);
+  return m && getMemorySpace(m) == MemorySpace::SBUF;
+}
+inline bool isPsum(mlir::Type t) {
+  auto m = llvm::dyn_cast<mlir::MemRefType>(t);
+  return m && getMemorySpace(m) == MemorySpace::PSUM;
+}
+inline bool isHbm(mlir::Type t) {
+  auto m = llvm::dyn_cast<mlir::MemRefType>(t);
+  return m && !getMemorySpace(m);
+}
+/// A memref type in `space` with an identity layout.
+mlir::MemRefType getTileType(llvm::ArrayRef<int64_t> shape,
+                             mlir::Type elementType, MemorySpace space);
+
+} // namespace nki::tile
+
+#endif // NKI_DIALECT_NKI_NKIDIALECT_H

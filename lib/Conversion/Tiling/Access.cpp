@@ -1,0 +1,64 @@
+//===- Access.cpp - How a linalg operand walks its buffer -----------------===//
+
+#include "Access.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace nki::tiling;
+
+Value Access::offsetAt(OpBuilder &b, Location loc, ArrayRef<Value> ivs) const {
+  SmallVector<Value> values;
+  SmallVector<int64_t> s;
+  for (auto [iv, stride] : llvm::zip_equal(ivs, strides))
+    if (iv) {
+      values.push_back(iv);
+      s.push_back(stride);
+    }
+  return linearIndex(b, loc, offset, values, s);
+}
+
+FailureOr<Access> nki::tiling::analyzeOperand(linalg::LinalgOp op,
+                                              OpOperand &operand) {
+  Access a;
+  a.strides.assign(op.getNumLoops(), 0);
+  Value v = operand.get();
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type) {
+    a.elementType = v.getType();
+    auto cst = v.getDefiningOp<arith::ConstantOp>();
+    if (!cst)
+      return op->emitOpError("scalar operand must be a constant");
+    if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+      a.scalar = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+      a.scalar = double(i.getValue().getSExtValue());
+    else
+      return op->emitOpError("unsupported scalar operand");
+    return a;
+  }
+  a.buffer = v;
+  a.elementType = type.getElementType();
+  SmallVector<int64_t> memStrides;
+  if (failed(getStaticLayout(type, memStrides, a.offset)))
+    return op->emitOpError("operand #")
+           << operand.getOperandNumber() << " has a dynamic layout";
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      a.strides[dim.getPosition()] += memStrides[r];
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(expr);
+    if (!c)
+      return op->emitOpError("indexing map ")
+             << AffineMapAttr::get(map)
+             << " is not supported (results must be dims or constants)";
+    a.offset += c.getValue() * memStrides[r];
+  }
+  return a;
+}

@@ -1,0 +1,343 @@
+//===- BodyLowering.cpp - A linalg body as tile instructions --------------===//
+
+#include "BodyLowering.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+StringRef tiling::aluNameOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return "add"; })
+      .Case<arith::SubFOp, arith::SubIOp>([](auto) { return "sub"; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return "mul"; })
+      .Case<arith::DivFOp>([](auto) { return "div"; })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
+          [](auto) { return "max"; })
+      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
+          [](auto) { return "min"; })
+      .Case<math::PowFOp>([](auto) { return "pow"; })
+      .Case<arith::AndIOp>([](auto) { return "and"; })
+      .Case<arith::OrIOp>([](auto) { return "or"; })
+      .Case<arith::XOrIOp>([](auto) { return "xor"; })
+      .Case<arith::CmpFOp>([](arith::CmpFOp c) -> StringRef {
+        switch (c.getPredicate()) {
+        case arith::CmpFPredicate::OEQ:
+        case arith::CmpFPredicate::UEQ:
+          return "eq";
+        case arith::CmpFPredicate::ONE:
+        case arith::CmpFPredicate::UNE:
+          return "ne";
+        case arith::CmpFPredicate::OLT:
+        case arith::CmpFPredicate::ULT:
+          return "lt";
+        case arith::CmpFPredicate::OLE:
+        case arith::CmpFPredicate::ULE:
+          return "le";
+        case arith::CmpFPredicate::OGT:
+        case arith::CmpFPredicate::UGT:
+          return "gt";
+        case arith::CmpFPredicate::OGE:
+        case arith::CmpFPredicate::UGE:
+          return "ge";
+        default:
+          return "";
+        }
+      })
+      .Case<arith::CmpIOp>([](arith::CmpIOp c) -> StringRef {
+        switch (c.getPredicate()) {
+        case arith::CmpIPredicate::eq:
+          return "eq";
+        case arith::CmpIPredicate::ne:
+          return "ne";
+        case arith::CmpIPredicate::slt:
+        case arith::CmpIPredicate::ult:
+          return "lt";
+        case arith::CmpIPredicate::sle:
+        case arith::CmpIPredicate::ule:
+          return "le";
+        case arith::CmpIPredicate::sgt:
+        case arith::CmpIPredicate::ugt:
+          return "gt";
+        case arith::CmpIPredicate::sge:
+        case arith::CmpIPredicate::uge:
+          return "ge";
+        }
+        return "";
+      })
+      .Default([](Operation *) { return ""; });
+}
+
+/// The ACT function of a unary math op, or "".
+static StringRef activationOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case<math::ExpOp>([](auto) { return "exp"; })
+      .Case<math::LogOp>([](auto) { return "log"; })
+      .Case<math::TanhOp>([](auto) { return "tanh"; })
+      .Case<math::SqrtOp>([](auto) { return "sqrt"; })
+      .Case<math::RsqrtOp>([](auto) { return "rsqrt"; })
+      .Case<math::ErfOp>([](auto) { return "erf"; })
+      .Case<math::AbsFOp>([](auto) { return "abs"; })
+      .Case<math::SinOp>([](auto) { return "sin"; })
+      .Case<math::CosOp>([](auto) { return "cos"; })
+      .Default([](Operation *) { return ""; });
+}
+
+static double foldActivation(StringRef f, double x) {
+  if (f == "exp")
+    return std::exp(x);
+  if (f == "log")
+    return std::log(x);
+  if (f == "tanh")
+    return std::tanh(x);
+  if (f == "sqrt")
+    return std::sqrt(x);
+  if (f == "rsqrt")
+    return 1.0 / std::sqrt(x);
+  if (f == "erf")
+    return std::erf(x);
+  if (f == "abs")
+    return std::fabs(x);
+  if (f == "sin")
+    return std::sin(x);
+  return std::cos(x);
+}
+
+static double foldBinary(StringRef op, double a, double b) {
+  if (op == "add")
+    return a + b;
+  if (op == "sub")
+    return a - b;
+  if (op == "mul")
+    return a * b;
+  if (op == "div")
+    return a / b;
+  if (op == "max")
+    return std::max(a, b);
+  if (op == "min")
+    return std::min(a, b);
+  if (op == "pow")
+    return std::pow(a, b);
+  if (op == "eq")
+    return a == b;
+  if (op == "ne")
+    return a != b;
+  if (op == "lt")
+    return a < b;
+  if (op == "le")
+    return a <= b;
+  if (op == "gt")
+    return a > b;
+  if (op == "ge")
+    return a >= b;
+  int64_t x = int64_t(a), y = int64_t(b);
+  if (op == "and")
+    return double(x & y);
+  if (op == "or")
+    return double(x | y);
+  return double(x ^ y);
+}
+
+/// Rounds a folded constant to `type` as a store of that type would.
+static double roundTo(double v, Type type) {
+  auto ft = dyn_cast<FloatType>(type);
+  if (!ft)
+    return std::nearbyint(v);
+  APFloat f(v);
+  bool lost;
+  f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+Type BodyLowering::storageType(Type t) {
+  if (t.isInteger(1))
+    return Float32Type::get(t.getContext());
+  return t;
+}
+
+Value BodyLowering::newTile(int64_t free, Type type) {
+  return allocTile(b, loc, {partitions, free}, storageType(type));
+}
+
+Value BodyLowering::materializeColumn(const TileValue &t, Type type) {
+  if (t.kind == TileValue::Column)
+    return t.tile;
+  assert(t.kind == TileValue::Scalar && "full tiles are not columns");
+  Value col = newTile(1, type);
+  tile::MemsetOp::create(b, loc, col, b.getF32FloatAttr(float(t.scalar)));
+  return col;
+}
+
+Value BodyLowering::materializeFull(const TileValue &t, Type type) {
+  type = storageType(type);
+  if (t.kind == TileValue::Full) {
+    if (storageType(t.elementType) == type)
+      return t.tile;
+    Value cast = newTile(freeSize, type);
+    tile::CopyOp::create(b, loc, t.tile, cast);
+    return cast;
+  }
+  Value full = newTile(freeSize, type);
+  if (t.kind == TileValue::Scalar) {
+    tile::MemsetOp::create(b, loc, full, b.getF32FloatAttr(float(t.scalar)));
+    return full;
+  }
+  // A column broadcast along the free axis: zeros + column.
+  Value zeros = newTile(freeSize, type);
+  tile::MemsetOp::create(b, loc, zeros, b.getF32FloatAttr(0.0f));
+  tile::TensorScalarOp::create(b, loc, zeros, full, t.tile, Value(),
+                               b.getStringAttr("add"), b.getF32FloatAttr(0),
+                               b.getStringAttr("bypass"), b.getF32FloatAttr(0),
+                               UnitAttr(), UnitAttr());
+  return full;
+}
+
+FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
+                                          const TileValue &y,
+                                          Type resultType) {
+  using K = TileValue::Kind;
+  TileValue r;
+  r.elementType = resultType;
+  if (x.kind == K::Scalar && y.kind == K::Scalar) {
+    r.kind = K::Scalar;
+    r.scalar = roundTo(foldBinary(op, x.scalar, y.scalar), resultType);
+    return r;
+  }
+  r.kind = std::max(x.kind, y.kind);
+  int64_t free = r.kind == K::Full ? freeSize : 1;
+  r.tile = newTile(free, resultType);
+  if (x.kind == y.kind) {
+    tile::TensorTensorOp::create(b, loc, b.getStringAttr(op), x.tile, y.tile,
+                                 r.tile);
+    return r;
+  }
+  // One side is wider: it is the tensor, the other the scalar operand.
+  bool reversed = x.kind < y.kind;
+  const TileValue &src = reversed ? y : x;
+  const TileValue &scalar = reversed ? x : y;
+  Value s0 = scalar.kind == K::Column ? scalar.tile : Value();
+  float imm = scalar.kind == K::Scalar ? float(scalar.scalar) : 0.0f;
+  if (src.kind == K::Column && scalar.kind == K::Scalar) {
+    s0 = Value();
+  } else if (src.kind == K::Full && scalar.kind == K::Column) {
+    // s0 is the column.
+  }
+  tile::TensorScalarOp::create(
+      b, loc, src.tile, r.tile, s0, Value(), b.getStringAttr(op),
+      b.getF32FloatAttr(imm), b.getStringAttr("bypass"), b.getF32FloatAttr(0),
+      reversed ? b.getUnitAttr() : UnitAttr(), UnitAttr());
+  return r;
+}
+
+FailureOr<TileValue> BodyLowering::lower(Value v) {
+  auto it = values.find(v);
+  if (it != values.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    // A block argument nobody bound: the kernel does not support it here.
+    emitError(loc) << "nki-tile: unsupported use of a linalg block argument";
+    return failure();
+  }
+  FailureOr<TileValue> r = lowerOp(def);
+  if (succeeded(r))
+    values[v] = *r;
+  return r;
+}
+
+FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
+  Type resultType = op->getNumResults() == 1 ? op->getResult(0).getType()
+                                             : Type();
+  auto unsupported = [&]() -> FailureOr<TileValue> {
+    return op->emitOpError()
+           << "is not supported inside a linalg body by the nki compiler";
+  };
+  if (!resultType || !(isa<FloatType>(resultType) || resultType.isInteger(1) ||
+                       resultType.isInteger(8) || resultType.isInteger(32)))
+    return unsupported();
+
+  // Constants.
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    TileValue r;
+    r.elementType = resultType;
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+      r.scalar = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      r.scalar = double(i.getValue().getSExtValue());
+    else
+      return unsupported();
+    return r;
+  }
+
+  SmallVector<TileValue> in;
+  for (Value operand : op->getOperands()) {
+    FailureOr<TileValue> t = lower(operand);
+    if (failed(t))
+      return failure();
+    in.push_back(*t);
+  }
+
+  StringRef alu = aluNameOf(op);
+  if (!alu.empty() && in.size() == 2)
+    return binary(alu, in[0], in[1], resultType);
+
+  if (isa<arith::NegFOp>(op))
+    return binary("mul", in[0], TileValue{TileValue::Scalar, -1.0, {}, resultType},
+                  resultType);
+
+  StringRef act = activationOf(op);
+  if (!act.empty()) {
+    TileValue r = in[0];
+    r.elementType = resultType;
+    if (in[0].kind == TileValue::Scalar) {
+      r.scalar = roundTo(foldActivation(act, in[0].scalar), resultType);
+      return r;
+    }
+    int64_t free = in[0].kind == TileValue::Full ? freeSize : 1;
+    r.tile = newTile(free, resultType);
+    tile::ActivationOp::create(b, loc, b.getStringAttr(act), in[0].tile,
+                               r.tile, Value(), Value(), Value(),
+                               b.getF32FloatAttr(1.0f), b.getF32FloatAttr(0));
+    return r;
+  }
+
+  // Casts: a copy into a tile of the new type (the store rounds).
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,
+          arith::FPToSIOp, arith::FPToUIOp, arith::ExtUIOp, arith::ExtSIOp,
+          arith::TruncIOp>(op)) {
+    TileValue r = in[0];
+    r.elementType = resultType;
+    if (in[0].kind == TileValue::Scalar) {
+      r.scalar = roundTo(in[0].scalar, resultType);
+      return r;
+    }
+    if (storageType(in[0].elementType) == storageType(resultType))
+      return r;
+    int64_t free = in[0].kind == TileValue::Full ? freeSize : 1;
+    r.tile = newTile(free, resultType);
+    tile::CopyOp::create(b, loc, in[0].tile, r.tile);
+    return r;
+  }
+
+  if (isa<arith::SelectOp>(op)) {
+    TileValue r;
+    r.kind = TileValue::Full;
+    r.elementType = resultType;
+    Value pred = materializeFull(in[0], in[0].elementType);
+    Value t = materializeFull(in[1], resultType);
+    Value f = materializeFull(in[2], resultType);
+    r.tile = newTile(freeSize, resultType);
+    tile::SelectOp::create(b, loc, pred, t, f, r.tile);
+    return r;
+  }
+  return unsupported();
+}

@@ -1,0 +1,69 @@
+//===- BodyLowering.h - A linalg body as tile instructions -----*- C++ -*-===//
+//
+// Lowers the scalar body of a linalg.generic to tile ops for one tile of
+// P partitions x F elements: each arith/math op becomes one instruction
+// (tensor_tensor, tensor_scalar with an immediate or a per-partition column,
+// activation, copy for casts, select). Values keep their MLIR element type,
+// so a bf16 body rounds after every op exactly as its MLIR semantics say.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_BODYLOWERING_H
+#define NKI_LIB_CONVERSION_TILING_BODYLOWERING_H
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace nki::tiling {
+
+/// A body value for one tile: a constant, a [P,1] column broadcast along the
+/// free axis, or a full [P,F] tile.
+struct TileValue {
+  enum Kind { Scalar, Column, Full };
+  Kind kind = Scalar;
+  double scalar = 0.0;
+  mlir::Value tile;      // Column and Full
+  mlir::Type elementType; // the MLIR element type of the value
+};
+
+class BodyLowering {
+public:
+  BodyLowering(mlir::OpBuilder &b, mlir::Location loc, int64_t partitions,
+               int64_t freeSize)
+      : b(b), loc(loc), partitions(partitions), freeSize(freeSize) {}
+
+  void bind(mlir::Value v, TileValue t) { values[v] = t; }
+
+  /// Lowers `v` and everything it depends on (memoized). Fails with a
+  /// diagnostic at the offending op for unsupported ops or types.
+  mlir::FailureOr<TileValue> lower(mlir::Value v);
+
+  /// A full [P,F] tile of `t` (materializing constants and columns) with
+  /// element type `type`.
+  mlir::Value materializeFull(const TileValue &t, mlir::Type type);
+  /// A [P,1] column of a Scalar or Column value.
+  mlir::Value materializeColumn(const TileValue &t, mlir::Type type);
+
+  /// Emits dst = a <op> b for any kinds (the result kind is the wider one).
+  mlir::FailureOr<TileValue> binary(llvm::StringRef op, const TileValue &a,
+                                    const TileValue &b,
+                                    mlir::Type resultType);
+
+  /// The tile dtype an MLIR element type is computed in (i1 -> f32).
+  static mlir::Type storageType(mlir::Type t);
+
+private:
+  mlir::FailureOr<TileValue> lowerOp(mlir::Operation *op);
+  mlir::Value newTile(int64_t free, mlir::Type type);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  int64_t partitions, freeSize;
+  llvm::DenseMap<mlir::Value, TileValue> values;
+};
+
+/// The ISA ALU name of a binary arith/math op, or "" if it is not one.
+llvm::StringRef aluNameOf(mlir::Operation *op);
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_BODYLOWERING_H

@@ -1,0 +1,78 @@
+//===- Copy.cpp - HBM-to-HBM copies ----------------------------------------===//
+//
+// memref.copy between HBM buffers (from bufferized slices, pads, concats and
+// results) is a DMA that never touches SBUF. Dims both sides walk
+// contiguously are merged; the copy is split along its outermost dim into
+// pieces of about 64 KiB so that several DMA queues share it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "TileUtils.h"
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
+                               Value dst) {
+  Location loc = op->getLoc();
+  auto srcType = cast<MemRefType>(src.getType());
+  auto dstType = cast<MemRefType>(dst.getType());
+  if (!srcType.hasStaticShape() || srcType.getShape() != dstType.getShape())
+    return op->emitOpError("copy needs equal static shapes");
+  SmallVector<int64_t> ss, ds;
+  int64_t so, dso;
+  if (failed(getStaticLayout(srcType, ss, so)) ||
+      failed(getStaticLayout(dstType, ds, dso)))
+    return op->emitOpError("copy operands must have static layouts");
+  SmallVector<int64_t> shape(srcType.getShape());
+  if (shape.empty()) {
+    shape = {1};
+    ss = {1};
+    ds = {1};
+  }
+  // Merge dims contiguous on both sides.
+  for (int d = int(shape.size()) - 2; d >= 0; --d) {
+    if (ss[d] != ss[d + 1] * shape[d + 1] || ds[d] != ds[d + 1] * shape[d + 1])
+      continue;
+    shape[d] *= shape[d + 1];
+    ss[d] = ss[d + 1];
+    ds[d] = ds[d + 1];
+    shape.erase(shape.begin() + d + 1);
+    ss.erase(ss.begin() + d + 1);
+    ds.erase(ds.begin() + d + 1);
+  }
+  if (shape.size() > 5)
+    return op->emitOpError("copy has more than 5 non-contiguous dims");
+  int64_t inner = 1;
+  for (int64_t s : ArrayRef<int64_t>(shape).drop_front())
+    inner *= s;
+  int64_t bytes = srcType.getElementTypeBitWidth() / 8;
+  // Split dim 0 into pieces of ~64 KiB; a single long contiguous dim is
+  // reshaped to [pieces, piece] first.
+  constexpr int64_t kPieceBytes = 64 * 1024;
+  if (shape.size() == 1 && shape[0] * bytes > kPieceBytes) {
+    int64_t piece = kPieceBytes / bytes;
+    while (shape[0] % piece)
+      --piece;
+    shape = {shape[0] / piece, piece};
+    ss = {ss[0] * piece, ss[0]};
+    ds = {ds[0] * piece, ds[0]};
+    inner = piece;
+  }
+  int64_t rowsPerPiece = std::max<int64_t>(1, kPieceBytes / (inner * bytes));
+  tileLoop(b, loc, shape[0], rowsPerPiece,
+           [&](OpBuilder &nb, Value row, int64_t rows) {
+             SmallVector<int64_t> sizes(shape);
+             sizes[0] = rows;
+             Value s = hbmView(nb, loc, src,
+                               linearIndex(nb, loc, so, {row}, {ss[0]}), sizes,
+                               ss);
+             Value d = hbmView(nb, loc, dst,
+                               linearIndex(nb, loc, dso, {row}, {ds[0]}),
+                               sizes, ds);
+             tile::DmaOp::create(nb, loc, s, d);
+           });
+  return success();
+}

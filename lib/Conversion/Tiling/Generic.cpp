@@ -1,0 +1,307 @@
+//===- Generic.cpp - Elementwise generics and reductions --------------------===//
+//
+// The iteration space is simplified first: adjacent dims that every operand
+// walks contiguously are merged, so a row-major elementwise op on any rank
+// becomes one long dim, which is split into [partitions, free]. Then the last
+// parallel dim goes on the partitions and the last dim (parallel or the one
+// reduction dim) along the free axis, in chunks; other dims are loops.
+// Operands that do not vary along the free axis are loaded once per
+// partition block as [P,1] columns and used as per-partition scalars.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Access.h"
+#include "BodyLowering.h"
+#include "Kernels.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+struct Space {
+  SmallVector<int64_t> extents;
+  SmallVector<bool> reduction;
+  SmallVector<Access> operands; // inputs then the output
+};
+} // namespace
+
+/// Merges adjacent dims of the same kind that every operand walks
+/// contiguously.
+static void mergeDims(Space &s) {
+  for (int d = int(s.extents.size()) - 2; d >= 0; --d) {
+    if (s.reduction[d] != s.reduction[d + 1])
+      continue;
+    bool contiguous = llvm::all_of(s.operands, [&](const Access &a) {
+      return !a.buffer ||
+             a.strides[d] == a.strides[d + 1] * s.extents[d + 1];
+    });
+    if (!contiguous)
+      continue;
+    s.extents[d] *= s.extents[d + 1];
+    s.extents.erase(s.extents.begin() + d + 1);
+    s.reduction.erase(s.reduction.begin() + d + 1);
+    for (Access &a : s.operands) {
+      if (!a.buffer)
+        continue;
+      a.strides[d] = a.strides[d + 1];
+      a.strides.erase(a.strides.begin() + d + 1);
+    }
+  }
+}
+
+/// Inserts dim `d` of `extent`, walked with `strides[i]` by operand i.
+static void insertDim(Space &s, unsigned d, int64_t extent, bool reduction,
+                      ArrayRef<int64_t> strides) {
+  s.extents.insert(s.extents.begin() + d, extent);
+  s.reduction.insert(s.reduction.begin() + d, reduction);
+  for (auto [a, stride] : llvm::zip_equal(s.operands, strides))
+    if (a.buffer)
+      a.strides.insert(a.strides.begin() + d, stride);
+}
+
+/// Emits nested loops (step 1) over `dims` and calls body with the ivs of
+/// every dim (null for dims not in `dims`).
+static void outerLoops(OpBuilder &b, Location loc, const Space &s,
+                       ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
+                       function_ref<void(OpBuilder &)> body) {
+  if (dims.empty())
+    return body(b);
+  unsigned d = dims.front();
+  tileLoop(b, loc, s.extents[d], 1, [&](OpBuilder &nb, Value iv, int64_t) {
+    ivs[d] = iv;
+    outerLoops(nb, loc, s, dims.drop_front(), ivs, body);
+  });
+}
+
+namespace {
+/// Emits the tile code of one generic over a prepared space.
+class GenericKernel {
+public:
+  GenericKernel(OpBuilder &b, linalg::GenericOp op, Space &s, unsigned pDim,
+                unsigned fDim, int64_t chunk)
+      : b(b), op(op), loc(op.getLoc()), s(s), pDim(pDim), fDim(fDim),
+        chunk(chunk) {}
+
+  LogicalResult emit();
+
+private:
+  Value load(OpBuilder &b, const Access &a, ArrayRef<Value> ivs, int64_t pp,
+             int64_t ff);
+  LogicalResult emitPartitionBlock(OpBuilder &b, SmallVector<Value> ivs,
+                                   int64_t pp);
+
+  OpBuilder &b;
+  linalg::GenericOp op;
+  Location loc;
+  Space &s;
+  unsigned pDim, fDim;
+  int64_t chunk;
+  LogicalResult status = success();
+};
+} // namespace
+
+Value GenericKernel::load(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
+                          int64_t pp, int64_t ff) {
+  Value offset = a.offsetAt(b, loc, ivs);
+  Value view = hbmView(b, loc, a.buffer, offset, {pp, ff},
+                       {a.strides[pDim], ff == 1 ? 1 : a.strides[fDim]});
+  Value tile = allocTile(b, loc, {pp, ff}, a.elementType);
+  tile::DmaOp::create(b, loc, view, tile);
+  return tile;
+}
+
+LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
+                                                SmallVector<Value> ivs,
+                                                int64_t pp) {
+  Block &body = op.getRegion().front();
+  unsigned numInputs = op.getNumDpsInputs();
+  Access &out = s.operands.back();
+  bool isReduction = s.reduction[fDim];
+
+  // Per-partition columns: operands constant along the free axis.
+  SmallVector<TileValue> columns(s.operands.size());
+  for (auto [i, a] : llvm::enumerate(s.operands)) {
+    if (!a.buffer) {
+      columns[i] = {TileValue::Scalar, a.scalar, {}, a.elementType};
+      continue;
+    }
+    if (a.strides[fDim] != 0 && s.extents[fDim] != 1)
+      continue;
+    bool used = i < numInputs ? !body.getArgument(i).use_empty()
+                              : isReduction ||
+                                    !body.getArgument(i).use_empty();
+    if (!used)
+      continue;
+    SmallVector<Value> colIvs = ivs;
+    colIvs[fDim] = Value();
+    columns[i] = {TileValue::Column, 0.0, load(b, a, colIvs, pp, 1),
+                  a.elementType};
+  }
+
+  // Reductions: find `out = combine(out, expr)`.
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value result = yield.getOperand(0);
+  Operation *combine = nullptr;
+  Value expr;
+  if (isReduction) {
+    combine = result.getDefiningOp();
+    BlockArgument outArg = body.getArgument(numInputs);
+    StringRef name = combine ? aluNameOf(combine) : "";
+    if (!combine || !(name == "add" || name == "max" || name == "min") ||
+        combine->getNumOperands() != 2)
+      return op.emitOpError(
+          "reduction body must end in add/max/min of the output");
+    if (combine->getOperand(0) == outArg)
+      expr = combine->getOperand(1);
+    else if (combine->getOperand(1) == outArg)
+      expr = combine->getOperand(0);
+    else
+      return op.emitOpError("reduction must combine into the output value");
+  }
+  Value acc = isReduction ? columns.back().tile : Value();
+  StringRef combineName = combine ? aluNameOf(combine) : "";
+
+  tileLoop(b, loc, s.extents[fDim], chunk,
+           [&](OpBuilder &nb, Value fOff, int64_t ff) {
+             if (failed(status))
+               return;
+             SmallVector<Value> tileIvs = ivs;
+             tileIvs[fDim] = fOff;
+             BodyLowering lowering(nb, loc, pp, ff);
+             for (auto [i, a] : llvm::enumerate(s.operands)) {
+               BlockArgument arg = body.getArgument(i);
+               if (!a.buffer || columns[i].tile) {
+                 lowering.bind(arg, columns[i]);
+                 continue;
+               }
+               if (arg.use_empty() || (isReduction && i == numInputs))
+                 continue;
+               lowering.bind(arg, {TileValue::Full, 0.0,
+                                   load(nb, a, tileIvs, pp, ff),
+                                   a.elementType});
+             }
+             if (!isReduction) {
+               FailureOr<TileValue> r = lowering.lower(result);
+               if (failed(r)) {
+                 status = failure();
+                 return;
+               }
+               Value tile = lowering.materializeFull(*r, r->elementType);
+               Value offset = out.offsetAt(nb, loc, tileIvs);
+               Value view = hbmView(nb, loc, out.buffer, offset, {pp, ff},
+                                    {out.strides[pDim], out.strides[fDim]});
+               tile::DmaOp::create(nb, loc, tile, view);
+               return;
+             }
+             FailureOr<TileValue> r = lowering.lower(expr);
+             if (failed(r)) {
+               status = failure();
+               return;
+             }
+             Type f32 = nb.getF32Type();
+             Value partial = allocTile(nb, loc, {pp, 1}, f32);
+             if (r->kind == TileValue::Full) {
+               tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
+                                      r->tile, partial, nb.getI64IntegerAttr(1));
+             } else {
+               // A value constant along the reduced axis.
+               Value full = lowering.materializeFull(*r, f32);
+               tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
+                                      full, partial, nb.getI64IntegerAttr(1));
+             }
+             tile::TensorTensorOp::create(nb, loc,
+                                          nb.getStringAttr(combineName), acc,
+                                          partial, acc);
+           });
+  if (failed(status))
+    return failure();
+  if (isReduction) {
+    SmallVector<Value> outIvs = ivs;
+    outIvs[fDim] = Value();
+    Value offset = out.offsetAt(b, loc, outIvs);
+    Value view = hbmView(b, loc, out.buffer, offset, {pp, 1},
+                         {out.strides[pDim], 1});
+    tile::DmaOp::create(b, loc, acc, view);
+  }
+  return success();
+}
+
+LogicalResult GenericKernel::emit() {
+  SmallVector<unsigned> outer;
+  for (unsigned d = 0; d < s.extents.size(); ++d)
+    if (d != pDim && d != fDim)
+      outer.push_back(d);
+  SmallVector<Value> ivs(s.extents.size());
+  outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
+    tileLoop(ob, loc, s.extents[pDim], numPartitions(),
+             [&](OpBuilder &pb, Value pOff, int64_t pp) {
+               if (failed(status))
+                 return;
+               SmallVector<Value> blockIvs = ivs;
+               blockIvs[pDim] = pOff;
+               status = emitPartitionBlock(pb, blockIvs, pp);
+             });
+  });
+  return status;
+}
+
+LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
+                                  const TileOptions &options) {
+  if (op.getNumDpsInits() != 1)
+    return op.emitOpError("generics with ") << op.getNumDpsInits()
+                                            << " outputs are not supported";
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return op.emitOpError("dynamic loop ranges are not supported");
+  Space s;
+  s.extents.assign(ranges.begin(), ranges.end());
+  for (utils::IteratorType t : op.getIteratorTypesArray())
+    s.reduction.push_back(t == utils::IteratorType::reduction);
+  for (OpOperand &operand : op->getOpOperands()) {
+    FailureOr<Access> a = analyzeOperand(op, operand);
+    if (failed(a))
+      return failure();
+    s.operands.push_back(*a);
+  }
+  if (!s.operands.back().buffer)
+    return op.emitOpError("output must be a memref");
+  mergeDims(s);
+
+  unsigned numReductions = llvm::count(s.reduction, true);
+  if (numReductions > 1)
+    return op.emitOpError("reductions over non-contiguous dims are not "
+                          "supported");
+  SmallVector<int64_t> zeros(s.operands.size(), 0);
+  if (numReductions == 0) {
+    if (s.extents.size() == 1) {
+      // One long dim: split it into [partitions, free].
+      int64_t n = s.extents[0], p = std::min<int64_t>(n, numPartitions());
+      while (n % p)
+        --p;
+      SmallVector<int64_t> outerStrides;
+      for (Access &a : s.operands)
+        outerStrides.push_back(a.buffer ? a.strides[0] * (n / p) : 0);
+      s.extents[0] = n / p;
+      insertDim(s, 0, p, false, outerStrides);
+    }
+    unsigned n = s.extents.size();
+    return GenericKernel(b, op, s, n - 2, n - 1, options.freeChunk).emit();
+  }
+  // Reduction: the reduction dim last, the last parallel dim on partitions.
+  unsigned fDim = llvm::find(s.reduction, true) - s.reduction.begin();
+  int pDim = -1;
+  for (unsigned d = 0; d < s.extents.size(); ++d)
+    if (!s.reduction[d])
+      pDim = d;
+  if (pDim < 0) {
+    insertDim(s, 0, 1, false, zeros);
+    pDim = 0;
+    ++fDim;
+  }
+  return GenericKernel(b, op, s, pDim, fDim, options.freeChunk).emit();
+}

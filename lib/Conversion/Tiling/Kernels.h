@@ -1,0 +1,40 @@
+//===- Kernels.h - Tiling one linalg op into nki tile code ------*- C++ -*-===//
+//
+// Each function replaces one op on HBM memrefs with loops of tile ops,
+// emitted before the op; the caller erases the op. Failures are diagnostics
+// at the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_KERNELS_H
+#define NKI_LIB_CONVERSION_TILING_KERNELS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace nki::tiling {
+
+struct TileOptions {
+  int64_t freeChunk = 2048; // elements per partition of elementwise tiles
+  int64_t sbufBytesPerPartition = 0; // capacity the kernels budget against
+};
+
+/// Elementwise generics and reductions over trailing dims.
+mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                                const TileOptions &options);
+
+/// linalg.matmul / batch_matmul (and their transposed forms). `zeroInit`:
+/// the output was zero-filled (the fill is dropped, the first K step starts
+/// the accumulation); otherwise the product is added to the output.
+/// `epilogue`: an elementwise generic whose only matmul-produced input is the
+/// product; it runs on the PSUM tile and writes its own output instead.
+mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
+                               bool zeroInit, mlir::linalg::GenericOp epilogue,
+                               const TileOptions &options);
+
+/// memref.copy between HBM buffers: DMA, split across queues.
+mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
+                             mlir::Value src, mlir::Value dst);
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_KERNELS_H

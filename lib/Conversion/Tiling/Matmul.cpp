@@ -1,0 +1,313 @@
+//===- Matmul.cpp - Blocked matmuls on the PE ------------------------------===//
+//
+// Loop order, chosen so that the PE stays busy and DMA traffic stays low:
+//
+//   for batch, for N panel (<= 2048 columns, resident in SBUF as K/128 tiles):
+//     for M block (128 rows):
+//       A^T tiles [K-block, M]  (PE transposes of row-major A blocks)
+//       for K block: for each 512-column bank of the panel:
+//         matmul(A^T[k], B[k][:, bank], acc[bank])    // K accumulates in PSUM
+//       evacuate each bank (copy, residual add or the fused epilogue), DMA out
+//
+// Each stationary A^T tile is reused across the panel's banks, so
+// LoadStationary is paid once per bank group; B is read from HBM once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Access.h"
+#include "BodyLowering.h"
+#include "Kernels.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+constexpr int64_t kBankColumns = 512; // fp32 columns in one PSUM bank
+constexpr int64_t kMaxPanelColumns = 2048;
+
+struct MatmulKernel {
+  OpBuilder &b;
+  linalg::LinalgOp op;
+  Location loc;
+  bool zeroInit;
+  linalg::GenericOp epilogue;
+  const TileOptions &options;
+
+  int bDim = -1, mDim, nDim, kDim;
+  SmallVector<int64_t> extents;
+  Access A, B, C;
+  SmallVector<Access> epi; // epilogue operands (inputs then output)
+  int epiProductInput = -1;
+  LogicalResult status = success();
+
+  int64_t P() const { return numPartitions(); }
+
+  LogicalResult analyze();
+  void emit();
+  void emitPanel(OpBuilder &b, Value batch, Value nOff, int64_t np);
+  void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
+                 ArrayRef<Value> bTiles, Value mOff, int64_t mm);
+  void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
+                int64_t n0, int64_t nw, Value acc);
+  /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
+  /// partitions and `colDim` along the free axis: a direct DMA when the
+  /// free dim is contiguous, else a DMA of the transpose plus PE transposes
+  /// of 128x128 blocks.
+  Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
+                    int rowDim, int64_t rows, int colDim, int64_t cols);
+  SmallVector<Value> ivsFor(Value batch, Value m, Value n, Value k) const {
+    SmallVector<Value> ivs(extents.size());
+    if (bDim >= 0)
+      ivs[bDim] = batch;
+    ivs[mDim] = m;
+    ivs[nDim] = n;
+    ivs[kDim] = k;
+    return ivs;
+  }
+};
+} // namespace
+
+LogicalResult MatmulKernel::analyze() {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return op->emitOpError("only single M, N, K (and batch) dims are "
+                           "supported");
+  mDim = dims->m[0];
+  nDim = dims->n[0];
+  kDim = dims->k[0];
+  if (!dims->batch.empty())
+    bDim = dims->batch[0];
+  extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return op->emitOpError("dynamic shapes are not supported");
+  FailureOr<Access> a = analyzeOperand(op, op->getOpOperand(0));
+  FailureOr<Access> bb = analyzeOperand(op, op->getOpOperand(1));
+  FailureOr<Access> c = analyzeOperand(op, op->getOpOperand(2));
+  if (failed(a) || failed(bb) || failed(c))
+    return failure();
+  A = *a;
+  B = *bb;
+  C = *c;
+  auto isF32 = [](Type t) { return t.isF32(); };
+  if (isF32(A.elementType) != isF32(B.elementType))
+    return op->emitOpError("matmul inputs must both be f32 or both be "
+                           "16-bit (use --auto-cast=matmul)");
+  if (!epilogue)
+    return success();
+  // The epilogue walks C's iteration space: map its dims onto (b, m, n).
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    FailureOr<Access> e = analyzeOperand(epilogue, operand);
+    if (failed(e))
+      return failure();
+    if (operand.get() == op.getDpsInits()[0])
+      epiProductInput = operand.getOperandNumber();
+    epi.push_back(*e);
+  }
+  return success();
+}
+
+Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
+                                ArrayRef<Value> ivs, int rowDim, int64_t rows,
+                                int colDim, int64_t cols) {
+  Value tile = allocTile(b, loc, {rows, cols}, a.elementType);
+  if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
+    Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs),
+                         {rows, cols}, {a.strides[rowDim], a.strides[colDim]});
+    tile::DmaOp::create(b, loc, view, tile);
+    return tile;
+  }
+  // Row-major the other way round: load [cw, rows] blocks contiguously and
+  // transpose them on the PE through PSUM.
+  for (int64_t c0 = 0; c0 < cols; c0 += P()) {
+    int64_t cw = std::min(P(), cols - c0);
+    SmallVector<Value> blockIvs(ivs.begin(), ivs.end());
+    Value c0v = indexConst(b, loc, c0);
+    blockIvs[colDim] =
+        ivs[colDim] ? arith::AddIOp::create(b, loc, ivs[colDim], c0v) : c0v;
+    Value src = allocTile(b, loc, {cw, rows}, a.elementType);
+    Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, blockIvs),
+                         {cw, rows}, {a.strides[colDim], a.strides[rowDim]});
+    tile::DmaOp::create(b, loc, view, src);
+    Value t = allocTile(b, loc, {rows, cw}, b.getF32Type(),
+                        tile::MemorySpace::PSUM);
+    tile::TransposeOp::create(b, loc, src, t);
+    tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
+  }
+  return tile;
+}
+
+void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
+                            Value nOff, int64_t n0, int64_t nw, Value acc) {
+  Value n = n0 ? arith::AddIOp::create(b, loc, nOff, indexConst(b, loc, n0))
+                     .getResult()
+               : nOff;
+  SmallVector<Value> ivs = ivsFor(batch, mOff, n, Value());
+  BodyLowering lowering(b, loc, mm, nw);
+  TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
+  if (!zeroInit) {
+    // C += A x B: add the existing output.
+    Value old = allocTile(b, loc, {mm, nw}, C.elementType);
+    tile::DmaOp::create(
+        b, loc,
+        hbmView(b, loc, C.buffer, C.offsetAt(b, loc, ivs), {mm, nw},
+                {C.strides[mDim], C.strides[nDim]}),
+        old);
+    FailureOr<TileValue> sum =
+        lowering.binary("add", product,
+                        {TileValue::Full, 0.0, old, C.elementType},
+                        C.elementType);
+    product = *sum;
+  }
+  if (!epilogue) {
+    Value out = lowering.materializeFull(product, C.elementType);
+    Value view = hbmView(b, loc, C.buffer, C.offsetAt(b, loc, ivs), {mm, nw},
+                         {C.strides[mDim], C.strides[nDim]});
+    if (out == acc) {
+      // PSUM is not DMA-reachable: copy to SBUF first.
+      out = allocTile(b, loc, {mm, nw}, C.elementType);
+      tile::CopyOp::create(b, loc, acc, out);
+    }
+    tile::DmaOp::create(b, loc, out, view);
+    return;
+  }
+  // Fused epilogue: C's dims are the epilogue's dims 0..rank-1 in order.
+  Block &body = epilogue.getRegion().front();
+  unsigned rank = extents.size() - 1;
+  SmallVector<Value> cIvs(rank);
+  SmallVector<int64_t> cDims = {mDim, nDim};
+  if (bDim >= 0)
+    cDims.insert(cDims.begin(), bDim);
+  // Output dims of C in order -> the epilogue's iteration dims.
+  for (unsigned r = 0; r < rank; ++r)
+    cIvs[r] = ivs[cDims[r]];
+  unsigned pDim = rank - 2, fDim = rank - 1;
+  for (auto [i, e] : llvm::enumerate(epi)) {
+    BlockArgument arg = body.getArgument(i);
+    if (int(i) == epiProductInput) {
+      TileValue p = product;
+      if (!C.elementType.isF32() && p.tile == acc) {
+        // The product is rounded to C's type before the epilogue reads it.
+        Value r = allocTile(b, loc, {mm, nw}, C.elementType);
+        tile::CopyOp::create(b, loc, acc, r);
+        p = {TileValue::Full, 0.0, r, C.elementType};
+      }
+      lowering.bind(arg, p);
+      continue;
+    }
+    if (!e.buffer) {
+      lowering.bind(arg, {TileValue::Scalar, e.scalar, {}, e.elementType});
+      continue;
+    }
+    if (arg.use_empty() || i == epi.size() - 1)
+      continue;
+    bool column = e.strides[fDim] == 0;
+    int64_t w = column ? 1 : nw;
+    Value t = allocTile(b, loc, {mm, w}, e.elementType);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, e.buffer, e.offsetAt(b, loc, cIvs),
+                                {mm, w},
+                                {e.strides[pDim], column ? 1 : e.strides[fDim]}),
+                        t);
+    lowering.bind(arg, {column ? TileValue::Column : TileValue::Full, 0.0, t,
+                        e.elementType});
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  FailureOr<TileValue> r = lowering.lower(yield.getOperand(0));
+  if (failed(r)) {
+    status = failure();
+    return;
+  }
+  const Access &out = epi.back();
+  Value tile = lowering.materializeFull(*r, r->elementType);
+  if (tile == acc) {
+    tile = allocTile(b, loc, {mm, nw}, out.elementType);
+    tile::CopyOp::create(b, loc, acc, tile);
+  }
+  tile::DmaOp::create(b, loc, tile,
+                      hbmView(b, loc, out.buffer, out.offsetAt(b, loc, cIvs),
+                              {mm, nw},
+                              {out.strides[pDim], out.strides[fDim]}));
+}
+
+void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
+                             ArrayRef<Value> bTiles, Value mOff, int64_t mm) {
+  int64_t K = extents[kDim];
+  // Stationary tiles A^T [k, m] for every K block.
+  SmallVector<Value> aTiles;
+  for (int64_t k0 = 0; k0 < K; k0 += P()) {
+    int64_t kk = std::min(P(), K - k0);
+    SmallVector<Value> ivs =
+        ivsFor(batch, mOff, Value(), indexConst(b, loc, k0));
+    aTiles.push_back(loadOperand(b, A, ivs, kDim, kk, mDim, mm));
+  }
+  SmallVector<std::pair<int64_t, int64_t>> banks;
+  for (int64_t n0 = 0; n0 < np; n0 += kBankColumns)
+    banks.push_back({n0, std::min(kBankColumns, np - n0)});
+  SmallVector<Value> accs;
+  for (auto [n0, nw] : banks)
+    accs.push_back(allocTile(b, loc, {mm, nw}, b.getF32Type(),
+                             tile::MemorySpace::PSUM));
+  for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
+    int64_t kk = std::min<int64_t>(P(), K - int64_t(kb) * P());
+    for (auto [bank, acc] : llvm::zip_equal(banks, accs)) {
+      Value moving = tileSlice(b, loc, bTiles[kb], 0, kk, bank.first,
+                               bank.second);
+      tile::MatmulOp::create(b, loc, aTile, moving, acc,
+                             kb ? b.getUnitAttr() : UnitAttr());
+    }
+  }
+  for (auto [bank, acc] : llvm::zip_equal(banks, accs))
+    evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, acc);
+}
+
+void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
+                             int64_t np) {
+  int64_t K = extents[kDim];
+  SmallVector<Value> bTiles;
+  for (int64_t k0 = 0; k0 < K; k0 += P()) {
+    int64_t kk = std::min(P(), K - k0);
+    SmallVector<Value> ivs = ivsFor(batch, Value(), nOff,
+                                    indexConst(b, loc, k0));
+    bTiles.push_back(loadOperand(b, B, ivs, kDim, kk, nDim, np));
+  }
+  tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {
+    emitBlock(mb, batch, nOff, np, bTiles, m, mm);
+  });
+}
+
+void MatmulKernel::emit() {
+  // The B panel stays in SBUF across the M loop: keep it within half of it.
+  int64_t K = extents[kDim], N = extents[nDim];
+  int64_t kBlocks = (K + P() - 1) / P();
+  int64_t bytes = B.elementType.getIntOrFloatBitWidth() / 8;
+  int64_t np = std::min<int64_t>(kMaxPanelColumns, N);
+  while (np > kBankColumns &&
+         kBlocks * np * bytes > options.sbufBytesPerPartition / 2)
+    np -= kBankColumns;
+  auto panels = [&](OpBuilder &pb, Value batch) {
+    tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {
+      emitPanel(nb, batch, n, w);
+    });
+  };
+  if (bDim < 0)
+    return panels(b, Value());
+  tileLoop(b, loc, extents[bDim], 1,
+           [&](OpBuilder &bb, Value batch, int64_t) { panels(bb, batch); });
+}
+
+LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
+                                 bool zeroInit, linalg::GenericOp epilogue,
+                                 const TileOptions &options) {
+  MatmulKernel kernel{b, op, op.getLoc(), zeroInit, epilogue, options};
+  if (failed(kernel.analyze()))
+    return failure();
+  kernel.emit();
+  return kernel.status;
+}

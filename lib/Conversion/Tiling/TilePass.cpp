@@ -1,0 +1,195 @@
+//===- TilePass.cpp - nki-tile: linalg on HBM memrefs -> tile loops ---------===//
+//
+// Walks the entry function after bufferization and replaces each op on HBM
+// buffers by its kernel (Kernels.h). Matmuls absorb the zero fill of their
+// output and an elementwise consumer (the epilogue) when the product is
+// not needed anywhere else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKITILE
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+using namespace nki::tiling;
+
+/// Ops that only name or shape HBM buffers; they stay as they are.
+static bool isBufferBookkeeping(Operation *op) {
+  return isa<memref::AllocOp, memref::SubViewOp, memref::CollapseShapeOp,
+             memref::ExpandShapeOp, memref::ReinterpretCastOp, memref::CastOp,
+             memref::DeallocOp, arith::ConstantOp, func::ReturnOp>(op);
+}
+
+/// The zero fill of `buffer` right before `op` (no other use in between).
+static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isBufferBookkeeping(prev))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (!fill || fill.getDpsInits()[0] != buffer)
+      return {};
+    auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    if (!cst)
+      return {};
+    auto f = dyn_cast<FloatAttr>(cst.getValue());
+    return f && f.getValue().isZero() ? fill : linalg::FillOp();
+  }
+  return {};
+}
+
+/// An elementwise generic that consumes the matmul's product, right after
+/// it, where the product buffer is a scratch allocation used by nothing
+/// else.
+static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
+                                      linalg::FillOp fill) {
+  Value product = matmul.getDpsInits()[0];
+  if (!product.getDefiningOp<memref::AllocOp>())
+    return {};
+  Operation *next = matmul->getNextNode();
+  while (next && isBufferBookkeeping(next) && !isa<func::ReturnOp>(next))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      generic.getDpsInits()[0] == product)
+    return {};
+  auto productType = cast<MemRefType>(product.getType());
+  if (generic.getNumLoops() != unsigned(productType.getRank()) ||
+      productType.getRank() < 2)
+    return {};
+  bool usesProduct = false;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    if (in->get() != product)
+      continue;
+    if (!generic.getMatchingIndexingMap(in).isIdentity())
+      return {};
+    usesProduct = true;
+  }
+  if (!usesProduct)
+    return {};
+  for (Operation *user : product.getUsers())
+    if (user != matmul.getOperation() && user != generic.getOperation() &&
+        user != fill.getOperation())
+      return {};
+  // The epilogue writes whole rows of its output in the product's shape.
+  auto outType = cast<MemRefType>(generic.getDpsInits()[0].getType());
+  if (outType.getShape() != productType.getShape())
+    return {};
+  return generic;
+}
+
+namespace {
+struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
+  using NKITileBase::NKITileBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    TileOptions options;
+    options.freeChunk = freeChunk;
+    // Budget against the smaller SBUF so tiled code fits every target.
+    options.sbufBytesPerPartition = std::min(
+        nki::isa::getTarget(nki::isa::TargetKind::Trn1).sbufBytesPerPartition,
+        nki::isa::getTarget(nki::isa::TargetKind::Trn2).sbufBytesPerPartition);
+    if (freeChunk < 1) {
+      func.emitError("free-chunk must be positive");
+      return signalPassFailure();
+    }
+
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.getBody().getOps())
+      ops.push_back(&op);
+    // Zero fills that a later matmul turns into its start flag are left to
+    // that matmul.
+    DenseSet<Operation *> erased, absorbed;
+    for (Operation *op : ops)
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        if (linalg::FillOp fill = findZeroFill(
+                cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
+          absorbed.insert(fill);
+    for (Operation *op : ops) {
+      if (erased.contains(op) || absorbed.contains(op) ||
+          isBufferBookkeeping(op))
+        continue;
+      rewriter.setInsertionPoint(op);
+      if (failed(tileOne(rewriter, op, options, erased)))
+        return signalPassFailure();
+    }
+    // Scratch buffers nobody reads any more (fused products) go away.
+    for (Operation *op : ops)
+      if (!erased.contains(op))
+        if (auto alloc = dyn_cast<memref::AllocOp>(op))
+          if (alloc->use_empty())
+            rewriter.eraseOp(alloc);
+  }
+
+  LogicalResult tileOne(IRRewriter &rewriter, Operation *op,
+                        const TileOptions &options,
+                        DenseSet<Operation *> &erased) {
+    auto erase = [&](Operation *o) {
+      erased.insert(o);
+      rewriter.eraseOp(o);
+    };
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      if (failed(tileCopy(rewriter, op, copy.getSource(), copy.getTarget())))
+        return failure();
+      erase(op);
+      return success();
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return op->emitOpError("is not supported by the nki compiler");
+    if (!linalgOp.hasPureBufferSemantics())
+      return op->emitOpError("must be bufferized before nki-tile");
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+      Value out = linalgOp.getDpsInits()[0];
+      linalg::FillOp fill = findZeroFill(out, op);
+      linalg::GenericOp epilogue = findEpilogue(linalgOp, fill);
+      // The fused code goes where the epilogue was: its operands are all
+      // defined there.
+      if (epilogue)
+        rewriter.setInsertionPoint(epilogue);
+      if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue,
+                            options)))
+        return failure();
+      erase(op);
+      if (fill)
+        erase(fill);
+      if (epilogue)
+        erase(epilogue);
+      return success();
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic) {
+      FailureOr<linalg::GenericOp> g =
+          linalg::generalizeNamedOp(rewriter, linalgOp);
+      if (failed(g))
+        return op->emitOpError("cannot be generalized for tiling");
+      generic = *g;
+      rewriter.setInsertionPoint(generic);
+    }
+    if (failed(tileGeneric(rewriter, generic, options)))
+      return failure();
+    erase(generic);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,97 @@
+//===- TileUtils.cpp - Building blocks of the tiling kernels --------------===//
+
+#include "TileUtils.h"
+
+#include "nki/ISA/Target.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace nki;
+
+int64_t tiling::numPartitions() {
+  return isa::getTarget(isa::kDefaultTarget).numPartitions;
+}
+
+Value tiling::indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+void tiling::tileLoop(OpBuilder &b, Location loc, int64_t extent, int64_t step,
+                      function_ref<void(OpBuilder &, Value, int64_t)> body) {
+  int64_t full = extent / step, rest = extent % step;
+  if (full == 1) {
+    body(b, indexConst(b, loc, 0), step);
+  } else if (full > 1) {
+    auto loop = scf::ForOp::create(b, loc, indexConst(b, loc, 0),
+                                   indexConst(b, loc, full * step),
+                                   indexConst(b, loc, step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    body(b, loop.getInductionVar(), step);
+  }
+  if (rest)
+    body(b, indexConst(b, loc, full * step), rest);
+}
+
+Value tiling::linearIndex(OpBuilder &b, Location loc, int64_t offset,
+                          ValueRange ivs, ArrayRef<int64_t> strides) {
+  Value acc = indexConst(b, loc, offset);
+  for (auto [iv, stride] : llvm::zip_equal(ivs, strides)) {
+    if (stride == 0)
+      continue;
+    Value term = stride == 1 ? iv
+                             : arith::MulIOp::create(
+                                   b, loc, iv, indexConst(b, loc, stride));
+    acc = arith::AddIOp::create(b, loc, acc, term);
+  }
+  return acc;
+}
+
+Value tiling::hbmView(OpBuilder &b, Location loc, Value buffer, Value offset,
+                      ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+  auto source = cast<MemRefType>(buffer.getType());
+  auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                       strides);
+  auto type = MemRefType::get(sizes, source.getElementType(), layout,
+                              source.getMemorySpace());
+  SmallVector<OpFoldResult> sizeOfr, strideOfr;
+  for (int64_t s : sizes)
+    sizeOfr.push_back(b.getIndexAttr(s));
+  for (int64_t s : strides)
+    strideOfr.push_back(b.getIndexAttr(s));
+  return memref::ReinterpretCastOp::create(b, loc, type, buffer,
+                                           OpFoldResult(offset), sizeOfr,
+                                           strideOfr);
+}
+
+LogicalResult tiling::getStaticLayout(MemRefType type,
+                                      SmallVectorImpl<int64_t> &strides,
+                                      int64_t &offset) {
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return failure();
+  if (ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return failure();
+  return success();
+}
+
+Value tiling::allocTile(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        Type elementType, tile::MemorySpace space) {
+  return tile::AllocOp::create(b, loc,
+                               tile::getTileType(shape, elementType, space),
+                               IntegerAttr());
+}
+
+Value tiling::tileSlice(OpBuilder &b, Location loc, Value tile, int64_t pOff,
+                        int64_t pSize, int64_t fOff, int64_t fSize) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (pOff == 0 && fOff == 0 && type.getDimSize(0) == pSize &&
+      type.getDimSize(1) == fSize)
+    return tile;
+  SmallVector<int64_t> offsets = {pOff, fOff}, sizes = {pSize, fSize},
+                       strides = {1, 1};
+  return memref::SubViewOp::create(b, loc, tile, offsets, sizes, strides);
+}

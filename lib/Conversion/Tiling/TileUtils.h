@@ -1,0 +1,67 @@
+//===- TileUtils.h - Building blocks of the tiling kernels ------*- C++ -*-===//
+//
+// Loops over tiles with a peeled remainder (tiles have static shapes), HBM
+// views as strided reinterpretations of a buffer, and tile allocation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_TILEUTILS_H
+#define NKI_LIB_CONVERSION_TILING_TILEUTILS_H
+
+#include "nki/Dialect/NKI/NKIDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace nki::tiling {
+
+/// Partitions of the target (both targets have 128).
+int64_t numPartitions();
+
+/// Calls body(b, offset, size) for the tiles covering [0, extent) in steps of
+/// `step`: full tiles in an scf.for (or inline when there is one), then the
+/// remainder as a peeled tile, so every tile has a static size.
+void tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t extent,
+              int64_t step,
+              llvm::function_ref<void(mlir::OpBuilder &, mlir::Value, int64_t)>
+                  body);
+
+/// An affine address into an HBM buffer: elements at
+/// offset + sum(iv[d] * strides[d]) over the dims of some iteration space.
+struct HbmAccess {
+  mlir::Value buffer;               // an HBM memref
+  int64_t offset = 0;               // static element offset of `buffer`
+  llvm::SmallVector<int64_t> strides; // per iteration dim, elements
+};
+
+/// `offset + sum(ivs[d] * strides[d])` as an index value.
+mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        int64_t offset, mlir::ValueRange ivs,
+                        llvm::ArrayRef<int64_t> strides);
+
+/// A view of `buffer` with the given element offset, sizes and strides
+/// (memref.reinterpret_cast; offsets are absolute in the buffer).
+mlir::Value hbmView(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::Value buffer, mlir::Value offset,
+                    llvm::ArrayRef<int64_t> sizes,
+                    llvm::ArrayRef<int64_t> strides);
+
+/// The static strides and offset (in elements) of an HBM memref, or failure
+/// for a dynamic layout.
+mlir::LogicalResult getStaticLayout(mlir::MemRefType type,
+                                    llvm::SmallVectorImpl<int64_t> &strides,
+                                    int64_t &offset);
+
+mlir::Value allocTile(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                      tile::MemorySpace space = tile::MemorySpace::SBUF);
+
+/// A static-offset subview [pOff:+pSize, fOff:+fSize] of a 2-D tile.
+mlir::Value tileSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
+                      int64_t pOff, int64_t pSize, int64_t fOff,
+                      int64_t fSize);
+
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_TILEUTILS_H

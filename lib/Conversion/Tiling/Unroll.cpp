@@ -1,0 +1,46 @@
+//===- Unroll.cpp - nki-unroll: straight-line tile code --------------------===//
+//
+// The machine has no branches. Tile loops are unrolled innermost first and
+// the index arithmetic folded by canonicalization, leaving every HBM view and
+// tile slice with static offsets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Conversion/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIUNROLL
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace {
+struct NKIUnrollPass : nki::impl::NKIUnrollBase<NKIUnrollPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); }); // post-order
+    for (scf::ForOp loop : loops) {
+      if (failed(loopUnrollFull(loop))) {
+        loop.emitOpError("cannot be unrolled: tile loops need constant "
+                         "bounds");
+        return signalPassFailure();
+      }
+    }
+    RewritePatternSet patterns(&getContext());
+    for (Dialect *dialect : getContext().getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op :
+         getContext().getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace
