@@ -1,6 +1,8 @@
 //===- InitAll.cpp - Register everything nki provides ---------------------===//
 
 #include "nki/InitAll.h"
+#include "nki/Dialect/NISA/NISA.h"
+#include "nki/Target/NISABinary.h"
 #include "nki/Version.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -28,7 +30,8 @@ void nki::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::math::MathDialect, mlir::tensor::TensorDialect,
                   mlir::linalg::LinalgDialect, mlir::tosa::TosaDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
-                  mlir::bufferization::BufferizationDialect>();
+                  mlir::bufferization::BufferizationDialect,
+                  nki::nisa::NISADialect>();
   mlir::func::registerInlinerExtension(registry);
   mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
 }
@@ -45,7 +48,9 @@ void nki::registerAllPasses() {
   mlir::tosa::registerTosaToLinalgPipelines();
 }
 
-void nki::registerAllTranslations() {}
+void nki::registerAllTranslations() {
+  nki::registerNISABinaryTranslations();
+}
 
 void nki::registerVersionPrinter() {
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {

@@ -1,0 +1,39 @@
+//===- NISA.h - The nisa dialect: attributes, interfaces, ops --*- C++ -*-===//
+//
+// One header for users of the dialect. The ops and attributes are generated
+// from NISAOps.td; toInstruction/buildInstructionOp (ISAConversion.h) convert
+// between ops and nki::isa::Instruction.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_DIALECT_NISA_NISA_H
+#define NKI_DIALECT_NISA_NISA_H
+
+#include "nki/ISA/Program.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "nki/Dialect/NISA/NISADialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nki/Dialect/NISA/NISAAttrs.h.inc"
+
+namespace nki::nisa {
+class InstructionOpInterface;
+namespace detail {
+/// The InstructionOpInterface verifier: isa::verifyInstruction on the op.
+mlir::LogicalResult verifyInstructionOp(mlir::Operation *op);
+} // namespace detail
+} // namespace nki::nisa
+
+#include "nki/Dialect/NISA/NISAInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "nki/Dialect/NISA/NISAOps.h.inc"
+
+#endif // NKI_DIALECT_NISA_NISA_H

@@ -1,0 +1,278 @@
+//===- NISAOps.td - Programs, tensors, streams, instructions -*- tablegen -*-===//
+//
+// Instruction ops print their operands like assembly: destination first, then
+// sources, then the opcode's flags, then the semaphore clause
+// (`wait(...) signal(...)`). Operand roles follow include/nki/ISA/Instruction.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_DIALECT_NISA_NISAOPS_TD
+#define NKI_DIALECT_NISA_NISAOPS_TD
+
+include "nki/Dialect/NISA/NISAAttrs.td"
+include "nki/Dialect/NISA/NISAInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+class NISA_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NISA_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+def NISA_ProgramOp : NISA_Op<"program", [IsolatedFromAbove, SymbolTable,
+                                         NoTerminator, SingleBlock]> {
+  let summary = "A whole program: target, tensors, semaphores, streams";
+  let description = [{
+    The unit `nki-translate --nisa-to-binary` turns into one `.nkb` file.
+    The body holds `nisa.tensor` and `nisa.stream` ops only.
+
+    ```mlir
+    nisa.program target("trn2") semaphores(2) {
+      nisa.tensor @x input f32 [128, 64] at 0
+      nisa.stream @dma0 { ... }
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$target, I64Attr:$semaphores);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `target` `(` $target `)` `semaphores` `(` $semaphores `)`
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$target,
+                                 "uint32_t":$semaphores)>];
+  let extraClassDeclaration = [{
+    /// The target description, or null for an unknown target name.
+    const ::nki::isa::TargetDesc *getTargetDesc();
+    /// The semaphore count, or nullopt when it is not a uint32.
+    std::optional<uint32_t> getNumSemaphores();
+  }];
+}
+
+def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">, Symbol]> {
+  let summary = "An HBM tensor of the program's tensor table";
+  let description = [{
+    A row-major, contiguous tensor at byte `OFFSET` of HBM. Kinds: `input`,
+    `output`, `const` (with its data) and `scratch`.
+
+    ```mlir
+    nisa.tensor @a input bf16 [256, 256] at 0
+    nisa.tensor @w const f32 [2] at 131072 = dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, NISA_TensorKindAttr:$kind,
+                       NISA_DTypeAttr:$dtype, DenseI64ArrayAttr:$shape,
+                       I64Attr:$offset,
+                       OptionalAttr<ElementsAttr>:$data);
+  let assemblyFormat = [{
+    $sym_name custom<Bare>($kind) custom<Bare>($dtype) $shape `at` $offset
+    (`=` $data^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::nki::isa::TensorDecl toISA();
+  }];
+}
+
+def NISA_StreamOp : NISA_Op<"stream", [HasParent<"ProgramOp">, Symbol,
+                                       NoTerminator, SingleBlock]> {
+  let summary = "The in-order instructions of one engine or DMA queue";
+  let description = [{
+    The symbol names the stream: `@pe`, `@act`, `@dve`, `@pool` or
+    `@dma0` .. `@dma15`. A program has at most one region per stream.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let extraClassDeclaration = [{
+    /// The stream this region is, or nullopt for an unknown name.
+    std::optional<::nki::isa::StreamId> getStreamId();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+// An instruction: sits in a stream. `waits` holds (semaphore, value) pairs,
+// `signal` a (semaphore, increment) pair; both print as one clause,
+// `wait(s0 >= 2, s3 >= 1) signal(s1)`. The mnemonic must equal the ISA mnemonic of Opcodes.def.
+class NISA_InstOp<string mnemonic, string assembly>
+    : NISA_Op<mnemonic, [HasParent<"StreamOp">,
+          DeclareOpInterfaceMethods<NISA_InstructionOpInterface>]> {
+  let assemblyFormat = assembly # " `` custom<Sync>($waits, $signal) attr-dict";
+}
+
+defvar AP = NISA_AccessPatternAttr;
+// An immediate or a [P,1] access pattern.
+def NISA_ScalarAttr : AnyAttrOf<[F32Attr, NISA_AccessPatternAttr]>;
+
+def NISA_MatmulOp : NISA_InstOp<"matmul",
+    "custom<Bare>($dst) `,` custom<Bare>($stationary) `,` "
+    "custom<Bare>($moving) (`start` $start^)?"> {
+  let summary = "PE: dst[M,N] (+)= stationary[K,M]^T x moving[K,N]";
+  let description = [{
+    Contracts over the K partitions of both sources and writes or, without
+    `start`, accumulates into a PSUM tile in fp32.
+
+    ```mlir
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)],
+                sbuf[0:128, 256, bf16][(1,512)] start
+    ```
+  }];
+  let arguments = (ins AP:$dst, AP:$stationary, AP:$moving, UnitAttr:$start,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_TransposeOp : NISA_InstOp<"transpose",
+    "custom<Bare>($dst) `,` custom<Bare>($src)"> {
+  let summary = "PE: dst[F,P] (PSUM) = src[P,F]^T";
+  let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_ActivationOp : NISA_InstOp<"activation",
+    "custom<Bare>($func) custom<Bare>($dst) `,` custom<Bare>($src) "
+    "`scale` custom<Scalar>($scale) `bias` custom<Scalar>($bias) "
+    "`` custom<Accum>($accum)"> {
+  let summary = "ACT: dst = func(src * scale + bias)";
+  let description = [{
+    `scale` and `bias` are fp32 immediates or [P,1] access patterns. With
+    `accum AP`, the free-axis sum of the result is also written to AP ([P,1]).
+
+    ```mlir
+    nisa.activation exp sbuf[0:128, 0, f32][(1,64)], psum[0:128, 0, f32][(1,64)]
+        scale 1.0 bias sbuf[0:128, 512, f32][(1,1)]
+    ```
+  }];
+  let arguments = (ins NISA_ActFuncAttr:$func, AP:$dst, AP:$src,
+                       NISA_ScalarAttr:$scale, NISA_ScalarAttr:$bias,
+                       OptionalAttr<AP>:$accum,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_TensorTensorOp : NISA_InstOp<"tensor_tensor",
+    "custom<Bare>($op) custom<Bare>($dst) `,` custom<Bare>($lhs) `,` "
+    "custom<Bare>($rhs)"> {
+  let summary = "DVE/POOL: dst = lhs <op> rhs";
+  let arguments = (ins NISA_AluOpAttr:$op, AP:$dst, AP:$lhs, AP:$rhs,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_TensorScalarOp : NISA_InstOp<"tensor_scalar",
+    "custom<Bare>($dst) `,` custom<Bare>($src) `,` custom<Bare>($op0) "
+    "custom<Scalar>($scalar0) (`reversed` $reverse0^)? `,` "
+    "custom<Bare>($op1) custom<Scalar>($scalar1) (`reversed` $reverse1^)?"> {
+  let summary = "DVE/POOL: dst = (src <op0> scalar0) <op1> scalar1";
+  let description = [{
+    Scalars are fp32 immediates or [P,1] access patterns; `op1` may be
+    `bypass`. `reversed` swaps the operands of that step
+    (`scalar0 <op0> src`).
+
+    ```mlir
+    nisa.tensor_scalar sbuf[0:128, 0, f32][(1,64)], sbuf[0:128, 256, f32][(1,64)],
+        mul 2.0, add 1.0
+    ```
+  }];
+  let arguments = (ins AP:$dst, AP:$src, NISA_AluOpAttr:$op0,
+                       NISA_ScalarAttr:$scalar0, UnitAttr:$reverse0,
+                       NISA_AluOpAttr:$op1, NISA_ScalarAttr:$scalar1,
+                       UnitAttr:$reverse1, OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_TensorReduceOp : NISA_InstOp<"tensor_reduce",
+    "custom<Bare>($op) custom<Bare>($dst) `,` custom<Bare>($src) "
+    "`axes` `(` $axes `)`"> {
+  let summary = "DVE: dst = reduce<op>(src) over the trailing `axes` free dims";
+  let arguments = (ins NISA_AluOpAttr:$op, AP:$dst, AP:$src, I64Attr:$axes,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_TensorCopyOp : NISA_InstOp<"tensor_copy",
+    "custom<Bare>($dst) `,` custom<Bare>($src)"> {
+  let summary = "DVE/POOL: dst = src, cast to dst's dtype";
+  let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_MemsetOp : NISA_InstOp<"memset", "custom<Bare>($dst) `,` $value"> {
+  let summary = "DVE/POOL: dst = value";
+  let arguments = (ins AP:$dst, F32Attr:$value,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_SelectOp : NISA_InstOp<"select",
+    "custom<Bare>($dst) `,` custom<Bare>($predicate) `,` "
+    "custom<Bare>($on_true) `,` custom<Bare>($on_false)"> {
+  let summary = "DVE: dst = predicate != 0 ? on_true : on_false";
+  let arguments = (ins AP:$dst, AP:$predicate, AP:$on_true, AP:$on_false,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_Transpose32Op : NISA_InstOp<"transpose32",
+    "custom<Bare>($dst) `,` custom<Bare>($src)"> {
+  let summary = "DVE: dst = src transposed in 32x32 blocks";
+  let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_IotaOp : NISA_InstOp<"iota",
+    "custom<Bare>($dst) `,` custom<Bare>($expr)"> {
+  let summary = "POOL: dst[p, i...] = expr(p, i...)";
+  let description = [{
+    ```mlir
+    nisa.iota sbuf[0:128, 0, f32][(1,64)], (0 + 64 * p + 1 * i0)
+    ```
+  }];
+  let arguments = (ins AP:$dst, NISA_AffineExprAttr:$expr,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_AffineSelectOp : NISA_InstOp<"affine_select",
+    "custom<Bare>($dst) `,` custom<Bare>($src) `,` custom<Bare>($expr) "
+    "custom<Bare>($cmp) `fill` $fill"> {
+  let summary = "POOL: dst = expr(p, i...) <cmp> 0 ? src : fill";
+  let description = [{
+    Keeps `src` where the affine predicate holds and writes `fill` elsewhere,
+    e.g. a causal mask keeps i0 <= p:
+
+    ```mlir
+    nisa.affine_select sbuf[0:128, 0, f32][(1,128)], sbuf[0:128, 0, f32][(1,128)],
+        (0 + 1 * p - 1 * i0) ge fill -1.0e+30
+    ```
+  }];
+  let arguments = (ins AP:$dst, AP:$src, NISA_AffineExprAttr:$expr,
+                       NISA_AluOpAttr:$cmp, F32Attr:$fill,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+def NISA_DmaCopyOp : NISA_InstOp<"dma_copy",
+    "custom<Bare>($dst) `,` custom<Bare>($src)"> {
+  let summary = "DMA: dst = src between HBM and SBUF (cast to dst's dtype)";
+  let description = [{
+    ```mlir
+    nisa.dma_copy sbuf[0:128, 0, bf16][(1,256)], hbm[0, bf16][(256,128),(1,256)]
+        signal(s0)
+    ```
+  }];
+  let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
+#endif // NKI_DIALECT_NISA_NISAOPS_TD
