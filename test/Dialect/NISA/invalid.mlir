@@ -403,3 +403,104 @@ nisa.program target("trn2") semaphores(0) {
 nisa.program target("trn2") semaphores(0) {
   nisa.tensor @w const f32 [2] at 0
 }
+
+// -----
+
+// PE transposes floating-point data.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{transpose: src0 dtype i32 is not a floating-point type}}
+    nisa.transpose psum[0:64, 0, f32][(1,128)], sbuf[0:128, 0, i32][(1,64)]
+  }
+}
+
+// -----
+
+// transpose32 works on whole 32x32 blocks.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{transpose32: src0 is [32, 48]; both must be multiples of 32 (32x32 blocks)}}
+    nisa.transpose32 sbuf[0:32, 0, f32][(1,48)], sbuf[0:32, 256, f32][(1,48)]
+  }
+}
+
+// -----
+
+// Only tensor_scalar's second op may be bypass.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{tensor_scalar: alu0 may not be bypass (only the second op is optional)}}
+    nisa.tensor_scalar sbuf[0:128, 0, f32][(1,64)], sbuf[0:128, 0, f32][(1,64)], bypass 0.0, add 1.0
+  }
+}
+
+// -----
+
+// activation's accumulation output is [P,1].
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @act {
+    // expected-error @+1 {{activation: accum must be [128, 1], got [128, 4]}}
+    nisa.activation exp sbuf[0:128, 0, f32][(1,64)], sbuf[0:128, 256, f32][(1,64)] scale 1.0 bias 0.0 accum sbuf[0:128, 512, f32][(1,4)]
+  }
+}
+
+// -----
+
+// A reduction cannot remove more axes than its source has.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{tensor_reduce: reduces 2 trailing axes but src0 has 1 free dims}}
+    nisa.tensor_reduce add sbuf[0:128, 0, f32][(1,1)], sbuf[0:128, 256, f32][(1,64)] axes(2)
+  }
+}
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{'nisa.tensor_reduce' op axes 300 is not an 8-bit unsigned number}}
+    nisa.tensor_reduce add sbuf[0:128, 0, f32][(1,1)], sbuf[0:128, 256, f32][(1,64)] axes(300)
+  }
+}
+
+// -----
+
+// A DMA moves as many elements as it writes.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dma0 {
+    // expected-error @+1 {{dma_copy: src0 has 8192 elements but dst has 4096}}
+    nisa.dma_copy sbuf[0:64, 0, f32][(1,64)], hbm[0, f32][(64,128),(1,64)]
+  }
+}
+
+// -----
+
+// Sizes are at least 1.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{memset: dst dim 0 has size 0; sizes must be >= 1}}
+    nisa.memset sbuf[0:128, 0, f32][(1,0)], 0.0
+  }
+}
+
+// -----
+
+// A broadcast (stride 0) may not visit more elements than a partition holds.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{tensor_copy: src0 visits more than 57344 elements per partition (sbuf capacity at f32)}}
+    nisa.tensor_copy sbuf[0:128, 0, f32][(1,4)], sbuf[0:128, 256, f32][(0,57345)]
+  }
+}
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  // expected-error @+1 {{'test.op' op is not allowed in a nisa.program, which holds nisa.tensor and nisa.stream ops only}}
+  "test.op"() : () -> ()
+}
+
+// -----
+
+// expected-error @+1 {{'nisa.tensor' op expects parent op 'nisa.program'}}
+nisa.tensor @a input f32 [2] at 0
