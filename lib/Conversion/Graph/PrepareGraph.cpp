@@ -1,0 +1,242 @@
+//===- PrepareGraph.cpp - nki-prepare-graph --------------------------------===//
+//
+// The compiler's front door: picks the entry function, rejects what it cannot
+// compile with a diagnostic at the offending op or argument (never a crash),
+// and rewrites the rest into the forms tiling handles: softmax and concat
+// decomposed, returned values made fresh buffers, and with auto-cast=matmul
+// matmul inputs rounded to bf16.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIPREPAREGRAPH
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+/// Element types the compiler computes on.
+static bool isSupportedElementType(Type t) {
+  return t.isF32() || t.isBF16() || t.isInteger(32) || t.isInteger(1);
+}
+
+static LogicalResult checkType(Type type, Location loc, StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    if (type.isIntOrIndexOrFloat())
+      return success();
+    return emitError(loc) << what << " has type " << type
+                          << "; the nki compiler needs ranked tensors";
+  }
+  if (!tensor.hasStaticShape())
+    return emitError(loc) << what << " has dynamic shape " << type
+                          << "; static shapes are required";
+  if (!isSupportedElementType(tensor.getElementType()))
+    return emitError(loc) << what << " has element type "
+                          << tensor.getElementType()
+                          << "; supported: f32, bf16 (and i32/i1 inside "
+                             "expressions)";
+  return success();
+}
+
+/// Ops the tiler understands after this pass (and bufferization).
+static bool isSupportedOp(Operation *op) {
+  Dialect *d = op->getDialect();
+  if (!d)
+    return false;
+  StringRef ns = d->getNamespace();
+  if (ns == "arith" || ns == "math")
+    return true;
+  if (isa<func::ReturnOp, bufferization::ToTensorOp,
+          bufferization::MaterializeInDestinationOp>(op))
+    return true;
+  if (isa<linalg::LinalgOp, linalg::AggregatedOpInterface>(op))
+    return true;
+  return isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
+             tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
+             tensor::PadOp, tensor::CastOp, tensor::YieldOp>(op);
+}
+
+/// A value the bufferized function would return as a view of something
+/// else (an argument, another result): results must be fresh buffers.
+static bool needsCopy(Value v, DenseSet<Value> &seen) {
+  if (!seen.insert(v).second || isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             tensor::ReshapeOp, tensor::ExtractSliceOp, tensor::CastOp,
+             arith::ConstantOp>(def);
+}
+
+namespace {
+struct NKIPrepareGraphPass
+    : nki::impl::NKIPrepareGraphBase<NKIPrepareGraphPass> {
+  using NKIPrepareGraphBase::NKIPrepareGraphBase;
+
+  func::FuncOp selectEntry(ModuleOp module) {
+    SmallVector<func::FuncOp> publics;
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        publics.push_back(f);
+    if (!entry.empty()) {
+      auto f = module.lookupSymbol<func::FuncOp>(entry);
+      if (!f)
+        module.emitError() << "entry function '" << entry << "' not found";
+      return f;
+    }
+    if (auto f = module.lookupSymbol<func::FuncOp>("main"))
+      return f;
+    if (publics.size() == 1)
+      return publics.front();
+    auto diag = module.emitError()
+                << "cannot choose the entry function: no 'main' and "
+                << publics.size() << " public functions; pass --entry=NAME";
+    return {};
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (autoCast != "none" && autoCast != "matmul") {
+      module.emitError() << "auto-cast must be 'none' or 'matmul', got '"
+                         << autoCast << "'";
+      return signalPassFailure();
+    }
+    func::FuncOp func = selectEntry(module);
+    if (!func)
+      return signalPassFailure();
+    if (func.isExternal()) {
+      func.emitError("entry function has no body");
+      return signalPassFailure();
+    }
+    // Only the entry is compiled; the others were inlined or are unused.
+    for (auto other : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (other != func) {
+        if (!SymbolTable::symbolKnownUseEmpty(other, module)) {
+          other.emitError("calls are not supported: inline this function");
+          return signalPassFailure();
+        }
+        other.erase();
+      }
+    func.setPublic();
+    if (!func.getBody().hasOneBlock()) {
+      func.emitError("the entry function must be a single block");
+      return signalPassFailure();
+    }
+
+    bool ok = true;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      ok &= succeeded(checkType(type, func.getArgument(i).getLoc(),
+                                "argument #" + std::to_string(i)));
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+      ok &= succeeded(checkType(type, func.getLoc(),
+                                "result #" + std::to_string(i)));
+    func.walk([&](Operation *op) {
+      if (op == func.getOperation() ||
+          op->getParentOfType<linalg::LinalgOp>() ||
+          op->getParentOfType<linalg::SoftmaxOp>() ||
+          op->getParentOfType<tensor::PadOp>())
+        return;
+      if (!isSupportedOp(op)) {
+        op->emitOpError("is not supported by the nki compiler");
+        ok = false;
+        return;
+      }
+      for (Value r : op->getResults())
+        ok &= succeeded(checkType(r.getType(), op->getLoc(),
+                                  "result of '" +
+                                      op->getName().getStringRef().str() +
+                                      "'"));
+    });
+    if (!ok)
+      return signalPassFailure();
+
+    IRRewriter rewriter(&getContext());
+    // Softmax and other aggregates become generics.
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    func.walk([&](linalg::AggregatedOpInterface op) {
+      aggregates.push_back(op);
+    });
+    for (linalg::AggregatedOpInterface op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> repl = op.decomposeOperation(rewriter);
+      if (failed(repl)) {
+        op->emitOpError("cannot be decomposed for the nki compiler");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, *repl);
+    }
+    RewritePatternSet patterns(&getContext());
+    tensor::populateDecomposeTensorConcatPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+
+    if (autoCast == "matmul")
+      castMatmulInputs(rewriter, func);
+    freshResults(rewriter, func);
+  }
+
+  /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
+  /// rate); accumulation stays fp32.
+  void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func) {
+    SmallVector<linalg::LinalgOp> matmuls;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        matmuls.push_back(op);
+    });
+    Type bf16 = rewriter.getBF16Type();
+    for (linalg::LinalgOp op : matmuls) {
+      rewriter.setInsertionPoint(op);
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        auto type = cast<RankedTensorType>(in->get().getType());
+        if (!type.getElementType().isF32())
+          continue;
+        Location loc = op.getLoc();
+        Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                              bf16);
+        auto map = rewriter.getMultiDimIdentityMap(type.getRank());
+        SmallVector<utils::IteratorType> iters(type.getRank(),
+                                               utils::IteratorType::parallel);
+        auto cast = linalg::GenericOp::create(
+            rewriter, loc, empty.getType(), in->get(), empty,
+            ArrayRef<AffineMap>{map, map}, iters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value t = arith::TruncFOp::create(b, l, bf16, args[0]);
+              linalg::YieldOp::create(b, l, t);
+            });
+        in->set(cast.getResult(0));
+      }
+    }
+  }
+
+  /// Results that would bufferize to views of arguments or of each other get
+  /// a copy, so every output is its own buffer.
+  void freshResults(IRRewriter &rewriter, func::FuncOp func) {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    DenseSet<Value> seen;
+    rewriter.setInsertionPoint(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !needsCopy(v, seen))
+        continue;
+      Value empty = tensor::EmptyOp::create(rewriter, ret.getLoc(),
+                                            type.getShape(),
+                                            type.getElementType());
+      auto copy = linalg::CopyOp::create(rewriter, ret.getLoc(), v, empty);
+      operand.set(copy.getResult(0));
+    }
+  }
+};
+} // namespace

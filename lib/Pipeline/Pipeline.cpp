@@ -1,0 +1,161 @@
+//===- Pipeline.cpp - The compiler as a library ----------------------------===//
+
+#include "nki/Pipeline/Pipeline.h"
+
+#include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NISA/NISA.h"
+#include "nki/ISA/Binary.h"
+#include "nki/Target/NISABinary.h"
+
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using nki::CompilePhase;
+using nki::CompileOptions;
+
+static constexpr std::pair<CompilePhase, const char *> kPhaseNames[] = {
+    {CompilePhase::Graph, "graph"},         {CompilePhase::Tiled, "tiled"},
+    {CompilePhase::Planned, "planned"},     {CompilePhase::Scheduled, "scheduled"},
+    {CompilePhase::NISA, "nisa"},           {CompilePhase::Binary, "binary"}};
+
+std::optional<nki::CompilePhase> nki::parseCompilePhase(StringRef name) {
+  for (auto [phase, spelling] : kPhaseNames)
+    if (name == spelling)
+      return phase;
+  return std::nullopt;
+}
+
+StringRef nki::compilePhaseName(CompilePhase phase) {
+  for (auto [p, spelling] : kPhaseNames)
+    if (p == phase)
+      return spelling;
+  return "";
+}
+
+void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
+                         CompilePhase phase) {
+  switch (phase) {
+  case CompilePhase::Graph: {
+    // TOSA to linalg, checks and decompositions, elementwise fusion.
+    pm.addPass(createInlinerPass());
+    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                          TosaToLinalgNamedOptions());
+    NKIPrepareGraphOptions prepare;
+    prepare.entry = options.entry;
+    prepare.autoCast = options.autoCast;
+    pm.addPass(createNKIPrepareGraph(prepare));
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
+  case CompilePhase::Tiled: {
+    // Tensors become HBM buffers; ops become loops over tiles.
+    bufferization::OneShotBufferizePassOptions bufferize;
+    bufferize.bufferizeFunctionBoundaries = true;
+    bufferize.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+    pm.addPass(createCanonicalizerPass());
+    NKITileOptions tile;
+    tile.freeChunk = options.freeChunk;
+    pm.addNestedPass<func::FuncOp>(createNKITile(tile));
+    return;
+  }
+  case CompilePhase::Planned: {
+    pm.addNestedPass<func::FuncOp>(createNKIUnroll());
+    NKIPlanMemoryOptions plan;
+    plan.target = options.target;
+    pm.addNestedPass<func::FuncOp>(createNKIPlanMemory(plan));
+    return;
+  }
+  case CompilePhase::Scheduled: {
+    NKIToNISAOptions toNisa;
+    toNisa.target = options.target;
+    pm.addPass(createNKIToNISA(toNisa));
+    return;
+  }
+  case CompilePhase::NISA:
+    // The nisa.program verifies itself against the ISA (op verifiers).
+    return;
+  case CompilePhase::Binary:
+    return;
+  }
+}
+
+void nki::buildPipeline(OpPassManager &pm, const CompileOptions &options,
+                        CompilePhase phase) {
+  for (CompilePhase p : {CompilePhase::Graph, CompilePhase::Tiled,
+                         CompilePhase::Planned, CompilePhase::Scheduled,
+                         CompilePhase::NISA}) {
+    addPhasePasses(pm, options, p);
+    if (p == phase)
+      return;
+  }
+}
+
+FailureOr<std::string> nki::encodeNISA(ModuleOp module) {
+  auto programs = llvm::to_vector(module.getOps<nisa::ProgramOp>());
+  if (programs.size() != 1)
+    return module.emitError("expected one nisa.program after compilation, "
+                            "found ")
+           << programs.size();
+  FailureOr<isa::Program> program = programFromNISA(programs.front());
+  if (failed(program))
+    return failure();
+  return isa::encodeProgram(*program);
+}
+
+FailureOr<std::string>
+nki::compileToBinary(ModuleOp module, const CompileOptions &options,
+                     function_ref<void(PassManager &)> configure) {
+  PassManager pm(module.getContext());
+  buildPipeline(pm, options, CompilePhase::NISA);
+  if (configure)
+    configure(pm);
+  if (failed(pm.run(module)))
+    return failure();
+  return encodeNISA(module);
+}
+
+namespace {
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> target{*this, "target", llvm::cl::desc("trn1 | trn2"),
+                             llvm::cl::init("trn2")};
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("Entry function name")};
+  Option<std::string> autoCast{*this, "auto-cast",
+                               llvm::cl::desc("none | matmul"),
+                               llvm::cl::init("none")};
+  Option<std::string> compileTo{
+      *this, "compile-to",
+      llvm::cl::desc("graph | tiled | planned | scheduled | nisa"),
+      llvm::cl::init("nisa")};
+};
+} // namespace
+
+void nki::registerPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "nki-pipeline",
+      "Compile tensor programs to a nisa.program (the whole nki pipeline)",
+      [](OpPassManager &pm, const PipelineOptions &o) {
+        CompileOptions options;
+        options.target = o.target;
+        options.entry = o.entry;
+        options.autoCast = o.autoCast;
+        std::optional<CompilePhase> phase = parseCompilePhase(o.compileTo);
+        // Unknown phases are reported by nki-compile; here fall back to the
+        // whole pipeline so a typo does not silently stop early.
+        buildPipeline(pm, options,
+                      phase && *phase != CompilePhase::Binary
+                          ? *phase
+                          : CompilePhase::NISA);
+      });
+}

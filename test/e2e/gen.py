@@ -1,0 +1,326 @@
+#!/usr/bin/python3
+"""End-to-end test cases: an MLIR program, its inputs and numpy's answer.
+
+    gen.py CASE [--dims a,b,c] [--dtype f32|bf16] [--seed N] --dir DIR
+
+writes DIR/prog.mlir, DIR/<input>.npy for each input (in argument order) and
+DIR/expected.npy (the reference for out0), and prints the nki-run arguments
+that feed them (``--input a=DIR/a.npy ... --expected out0=DIR/expected.npy``).
+
+The reference is computed here, in float64 with numpy, from the same inputs,
+independently of the compiler. bf16 tensors are stored as float32 .npy that
+nki-run rounds to bf16 (round to nearest even); the reference rounds them the
+same way before computing. Runs under /usr/bin/python3 (Debian's numpy).
+"""
+import argparse
+import math
+import os
+
+import numpy as np
+
+
+def bf16_round(x):
+    """Round float32 values to the nearest bf16 (ties to even), as float32."""
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+    return b.astype(np.uint32).view(np.float32)
+
+
+def rand(rng, shape, dtype):
+    x = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+    return bf16_round(x) if dtype == "bf16" else x
+
+
+def ttype(shape, dtype):
+    return "tensor<" + "x".join(str(s) for s in shape) + "x" + dtype + ">"
+
+
+_erf = np.vectorize(math.erf)
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# --- MLIR building blocks ----------------------------------------------------
+
+def matmul_mlir(name, a, b, m, k, n, dt, out_dt="f32", transpose_b=False):
+    """%name = A[m,k] @ B[k,n] (B given as [n,k] when transpose_b)."""
+    bshape = (n, k) if transpose_b else (k, n)
+    maps = ""
+    if transpose_b:
+        maps = (" indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,"
+                " affine_map<(d0, d1, d2) -> (d1, d2)>,"
+                " affine_map<(d0, d1, d2) -> (d0, d1)>]")
+    return f"""
+  %{name}_e = tensor.empty() : {ttype((m, n), out_dt)}
+  %{name}_z = linalg.fill ins(%zero_{out_dt} : {out_dt}) outs(%{name}_e : {ttype((m, n), out_dt)}) -> {ttype((m, n), out_dt)}
+  %{name} = linalg.matmul{maps} ins(%{a}, %{b} : {ttype((m, k), dt)}, {ttype(bshape, dt)}) outs(%{name}_z : {ttype((m, n), out_dt)}) -> {ttype((m, n), out_dt)}"""
+
+
+def elementwise_mlir(name, ins, shapes, out_shape, body, dt="f32", maps=None):
+    """A linalg.generic over out_shape. Input i reads dims maps[i] (default:
+    the trailing len(shapes[i]) dims, i.e. broadcast along leading dims)."""
+    rank = len(out_shape)
+    dims = [f"d{i}" for i in range(rank)]
+    if maps is None:
+        maps = [list(range(rank - len(s), rank)) for s in shapes]
+    maps = [f"affine_map<({', '.join(dims)}) -> "
+            f"({', '.join(dims[d] for d in m)})>" for m in maps]
+    maps.append(f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>")
+    args = ", ".join(f"%{i}" for i in ins)
+    types = ", ".join(ttype(s, dt) for s in shapes)
+    bbargs = ", ".join(f"%a{i}: {dt}" for i in range(len(ins)))
+    iters = ", ".join(['"parallel"'] * rank)
+    return f"""
+  %{name}_e = tensor.empty() : {ttype(out_shape, dt)}
+  %{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}} ins({args} : {types}) outs(%{name}_e : {ttype(out_shape, dt)}) {{
+  ^bb0({bbargs}, %o: {dt}):{body}
+  }} -> {ttype(out_shape, dt)}"""
+
+
+def reduce_rows_mlir(name, x, shape, init, combine, pre="", dt="f32"):
+    """%name[r] = combine over c of pre(x[r, c])."""
+    r, c = shape
+    value = "%p" if pre else "%a0"
+    return f"""
+  %{name}_e = tensor.empty() : {ttype((r,), dt)}
+  %{name}_i = linalg.fill ins(%{init} : {dt}) outs(%{name}_e : {ttype((r,), dt)}) -> {ttype((r,), dt)}
+  %{name} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}} ins(%{x} : {ttype(shape, dt)}) outs(%{name}_i : {ttype((r,), dt)}) {{
+  ^bb0(%a0: {dt}, %o: {dt}):{pre}
+    %y = {combine} {value}, %o : {dt}
+    linalg.yield %y : {dt}
+  }} -> {ttype((r,), dt)}"""
+
+
+CONSTS = """
+  %zero_f32 = arith.constant 0.0 : f32
+  %zero_bf16 = arith.constant 0.0 : bf16
+  %ninf_f32 = arith.constant 0xFF800000 : f32"""
+
+
+def func(args, result_type, body, result):
+    sig = ", ".join(f"%{n}: {t}" for n, t in args)
+    return (f"func.func @main({sig}) -> {result_type} {{{CONSTS}{body}\n"
+            f"  return %{result} : {result_type}\n}}\n")
+
+
+GELU_BODY = """
+    %s = arith.addf %a0, %a1 : f32
+    %h = arith.constant 0.5 : f32
+    %r2 = arith.constant 0.70710678118654752 : f32
+    %one = arith.constant 1.0 : f32
+    %t = arith.mulf %s, %r2 : f32
+    %e = math.erf %t : f32
+    %p = arith.addf %e, %one : f32
+    %q = arith.mulf %s, %p : f32
+    %g = arith.mulf %q, %h : f32
+    linalg.yield %g : f32"""
+
+
+# --- Cases ------------------------------------------------------------------
+
+def case_matmul(rng, dims, dt):
+    m, k, n = dims
+    a, b = rand(rng, (m, k), dt), rand(rng, (k, n), dt)
+    mlir = func([("a", ttype((m, k), dt)), ("b", ttype((k, n), dt))],
+                ttype((m, n), "f32"), matmul_mlir("c", "a", "b", m, k, n, dt),
+                "c")
+    return mlir, {"a": a, "b": b}, lambda mm: mm(a, b)
+
+
+def case_matmul_bt(rng, dims, dt):
+    m, k, n = dims
+    a, b = rand(rng, (m, k), dt), rand(rng, (n, k), dt)
+    mlir = func([("a", ttype((m, k), dt)), ("b", ttype((n, k), dt))],
+                ttype((m, n), "f32"),
+                matmul_mlir("c", "a", "b", m, k, n, dt, transpose_b=True), "c")
+    return mlir, {"a": a, "b": b}, lambda mm: mm(a, b.T)
+
+
+def case_batch_matmul(rng, dims, dt):
+    bs, m, k, n = dims
+    a, b = rand(rng, (bs, m, k), dt), rand(rng, (bs, k, n), dt)
+    out = ttype((bs, m, n), "f32")
+    body = f"""
+  %c_e = tensor.empty() : {out}
+  %c_z = linalg.fill ins(%zero_f32 : f32) outs(%c_e : {out}) -> {out}
+  %c = linalg.batch_matmul ins(%a, %b : {ttype((bs, m, k), dt)}, {ttype((bs, k, n), dt)}) outs(%c_z : {out}) -> {out}"""
+    mlir = func([("a", ttype((bs, m, k), dt)), ("b", ttype((bs, k, n), dt))],
+                out, body, "c")
+    return mlir, {"a": a, "b": b}, lambda mm: mm(a, b)
+
+
+def case_matmul_bias_gelu(rng, dims, dt):
+    m, k, n = dims
+    a, b = rand(rng, (m, k), "f32"), rand(rng, (k, n), "f32")
+    bias = rand(rng, (n,), "f32")
+    body = matmul_mlir("c", "a", "b", m, k, n, "f32")
+    body += elementwise_mlir("g", ["c", "bias"], [(m, n), (n,)], (m, n),
+                             GELU_BODY)
+    mlir = func([("a", ttype((m, k), "f32")), ("b", ttype((k, n), "f32")),
+                 ("bias", ttype((n,), "f32"))], ttype((m, n), "f32"), body,
+                "g")
+    return mlir, {"a": a, "b": b, "bias": bias}, lambda mm: gelu(
+        mm(a, b) + bias)
+
+
+def case_softmax(rng, dims, dt):
+    r, c = dims
+    x = rand(rng, (r, c), "f32") * 4
+    t = ttype((r, c), "f32")
+    body = f"""
+  %e = tensor.empty() : {t}
+  %s = linalg.softmax dimension(1) ins(%x : {t}) outs(%e : {t}) -> {t}"""
+    return func([("x", t)], t, body, "s"), {"x": x}, lambda mm: softmax(
+        x.astype(np.float64))
+
+
+def case_layernorm(rng, dims, dt):
+    r, c = dims
+    x = rand(rng, (r, c), "f32") * 3
+    gamma, beta = rand(rng, (c,), "f32"), rand(rng, (c,), "f32")
+    t = ttype((r, c), "f32")
+    body = reduce_rows_mlir("sum", "x", (r, c), "zero_f32", "arith.addf")
+    body += elementwise_mlir("xc", ["x", "sum"], [(r, c), (r,)], (r, c), f"""
+    %n = arith.constant {float(c)!r} : f32
+    %mean = arith.divf %a1, %n : f32
+    %d = arith.subf %a0, %mean : f32
+    linalg.yield %d : f32""", maps=[[0, 1], [0]])
+    body += reduce_rows_mlir("var", "xc", (r, c), "zero_f32", "arith.addf",
+                             pre="\n    %p = arith.mulf %a0, %a0 : f32")
+    norm = elementwise_mlir("y", ["xc", "var", "gamma", "beta"],
+                            [(r, c), (r,), (c,), (c,)], (r, c), f"""
+    %n = arith.constant {float(c)!r} : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %v = arith.divf %a1, %n : f32
+    %ve = arith.addf %v, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %z = arith.mulf %a0, %rs : f32
+    %g = arith.mulf %z, %a2 : f32
+    %b = arith.addf %g, %a3 : f32
+    linalg.yield %b : f32""", maps=[[0, 1], [0], [1], [1]])
+    body += norm
+    mlir = func([("x", t), ("gamma", ttype((c,), "f32")),
+                 ("beta", ttype((c,), "f32"))], t, body, "y")
+    def ref(mm):
+        x64 = x.astype(np.float64)
+        mean = x64.mean(axis=1, keepdims=True)
+        var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+        return (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
+    return mlir, {"x": x, "gamma": gamma, "beta": beta}, ref
+
+
+def case_mlp(rng, dims, dt):
+    m, k, h, n = dims
+    x = rand(rng, (m, k), "f32")
+    w1, b1 = rand(rng, (k, h), "f32"), rand(rng, (h,), "f32")
+    w2, b2 = rand(rng, (h, n), "f32"), rand(rng, (n,), "f32")
+    relu = """
+    %s = arith.addf %a0, %a1 : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32"""
+    body = matmul_mlir("h1", "x", "w1", m, k, h, "f32")
+    body += elementwise_mlir("r1", ["h1", "b1"], [(m, h), (h,)], (m, h), relu)
+    body += matmul_mlir("h2", "r1", "w2", m, h, n, "f32")
+    body += elementwise_mlir("y", ["h2", "b2"], [(m, n), (n,)], (m, n), """
+    %s = arith.addf %a0, %a1 : f32
+    linalg.yield %s : f32""")
+    mlir = func([("x", ttype((m, k), "f32")), ("w1", ttype((k, h), "f32")),
+                 ("b1", ttype((h,), "f32")), ("w2", ttype((h, n), "f32")),
+                 ("b2", ttype((n,), "f32"))], ttype((m, n), "f32"), body, "y")
+    ref = lambda mm: mm(np.maximum(mm(x, w1) + b1, 0), w2) + b2  # noqa
+    return mlir, {"x": x, "w1": w1, "b1": b1, "w2": w2, "b2": b2}, ref
+
+
+def case_attention(rng, dims, dt):
+    s, d = dims
+    q, k, v = (rand(rng, (s, d), "f32") for _ in range(3))
+    t_sd, t_ss = ttype((s, d), "f32"), ttype((s, s), "f32")
+    scale = 1.0 / math.sqrt(d)
+    body = matmul_mlir("qk", "q", "k", s, d, s, "f32", transpose_b=True)
+    body += elementwise_mlir("sc", ["qk"], [(s, s)], (s, s), f"""
+    %c = arith.constant {scale!r} : f32
+    %m = arith.mulf %a0, %c : f32
+    linalg.yield %m : f32""")
+    body += f"""
+  %pe = tensor.empty() : {t_ss}
+  %p = linalg.softmax dimension(1) ins(%sc : {t_ss}) outs(%pe : {t_ss}) -> {t_ss}"""
+    body += matmul_mlir("o", "p", "v", s, s, d, "f32")
+    mlir = func([("q", t_sd), ("k", t_sd), ("v", t_sd)], t_sd, body, "o")
+    ref = lambda mm: mm(softmax(mm(q, k.T) * scale), v)  # noqa
+    return mlir, {"q": q, "k": k, "v": v}, ref
+
+
+def case_add(rng, dims, dt):
+    shape = tuple(dims)
+    a, b = rand(rng, shape, dt), rand(rng, shape, dt)
+    body = elementwise_mlir("c", ["a", "b"], [shape, shape], shape, f"""
+    %s = arith.addf %a0, %a1 : {dt}
+    linalg.yield %s : {dt}""", dt)
+    mlir = func([("a", ttype(shape, dt)), ("b", ttype(shape, dt))],
+                ttype(shape, dt), body, "c")
+    def ref(mm):
+        r = a.astype(np.float64) + b
+        return bf16_round(r.astype(np.float32)) if dt == "bf16" else r
+    return mlir, {"a": a, "b": b}, ref
+
+
+CASES = {
+    "matmul": case_matmul,
+    "matmul_bt": case_matmul_bt,
+    "batch_matmul": case_batch_matmul,
+    "matmul_bias_gelu": case_matmul_bias_gelu,
+    "softmax": case_softmax,
+    "layernorm": case_layernorm,
+    "mlp": case_mlp,
+    "attention": case_attention,
+    "add": case_add,
+}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("case", choices=sorted(CASES))
+    p.add_argument("--dims", required=True,
+                   help="comma-separated sizes, e.g. 129,300,7")
+    p.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--auto-cast", default="none", choices=["none", "matmul"],
+                   help="matmul: the reference rounds matmul inputs to bf16")
+    p.add_argument("--dir", required=True)
+    args = p.parse_args()
+    dims = [int(d) for d in args.dims.split(",")]
+    rng = np.random.default_rng(args.seed)
+    os.makedirs(args.dir, exist_ok=True)
+    mlir, inputs, ref = CASES[args.case](rng, dims, args.dtype)
+    if args.auto_cast == "matmul":
+        # The compiler rounds both matmul operands to bf16 (intermediate
+        # ones too) and accumulates in fp32.
+        def mm(x, y):
+            r = lambda v: bf16_round(np.asarray(v, np.float32))  # noqa
+            return r(x).astype(np.float64) @ r(y).astype(np.float64)
+    else:
+        def mm(x, y):
+            return np.asarray(x, np.float64) @ np.asarray(y, np.float64)
+    ref = ref(mm)
+    with open(os.path.join(args.dir, "prog.mlir"), "w") as f:
+        f.write(mlir)
+    flags = []
+    for name, value in inputs.items():
+        path = os.path.join(args.dir, name + ".npy")
+        np.save(path, value.astype(np.float32))
+        flags.append(f"--input {name}={path}")
+    path = os.path.join(args.dir, "expected.npy")
+    np.save(path, np.asarray(ref, dtype=np.float32))
+    flags.append(f"--expected out0={path}")
+    print(" ".join(flags))
+
+
+if __name__ == "__main__":
+    main()

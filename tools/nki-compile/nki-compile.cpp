@@ -1,0 +1,225 @@
+//===- nki-compile.cpp - The compiler driver -------------------------------===//
+//
+//   nki-compile IN.mlir -o OUT.nkb [--target=trn1|trn2]
+//               [--compile-to=graph|tiled|planned|scheduled|nisa]
+//               [--auto-cast=none|matmul] [--entry=NAME] [--report]
+//               [--mlir-print-ir-after-all] [--mlir-timing]
+//
+// A thin main over nki/Pipeline: parse, run the phases, write the binary or
+// print the IR at the requested phase.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/InitAll.h"
+#include "nki/Pipeline/Pipeline.h"
+#include "nki/Version.h"
+
+#include "nki/Dialect/NISA/NISA.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+#include <map>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir>"),
+                                          cl::init("-"));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::value_desc("filename"));
+static cl::opt<std::string> target("target", cl::desc("trn1 | trn2"),
+                                   cl::init("trn2"));
+static cl::opt<std::string>
+    compileTo("compile-to",
+              cl::desc("Stop after a phase and print its IR: graph | tiled | "
+                       "planned | scheduled | nisa"),
+              cl::init("binary"));
+static cl::opt<std::string>
+    autoCast("auto-cast",
+             cl::desc("none | matmul (round matmul inputs to bf16)"),
+             cl::init("none"));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function name"));
+static cl::opt<bool> report("report",
+                            cl::desc("Print time per phase, SBUF/PSUM peak "
+                                     "use and instructions per engine"));
+
+namespace {
+struct Report {
+  std::vector<std::pair<std::string, double>> phaseSeconds;
+  int64_t sbufPeak = -1, psumPeak = -1;
+  std::map<std::string, int64_t> instructions;
+};
+} // namespace
+
+/// Highest offset + bytes per partition over the planned tiles of a space.
+static void recordMemoryPeaks(ModuleOp module, Report &r) {
+  module.walk([&](nki::tile::AllocOp alloc) {
+    if (!alloc.getOffset())
+      return;
+    MemRefType type = alloc.getTile().getType();
+    int64_t bytes = type.getNumElements() / type.getDimSize(0) *
+                    type.getElementTypeBitWidth() / 8;
+    int64_t end = int64_t(*alloc.getOffset()) + bytes;
+    if (nki::tile::isPsum(type))
+      r.psumPeak = std::max(r.psumPeak, end);
+    else
+      r.sbufPeak = std::max(r.sbufPeak, end);
+  });
+}
+
+static void recordInstructions(ModuleOp module, Report &r) {
+  module.walk([&](nki::nisa::StreamOp stream) {
+    std::string name = stream.getSymName().str();
+    int64_t n = 0;
+    for (Operation &op : stream.getBody().front())
+      (void)op, ++n;
+    r.instructions[name.rfind("dma", 0) == 0 ? "dma (all queues)" : name] += n;
+  });
+}
+
+static void printReport(const Report &r, llvm::raw_ostream &os) {
+  os << "nki-compile report (target " << target << ")\n";
+  os << llvm::format("  %-22s %10s\n", "phase", "seconds");
+  double total = 0;
+  for (auto &[phase, s] : r.phaseSeconds) {
+    os << llvm::format("  %-22s %10.3f\n", phase.c_str(), s);
+    total += s;
+  }
+  os << llvm::format("  %-22s %10.3f\n", "total", total);
+  if (r.sbufPeak >= 0)
+    os << "  SBUF peak: " << r.sbufPeak << " bytes per partition\n";
+  if (r.psumPeak >= 0)
+    os << "  PSUM peak: " << r.psumPeak << " bytes per partition\n";
+  for (auto &[engine, n] : r.instructions)
+    os << llvm::format("  instructions %-16s %8lld\n", engine.c_str(),
+                       (long long)n);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  nki::registerVersionPrinter();
+  cl::ParseCommandLineOptions(argc, argv, "nki compiler driver\n");
+
+  std::optional<nki::CompilePhase> phase = nki::parseCompilePhase(compileTo);
+  if (!phase) {
+    llvm::errs() << "nki-compile: unknown --compile-to=" << compileTo
+                 << " (expected graph, tiled, planned, scheduled or nisa)\n";
+    return 1;
+  }
+  if (target != "trn1" && target != "trn2") {
+    llvm::errs() << "nki-compile: unknown --target=" << target
+                 << " (expected trn1 or trn2)\n";
+    return 1;
+  }
+  if (autoCast != "none" && autoCast != "matmul") {
+    llvm::errs() << "nki-compile: unknown --auto-cast=" << autoCast
+                 << " (expected none or matmul)\n";
+    return 1;
+  }
+  if (*phase == nki::CompilePhase::Binary && outputFilename.empty()) {
+    llvm::errs() << "nki-compile: missing -o OUT.nkb\n";
+    return 1;
+  }
+  if (StringRef(inputFilename).ends_with(".onnx")) {
+    llvm::errs() << "nki-compile: " << inputFilename
+                 << ": ONNX models are not supported yet; import them to "
+                    "MLIR first\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  nki::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto input = openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << "nki-compile: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  nki::CompileOptions options;
+  options.target = target;
+  options.entry = entry;
+  options.autoCast = autoCast;
+  options.compileTo = *phase;
+
+  // One pass manager per phase, so --report can time each of them.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  Report rep;
+  nki::CompilePhase last = std::min(*phase, nki::CompilePhase::NISA);
+  for (nki::CompilePhase p :
+       {nki::CompilePhase::Graph, nki::CompilePhase::Tiled,
+        nki::CompilePhase::Planned, nki::CompilePhase::Scheduled,
+        nki::CompilePhase::NISA}) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return 1;
+    TimingScope scope = timing.getRootScope();
+    pm.enableTiming(scope.nest(nki::compilePhaseName(p)));
+    nki::addPhasePasses(pm, options, p);
+    auto start = std::chrono::steady_clock::now();
+    if (failed(pm.run(*module)))
+      return 1;
+    rep.phaseSeconds.push_back(
+        {nki::compilePhaseName(p).str(),
+         std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+             .count()});
+    if (p == nki::CompilePhase::Planned)
+      recordMemoryPeaks(*module, rep);
+    if (p == last)
+      break;
+  }
+
+  std::string outName = outputFilename.empty() ? "-" : outputFilename.getValue();
+  auto output = openOutputFile(outName, &error);
+  if (!output) {
+    llvm::errs() << "nki-compile: " << error << "\n";
+    return 1;
+  }
+  if (*phase != nki::CompilePhase::Binary) {
+    module->print(output->os());
+  } else {
+    recordInstructions(*module, rep);
+    auto start = std::chrono::steady_clock::now();
+    FailureOr<std::string> bytes = nki::encodeNISA(*module);
+    if (failed(bytes))
+      return 1;
+    output->os() << *bytes;
+    rep.phaseSeconds.push_back(
+        {"binary", std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count()});
+  }
+  output->keep();
+  if (report)
+    printReport(rep, outName == "-" ? llvm::errs() : llvm::outs());
+  return 0;
+}
