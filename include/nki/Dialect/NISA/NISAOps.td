@@ -135,6 +135,13 @@ def NISA_MatmulOp : NISA_InstOp<"matmul",
 def NISA_TransposeOp : NISA_InstOp<"transpose",
     "custom<Bare>($dst) `,` custom<Bare>($src)"> {
   let summary = "PE: dst[F,P] (PSUM) = src[P,F]^T";
+  let description = [{
+    P, F <= 128; dst is fp32.
+
+    ```mlir
+    nisa.transpose psum[0:64, 0, f32][(1,128)], sbuf[0:128, 0, bf16][(1,64)]
+    ```
+  }];
   let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
 }
@@ -164,6 +171,14 @@ def NISA_TensorTensorOp : NISA_InstOp<"tensor_tensor",
     "custom<Bare>($op) custom<Bare>($dst) `,` custom<Bare>($lhs) `,` "
     "custom<Bare>($rhs)"> {
   let summary = "DVE/POOL: dst = lhs <op> rhs";
+  let description = [{
+    Element by element; at most one input in PSUM (DVE), none on POOL.
+
+    ```mlir
+    nisa.tensor_tensor add sbuf[0:128, 0, f32][(1,64)],
+        sbuf[0:128, 256, f32][(1,64)], psum[0:128, 0, f32][(1,64)]
+    ```
+  }];
   let arguments = (ins NISA_AluOpAttr:$op, AP:$dst, AP:$lhs, AP:$rhs,
                        OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
@@ -195,6 +210,14 @@ def NISA_TensorReduceOp : NISA_InstOp<"tensor_reduce",
     "custom<Bare>($op) custom<Bare>($dst) `,` custom<Bare>($src) "
     "`axes` `(` $axes `)`"> {
   let summary = "DVE: dst = reduce<op>(src) over the trailing `axes` free dims";
+  let description = [{
+    `op` is add, max or min; dst keeps src's partitions and leading dims.
+
+    ```mlir
+    nisa.tensor_reduce max sbuf[0:128, 512, f32][(1,4)],
+        sbuf[0:128, 0, f32][(16,4),(1,16)] axes(1)
+    ```
+  }];
   let arguments = (ins NISA_AluOpAttr:$op, AP:$dst, AP:$src, I64Attr:$axes,
                        OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
@@ -203,12 +226,22 @@ def NISA_TensorReduceOp : NISA_InstOp<"tensor_reduce",
 def NISA_TensorCopyOp : NISA_InstOp<"tensor_copy",
     "custom<Bare>($dst) `,` custom<Bare>($src)"> {
   let summary = "DVE/POOL: dst = src, cast to dst's dtype";
+  let description = [{
+    ```mlir
+    nisa.tensor_copy sbuf[0:128, 1024, bf16][(1,64)], psum[0:128, 0, f32][(1,64)]
+    ```
+  }];
   let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
 }
 
 def NISA_MemsetOp : NISA_InstOp<"memset", "custom<Bare>($dst) `,` $value"> {
   let summary = "DVE/POOL: dst = value";
+  let description = [{
+    ```mlir
+    nisa.memset sbuf[0:128, 0, f32][(1,64)], 0.0
+    ```
+  }];
   let arguments = (ins AP:$dst, F32Attr:$value,
                        OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
@@ -218,6 +251,12 @@ def NISA_SelectOp : NISA_InstOp<"select",
     "custom<Bare>($dst) `,` custom<Bare>($predicate) `,` "
     "custom<Bare>($on_true) `,` custom<Bare>($on_false)"> {
   let summary = "DVE: dst = predicate != 0 ? on_true : on_false";
+  let description = [{
+    ```mlir
+    nisa.select sbuf[0:128, 0, f32][(1,64)], sbuf[0:128, 256, u8][(1,64)],
+        sbuf[0:128, 512, f32][(1,64)], sbuf[0:128, 768, f32][(0,64)]
+    ```
+  }];
   let arguments = (ins AP:$dst, AP:$predicate, AP:$on_true, AP:$on_false,
                        OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
@@ -226,6 +265,11 @@ def NISA_SelectOp : NISA_InstOp<"select",
 def NISA_Transpose32Op : NISA_InstOp<"transpose32",
     "custom<Bare>($dst) `,` custom<Bare>($src)"> {
   let summary = "DVE: dst = src transposed in 32x32 blocks";
+  let description = [{
+    ```mlir
+    nisa.transpose32 sbuf[0:32, 0, f32][(1,32)], sbuf[0:32, 128, f32][(1,32)]
+    ```
+  }];
   let arguments = (ins AP:$dst, AP:$src, OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
 }
