@@ -1,0 +1,51 @@
+//===- Report.h - What a simulation measured -------------------*- C++ -*-===//
+//
+// The figures machine-model.md asks the simulator to report, and their
+// human-readable table and JSON forms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_SIMULATOR_REPORT_H
+#define NKI_SIMULATOR_REPORT_H
+
+#include "nki/ISA/Types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nki::sim {
+
+struct StreamReport {
+  isa::StreamId stream;
+  int64_t instructions = 0;
+  int64_t busyPs = 0;
+  double utilisation = 0; // busyPs / total time
+  int64_t dmaBytes = 0;   // DMA queues: bytes moved (Cost.h descriptors)
+};
+
+struct SimReport {
+  std::string target;
+  int64_t totalPs = 0; // completion of the last instruction
+  int64_t instructions = 0;
+  std::vector<StreamReport> streams; // every stream of the program
+
+  /// Useful matmul FLOPs (2*K*M*N each) and PE utilisation against the peak
+  /// of the inputs' dtype: a matmul with fp32 inputs counts its FLOPs
+  /// against peak/4, so the reported utilisation is
+  /// sum(flops_i / peak_i) / totalTime.
+  int64_t matmulFlops = 0;
+  double peUtilisation = 0;
+
+  int64_t dmaBytes = 0;
+  double dmaBytesPerSecond = 0;  // achieved: dmaBytes / total time
+  double dmaPeakBytesPerSecond = 0;
+};
+
+/// A fixed-width table for terminals.
+std::string formatReportTable(const SimReport &report);
+/// One JSON object (keys documented in docs/simulator.md).
+std::string formatReportJson(const SimReport &report);
+
+} // namespace nki::sim
+
+#endif // NKI_SIMULATOR_REPORT_H

@@ -1,0 +1,61 @@
+//===- TensorFile.h - Host tensors in .npy and ONNX .pb files --*- C++ -*-===//
+//
+// nki-run's input and output files. A HostTensor holds fp32 values (or raw
+// bytes of the program's dtype for exact copies); conversion to a program
+// tensor goes through isa::storeElement, so narrowing rounds exactly as the
+// machine does.
+//
+// Readable .npy element types: <f4, <f2, <i4, <i1, |i1, |u1 and <f8 (doubles
+// are rounded to fp32), C order only. Readable ONNX TensorProto (.pb): FLOAT,
+// FLOAT16, BFLOAT16, INT32, INT8, UINT8, INT64, DOUBLE as raw_data or typed
+// fields. Outputs are written as .npy: <f4 for every float dtype (bf16 and
+// fp8 widen exactly), <i4 / |i1 / |u1 for integers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_SIMULATOR_TENSORFILE_H
+#define NKI_SIMULATOR_TENSORFILE_H
+
+#include "nki/ISA/Types.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nki::sim {
+
+/// A tensor read from or written to a file: the shape and the values as
+/// fp32 (integers up to 2^24 are exact), or for integer files the int64
+/// values so int32 data stays exact.
+struct HostTensor {
+  std::string name; // ONNX: TensorProto.name; .npy: empty
+  std::vector<int64_t> shape;
+  bool isInteger = false;
+  std::vector<float> values;   // when !isInteger
+  std::vector<int64_t> ints;   // when isInteger
+  int64_t numElements() const;
+};
+
+absl::StatusOr<HostTensor> parseNpy(std::string_view bytes);
+absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes);
+/// By extension: .npy or .pb; errors name the file.
+absl::StatusOr<HostTensor> readTensorFile(const std::string &path);
+
+/// Converts `t` to the raw bytes of a program tensor of `dtype` and `shape`
+/// (element counts must agree; shapes must agree up to leading 1s).
+absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
+                                          const std::vector<int64_t> &shape);
+/// Reads raw program-tensor bytes back as a HostTensor.
+HostTensor fromTensorBytes(std::string_view bytes, isa::DType dtype,
+                           const std::vector<int64_t> &shape);
+
+/// .npy encoding of `t` (see the header comment for the element types).
+std::string formatNpy(const HostTensor &t, isa::DType dtype);
+absl::Status writeFile(const std::string &path, std::string_view bytes);
+absl::StatusOr<std::string> readFile(const std::string &path);
+
+} // namespace nki::sim
+
+#endif // NKI_SIMULATOR_TENSORFILE_H

@@ -1,0 +1,469 @@
+//===- Simulator.cpp - Discrete-event execution of a program --------------===//
+//
+// Scheduling: every stream's next instruction has a candidate start time:
+// when its stream is free and each semaphore it waits on has reached its
+// value (plus the sync latency when the increment that got it there came
+// from another stream). The instruction with the earliest candidate is
+// issued next (ties: lowest stream index), executed functionally, and its
+// semaphore increment is recorded at its completion time. Increments always
+// complete at or after the issue time, so issue times never decrease and the
+// functional execution order is a valid interleaving of the streams; a race
+// free program's results do not depend on which one.
+//
+// When no stream can issue and instructions remain, the program deadlocked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Simulator/Simulator.h"
+
+#include "Access.h"
+#include "Execute.h"
+#include "MachineState.h"
+#include "RaceDetector.h"
+#include "Strings.h"
+
+#include "nki/ISA/Cost.h"
+#include "nki/ISA/Verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace nki::sim {
+
+using isa::Instruction;
+
+namespace {
+
+struct Increment {
+  int64_t time;
+  uint32_t amount;
+  uint8_t stream;
+  VectorClock clock;
+};
+
+/// A counting semaphore: its increments in completion order. Increments that
+/// completed at least one sync latency before the current issue time can no
+/// longer change any start time, so once the list grows they are folded into
+/// `baseValue` / `baseClock` (a wait for a value they reach then acquires
+/// all of them, which can only hide a race, never invent one).
+struct Semaphore {
+  uint64_t baseValue = 0;
+  VectorClock baseClock{};
+  std::vector<Increment> increments;
+  uint64_t total = 0;
+};
+
+struct StreamRun {
+  const isa::Stream *stream = nullptr;
+  int index = 0; // dense stream index
+  size_t next = 0;
+  int64_t freeAt = 0;
+  isa::EngineTimingState timing;
+  VectorClock clock{};
+  bool ready = false;
+  int64_t readyAt = 0;
+  StreamReport stats;
+
+  bool done() const { return next >= stream->instructions.size(); }
+  const Instruction &head() const { return stream->instructions[next]; }
+};
+
+constexpr size_t kFoldThreshold = 64;
+
+class Simulation {
+public:
+  Simulation(const isa::Program &program, const isa::TargetDesc &target,
+             std::string hbm, const SimOptions &options)
+      : program_(program), target_(target), options_(options),
+        state_(target, std::move(hbm)), sems_(program.numSemaphores) {}
+
+  absl::StatusOr<SimResult> run();
+
+private:
+  bool satisfied(const isa::SemWait &wait, int stream, int64_t &when,
+                 VectorClock *acquire) const;
+  void updateCandidate(StreamRun &run);
+  absl::Status issue(StreamRun &run);
+  absl::Status checkOperands(const StreamRun &run, const Instruction &inst,
+                             size_t index);
+  void markWritten();
+  std::string describe(int stream, size_t index) const;
+  absl::Status deadlock() const;
+  void reportProgress(bool force);
+
+  const isa::Program &program_;
+  const isa::TargetDesc &target_;
+  const SimOptions &options_;
+  MachineState state_;
+  std::vector<Semaphore> sems_;
+  std::vector<StreamRun> runs_;
+  int runOfStream_[kMaxStreams];
+  RaceDetector races_;
+  ExecScratch scratch_;
+  // The current instruction's operands and, per operand, its byte runs.
+  Operand ops_[8];
+  int numOps_ = 0;
+  std::vector<ByteRun> opRuns_[8];
+  SimResult result_;
+  double peSecondsAtPeak_ = 0;
+  int64_t issued_ = 0, total_ = 0, now_ = 0;
+  std::chrono::steady_clock::time_point begin_, lastProgress_;
+};
+
+std::string Simulation::describe(int stream, size_t index) const {
+  const StreamRun &run = runs_[runOfStream_[stream]];
+  const Instruction &inst = run.stream->instructions[index];
+  std::string s = cat(isa::streamName(run.stream->id), " instruction ",
+                               index, " (", isa::opcodeName(inst.opcode), ")");
+  if (!inst.loc.empty())
+    append(&s, " at ", inst.loc);
+  return s;
+}
+
+bool Simulation::satisfied(const isa::SemWait &wait, int stream,
+                           int64_t &when, VectorClock *acquire) const {
+  when = 0;
+  if (wait.value == 0)
+    return true;
+  const Semaphore &sem = sems_[wait.semaphore];
+  if (acquire)
+    joinClock(*acquire, sem.baseClock);
+  if (sem.baseValue >= wait.value)
+    return true;
+  uint64_t value = sem.baseValue;
+  for (const Increment &inc : sem.increments) {
+    value += inc.amount;
+    if (acquire)
+      joinClock(*acquire, inc.clock);
+    if (value >= wait.value) {
+      when = inc.time + (inc.stream == stream ? 0 : target_.syncLatencyPs);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Simulation::updateCandidate(StreamRun &run) {
+  run.ready = false;
+  if (run.done())
+    return;
+  int64_t start = run.freeAt;
+  for (const isa::SemWait &wait : run.head().waits) {
+    int64_t when;
+    if (wait.semaphore >= sems_.size()) {
+      // Reported at issue (verifyInstruction or the check there).
+      break;
+    }
+    if (!satisfied(wait, run.index, when, nullptr))
+      return;
+    start = std::max(start, when);
+  }
+  run.ready = true;
+  run.readyAt = start;
+}
+
+absl::Status Simulation::checkOperands(const StreamRun &run,
+                                       const Instruction &inst, size_t index) {
+  Operand *ops = ops_;
+  numOps_ = operandsOf(inst, ops);
+  bool needRuns = options_.checkRaces || options_.checkUninitialized;
+  for (int i = 0; i < numOps_; ++i) {
+    const isa::AccessPattern &ap = *ops[i].ap;
+    std::vector<ByteRun> &runs = opRuns_[i];
+    auto fail = [&](const std::string &what) {
+      return absl::InvalidArgumentError(
+          cat(describe(run.index, index), ": ", ops[i].role, " ", what));
+    };
+    // Bounds: partitions, then the byte extent in each partition.
+    bool onChip = ap.memory != isa::Memory::HBM;
+    if (ap.rank > isa::AccessPattern::kMaxDims)
+      return fail(cat("has ", int(ap.rank), " dimensions"));
+    for (int d = 0; d < ap.rank; ++d)
+      if (ap.dims[d].size < 1)
+        return fail(cat("dimension ", d, " has size ",
+                                 ap.dims[d].size));
+    if (onChip && (ap.startPartition < 0 || ap.numPartitions < 1 ||
+                   ap.startPartition + ap.numPartitions > target_.numPartitions))
+      return fail(cat("partitions [", ap.startPartition, ", ",
+                               ap.startPartition + ap.numPartitions,
+                               ") are out of bounds (", target_.numPartitions,
+                               " partitions)"));
+    int64_t lo, hi;
+    byteExtent(ap, lo, hi);
+    int64_t limit = state_.rowBytes(ap.memory);
+    if (lo < 0 || hi > limit)
+      return fail(cat(
+          isa::memoryName(ap.memory), " bytes [", lo, ", ", hi,
+          ") are out of bounds (",
+          onChip ? cat(limit, " bytes per partition")
+                 : cat("the program's tensors end at byte ", limit),
+          ")"));
+
+    if (!needRuns)
+      continue;
+    collectRuns(ap, runs);
+    if (ops[i].read && onChip && options_.checkUninitialized &&
+        !(inst.opcode == isa::Opcode::Matmul && &ap == &inst.dst)) {
+      const InitMap &init = *state_.initMap(ap.memory);
+      int64_t row = state_.rowBytes(ap.memory);
+      for (int32_t p = 0; p < ap.numPartitions; ++p) {
+        int32_t part = ap.startPartition + p;
+        for (const ByteRun &r : runs) {
+          int64_t base = part * row + r.offset;
+          int64_t hole = init.firstUnset(base, base + r.bytes);
+          if (hole < 0)
+            continue;
+          return fail(cat("reads uninitialised ", isa::memoryName(ap.memory),
+                          " at partition ", part, " byte ", hole - part * row));
+        }
+      }
+    }
+    if (!options_.checkRaces)
+      continue;
+    int32_t start = onChip ? ap.startPartition : 0;
+    int32_t count = onChip ? ap.numPartitions : 1;
+    for (bool write : {false, true}) {
+      if (write ? !ops[i].write : !ops[i].read)
+        continue;
+      auto conflict = races_.access(ap.memory, start, count, runs,
+                                    write, run.index, uint32_t(index),
+                                    run.clock);
+      if (!conflict)
+        continue;
+      std::string where =
+          onChip ? cat(isa::memoryName(ap.memory), " partition ",
+                                conflict->partition, " byte ", conflict->byte)
+                 : cat("hbm byte ", conflict->byte);
+      return absl::FailedPreconditionError(cat(
+          "data race on ", where, ": ", describe(run.index, index), " ",
+          write ? "writes" : "reads", " ", ops[i].role, ", but ",
+          describe(conflict->stream, conflict->index), " ",
+          conflict->earlierWrite ? "writes" : "reads",
+          " the same bytes and no semaphore orders the two"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+/// Marks the bytes the current instruction wrote as initialised.
+void Simulation::markWritten() {
+  for (int i = 0; i < numOps_; ++i) {
+    const isa::AccessPattern &ap = *ops_[i].ap;
+    if (!ops_[i].write || ap.memory == isa::Memory::HBM)
+      continue;
+    InitMap &init = *state_.initMap(ap.memory);
+    int64_t row = state_.rowBytes(ap.memory);
+    for (int32_t p = 0; p < ap.numPartitions; ++p) {
+      int64_t base = (ap.startPartition + p) * row;
+      for (const ByteRun &r : opRuns_[i])
+        init.set(base + r.offset, base + r.offset + r.bytes);
+    }
+  }
+}
+
+absl::Status Simulation::issue(StreamRun &run) {
+  size_t index = run.next;
+  const Instruction &inst = run.head();
+  int64_t start = run.readyAt;
+  now_ = start;
+
+  if (options_.verifyInstructions) {
+    if (auto status = isa::verifyInstruction(target_, run.stream->id, inst,
+                                             program_.numSemaphores);
+        !status.ok())
+      return absl::InvalidArgumentError(
+          cat(describe(run.index, index), ": ", status.message()));
+  }
+
+  for (const isa::SemWait &wait : inst.waits)
+    if (wait.semaphore >= sems_.size())
+      return absl::InvalidArgumentError(
+          cat(describe(run.index, index), ": waits on semaphore ",
+              wait.semaphore, " but the program has ", sems_.size()));
+  if (inst.hasSignal && inst.signal.semaphore >= sems_.size())
+    return absl::InvalidArgumentError(
+        cat(describe(run.index, index), ": signals semaphore ",
+            inst.signal.semaphore, " but the program has ", sems_.size()));
+
+  // The waits acquire the clocks of the increments that satisfied them.
+  for (const isa::SemWait &wait : inst.waits) {
+    int64_t when;
+    satisfied(wait, run.index, when, &run.clock);
+  }
+  run.clock[run.index] = uint32_t(index + 1);
+
+  if (auto status = checkOperands(run, inst, index); !status.ok())
+    return status;
+  if (auto status = executeInstruction(state_, inst, scratch_); !status.ok())
+    return absl::Status(status.code(), cat(describe(run.index, index),
+                                                    ": ", status.message()));
+  if (options_.checkUninitialized)
+    markWritten();
+
+  isa::Duration d =
+      isa::instructionDuration(target_, run.stream->id, inst, run.timing);
+  run.freeAt = start + d.busyPs;
+  int64_t complete = start + d.completePs;
+  result_.report.totalPs = std::max(result_.report.totalPs, complete);
+  run.stats.busyPs += d.busyPs;
+  ++run.stats.instructions;
+  if (inst.opcode == isa::Opcode::DmaCopy)
+    run.stats.dmaBytes += isa::dmaDescriptors(target_, inst).bytes;
+  if (int64_t flops = isa::matmulFlops(inst)) {
+    result_.report.matmulFlops += flops;
+    double peak = target_.peakPeFlops();
+    if (inst.src0.dtype == isa::DType::F32)
+      peak /= double(target_.peFp32Factor);
+    peSecondsAtPeak_ += double(flops) / peak;
+  }
+  if (options_.collectTrace)
+    result_.trace.push_back(TraceEvent{run.stream->id, int32_t(index), start,
+                                       d.busyPs, d.completePs});
+
+  ++run.next;
+  ++issued_;
+  updateCandidate(run);
+
+  if (inst.hasSignal) {
+    Semaphore &sem = sems_[inst.signal.semaphore];
+    Increment inc{complete, inst.signal.increment, uint8_t(run.index),
+                  run.clock};
+    auto pos = std::upper_bound(
+        sem.increments.begin(), sem.increments.end(), complete,
+        [](int64_t t, const Increment &i) { return t < i.time; });
+    sem.increments.insert(pos, inc);
+    sem.total += inst.signal.increment;
+    if (sem.increments.size() > kFoldThreshold) {
+      size_t settled = 0;
+      while (settled < sem.increments.size() &&
+             sem.increments[settled].time <= now_ - target_.syncLatencyPs) {
+        sem.baseValue += sem.increments[settled].amount;
+        joinClock(sem.baseClock, sem.increments[settled].clock);
+        ++settled;
+      }
+      sem.increments.erase(sem.increments.begin(),
+                           sem.increments.begin() + settled);
+    }
+    for (StreamRun &other : runs_) {
+      if (other.done())
+        continue;
+      for (const isa::SemWait &w : other.head().waits)
+        if (w.semaphore == inst.signal.semaphore) {
+          updateCandidate(other);
+          break;
+        }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Simulation::deadlock() const {
+  std::string msg = "deadlock: no stream can proceed";
+  for (const StreamRun &run : runs_) {
+    if (run.done())
+      continue;
+    append(&msg, "\n  ", describe(run.index, run.next), " waits for");
+    for (const isa::SemWait &wait : run.head().waits) {
+      int64_t when;
+      if (satisfied(wait, run.index, when, nullptr))
+        continue;
+      append(&msg, " semaphore ", wait.semaphore, " >= ", wait.value,
+                      " (it reaches ", sems_[wait.semaphore].total, ")");
+      break;
+    }
+  }
+  return absl::FailedPreconditionError(msg);
+}
+
+void Simulation::reportProgress(bool force) {
+  if (!options_.progress)
+    return;
+  auto t = std::chrono::steady_clock::now();
+  if (!force && std::chrono::duration<double>(t - lastProgress_).count() <
+                    options_.progressIntervalSeconds)
+    return;
+  lastProgress_ = t;
+  options_.progress(SimProgress{issued_, total_, now_,
+                                std::chrono::duration<double>(t - begin_).count()});
+}
+
+absl::StatusOr<SimResult> Simulation::run() {
+  begin_ = lastProgress_ = std::chrono::steady_clock::now();
+  std::fill(std::begin(runOfStream_), std::end(runOfStream_), -1);
+  int maxStreams = 4 + target_.numDmaQueues;
+  for (const isa::Stream &s : program_.streams) {
+    int index = s.id.index();
+    if (index >= maxStreams || index >= kMaxStreams)
+      return absl::InvalidArgumentError(cat(
+          "stream ", isa::streamName(s.id), " does not exist on ",
+          target_.name, " (", target_.numDmaQueues, " DMA queues)"));
+    if (runOfStream_[index] >= 0)
+      return absl::InvalidArgumentError(
+          cat("stream ", isa::streamName(s.id), " appears twice"));
+    runOfStream_[index] = int(runs_.size());
+    StreamRun run;
+    run.stream = &s;
+    run.index = index;
+    run.stats.stream = s.id;
+    runs_.push_back(run);
+    total_ += int64_t(s.instructions.size());
+  }
+  for (StreamRun &run : runs_)
+    updateCandidate(run);
+
+  while (true) {
+    StreamRun *best = nullptr;
+    for (StreamRun &run : runs_)
+      if (run.ready && (!best || run.readyAt < best->readyAt))
+        best = &run;
+    if (!best) {
+      for (const StreamRun &run : runs_)
+        if (!run.done())
+          return deadlock();
+      break;
+    }
+    if (auto status = issue(*best); !status.ok())
+      return status;
+    if ((issued_ & 63) == 0)
+      reportProgress(false);
+  }
+  reportProgress(true);
+
+  SimReport &report = result_.report;
+  report.target = std::string(target_.name);
+  report.instructions = issued_;
+  double seconds = double(report.totalPs) * 1e-12;
+  for (StreamRun &run : runs_) {
+    run.stats.utilisation =
+        report.totalPs ? double(run.stats.busyPs) / double(report.totalPs) : 0;
+    report.dmaBytes += run.stats.dmaBytes;
+    report.streams.push_back(run.stats);
+  }
+  report.peUtilisation = seconds > 0 ? peSecondsAtPeak_ / seconds : 0;
+  report.dmaBytesPerSecond = seconds > 0 ? double(report.dmaBytes) / seconds : 0;
+  report.dmaPeakBytesPerSecond = target_.peakDmaBytesPerSecond();
+  result_.hbm = std::move(state_.hbm);
+  return std::move(result_);
+}
+
+} // namespace
+
+absl::StatusOr<SimResult> simulate(const isa::Program &program,
+                                   std::string hbm, const SimOptions &options) {
+  const isa::TargetDesc *target = isa::lookupTarget(program.target);
+  if (!target)
+    return absl::InvalidArgumentError(
+        cat("unknown target '", program.target, "'"));
+  int64_t extent = 0;
+  for (const isa::TensorDecl &t : program.tensors)
+    extent = std::max(extent, t.hbmOffset + t.sizeBytes());
+  if (int64_t(hbm.size()) < extent)
+    return absl::InvalidArgumentError(cat(
+        "the HBM image has ", hbm.size(), " bytes but the tensors need ",
+        extent));
+  Simulation sim(program, *target, std::move(hbm), options);
+  return sim.run();
+}
+
+} // namespace nki::sim

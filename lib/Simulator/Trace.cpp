@@ -1,0 +1,155 @@
+//===- Trace.cpp - Chrome trace-event JSON --------------------------------===//
+//
+// One process, one thread (track) per stream named after it, one complete
+// ("X") event per instruction covering its busy time; the event's args give
+// the operands and when it signals.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Simulator/Trace.h"
+
+#include "Strings.h"
+
+#include "nki/ISA/Program.h"
+
+#include <cstdio>
+
+namespace nki::sim {
+
+namespace {
+
+std::string us(int64_t ps) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.6f", double(ps) * 1e-6);
+  return buf;
+}
+
+std::string describeAp(const isa::AccessPattern &ap) {
+  std::string s(isa::memoryName(ap.memory));
+  if (ap.memory != isa::Memory::HBM)
+    append(&s, "[", ap.startPartition, ":",
+                    ap.startPartition + ap.numPartitions, "]");
+  append(&s, "+", ap.offset, " ", isa::dtypeName(ap.dtype), " [");
+  for (int d = 0; d < ap.rank; ++d)
+    append(&s, d ? ", " : "", "(", ap.dims[d].stride, ", ",
+                    ap.dims[d].size, ")");
+  return s + "]";
+}
+
+std::string jsonEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string describeOperands(const isa::Instruction &inst) {
+  using isa::Opcode;
+  std::string s = cat("dst=", describeAp(inst.dst));
+  auto add = [&](const char *name, const isa::AccessPattern &ap) {
+    append(&s, " ", name, "=", describeAp(ap));
+  };
+  auto addScalar = [&](const char *name, const isa::ScalarOperand &op) {
+    if (op.isImmediate)
+      append(&s, " ", name, "=", op.imm);
+    else
+      add(name, op.ap);
+  };
+  switch (inst.opcode) {
+  case Opcode::Matmul:
+    add("stationary", inst.src0);
+    add("moving", inst.src1);
+    append(&s, inst.start ? " start" : " accumulate");
+    break;
+  case Opcode::Activation:
+    add("src", inst.src0);
+    append(&s, " func=", isa::actFuncName(inst.func));
+    addScalar("scale", inst.scalar0);
+    addScalar("bias", inst.scalar1);
+    if (inst.hasAccum)
+      add("accum", inst.accum);
+    break;
+  case Opcode::TensorTensor:
+    add("src0", inst.src0);
+    add("src1", inst.src1);
+    append(&s, " op=", isa::aluOpName(inst.alu0));
+    break;
+  case Opcode::TensorScalar:
+    add("src0", inst.src0);
+    append(&s, " op0=", isa::aluOpName(inst.alu0));
+    addScalar("scalar0", inst.scalar0);
+    if (inst.alu1 != isa::AluOp::Bypass) {
+      append(&s, " op1=", isa::aluOpName(inst.alu1));
+      addScalar("scalar1", inst.scalar1);
+    }
+    break;
+  case Opcode::Select:
+    add("pred", inst.src0);
+    add("on_true", inst.src1);
+    add("on_false", inst.src2);
+    break;
+  case Opcode::Memset:
+  case Opcode::Iota:
+    break;
+  default:
+    add("src", inst.src0);
+    break;
+  }
+  return s;
+}
+
+std::string formatChromeTrace(const isa::Program &program,
+                              const std::vector<TraceEvent> &events) {
+  std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+  bool first = true;
+  auto sep = [&] {
+    out += first ? "  " : ",\n  ";
+    first = false;
+  };
+  for (const isa::Stream &s : program.streams) {
+    sep();
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
+                    ", \"name\": \"thread_name\", \"args\": {\"name\": \"",
+                    isa::streamName(s.id), "\"}}");
+    sep();
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
+                    ", \"name\": \"thread_sort_index\", \"args\": "
+                    "{\"sort_index\": ",
+                    s.id.index(), "}}");
+  }
+  for (const TraceEvent &e : events) {
+    const isa::Stream *stream = nullptr;
+    for (const isa::Stream &s : program.streams)
+      if (s.id == e.stream)
+        stream = &s;
+    if (!stream || e.index >= int32_t(stream->instructions.size()))
+      continue;
+    const isa::Instruction &inst = stream->instructions[e.index];
+    sep();
+    append(
+        &out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", e.stream.index(),
+        ", \"name\": \"", isa::opcodeName(inst.opcode), "\", \"ts\": ",
+        us(e.startPs), ", \"dur\": ", us(e.busyPs),
+        ", \"args\": {\"index\": ", e.index, ", \"operands\": \"",
+        jsonEscape(describeOperands(inst)), "\", \"signals_at_us\": ",
+        us(e.startPs + e.completePs));
+    if (!inst.loc.empty())
+      append(&out, ", \"loc\": \"", jsonEscape(inst.loc), "\"");
+    out += "}}";
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+} // namespace nki::sim

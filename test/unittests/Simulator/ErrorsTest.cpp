@@ -1,0 +1,136 @@
+//===- ErrorsTest.cpp - Each class of error names the instruction ---------===//
+
+#include "SimTestUtil.h"
+
+#include "nki/Simulator/Simulator.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace nki::sim::test {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+isa::Program makeProgram() {
+  isa::Program p;
+  p.numSemaphores = 2;
+  p.tensors.push_back({"x", isa::TensorKind::Input, DType::F32, {4, 64}, 0,
+                       {}});
+  p.tensors.push_back({"y", isa::TensorKind::Output, DType::F32, {4, 64},
+                       1024, {}});
+  return p;
+}
+
+void add(isa::Program &p, StreamId s, const Instruction &inst) {
+  p.getOrCreateStream(s).instructions.push_back(inst);
+}
+
+std::string errorOf(const isa::Program &p) {
+  auto r = simulate(p, makeHbmImage(p));
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
+Instruction identity(AccessPattern dst, AccessPattern src) {
+  Instruction act = op(Opcode::Activation, dst, src);
+  act.scalar0.imm = 1;
+  return act;
+}
+
+TEST(Errors, RaceBetweenUnorderedWriteAndRead) {
+  isa::Program p = makeProgram();
+  Instruction set = memset(sbuf(1, 64), 1);
+  add(p, kDVE, signals(set, 0));
+  Instruction again = memset(sbuf(1, 64), 2); // not ordered with ACT's read
+  again.loc = "k.mlir:7:3";
+  add(p, kDVE, again);
+  Instruction act = identity(sbuf(1, 64, 256), sbuf(1, 64));
+  add(p, kACT, waits(act, 0, 1));
+  EXPECT_THAT(errorOf(p),
+              AllOf(HasSubstr("data race on sbuf partition 0 byte 0"),
+                    HasSubstr("act instruction 0 (activation) reads src0"),
+                    HasSubstr("dve instruction 1 (memset) at k.mlir:7:3 writes")));
+}
+
+TEST(Errors, SemaphoreOrderingPreventsRace) {
+  isa::Program p = makeProgram();
+  Instruction set = memset(sbuf(1, 64), 1);
+  add(p, kDVE, signals(set, 0));
+  Instruction again = memset(sbuf(1, 64), 2);
+  add(p, kDVE, waits(again, 1, 1));
+  Instruction act = identity(sbuf(1, 64, 256), sbuf(1, 64));
+  add(p, kACT, signals(waits(act, 0, 1), 1));
+  auto r = simulate(p, makeHbmImage(p));
+  EXPECT_TRUE(r.ok()) << r.status().message();
+}
+
+TEST(Errors, RaceBetweenDmaQueuesOnHbm) {
+  isa::Program p = makeProgram();
+  add(p, dmaQ(0), op(Opcode::DmaCopy, hbm(1024, 4, 64), hbm(0, 4, 64)));
+  add(p, dmaQ(1), op(Opcode::DmaCopy, hbm(1024, 1, 64), hbm(0, 1, 64)));
+  EXPECT_THAT(errorOf(p), AllOf(HasSubstr("data race on hbm byte 1024"),
+                                HasSubstr("dma1 instruction 0 (dma_copy)"),
+                                HasSubstr("dma0 instruction 0 (dma_copy)")));
+}
+
+TEST(Errors, Deadlock) {
+  isa::Program p = makeProgram();
+  Instruction set = memset(sbuf(1, 64), 1);
+  add(p, kDVE, signals(waits(set, 0, 1), 1));
+  Instruction act = identity(sbuf(1, 64, 256), sbuf(1, 64));
+  add(p, kACT, signals(waits(act, 1, 1), 0));
+  EXPECT_THAT(
+      errorOf(p),
+      AllOf(HasSubstr("deadlock"),
+            HasSubstr("dve instruction 0 (memset) waits for semaphore 0 >= 1 "
+                      "(it reaches 0)"),
+            HasSubstr("act instruction 0 (activation) waits for semaphore 1 "
+                      ">= 1")));
+}
+
+TEST(Errors, UninitialisedRead) {
+  isa::Program p = makeProgram();
+  add(p, kDVE, memset(sbuf(2, 32), 1));
+  Instruction copy = op(Opcode::TensorCopy, sbuf(2, 64, 512), sbuf(2, 64));
+  copy.loc = "k.mlir:9:1";
+  add(p, kDVE, copy);
+  EXPECT_THAT(errorOf(p),
+              HasSubstr("dve instruction 1 (tensor_copy) at k.mlir:9:1: src0 "
+                        "reads uninitialised sbuf at partition 0 byte 128"));
+}
+
+TEST(Errors, AccumulateWithoutStart) {
+  isa::Program p = makeProgram();
+  Instruction set = memset(sbuf(4, 64), 1);
+  add(p, kDVE, signals(set, 0));
+  Instruction mm = op(Opcode::Matmul, psum(64, 64), sbuf(4, 64));
+  mm.src1 = sbuf(4, 64);
+  mm.start = false;
+  add(p, kPE, waits(mm, 0, 1));
+  EXPECT_THAT(errorOf(p),
+              AllOf(HasSubstr("pe instruction 0 (matmul)"),
+                    HasSubstr("no start-flagged matmul initialised")));
+}
+
+TEST(Errors, OutOfBoundsHbm) {
+  isa::Program p = makeProgram();
+  Instruction load = op(Opcode::DmaCopy, sbuf(4, 64), hbm(2048, 4, 64));
+  load.loc = "k.mlir:2:2";
+  add(p, dmaQ(2), load);
+  EXPECT_THAT(errorOf(p),
+              AllOf(HasSubstr("dma2 instruction 0 (dma_copy) at k.mlir:2:2: "
+                              "src0 hbm bytes [2048, 3072)"),
+                    HasSubstr("out of bounds")));
+}
+
+TEST(Errors, ViolatedConstraint) {
+  // POOL cannot read PSUM.
+  isa::Program p = makeProgram();
+  add(p, kPOOL, op(Opcode::TensorCopy, sbuf(4, 64), psum(4, 64)));
+  EXPECT_THAT(errorOf(p), HasSubstr("pool instruction 0 (tensor_copy): "));
+}
+
+} // namespace
+} // namespace nki::sim::test

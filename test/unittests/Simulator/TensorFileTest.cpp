@@ -1,0 +1,83 @@
+//===- TensorFileTest.cpp - .npy and ONNX TensorProto I/O -----------------===//
+
+#include "nki/Simulator/TensorFile.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+namespace nki::sim {
+namespace {
+
+TEST(TensorFile, NpyRoundTripsFloatAndInt) {
+  HostTensor t;
+  t.shape = {2, 3};
+  t.values = {1, 2, 3, 4, 5, -6.5f};
+  std::string bytes = formatNpy(t, isa::DType::BF16);
+  EXPECT_EQ(bytes.size() % 64, 24u); // 64-aligned header + 6 x 4 bytes
+  auto back = parseNpy(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->shape, t.shape);
+  EXPECT_EQ(back->values, t.values);
+
+  HostTensor i;
+  i.shape = {3};
+  i.isInteger = true;
+  i.ints = {-1, 7, 100000};
+  auto ib = parseNpy(formatNpy(i, isa::DType::I32));
+  ASSERT_TRUE(ib.ok());
+  EXPECT_TRUE(ib->isInteger);
+  EXPECT_EQ(ib->ints, i.ints);
+}
+
+TEST(TensorFile, NpyErrorsAreMessages) {
+  EXPECT_FALSE(parseNpy("garbage").ok());
+  std::string header = "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += char(header.size());
+  bytes += '\0';
+  bytes += header;
+  auto r = parseNpy(bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("'>f4'"),
+            std::string::npos);
+}
+
+TEST(TensorFile, OnnxTensorProtoRawAndTyped) {
+  // dims: 2, 2 (field 1 varint); data_type FLOAT (field 2); name "x"
+  // (field 8); raw_data 16 bytes (field 9).
+  std::string pb = {0x08, 0x02, 0x08, 0x02, 0x10, 0x01, 0x42, 0x01, 'x',
+                    0x4a, 0x10};
+  float vals[4] = {1.5f, -2, 3, 4};
+  pb.append(reinterpret_cast<const char *>(vals), 16);
+  auto t = parseOnnxTensor(pb);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->name, "x");
+  EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(t->values, (std::vector<float>{1.5f, -2, 3, 4}));
+
+  // INT32 (6) with packed int32_data (field 5): dims [3], values 1, -1, 300.
+  std::string ints = {0x08, 0x03, 0x10, 0x06, 0x2a, 0x0d, 0x01};
+  // -1 as a varint is 10 bytes.
+  ints += std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);
+  ints += std::string("\xac\x02", 2);
+  auto ti = parseOnnxTensor(ints);
+  ASSERT_TRUE(ti.ok()) << ti.status().message();
+  EXPECT_EQ(ti->ints, (std::vector<int64_t>{1, -1, 300}));
+
+  EXPECT_FALSE(parseOnnxTensor(std::string("\x4a\x10\x01", 3)).ok());
+}
+
+TEST(TensorFile, ConversionToProgramDtypes) {
+  HostTensor t;
+  t.shape = {1, 3};
+  t.values = {1.00390625f, 1000.0f, -1};
+  auto bytes = toTensorBytes(t, isa::DType::BF16, {3});
+  ASSERT_TRUE(bytes.ok());
+  HostTensor back = fromTensorBytes(*bytes, isa::DType::BF16, {3});
+  EXPECT_EQ(back.values, (std::vector<float>{1.0f, 1000.0f, -1}));
+  EXPECT_FALSE(toTensorBytes(t, isa::DType::F32, {2, 2}).ok());
+}
+
+} // namespace
+} // namespace nki::sim
