@@ -11,7 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/TypeSwitch.h" // used by the generated attribute parser
 
 #include <limits>
 
@@ -47,8 +47,8 @@ template <typename AttrT> void printBracketed(AsmPrinter &printer, AttrT attr) {
   printer << '>';
 }
 
-/// Parses a keyword naming one value of an ISA enumeration; `all` lists the
-/// accepted spellings in the error message.
+/// Parses a keyword naming one value of an ISA enumeration of `count`
+/// values; an unknown keyword is an error that lists every spelling.
 template <typename EnumT>
 std::optional<EnumT>
 parseEnumKeyword(AsmParser &parser, StringRef what,
@@ -150,8 +150,9 @@ AccessPatternAttr AccessPatternAttr::parseAfterMemory(AsmParser &parser,
   }
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
-  if (start < kMin || start > kMax || end - start < kMin ||
-      end - start > kMax) {
+  // START in int32, then END - START in int32 (compared without overflow).
+  if (start < kMin || start > kMax || end > start + kMax ||
+      end < start + kMin) {
     parser.emitError(rangeLoc)
         << "partition range " << start << ":" << end << " is not representable";
     return {};

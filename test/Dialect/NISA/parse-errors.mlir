@@ -74,3 +74,21 @@ nisa.program target("trn2") semaphores(0) {
 
 // expected-error @+1 {{access pattern has 6 dimensions; at most 5 are representable}}
 "test.op"() {ap = #nisa.ap<hbm[0, f32][(1,1),(1,1),(1,1),(1,1),(1,1),(1,1)]>} : () -> ()
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{partition range 0:9223372036854775807 is not representable}}
+    nisa.memset sbuf[0:9223372036854775807, 0, f32][(1,64)], 0.0
+  }
+}
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{partition range -9223372036854775808:9223372036854775807 is not representable}}
+    nisa.memset sbuf[-9223372036854775808:9223372036854775807, 0, f32][(1,64)], 0.0
+  }
+}
