@@ -249,11 +249,12 @@ AffineExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-// (OFFSET (+|-) C * p (+|-) C * iK ...)
+// (OFFSET (+|-) C * p (+|-) C * iK ...), each variable at most once.
 AffineExprAttr AffineExprAttr::parseBody(AsmParser &parser) {
   constexpr int kFree = std::tuple_size_v<decltype(isa::AffineExpr::freeCoefs)>;
-  int64_t offset = 0, partitionCoef = 0;
-  SmallVector<int64_t> freeCoefs(kFree, 0);
+  int64_t offset = 0;
+  // Coefficients of p, i0 .. i3, when their term has been seen.
+  std::optional<int64_t> coefs[1 + kFree];
   if (parser.parseLParen() || parser.parseInteger(offset))
     return {};
   while (true) {
@@ -266,29 +267,34 @@ AffineExprAttr AffineExprAttr::parseBody(AsmParser &parser) {
       break;
     int64_t coef;
     StringRef var;
-    SMLoc varLoc;
     if (parser.parseInteger(coef) || parser.parseStar())
       return {};
-    varLoc = parser.getCurrentLocation();
+    SMLoc varLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&var))
       return {};
-    if (negate)
-      coef = int64_t(0ULL - uint64_t(coef));
-    if (var == "p") {
-      partitionCoef += coef;
-      continue;
+    unsigned k = 0;
+    if (var != "p") {
+      StringRef index = var;
+      if (!index.consume_front("i") || index.getAsInteger(10, k) ||
+          k >= unsigned(kFree)) {
+        parser.emitError(varLoc)
+            << "expected 'p' or a free index 'i0'..'i" << kFree - 1 << "'";
+        return {};
+      }
+      ++k;
     }
-    unsigned k;
-    if (!var.consume_front("i") || var.getAsInteger(10, k) || k >= kFree) {
-      parser.emitError(varLoc)
-          << "expected 'p' or a free index 'i0'..'i" << kFree - 1 << "'";
+    if (coefs[k]) {
+      parser.emitError(varLoc) << "'" << var << "' appears twice";
       return {};
     }
-    freeCoefs[k] += coef;
+    coefs[k] = negate ? int64_t(0ULL - uint64_t(coef)) : coef;
   }
   if (parser.parseRParen())
     return {};
-  return get(parser.getContext(), offset, partitionCoef, freeCoefs);
+  SmallVector<int64_t> freeCoefs;
+  for (int k = 1; k <= kFree; ++k)
+    freeCoefs.push_back(coefs[k].value_or(0));
+  return get(parser.getContext(), offset, coefs[0].value_or(0), freeCoefs);
 }
 
 void AffineExprAttr::printBody(AsmPrinter &printer) const {

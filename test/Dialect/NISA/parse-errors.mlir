@@ -92,3 +92,12 @@ nisa.program target("trn2") semaphores(0) {
     nisa.memset sbuf[-9223372036854775808:9223372036854775807, 0, f32][(1,64)], 0.0
   }
 }
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pool {
+    // expected-error @+1 {{'p' appears twice}}
+    nisa.iota sbuf[0:128, 0, f32][(1,64)], (0 + 9223372036854775807 * p + 9223372036854775807 * p)
+  }
+}
