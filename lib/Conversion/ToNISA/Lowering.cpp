@@ -1,0 +1,345 @@
+//===- Lowering.cpp - One nki tile op as ISA instructions -----------------===//
+
+#include "Lowering.h"
+
+#include "AccessPatterns.h"
+
+#include "nki/Dialect/NISA/ISAConversion.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Verify.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace nki::tonisa {
+
+namespace {
+
+/// Builds the instruction of one op; `ok` turns false once an operand failed
+/// (its error is already emitted).
+class InstBuilder {
+public:
+  InstBuilder(const isa::TargetDesc &target, Operation *op)
+      : target(target), op(op) {
+    inst.loc = nisa::locationToString(op->getLoc());
+  }
+
+  void set(isa::AccessPattern &field, StringRef role, Value view,
+           DimMerging merging = DimMerging::Merge) {
+    if (auto ap = getAccessPattern(target, op, role, view, merging))
+      field = *ap;
+    else
+      ok = false;
+  }
+  /// A [P,1] tile when given, else the immediate.
+  void setScalar(isa::ScalarOperand &field, StringRef role, Value tile,
+                 float imm) {
+    field.isImmediate = !tile;
+    field.imm = imm;
+    if (tile)
+      set(field.ap, role, tile);
+  }
+  void setAlu(isa::AluOp &field, StringRef name) {
+    if (std::optional<isa::AluOp> alu = isa::parseAluOp(name.str()))
+      field = *alu;
+    else
+      fail() << "unknown ALU operation '" << name << "'";
+  }
+  void setAffine(int64_t offset, int64_t pcoef, ArrayRef<int64_t> coefs) {
+    if (coefs.size() > inst.affine.freeCoefs.size()) {
+      fail() << "has " << coefs.size() << " free coefficients; at most "
+             << inst.affine.freeCoefs.size();
+      return;
+    }
+    inst.affine.offset = offset;
+    inst.affine.partitionCoef = pcoef;
+    llvm::copy(coefs, inst.affine.freeCoefs.begin());
+  }
+  InFlightDiagnostic fail() {
+    ok = false;
+    return op->emitOpError();
+  }
+
+  const isa::TargetDesc &target;
+  Operation *op;
+  isa::Instruction inst;
+  bool ok = true;
+};
+
+/// The identity activation that copies on ACT (ACT, unlike POOL, may read
+/// PSUM, so it can evacuate matmul results next to DVE).
+isa::Instruction copyOnAct(const isa::Instruction &copy) {
+  isa::Instruction act = copy;
+  act.opcode = isa::Opcode::Activation;
+  act.func = isa::ActFunc::Identity;
+  act.scalar0 = isa::ScalarOperand{true, 1.0f, {}};
+  act.scalar1 = isa::ScalarOperand{true, 0.0f, {}};
+  return act;
+}
+
+void addAccess(std::vector<sched::MemoryAccess> &out,
+               const isa::AccessPattern &ap, bool isWrite) {
+  int64_t eb = isa::dtypeBytes(ap.dtype);
+  int64_t lo = 0, hi = 0; // element offsets of the first and last element
+  for (int d = 0; d < ap.rank; ++d) {
+    int64_t span = ap.dims[d].stride * (ap.dims[d].size - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  int64_t begin = ap.offset + lo * eb, end = ap.offset + (hi + 1) * eb;
+  if (begin < 0 || end <= begin)
+    return; // out of bounds: the ISA verifier rejected it already
+  uint32_t memory = ap.memory == isa::Memory::HBM    ? kHbm
+                    : ap.memory == isa::Memory::SBUF ? kSbuf
+                                                     : kPsum;
+  out.push_back(sched::MemoryAccess{memory, uint64_t(begin), uint64_t(end),
+                                    isWrite});
+}
+
+} // namespace
+
+std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
+  std::vector<sched::MemoryAccess> out;
+  auto read = [&](const isa::AccessPattern &ap) { addAccess(out, ap, false); };
+  auto readScalar = [&](const isa::ScalarOperand &s) {
+    if (!s.isImmediate)
+      read(s.ap);
+  };
+  using isa::Opcode;
+  switch (inst.opcode) {
+  case Opcode::Matmul:
+    read(inst.src0);
+    read(inst.src1);
+    if (!inst.start)
+      read(inst.dst); // accumulates into it
+    break;
+  case Opcode::Activation:
+    read(inst.src0);
+    readScalar(inst.scalar0);
+    readScalar(inst.scalar1);
+    if (inst.hasAccum)
+      addAccess(out, inst.accum, true);
+    break;
+  case Opcode::TensorTensor:
+    read(inst.src0);
+    read(inst.src1);
+    break;
+  case Opcode::TensorScalar:
+    read(inst.src0);
+    readScalar(inst.scalar0);
+    readScalar(inst.scalar1);
+    break;
+  case Opcode::Select:
+    read(inst.src0);
+    read(inst.src1);
+    read(inst.src2);
+    break;
+  case Opcode::Memset:
+  case Opcode::Iota:
+    break;
+  case Opcode::Transpose:
+  case Opcode::TensorReduce:
+  case Opcode::TensorCopy:
+  case Opcode::Transpose32:
+  case Opcode::AffineSelect:
+  case Opcode::DmaCopy:
+    read(inst.src0);
+    break;
+  }
+  addAccess(out, inst.dst, true);
+  return out;
+}
+
+std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
+                                     Operation *op) {
+  using isa::Opcode;
+  InstBuilder b(target, op);
+  isa::Instruction &inst = b.inst;
+  // Streams that may run the op, most preferred first (the first one's
+  // verifier message is reported when none accepts it).
+  SmallVector<isa::Engine, 3> engines;
+  bool alsoOnAct = false;
+
+  bool known =
+      llvm::TypeSwitch<Operation *, bool>(op)
+          .Case([&](tile::DmaOp o) {
+            inst.opcode = Opcode::DmaCopy;
+            b.set(inst.src0, "src", o.getSrc());
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DMA};
+            return true;
+          })
+          .Case([&](tile::MatmulOp o) {
+            inst.opcode = Opcode::Matmul;
+            b.set(inst.src0, "stationary", o.getStationary());
+            b.set(inst.src1, "moving", o.getMoving());
+            b.set(inst.dst, "acc", o.getAcc());
+            inst.start = !o.getAccumulate();
+            engines = {isa::Engine::PE};
+            return true;
+          })
+          .Case([&](tile::TransposeOp o) {
+            inst.opcode = Opcode::Transpose;
+            b.set(inst.src0, "src", o.getSrc());
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::PE};
+            return true;
+          })
+          .Case([&](tile::ActivationOp o) {
+            inst.opcode = Opcode::Activation;
+            if (std::optional<isa::ActFunc> f =
+                    isa::parseActFunc(o.getFunc().str()))
+              inst.func = *f;
+            else
+              b.fail() << "unknown activation function '" << o.getFunc()
+                       << "'";
+            b.set(inst.src0, "src", o.getSrc());
+            b.set(inst.dst, "dst", o.getDst());
+            b.setScalar(inst.scalar0, "scale", o.getScaleTile(),
+                        o.getScale().convertToFloat());
+            b.setScalar(inst.scalar1, "bias", o.getBiasTile(),
+                        o.getBias().convertToFloat());
+            if (Value accum = o.getAccum()) {
+              inst.hasAccum = true;
+              b.set(inst.accum, "accum", accum);
+            }
+            engines = {isa::Engine::ACT};
+            return true;
+          })
+          .Case([&](tile::TensorTensorOp o) {
+            inst.opcode = Opcode::TensorTensor;
+            b.setAlu(inst.alu0, o.getOp());
+            b.set(inst.src0, "lhs", o.getLhs());
+            b.set(inst.src1, "rhs", o.getRhs());
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DVE, isa::Engine::POOL};
+            return true;
+          })
+          .Case([&](tile::TensorScalarOp o) {
+            inst.opcode = Opcode::TensorScalar;
+            b.set(inst.src0, "src", o.getSrc());
+            b.set(inst.dst, "dst", o.getDst());
+            b.setAlu(inst.alu0, o.getOp0());
+            b.setAlu(inst.alu1, o.getOp1());
+            b.setScalar(inst.scalar0, "s0", o.getScalar0(),
+                        o.getImm0().convertToFloat());
+            b.setScalar(inst.scalar1, "s1", o.getScalar1(),
+                        o.getImm1().convertToFloat());
+            inst.reverse0 = o.getReverse0();
+            inst.reverse1 = o.getReverse1();
+            engines = {isa::Engine::DVE, isa::Engine::POOL};
+            return true;
+          })
+          .Case([&](tile::ReduceOp o) {
+            inst.opcode = Opcode::TensorReduce;
+            b.setAlu(inst.alu0, o.getOp());
+            int64_t axes = o.getAxes();
+            unsigned reduced = 0;
+            if (axes < 1 || axes > 4) {
+              b.fail() << "reduces " << axes << " axes; 1 to 4 are supported";
+            } else if (auto ap = getAccessPattern(target, op, "src",
+                                                  o.getSrc(), DimMerging::Merge,
+                                                  unsigned(axes), &reduced)) {
+              inst.src0 = *ap;
+              inst.reduceAxes = uint8_t(reduced);
+            } else {
+              b.ok = false;
+            }
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DVE};
+            return true;
+          })
+          .Case([&](tile::CopyOp o) {
+            inst.opcode = Opcode::TensorCopy;
+            b.set(inst.src0, "src", o.getSrc());
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DVE, isa::Engine::POOL};
+            alsoOnAct = true;
+            return true;
+          })
+          .Case([&](tile::MemsetOp o) {
+            inst.opcode = Opcode::Memset;
+            inst.scalar0.imm = o.getValue().convertToFloat();
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DVE, isa::Engine::POOL};
+            return true;
+          })
+          .Case([&](tile::SelectOp o) {
+            inst.opcode = Opcode::Select;
+            b.set(inst.src0, "pred", o.getPred());
+            b.set(inst.src1, "on_true", o.getOnTrue());
+            b.set(inst.src2, "on_false", o.getOnFalse());
+            b.set(inst.dst, "dst", o.getDst());
+            engines = {isa::Engine::DVE};
+            return true;
+          })
+          .Case([&](tile::IotaOp o) {
+            inst.opcode = Opcode::Iota;
+            // The coefficients index the free dims as written.
+            b.set(inst.dst, "dst", o.getDst(), DimMerging::Keep);
+            b.setAffine(o.getOffset(), o.getPcoef(), o.getCoefs());
+            engines = {isa::Engine::POOL};
+            return true;
+          })
+          .Case([&](tile::AffineSelectOp o) {
+            inst.opcode = Opcode::AffineSelect;
+            b.set(inst.src0, "src", o.getSrc(), DimMerging::Keep);
+            b.set(inst.dst, "dst", o.getDst(), DimMerging::Keep);
+            b.setAlu(inst.alu0, o.getCmp());
+            inst.scalar0.imm = o.getFill().convertToFloat();
+            b.setAffine(o.getOffset(), o.getPcoef(), o.getCoefs());
+            engines = {isa::Engine::POOL};
+            return true;
+          })
+          .Default([](Operation *) { return false; });
+  if (!known) {
+    op->emitOpError() << "has no machine instruction (nki-to-nisa expects "
+                         "straight-line tile code)";
+    return std::nullopt;
+  }
+  if (!b.ok)
+    return std::nullopt;
+
+  LoweredOp lowered;
+  lowered.op = op;
+  lowered.accesses = getAccesses(inst);
+  std::string rejected;
+  auto tryVariant = [&](isa::StreamId stream, const isa::Instruction &v) {
+    absl::Status status =
+        isa::verifyInstruction(target, stream, v, /*numSemaphores=*/0);
+    if (status.ok()) {
+      lowered.variants.push_back(Variant{stream, v});
+      return;
+    }
+    if (!rejected.empty())
+      rejected += "; ";
+    rejected += isa::streamName(stream) + ": " + std::string(status.message());
+  };
+  for (isa::Engine engine : engines) {
+    if (engine != isa::Engine::DMA) {
+      tryVariant(isa::StreamId{engine, 0}, inst);
+      continue;
+    }
+    // The queues are identical: verify once, then offer all of them.
+    tryVariant(isa::StreamId{engine, 0}, inst);
+    if (lowered.variants.empty())
+      break;
+    for (int q = 1; q < target.numDmaQueues; ++q)
+      lowered.variants.push_back(
+          Variant{isa::StreamId{engine, uint8_t(q)}, inst});
+  }
+  if (alsoOnAct)
+    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, copyOnAct(inst));
+  if (lowered.variants.empty()) {
+    op->emitOpError() << "cannot run on any engine (a compiler bug or an "
+                         "unsupported shape): "
+                      << rejected;
+    return std::nullopt;
+  }
+  return lowered;
+}
+
+} // namespace nki::tonisa

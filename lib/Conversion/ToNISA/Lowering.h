@@ -1,0 +1,55 @@
+//===- Lowering.h - One nki tile op as ISA instructions --------*- C++ -*-===//
+//
+// Instruction selection: every nki tile op becomes one machine instruction,
+// with a variant per stream that may run it (a tensor_tensor on DVE or POOL,
+// a copy on DVE, POOL or ACT, a DMA on any queue). Variants that the ISA's
+// constraint checks reject on their stream are dropped here, so the
+// scheduler only sees legal choices; an op with no legal variant is an error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TONISA_LOWERING_H
+#define NKI_LIB_CONVERSION_TONISA_LOWERING_H
+
+#include "nki/Analysis/Dependences.h"
+#include "nki/ISA/Instruction.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <vector>
+
+namespace nki::tonisa {
+
+/// The instruction `op` becomes when run on `stream`.
+struct Variant {
+  isa::StreamId stream;
+  isa::Instruction inst;
+};
+
+struct LoweredOp {
+  mlir::Operation *op = nullptr;
+  /// Legal on their streams; DMA copies have one per queue.
+  llvm::SmallVector<Variant, 4> variants;
+  /// What every variant reads and writes (they share their operands).
+  std::vector<sched::MemoryAccess> accesses;
+};
+
+/// Memory numbering for the dependence analysis.
+enum MemoryId : uint32_t { kHbm = 0, kSbuf = 1, kPsum = 2 };
+
+/// Lowers one nki tile op (not nki.alloc). Emits an error at the op and
+/// returns nullopt when an operand cannot be addressed or no engine can run
+/// the instruction.
+std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
+                                     mlir::Operation *op);
+
+/// The operands `inst` reads and writes as conservative byte intervals: an
+/// on-chip operand by its byte range within a partition (all partitions
+/// share it), an HBM operand by its hull.
+std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst);
+
+} // namespace nki::tonisa
+
+#endif // NKI_LIB_CONVERSION_TONISA_LOWERING_H

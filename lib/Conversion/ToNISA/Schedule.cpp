@@ -1,0 +1,214 @@
+//===- Schedule.cpp - Streams, order and semaphores for tile ops ----------===//
+//
+// Costs: each variant's duration is isa::instructionDuration on its stream.
+// PE and ACT carry state between instructions (the loaded stationary
+// operand, the loaded function table); it is threaded through the ops in
+// program order, which is the order the scheduler mostly keeps on one
+// engine, so the estimate is close without a second pass.
+//
+// DMA queues: a queue starts its next transfer when the previous one's busy
+// time ends, 1.3 us before that transfer's data has landed. So two transfers
+// on one queue are not ordered for data by program order alone, and a
+// dependence between them is ordered by a semaphore like a cross-stream one
+// (the queue waits on its own signal; see addSameQueueWaits).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Schedule.h"
+
+#include "nki/Analysis/Dependences.h"
+#include "nki/Analysis/Scheduler.h"
+#include "nki/Analysis/Sync.h"
+#include "nki/ISA/Cost.h"
+#include "nki/ISA/Verify.h"
+
+#include "absl/status/status.h"
+
+#include <algorithm>
+#include <string>
+
+namespace nki::tonisa {
+
+namespace {
+
+absl::Status internalError(const std::string &what, const absl::Status &why) {
+  return absl::InternalError("nki-to-nisa internal error: " + what + ": " +
+                             std::string(why.message()));
+}
+
+bool isDmaStream(sched::StreamIndex s) {
+  return isa::StreamId::fromIndex(int(s)).engine == isa::Engine::DMA;
+}
+
+/// Orders each dependence between two transfers of one DMA queue by a wait
+/// of the later transfer on the queue's own semaphore (see the file
+/// comment). Adds signals where needed and renumbers the waits of `plan`
+/// accordingly; a wait already implied by an earlier wait on the queue's
+/// own semaphore is not repeated.
+void addSameQueueWaits(const sched::SyncProblem &problem,
+                       const std::vector<sched::Dependence> &deps,
+                       sched::SyncPlan &plan) {
+  size_t n = problem.numInstructions();
+  std::vector<std::vector<sched::InstrId>> sameQueuePreds(n);
+  for (const sched::Dependence &d : deps) {
+    sched::StreamIndex s = problem.getStream(d.succ);
+    if (isDmaStream(s) && problem.getStream(d.pred) == s)
+      sameQueuePreds[d.succ].push_back(d.pred);
+  }
+  std::vector<bool> signals(n);
+  for (size_t i = 0; i < n; ++i)
+    signals[i] = plan.signal[i].has_value();
+  std::vector<std::pair<sched::InstrId, sched::InstrId>> selfWaits;
+  for (size_t s = 0; s < problem.numStreams(); ++s) {
+    if (!isDmaStream(sched::StreamIndex(s)))
+      continue;
+    const std::vector<sched::InstrId> &order = problem.getStreamOrder(s);
+    // Transfers at positions <= covered are known complete when the
+    // current one starts: an earlier one on this queue waited for them.
+    int64_t covered = -1;
+    for (sched::InstrId i : order) {
+      int64_t need = -1;
+      for (sched::InstrId pred : sameQueuePreds[i])
+        need = std::max<int64_t>(need, problem.getPosition(pred));
+      if (need <= covered)
+        continue;
+      selfWaits.push_back({order[need], i});
+      signals[order[need]] = true;
+      covered = need;
+    }
+  }
+  if (selfWaits.empty())
+    return;
+
+  // Renumber: a stream's semaphore counts its signalling instructions.
+  size_t numStreams = problem.numStreams();
+  std::vector<std::vector<sched::InstrId>> oldSignallers(numStreams);
+  std::vector<uint32_t> ordinal(n, 0);
+  std::vector<sched::StreamIndex> streamOfSemaphore(plan.numSemaphores);
+  for (size_t s = 0; s < numStreams; ++s) {
+    if (plan.streamSemaphore[s])
+      streamOfSemaphore[*plan.streamSemaphore[s]] = sched::StreamIndex(s);
+    uint32_t count = 0;
+    for (sched::InstrId i : problem.getStreamOrder(s)) {
+      if (plan.signal[i])
+        oldSignallers[s].push_back(i);
+      if (signals[i])
+        ordinal[i] = ++count;
+    }
+    if (count && !plan.streamSemaphore[s])
+      plan.streamSemaphore[s] = plan.numSemaphores++;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (signals[i])
+      plan.signal[i] = *plan.streamSemaphore[problem.getStream(i)];
+    for (sched::SemaphoreWait &w : plan.waits[i])
+      w.value = ordinal[oldSignallers[streamOfSemaphore[w.semaphore]]
+                                     [w.value - 1]];
+  }
+  for (auto [pred, succ] : selfWaits) {
+    sched::SemaphoreWait wait{*plan.streamSemaphore[problem.getStream(pred)],
+                              ordinal[pred]};
+    std::vector<sched::SemaphoreWait> &waits = plan.waits[succ];
+    auto it = llvm::find_if(waits, [&](const sched::SemaphoreWait &w) {
+      return w.semaphore == wait.semaphore;
+    });
+    if (it != waits.end()) {
+      it->value = std::max(it->value, wait.value);
+      continue;
+    }
+    waits.push_back(wait);
+    llvm::sort(waits, [](const sched::SemaphoreWait &a,
+                         const sched::SemaphoreWait &b) {
+      return a.semaphore < b.semaphore;
+    });
+  }
+}
+
+} // namespace
+
+absl::StatusOr<ScheduledProgram>
+scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredOp> ops) {
+  size_t numStreams = 4 + size_t(target.numDmaQueues);
+
+  // Dependences from the bytes each op reads and writes, in program order.
+  std::vector<std::vector<sched::MemoryAccess>> accesses;
+  accesses.reserve(ops.size());
+  for (const LoweredOp &op : ops)
+    accesses.push_back(op.accesses);
+  std::vector<sched::Dependence> deps = sched::computeDependences(accesses);
+
+  // List scheduling. Resource r is the stream with dense index r.
+  sched::SchedulingProblem problem(target.syncLatencyPs);
+  for (size_t s = 0; s < numStreams; ++s)
+    problem.addResource(isa::streamName(isa::StreamId::fromIndex(int(s))));
+  isa::EngineTimingState peState, actState;
+  for (const LoweredOp &op : ops) {
+    std::vector<sched::ResourceOption> options;
+    for (const Variant &v : op.variants) {
+      isa::EngineTimingState fresh;
+      isa::EngineTimingState &state = v.stream.engine == isa::Engine::PE ? peState
+                                      : v.stream.engine == isa::Engine::ACT
+                                          ? actState
+                                          : fresh;
+      isa::Duration d = isa::instructionDuration(target, v.stream, v.inst, state);
+      options.push_back(sched::ResourceOption{
+          sched::ResourceId(v.stream.index()), d.busyPs,
+          d.completePs - d.busyPs});
+    }
+    problem.addTask(std::move(options));
+  }
+  for (const sched::Dependence &d : deps)
+    problem.addDependence(d.pred, d.succ);
+  absl::StatusOr<sched::Schedule> schedule = sched::solve(problem);
+  if (!schedule.ok())
+    return internalError("list scheduling failed", schedule.status());
+  if (absl::Status st = sched::verify(problem, *schedule); !st.ok())
+    return internalError("the schedule is invalid", st);
+
+  // Semaphores for the chosen order.
+  sched::SyncProblem sync(schedule->order);
+  for (size_t s = 0; s < numStreams; ++s)
+    sync.setStreamName(sched::StreamIndex(s), problem.getResourceName(s));
+  for (const sched::Dependence &d : deps)
+    sync.addDependence(d.pred, d.succ);
+  absl::StatusOr<sched::SyncPlan> plan = sched::solve(sync);
+  if (!plan.ok())
+    return internalError("semaphore planning failed", plan.status());
+  addSameQueueWaits(sync, deps, *plan);
+  if (absl::Status st = sched::verify(sync, *plan); !st.ok())
+    return internalError("the semaphore plan is unsafe", st);
+
+  ScheduledProgram out;
+  out.numSemaphores = plan->numSemaphores;
+  out.estimatedPs = schedule->makespan(problem);
+  for (size_t s = 0; s < numStreams; ++s) {
+    const std::vector<sched::TaskId> &order = schedule->order[s];
+    if (order.empty())
+      continue;
+    ScheduledStream stream;
+    stream.id = isa::StreamId::fromIndex(int(s));
+    for (sched::TaskId t : order) {
+      const Variant *variant = llvm::find_if(
+          ops[t].variants, [&](const Variant &v) { return v.stream == stream.id; });
+      isa::Instruction inst = variant->inst;
+      for (const sched::SemaphoreWait &w : plan->waits[t])
+        inst.waits.push_back(isa::SemWait{w.semaphore, w.value});
+      if (plan->signal[t]) {
+        inst.hasSignal = true;
+        inst.signal = isa::SemSignal{*plan->signal[t], 1};
+      }
+      if (absl::Status st = isa::verifyInstruction(target, stream.id, inst,
+                                                   out.numSemaphores);
+          !st.ok())
+        return internalError("instruction " + inst.loc + " on " +
+                                 isa::streamName(stream.id),
+                             st);
+      stream.instructions.push_back(std::move(inst));
+      stream.opIndex.push_back(t);
+    }
+    out.streams.push_back(std::move(stream));
+  }
+  return out;
+}
+
+} // namespace nki::tonisa

@@ -1,0 +1,159 @@
+//===- Tensors.cpp - The program's HBM tensor table -----------------------===//
+
+#include "Tensors.h"
+
+#include "AccessPatterns.h"
+
+#include "nki/Dialect/NISA/ISAConversion.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace nki::tonisa {
+
+namespace {
+
+/// Kind, name and data filled by the caller; dtype, shape and placement from
+/// the buffer. Emits an error at `errorOp` on failure.
+std::optional<TensorEntry> describeBuffer(Value root, Operation *errorOp,
+                                          const Twine &what) {
+  auto type = cast<MemRefType>(root.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+    errorOp->emitOpError() << what << " has type " << type
+                           << "; HBM tensors must be static, row-major and "
+                              "contiguous";
+    return std::nullopt;
+  }
+  std::optional<isa::DType> dtype = getDType(type.getElementType());
+  if (!dtype) {
+    errorOp->emitOpError() << what << " has element type "
+                           << type.getElementType()
+                           << ", which the machine does not support";
+    return std::nullopt;
+  }
+  std::optional<int64_t> offset = getHbmOffset(root);
+  if (!offset) {
+    errorOp->emitOpError() << what << " has no '" << kHbmOffsetAttr
+                           << "' (run nki-plan-memory first)";
+    return std::nullopt;
+  }
+  TensorEntry entry{isa::TensorDecl{}, DenseElementsAttr(), root.getLoc()};
+  entry.decl.dtype = *dtype;
+  entry.decl.shape.assign(type.getShape().begin(), type.getShape().end());
+  entry.decl.hbmOffset = *offset;
+  return entry;
+}
+
+} // namespace
+
+std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
+  std::vector<TensorEntry> tensors;
+  bool ok = true;
+
+  for (BlockArgument arg : func.getArguments()) {
+    std::string what = "argument #" + std::to_string(arg.getArgNumber());
+    if (!llvm::isa<MemRefType>(arg.getType())) {
+      func.emitOpError() << what << " is not a memref";
+      return std::nullopt;
+    }
+    std::optional<TensorEntry> entry = describeBuffer(arg, func, what);
+    if (!entry)
+      return std::nullopt;
+    entry->decl.kind = isa::TensorKind::Input;
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
+    entry->decl.name = name ? name.str()
+                            : "arg" + std::to_string(arg.getArgNumber());
+    tensors.push_back(std::move(*entry));
+  }
+
+  // Returned buffers, by position.
+  llvm::DenseMap<Value, unsigned> outputIndex;
+  func.walk([&](func::ReturnOp ret) {
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      if (!value.getDefiningOp<memref::AllocOp>()) {
+        ret.emitOpError() << "returns operand #" << i
+                          << ", which is not a buffer allocated in the "
+                             "function; outputs must be whole, fresh HBM "
+                             "allocations";
+        ok = false;
+      } else if (!outputIndex.try_emplace(value, unsigned(i)).second) {
+        ret.emitOpError() << "returns the same buffer twice (operand #" << i
+                          << ")";
+        ok = false;
+      }
+    }
+  });
+  if (!ok)
+    return std::nullopt;
+
+  auto module = func->getParentOfType<ModuleOp>();
+  llvm::StringSet<> globalsSeen;
+  unsigned numScratch = 0;
+  func.walk([&](Operation *op) {
+    if (!ok)
+      return;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (tile::getMemorySpace(alloc.getType())) {
+        alloc.emitOpError() << "allocates on chip; tiles are nki.alloc ops";
+        ok = false;
+        return;
+      }
+      auto it = outputIndex.find(alloc.getResult());
+      std::string name = it != outputIndex.end()
+                             ? "out" + std::to_string(it->second)
+                             : "scratch" + std::to_string(numScratch++);
+      std::optional<TensorEntry> entry =
+          describeBuffer(alloc.getResult(), alloc, "allocation '" + name + "'");
+      if (!entry) {
+        ok = false;
+        return;
+      }
+      entry->decl.kind = it != outputIndex.end() ? isa::TensorKind::Output
+                                                 : isa::TensorKind::Scratch;
+      entry->decl.name = name;
+      tensors.push_back(std::move(*entry));
+      return;
+    }
+    auto get = dyn_cast<memref::GetGlobalOp>(op);
+    if (!get || !globalsSeen.insert(get.getName()).second)
+      return;
+    auto global =
+        SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+            module, get.getNameAttr());
+    auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
+                             global.getInitialValueAttr())
+                       : DenseElementsAttr();
+    if (!init) {
+      get.emitOpError() << "reads global '" << get.getName()
+                        << "', which has no dense initial value";
+      ok = false;
+      return;
+    }
+    std::optional<TensorEntry> entry = describeBuffer(
+        get.getResult(), get, "global '" + get.getName() + "'");
+    if (!entry) {
+      ok = false;
+      return;
+    }
+    entry->decl.kind = isa::TensorKind::Constant;
+    entry->decl.name = get.getName().str();
+    auto tensorType = RankedTensorType::get(
+        entry->decl.shape,
+        nisa::elementTypeOf(func.getContext(), entry->decl.dtype));
+    entry->data = init.getType() == tensorType ? init : init.reshape(tensorType);
+    tensors.push_back(std::move(*entry));
+  });
+  if (!ok)
+    return std::nullopt;
+  return tensors;
+}
+
+} // namespace nki::tonisa

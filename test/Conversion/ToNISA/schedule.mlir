@@ -1,0 +1,149 @@
+// RUN: nki-opt %s -split-input-file --nki-to-nisa | FileCheck %s
+
+// Hand-planned tile code (offsets as nki-plan-memory would set them) lowered
+// to a scheduled nisa.program: engines, access patterns and semaphores.
+
+// A DMA-in / compute / DMA-out chain: the load and the store land on a DMA
+// queue, the scaling on DVE, and each of the two cross-stream edges is one
+// wait on the producer stream's semaphore.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(2)
+// CHECK-NEXT:    nisa.tensor @x input f32 [128, 64] at 0
+// CHECK-NEXT:    nisa.tensor @out0 output f32 [128, 64] at 32768
+// CHECK-NEXT:    nisa.stream @dve {
+// CHECK-NEXT:      nisa.tensor_scalar sbuf[0:128, 256, f32][(1,64)], sbuf[0:128, 0, f32][(1,64)], mul 2.000000e+00, bypass 0.000000e+00 wait([[LOAD:s[0-9]+]] >= 1) signal([[DVE:s[0-9]+]])
+// CHECK-NEXT:    }
+// CHECK-NEXT:    nisa.stream @dma0 {
+// CHECK-NEXT:      nisa.dma_copy sbuf[0:128, 0, f32][(1,64)], hbm[0, f32][(1,8192)] signal([[LOAD]])
+// CHECK-NEXT:      nisa.dma_copy hbm[32768, f32][(1,8192)], sbuf[0:128, 256, f32][(1,64)] wait([[DVE]] >= 1){{$}}
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NOT:   func.func
+func.func @main(%arg0: memref<128x64xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<128x64xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<128x64xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<128x64xf32> to memref<128x64xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<128x64xf32, #nki.memory<sbuf>> into memref<128x64xf32, #nki.memory<sbuf>>
+  nki.dma %u to %out : memref<128x64xf32, #nki.memory<sbuf>> to memref<128x64xf32>
+  return %out : memref<128x64xf32>
+}
+
+// -----
+
+// A matmul runs on PE and the exp of its PSUM result on ACT; the two loads
+// go to different queues so that they overlap.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK:       nisa.stream @pe {
+// CHECK-NEXT:    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)], sbuf[0:128, 256, bf16][(1,512)] start wait({{.*}}) signal([[PE:s[0-9]+]])
+// CHECK:       nisa.stream @act {
+// CHECK-NEXT:    nisa.activation exp sbuf[0:128, 1280, f32][(1,512)], psum[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 0.000000e+00 wait([[PE]] >= 1)
+// CHECK:       nisa.stream @dma0 {
+// CHECK-NEXT:    nisa.dma_copy sbuf[0:128, {{0|256}}, bf16]
+// CHECK:       nisa.stream @dma1 {
+// CHECK-NEXT:    nisa.dma_copy sbuf[0:128, {{0|256}}, bf16]
+func.func @main(%a: memref<128x128xbf16> {nki.hbm_offset = 0 : i64},
+                %b: memref<128x512xbf16> {nki.hbm_offset = 32768 : i64}) -> memref<128x512xf32> {
+  %c = memref.alloc() {nki.hbm_offset = 163840 : i64} : memref<128x512xf32>
+  %at = nki.alloc {offset = 0 : i64} : memref<128x128xbf16, #nki.memory<sbuf>>
+  nki.dma %a to %at : memref<128x128xbf16> to memref<128x128xbf16, #nki.memory<sbuf>>
+  %bt = nki.alloc {offset = 256 : i64} : memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.dma %b to %bt : memref<128x512xbf16> to memref<128x512xbf16, #nki.memory<sbuf>>
+  %acc = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<psum>>
+  nki.matmul %at, %bt into %acc : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  %e = nki.alloc {offset = 1280 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.activation "exp" %acc into %e : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.dma %e to %c : memref<128x512xf32, #nki.memory<sbuf>> to memref<128x512xf32>
+  return %c : memref<128x512xf32>
+}
+
+// -----
+
+// Access patterns of views: a subview starting at partition 64 and column 8
+// of a tile at byte 1024 starts at byte 1024 + 8 * 4; an HBM window of rows
+// 64..95 with a row stride of 64 elements merges into one contiguous dim; a
+// broadcast row (stride 0) keeps its two dims.
+// CHECK-LABEL: nisa.program
+// CHECK-DAG:   nisa.dma_copy sbuf[64:96, 1056, f32][(1,16)], hbm[16416, f32][(64,32),(1,16)]
+// CHECK-DAG:   nisa.dma_copy sbuf[0:32, 0, f32][(1,64)], hbm[40960, f32][(0,32),(1,64)]
+// CHECK-DAG:   nisa.tensor_tensor add sbuf[0:32, 2048, f32][(1,64)], sbuf[64:96, 1024, f32][(1,64)], sbuf[0:32, 0, f32][(1,64)]
+func.func @main(%x: memref<128x64xf32> {nki.hbm_offset = 0 : i64},
+                %r: memref<64xf32> {nki.hbm_offset = 40960 : i64}) -> memref<32x64xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 49152 : i64} : memref<32x64xf32>
+  %t = nki.alloc {offset = 1024 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
+  %tv = memref.subview %t[64, 8] [32, 16] [1, 1] : memref<128x64xf32, #nki.memory<sbuf>> to memref<32x16xf32, strided<[64, 1], offset: 4104>, #nki.memory<sbuf>>
+  %xv = memref.reinterpret_cast %x to offset: [4104], sizes: [32, 16], strides: [64, 1] : memref<128x64xf32> to memref<32x16xf32, strided<[64, 1], offset: 4104>>
+  nki.dma %xv to %tv : memref<32x16xf32, strided<[64, 1], offset: 4104>> to memref<32x16xf32, strided<[64, 1], offset: 4104>, #nki.memory<sbuf>>
+  %b = nki.alloc {offset = 0 : i64} : memref<32x64xf32, #nki.memory<sbuf>>
+  %rv = memref.reinterpret_cast %r to offset: [0], sizes: [32, 64], strides: [0, 1] : memref<64xf32> to memref<32x64xf32, strided<[0, 1]>>
+  nki.dma %rv to %b : memref<32x64xf32, strided<[0, 1]>> to memref<32x64xf32, #nki.memory<sbuf>>
+  %lo = memref.subview %t[64, 0] [32, 64] [1, 1] : memref<128x64xf32, #nki.memory<sbuf>> to memref<32x64xf32, strided<[64, 1], offset: 4096>, #nki.memory<sbuf>>
+  %s = nki.alloc {offset = 2048 : i64} : memref<32x64xf32, #nki.memory<sbuf>>
+  nki.tensor_tensor "add" %lo, %b into %s : memref<32x64xf32, strided<[64, 1], offset: 4096>, #nki.memory<sbuf>>, memref<32x64xf32, #nki.memory<sbuf>> into memref<32x64xf32, #nki.memory<sbuf>>
+  nki.dma %s to %o : memref<32x64xf32, #nki.memory<sbuf>> to memref<32x64xf32>
+  return %o : memref<32x64xf32>
+}
+
+// -----
+
+// Ops with a PSUM operand cannot run on POOL (memset and tensor_tensor stay
+// on DVE); iota runs on POOL and keeps its free dims as written, since its
+// coefficients index them.
+// CHECK-LABEL: nisa.program
+// CHECK:       nisa.stream @dve {
+// CHECK-DAG:     nisa.memset psum[0:128, 0, f32][(1,64)], 1.000000e+00
+// CHECK-DAG:     nisa.tensor_tensor mul sbuf[0:128, 0, f32][(1,64)], psum[0:128, 0, f32][(1,64)], sbuf[0:128, 1024, f32][(1,64)]
+// CHECK:       nisa.stream @pool {
+// CHECK:         nisa.iota sbuf[0:128, 256, f32][(32,1),(1,32)], (5 + 64 * p + 32 * i0 + 1 * i1)
+func.func @main() -> memref<128x64xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 0 : i64} : memref<128x64xf32>
+  %p = nki.alloc {offset = 0 : i64} : memref<128x64xf32, #nki.memory<psum>>
+  nki.memset %p, 1.0 : memref<128x64xf32, #nki.memory<psum>>
+  %q = nki.alloc {offset = 1024 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
+  nki.memset %q, 3.0 : memref<128x64xf32, #nki.memory<sbuf>>
+  %s = nki.alloc {offset = 0 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
+  nki.tensor_tensor "mul" %p, %q into %s : memref<128x64xf32, #nki.memory<psum>>, memref<128x64xf32, #nki.memory<sbuf>> into memref<128x64xf32, #nki.memory<sbuf>>
+  %i = nki.alloc {offset = 256 : i64} : memref<128x1x32xf32, #nki.memory<sbuf>>
+  nki.iota %i {offset = 5 : i64, pcoef = 64 : i64, coefs = array<i64: 32, 1>} : memref<128x1x32xf32, #nki.memory<sbuf>>
+  nki.dma %s to %o : memref<128x64xf32, #nki.memory<sbuf>> to memref<128x64xf32>
+  return %o : memref<128x64xf32>
+}
+
+// -----
+
+// Two transfers on one DMA queue are not ordered for data by program order
+// (the queue starts the second before the first has landed), so an HBM
+// round trip through scratch waits on its own queue's semaphore.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(1)
+// CHECK:         nisa.tensor @scratch0 scratch f32 [64] at 256
+// CHECK:         nisa.stream @dma0 {
+// CHECK-NEXT:      nisa.dma_copy hbm[256, f32][(1,64)], hbm[0, f32][(1,64)] signal(s0)
+// CHECK-NEXT:      nisa.dma_copy hbm[512, f32][(1,64)], hbm[256, f32][(1,64)] wait(s0 >= 1)
+func.func @main(%x: memref<64xf32> {nki.hbm_offset = 0 : i64}) -> memref<64xf32> {
+  %s = memref.alloc() {nki.hbm_offset = 256 : i64} : memref<64xf32>
+  %o = memref.alloc() {nki.hbm_offset = 512 : i64} : memref<64xf32>
+  nki.dma %x to %s : memref<64xf32> to memref<64xf32>
+  nki.dma %s to %o : memref<64xf32> to memref<64xf32>
+  return %o : memref<64xf32>
+}
+
+// -----
+
+// A reduction keeps its reduced axes apart from the kept ones when merging
+// contiguous dims: [128, 4, 8, 16] reducing 2 axes is (128,4) x (1,128).
+// Constants become `const` tensors with their data, the global is erased.
+// CHECK-LABEL: nisa.program
+// CHECK-NOT:     memref.global
+// CHECK:         nisa.tensor @cst const f32 [128, 512] at 4096 = dense<1.000000e+00> : tensor<128x512xf32>
+// CHECK:         nisa.tensor_reduce max sbuf[0:128, 2048, f32][(1,4)], sbuf[0:128, 0, f32][(128,4),(1,128)] axes(1)
+memref.global "private" constant @cst : memref<128x512xf32> = dense<1.0>
+func.func @main() -> memref<128x4xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 0 : i64} : memref<128x4xf32>
+  %g = memref.get_global @cst : memref<128x512xf32> {nki.hbm_offset = 4096 : i64}
+  %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.dma %g to %t : memref<128x512xf32> to memref<128x512xf32, #nki.memory<sbuf>>
+  %v = memref.expand_shape %t [[0], [1, 2, 3]] output_shape [128, 4, 8, 16] : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x4x8x16xf32, #nki.memory<sbuf>>
+  %r = nki.alloc {offset = 2048 : i64} : memref<128x4xf32, #nki.memory<sbuf>>
+  nki.reduce "max" %v into %r {axes = 2 : i64} : memref<128x4x8x16xf32, #nki.memory<sbuf>> into memref<128x4xf32, #nki.memory<sbuf>>
+  nki.dma %r to %o : memref<128x4xf32, #nki.memory<sbuf>> to memref<128x4xf32>
+  return %o : memref<128x4xf32>
+}
