@@ -198,25 +198,47 @@ struct NKIPrepareGraphPass
     Type bf16 = rewriter.getBF16Type();
     for (linalg::LinalgOp op : matmuls) {
       rewriter.setInsertionPoint(op);
-      for (OpOperand *in : op.getDpsInputOperands()) {
-        auto type = cast<RankedTensorType>(in->get().getType());
-        if (!type.getElementType().isF32())
+      SmallVector<Value> inputs;
+      bool changed = false;
+      for (Value in : op.getDpsInputs()) {
+        auto type = cast<RankedTensorType>(in.getType());
+        if (!type.getElementType().isF32()) {
+          inputs.push_back(in);
           continue;
+        }
         Location loc = op.getLoc();
-        Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                              bf16);
+        Value empty =
+            tensor::EmptyOp::create(rewriter, loc, type.getShape(), bf16);
         auto map = rewriter.getMultiDimIdentityMap(type.getRank());
         SmallVector<utils::IteratorType> iters(type.getRank(),
                                                utils::IteratorType::parallel);
         auto cast = linalg::GenericOp::create(
-            rewriter, loc, empty.getType(), in->get(), empty,
+            rewriter, loc, empty.getType(), in, empty,
             ArrayRef<AffineMap>{map, map}, iters,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value t = arith::TruncFOp::create(b, l, bf16, args[0]);
               linalg::YieldOp::create(b, l, t);
             });
-        in->set(cast.getResult(0));
+        inputs.push_back(cast.getResult(0));
+        changed = true;
       }
+      if (!changed)
+        continue;
+      // Rebuild the named op so its body takes bf16 operands.
+      SmallVector<NamedAttribute> attrs;
+      for (NamedAttribute a : op->getAttrs())
+        if (a.getName() != "operandSegmentSizes")
+          attrs.push_back(a);
+      Operation *repl;
+      if (isa<linalg::MatmulOp>(op))
+        repl = linalg::MatmulOp::create(rewriter, op.getLoc(),
+                                        op->getResultTypes(), inputs,
+                                        op.getDpsInits(), attrs);
+      else
+        repl = linalg::BatchMatmulOp::create(rewriter, op.getLoc(),
+                                             op->getResultTypes(), inputs,
+                                             op.getDpsInits(), attrs);
+      rewriter.replaceOp(op, repl->getResults());
     }
   }
 

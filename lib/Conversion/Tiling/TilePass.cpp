@@ -148,6 +148,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       erased.insert(o);
       rewriter.eraseOp(o);
     };
+    auto isTensor = [](Type t) { return isa<TensorType>(t); };
+    if (llvm::any_of(op->getOperandTypes(), isTensor) ||
+        llvm::any_of(op->getResultTypes(), isTensor))
+      return op->emitOpError(
+          "works on tensors: run bufferization before nki-tile");
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       if (failed(tileCopy(rewriter, op, copy.getSource(), copy.getTarget())))
         return failure();
@@ -157,8 +162,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return op->emitOpError("is not supported by the nki compiler");
-    if (!linalgOp.hasPureBufferSemantics())
-      return op->emitOpError("must be bufferized before nki-tile");
     if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
       Value out = linalgOp.getDpsInits()[0];
       linalg::FillOp fill = findZeroFill(out, op);

@@ -1,0 +1,71 @@
+// nki-prepare-graph: entry selection, checks and rewrites.
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph -verify-diagnostics | FileCheck %s
+
+// Softmax is decomposed into reductions and elementwise generics.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: linalg.softmax
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: math.exp
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Only the entry is kept; a result that is an argument gets a copy so that
+// every output is its own buffer.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: func.func @unused
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[C:.*]] = linalg.copy ins(%arg0 : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>)
+// CHECK: return %[[C]]
+func.func private @unused(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// The only public function is the entry when there is no main.
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.add ins(%x, %y : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot choose the entry function: no 'main' and 2 public functions; pass --entry=NAME}}
+module {
+  func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }
+  func.func @b(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 has dynamic shape 'tensor<?x4xf32>'; static shapes are required}}
+func.func @main(%x: tensor<?x4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 has element type 'f64'; supported: f32, bf16}}
+func.func @main(%x: tensor<4xf64>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
+func.func @main(%v: f32) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.splat' op is not supported by the nki compiler}}
+  %s = tensor.splat %v : tensor<4xf32>
+  return %s : tensor<4xf32>
+}

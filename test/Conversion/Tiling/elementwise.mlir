@@ -1,0 +1,130 @@
+// nki-tile: elementwise generics and reductions become loops of DMA loads,
+// engine ops and DMA stores on tiles of at most 128 partitions.
+// RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s
+
+// Rows on partitions (two full blocks of 128 in a loop and a peeled block
+// of 44), columns in one chunk; each body op is one instruction per tile.
+// The column vector keeps the dims from merging.
+// CHECK-LABEL: func.func @add
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   memref.reinterpret_cast %arg0 to offset: [%{{.*}}], sizes: [128, 300], strides: [300, 1]
+// CHECK:   nki.dma %{{.*}} to %[[A:.*]] : memref<128x300xf32, strided<[300, 1], offset: ?>> to memref<128x300xf32, #nki.memory<sbuf>>
+// CHECK:   nki.dma %{{.*}} to %[[B:.*]] : memref<128x300xf32, strided<[0, 1], offset: ?>>
+// CHECK:   nki.tensor_tensor "add" %[[A]], %[[B]] into %[[C:.*]] :
+// CHECK:   nki.dma %[[C]] to %{{.*}} : memref<128x300xf32, #nki.memory<sbuf>> to memref<128x300xf32, strided<[300, 1], offset: ?>>
+// CHECK: }
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}} : memref<44x300xf32, #nki.memory<sbuf>>
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bcast = affine_map<(d0, d1) -> (d1)>
+func.func @add(%a: memref<300x300xf32>, %b: memref<300xf32>, %c: memref<300x300xf32>) {
+  linalg.generic {indexing_maps = [#id, #bcast, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<300x300xf32>, memref<300xf32>) outs(%c : memref<300x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Contiguous operands merge into one dim split over the partitions:
+// 300x300 is 90000 elements = 125 partitions x 720.
+// CHECK-LABEL: func.func @add_merged
+// CHECK-NOT: scf.for
+// CHECK: nki.tensor_tensor "sub" %{{.*}}, %{{.*}} into %{{.*}} : memref<125x720xf32, #nki.memory<sbuf>>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @add_merged(%a: memref<300x300xf32>, %b: memref<300x300xf32>, %c: memref<300x300xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<300x300xf32>, memref<300x300xf32>) outs(%c : memref<300x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Contiguous operands merge into one dim split over 128 partitions.
+// CHECK-LABEL: func.func @add_flat
+// CHECK-NOT: scf.for
+// CHECK: sizes: [128, 64], strides: [64, 1]
+// CHECK: nki.activation "exp" %{{.*}} into %{{.*}} : memref<128x64xbf16, #nki.memory<sbuf>> into memref<128x64xbf16, #nki.memory<sbuf>>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @add_flat(%a: memref<4x32x64xbf16>, %c: memref<4x32x64xbf16>) {
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : memref<4x32x64xbf16>) outs(%c : memref<4x32x64xbf16>) {
+  ^bb0(%x: bf16, %o: bf16):
+    %e = math.exp %x : bf16
+    linalg.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+// A row vector broadcast over rows is read with partition stride 0; a
+// column vector becomes a per-partition scalar operand; constants are
+// immediates.
+// CHECK-LABEL: func.func @broadcast
+// CHECK-DAG: memref.reinterpret_cast %arg1 to offset: [%{{.*}}], sizes: [16, 1], strides: [1, 1]
+// CHECK-DAG: memref.reinterpret_cast %arg2 to offset: [%{{.*}}], sizes: [16, 8], strides: [0, 1]
+// CHECK: nki.tensor_scalar %{{.*}} into %{{.*}} s0 %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> {op0 = "sub"}
+// CHECK: nki.tensor_tensor "mul"
+// CHECK: nki.tensor_scalar %{{.*}} into %{{.*}} {imm0 = 2.000000e+00 : f32, op0 = "max"}
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @broadcast(%x: memref<16x8xf32>, %r: memref<16xf32>, %c: memref<8xf32>, %o: memref<16x8xf32>) {
+  linalg.generic {indexing_maps = [#m2, #row, #col, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r, %c : memref<16x8xf32>, memref<16xf32>, memref<8xf32>) outs(%o : memref<16x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %d: f32, %out: f32):
+    %s = arith.subf %a, %b : f32
+    %m = arith.mulf %s, %d : f32
+    %two = arith.constant 2.0 : f32
+    %y = arith.maximumf %m, %two : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// A row reduction: the output's initial value is loaded as a [P,1] column,
+// each column chunk is reduced on the DVE and combined into it.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: nki.dma %{{.*}} to %[[ACC:.*]] : memref<100x1xf32, strided<[1, 1], offset: ?>> to memref<100x1xf32, #nki.memory<sbuf>>
+// CHECK: scf.for
+// CHECK:   nki.reduce "add" %{{.*}} into %[[PART:.*]] : memref<100x2048xf32, #nki.memory<sbuf>> into memref<100x1xf32, #nki.memory<sbuf>>
+// CHECK:   nki.tensor_tensor "add" %[[ACC]], %[[PART]] into %[[ACC]]
+// CHECK: nki.reduce "add" %{{.*}} into %{{.*}} : memref<100x1808xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %[[ACC]] to %{{.*}} : memref<100x1xf32, #nki.memory<sbuf>> to memref<100x1xf32, strided<[1, 1], offset: ?>>
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_sum(%x: memref<100x10000xf32>, %o: memref<100xf32>) {
+  linalg.generic {indexing_maps = [#m2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<100x10000xf32>) outs(%o : memref<100xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %s = arith.addf %a, %out : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// memref.copy between HBM buffers is a DMA that never goes through SBUF.
+// CHECK-LABEL: func.func @copy
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[OFF:.*]] = arith.addi %[[C16]], %{{.*}} : index
+// CHECK: %[[SRC:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%[[OFF]]], sizes: [4, 16], strides: [32, 1]
+// CHECK: %[[DST:.*]] = memref.reinterpret_cast %arg1 to offset: [%{{.*}}], sizes: [4, 16], strides: [16, 1]
+// CHECK: nki.dma %[[SRC]] to %[[DST]] : memref<4x16xf32, strided<[32, 1], offset: ?>> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+// CHECK-NOT: memref.copy
+func.func @copy(%a: memref<4x32xf32>, %b: memref<4x16xf32>) {
+  %s = memref.subview %a[0, 16] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1], offset: 16>>
+  memref.copy %s, %b : memref<4x16xf32, strided<[32, 1], offset: 16>> to memref<4x16xf32>
+  return
+}

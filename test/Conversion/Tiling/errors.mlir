@@ -1,0 +1,45 @@
+// nki-tile rejects what it cannot tile with a diagnostic at the op.
+// RUN: nki-opt %s -split-input-file --nki-tile -verify-diagnostics
+
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unsupported_body_op(%a: memref<4x8xf32>, %c: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%c : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    // expected-error @+1 {{'math.floor' op is not supported inside a linalg body by the nki compiler}}
+    %f = math.floor %x : f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @tensors(%a: tensor<4x8xf32>, %e: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'linalg.copy' op works on tensors: run bufferization before nki-tile}}
+  %r = linalg.copy ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @unknown_op(%a: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{'memref.store' op is not supported by the nki compiler}}
+  memref.store %v, %a[%c0] : memref<4xf32>
+  return
+}
+
+// -----
+
+#m2b = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two_outputs(%a: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>) {
+  // expected-error @+1 {{generics with 2 outputs are not supported}}
+  linalg.generic {indexing_maps = [#m2b, #m2b, #m2b], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x8xf32>) outs(%c, %d : memref<4x8xf32>, memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32, %p: f32):
+    linalg.yield %x, %x : f32, f32
+  }
+  return
+}

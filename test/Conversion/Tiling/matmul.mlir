@@ -1,0 +1,75 @@
+// nki-tile: matmuls on the PE with K accumulated in PSUM.
+// RUN: nki-opt %s -split-input-file --nki-tile -verify-diagnostics | FileCheck %s
+
+// A zero fill becomes the start flag of the first K step. Row-major A is
+// transposed on the PE into stationary [K, M] tiles; B rows are the moving
+// operand directly.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.fill
+// CHECK-COUNT-2: nki.dma %{{.*}} to %{{.*}} : memref<{{128|72}}x256xbf16, strided<[256, 1]{{.*}}>> to memref<{{128|72}}x256xbf16, #nki.memory<sbuf>>
+// CHECK: scf.for
+// CHECK:   nki.transpose %{{.*}} into %[[T:.*]] : memref<128x128xbf16, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK:   nki.copy %[[T]] into %{{.*}} : memref<128x128xf32, #nki.memory<psum>> into memref<128x128xbf16, #nki.memory<sbuf>>
+// CHECK:   nki.transpose %{{.*}} into %{{.*}} : memref<128x72xbf16, #nki.memory<sbuf>> into memref<72x128xf32, #nki.memory<psum>>
+// CHECK:   %[[ACC:.*]] = nki.alloc : memref<128x256xf32, #nki.memory<psum>>
+// CHECK:   nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x256xbf16, #nki.memory<sbuf>> into memref<128x256xf32, #nki.memory<psum>>
+// CHECK:   nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] accumulate : memref<72x128xbf16, #nki.memory<sbuf>>, memref<72x256xbf16, #nki.memory<sbuf>>
+// CHECK:   nki.copy %[[ACC]] into %[[OUT:.*]] : memref<128x256xf32, #nki.memory<psum>> into memref<128x256xf32, #nki.memory<sbuf>>
+// CHECK:   nki.dma %[[OUT]] to %{{.*}} : memref<128x256xf32, #nki.memory<sbuf>> to memref<128x256xf32, strided<[256, 1], offset: ?>>
+func.func @matmul(%a: memref<256x200xbf16>, %b: memref<200x256xbf16>, %c: memref<256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x256xf32>)
+  linalg.matmul ins(%a, %b : memref<256x200xbf16>, memref<200x256xbf16>) outs(%c : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// Without a zero fill the product is added to the output's old value.
+// CHECK-LABEL: func.func @matmul_accumulate
+// CHECK: nki.matmul
+// CHECK: nki.dma %{{.*}} to %[[OLD:.*]] : memref<4x8xf32, strided<[8, 1], offset: ?>> to memref<4x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %[[OLD]] into
+func.func @matmul_accumulate(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// An elementwise consumer of the product runs on the PSUM tile (the
+// epilogue): bias add reads PSUM, tanh runs on the ACT, and the product
+// never goes to HBM.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: nki.matmul
+// CHECK: nki.dma %{{.*}} to %[[BIAS:.*]] : memref<4x8xf32, strided<[0, 1], offset: ?>> to memref<4x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %[[BIAS]] into %[[S:.*]] : memref<4x8xf32, #nki.memory<psum>>, memref<4x8xf32, #nki.memory<sbuf>> into memref<4x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.activation "tanh" %[[S]] into %[[Y:.*]] :
+// CHECK: nki.dma %[[Y]] to %{{.*}} : memref<4x8xf32, #nki.memory<sbuf>> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+// CHECK-NOT: linalg
+// CHECK-NOT: memref.alloc
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8xf32>, %y: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%p : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #col, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %bias : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Mixed f32 and bf16 inputs are rejected: the PE takes fp32 with fp32.
+func.func @mixed(%a: memref<4x16xf32>, %b: memref<16x8xbf16>, %c: memref<4x8xf32>) {
+  // expected-error @+1 {{matmul inputs must both be f32 or both be 16-bit (use --auto-cast=matmul)}}
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xbf16>) outs(%c : memref<4x8xf32>)
+  return
+}

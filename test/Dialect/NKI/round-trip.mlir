@@ -1,0 +1,55 @@
+// Every nki op parses, verifies and prints back.
+// RUN: nki-opt %s -split-input-file | nki-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @data_movement
+// CHECK: nki.alloc : memref<128x512xbf16, #nki.memory<sbuf>>
+// CHECK: nki.alloc {offset = 2048 : i64} : memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x512xbf16, strided<[4096, 1], offset: 8192>> to memref<128x512xbf16, #nki.memory<sbuf>>
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xbf16, #nki.memory<sbuf>>
+// CHECK: nki.memset %{{.*}}, 1.500000e+00 : memref<128x512xbf16, #nki.memory<sbuf>>
+func.func @data_movement(%hbm: memref<128x512xbf16, strided<[4096, 1], offset: 8192>>) {
+  %t = nki.alloc : memref<128x512xbf16, #nki.memory<sbuf>>
+  %p = nki.alloc {offset = 2048} : memref<128x512xf32, #nki.memory<psum>>
+  nki.dma %hbm to %t : memref<128x512xbf16, strided<[4096, 1], offset: 8192>> to memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.copy %p into %t : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.memset %t, 1.5 : memref<128x512xbf16, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pe
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} :
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} accumulate :
+// CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x64xbf16, #nki.memory<sbuf>> into memref<64x128xf32, #nki.memory<psum>>
+func.func @pe(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x512xbf16, #nki.memory<sbuf>>,
+              %acc: memref<128x512xf32, #nki.memory<psum>>, %x: memref<128x64xbf16, #nki.memory<sbuf>>,
+              %xt: memref<64x128xf32, #nki.memory<psum>>) {
+  nki.matmul %s, %m into %acc : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  nki.matmul %s, %m into %acc accumulate : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  nki.transpose %x into %xt : memref<128x64xbf16, #nki.memory<sbuf>> into memref<64x128xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @engines
+// CHECK: nki.activation "exp" %{{.*}} into %{{.*}} bias %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> accum %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> {scale = 2.000000e+00 : f32}
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}}
+// CHECK: nki.tensor_scalar %{{.*}} into %{{.*}} s0 %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> {imm1 = 3.000000e+00 : f32, op0 = "sub", op1 = "mul", reverse0}
+// CHECK: nki.reduce "max" %{{.*}} into %{{.*}} : memref<128x8x64xf32, #nki.memory<sbuf>> into memref<128x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.select
+// CHECK: nki.iota %{{.*}} {coefs = array<i64: 1>, offset = 0 : i64, pcoef = 512 : i64}
+// CHECK: nki.affine_select %{{.*}} into %{{.*}} {cmp = "ge", coefs = array<i64: -1>, fill = -1.000000e+04 : f32, offset = 0 : i64, pcoef = 1 : i64}
+func.func @engines(%x: memref<128x512xf32, #nki.memory<sbuf>>, %y: memref<128x512xf32, #nki.memory<sbuf>>,
+                   %c: memref<128x1xf32, #nki.memory<sbuf>>, %s: memref<128x1xf32, #nki.memory<sbuf>>,
+                   %r: memref<128x8x64xf32, #nki.memory<sbuf>>, %rd: memref<128x8xf32, #nki.memory<sbuf>>) {
+  nki.activation "exp" %x into %y bias %c : memref<128x1xf32, #nki.memory<sbuf>> accum %s : memref<128x1xf32, #nki.memory<sbuf>> {scale = 2.0 : f32} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.tensor_tensor "add" %x, %y into %y : memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %x into %y s0 %c : memref<128x1xf32, #nki.memory<sbuf>> {op0 = "sub", reverse0, op1 = "mul", imm1 = 3.0 : f32} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.reduce "max" %r into %rd : memref<128x8x64xf32, #nki.memory<sbuf>> into memref<128x8xf32, #nki.memory<sbuf>>
+  nki.select %x, %x, %y into %y : memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.iota %x {offset = 0, pcoef = 512, coefs = array<i64: 1>} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.affine_select %x into %y {cmp = "ge", fill = -1.0e4 : f32, offset = 0, pcoef = 1, coefs = array<i64: -1>} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  return
+}
