@@ -97,7 +97,8 @@ int matmulBench(int64_t n) {
   sim::SimOptions noChecks;
   noChecks.verifyInstructions = false;
   noChecks.checkRaces = noChecks.checkUninitialized = false;
-  double simNoCheckSec = bestOf(3, [&] { (void)sim::simulate(*prog, hbm, noChecks); });
+  double simNoCheckSec =
+      bestOf(3, [&] { (void)sim::simulate(*prog, hbm, noChecks); });
 
   // C = A x B with A given transposed: sgemm(TransA).
   int threads = openblas_get_num_threads();
@@ -123,9 +124,8 @@ int matmulBench(int64_t n) {
   double flops = 2.0 * double(n) * n * n;
   std::printf("matmul %lldx%lldx%lld fp32 (%lld instructions, simulated "
               "%.3f us, PE utilisation %.1f %%)\n",
-              (long long)n, (long long)n, (long long)n,
-              (long long)instructions, result.report.totalPs * 1e-6,
-              100 * result.report.peUtilisation);
+              (long long)n, (long long)n, (long long)n, (long long)instructions,
+              result.report.totalPs * 1e-6, 100 * result.report.peUtilisation);
   std::printf("  %-36s %10s %12s %10s\n", "", "CPU s", "GFLOP/s", "vs sgemm");
   auto row = [&](const char *name, double s, double ref) {
     std::printf("  %-36s %10.4f %12.1f %9.2fx\n", name, s, flops / s * 1e-9,
@@ -174,8 +174,10 @@ int throughputBench(int64_t count, int onlyParts) {
       char tile[32];
       std::snprintf(tile, sizeof tile, "[%d, %d] f32", parts, elems);
       std::printf("  %-14s %-14s %12.4f %14.3g\n", tile,
-                  level == 2 ? "all" : level ? "races+uninit" : "none", s,
-                  double(count) / s);
+                  level == 2 ? "all"
+                  : level    ? "races+uninit"
+                             : "none",
+                  s, double(count) / s);
     }
   }
   return 0;
@@ -194,7 +196,8 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--partitions"))
       onlyParts = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: nki-sim-bench [--size N] [--instructions COUNT] "
+      std::fprintf(stderr,
+                   "usage: nki-sim-bench [--size N] [--instructions COUNT] "
                    "[--partitions 1|32|128]\n");
       return 2;
     }

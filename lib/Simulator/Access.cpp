@@ -25,12 +25,12 @@ void collectRuns(const isa::AccessPattern &ap, std::vector<ByteRun> &out) {
   });
 }
 
-void byteExtent(const isa::AccessPattern &ap, int64_t &lo, int64_t &hi) {
+void byteExtent(const isa::AccessPattern &ap, __int128 &lo, __int128 &hi) {
   int64_t eb = elementBytes(ap);
   lo = ap.offset;
   hi = ap.offset;
   for (int d = 0; d < ap.rank; ++d) {
-    int64_t span = (ap.dims[d].size - 1) * ap.dims[d].stride * eb;
+    __int128 span = __int128(ap.dims[d].size - 1) * ap.dims[d].stride * eb;
     if (span < 0)
       lo += span;
     else

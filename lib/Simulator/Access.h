@@ -40,8 +40,7 @@ inline int32_t partitionsOf(const isa::AccessPattern &ap) {
 
 /// Calls fn(byteOffset, count, strideBytes) for every innermost row of `ap`
 /// in row-major order; offsets are relative to the partition (or HBM) base.
-template <typename Fn>
-void forEachRow(const isa::AccessPattern &ap, Fn &&fn) {
+template <typename Fn> void forEachRow(const isa::AccessPattern &ap, Fn &&fn) {
   int64_t eb = elementBytes(ap);
   int r = ap.rank;
   if (r == 0) {
@@ -70,8 +69,9 @@ void forEachRow(const isa::AccessPattern &ap, Fn &&fn) {
 /// runs merged. `out` is cleared first.
 void collectRuns(const isa::AccessPattern &ap, std::vector<ByteRun> &out);
 
-/// [lo, hi) bytes relative to the partition base that `ap` may touch.
-void byteExtent(const isa::AccessPattern &ap, int64_t &lo, int64_t &hi);
+/// [lo, hi) bytes relative to the partition base that `ap` may touch, in
+/// 128-bit arithmetic so that no stride or offset can overflow.
+void byteExtent(const isa::AccessPattern &ap, __int128 &lo, __int128 &hi);
 
 /// Loads `n` elements of `dtype` at stride `strideBytes` as fp32.
 void loadRun(isa::DType dtype, const uint8_t *src, int64_t n,
@@ -96,8 +96,8 @@ inline void loadRow(const isa::AccessPattern &ap, const uint8_t *base,
 inline void storeRow(const isa::AccessPattern &ap, uint8_t *base,
                      const float *in) {
   if (ap.rank == 1) {
-    storeRun(ap.dtype, in, ap.dims[0].size,
-             base + ap.offset, ap.dims[0].stride * elementBytes(ap));
+    storeRun(ap.dtype, in, ap.dims[0].size, base + ap.offset,
+             ap.dims[0].stride * elementBytes(ap));
     return;
   }
   forEachRow(ap, [&](int64_t off, int64_t n, int64_t stride) {

@@ -92,13 +92,13 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   isa::Program prog;
   prog.target = ex.target;
   int64_t aBytes = ex.K * ex.M * eb, bBytes = ex.K * ex.N * eb;
-  prog.tensors.push_back({"a_t", isa::TensorKind::Input, ex.dtype,
-                          {ex.K, ex.M}, 0, {}});
-  prog.tensors.push_back({"b", isa::TensorKind::Input, ex.dtype,
-                          {ex.K, ex.N}, aBytes, {}});
+  prog.tensors.push_back(
+      {"a_t", isa::TensorKind::Input, ex.dtype, {ex.K, ex.M}, 0, {}});
+  prog.tensors.push_back(
+      {"b", isa::TensorKind::Input, ex.dtype, {ex.K, ex.N}, aBytes, {}});
   const int64_t cOff = aBytes + bBytes;
-  prog.tensors.push_back({"c", isa::TensorKind::Output, DType::F32,
-                          {ex.M, ex.N}, cOff, {}});
+  prog.tensors.push_back(
+      {"c", isa::TensorKind::Output, DType::F32, {ex.M, ex.N}, cOff, {}});
 
   enum : uint32_t { semA, semB0, semB1, semPsum, semCopy, semOut0, semOut1 };
   prog.numSemaphores = 7;
@@ -111,20 +111,20 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   };
 
   for (int64_t kt = 0; kt < KT; ++kt) {
-    Instruction inst = dma(
-        onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * eb, ex.dtype, ex.M),
-        hbmBlock(kt * P * ex.M * eb, ex.dtype, P, ex.M, ex.M));
+    Instruction inst =
+        dma(onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * eb, ex.dtype, ex.M),
+            hbmBlock(kt * P * ex.M * eb, ex.dtype, P, ex.M, ex.M));
     signal(inst, semA);
     prog.getOrCreateStream(loadQueue()).instructions.push_back(inst);
   }
   for (int64_t j = 0; j < NT; ++j) {
     int64_t buf = j % 2;
     for (int64_t kt = 0; kt < KT; ++kt) {
-      Instruction inst = dma(
-          onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * eb,
-                 ex.dtype, nt),
-          hbmBlock(aBytes + (kt * P * ex.N + j * nt) * eb,
-                   ex.dtype, P, ex.N, nt));
+      Instruction inst =
+          dma(onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * eb,
+                     ex.dtype, nt),
+              hbmBlock(aBytes + (kt * P * ex.N + j * nt) * eb, ex.dtype, P,
+                       ex.N, nt));
       // The buffer is free once every tile of n-tile j - 2 has finished.
       if (j >= 2)
         wait(inst, semPsum, uint32_t((j - 1) * MT));
@@ -166,18 +166,18 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
       copy.opcode = Opcode::TensorCopy;
       copy.src0 = onChip(Memory::PSUM, 0, P, bank * target->psumBankBytes,
                          DType::F32, nt);
-      copy.dst = onChip(Memory::SBUF, 0, P, outOff + (t % 2) * nt * 4,
-                        DType::F32, nt);
+      copy.dst =
+          onChip(Memory::SBUF, 0, P, outOff + (t % 2) * nt * 4, DType::F32, nt);
       wait(copy, semPsum, uint32_t(t + 1));
       wait(copy, t % 2 ? semOut1 : semOut0, uint32_t(t / 2));
       signal(copy, semCopy);
       dve.push_back(copy);
 
       Instruction store =
-          dma(hbmBlock(cOff + (mt * P * ex.N + j * nt) * 4, DType::F32, P,
-                       ex.N, nt),
-              onChip(Memory::SBUF, 0, P, outOff + (t % 2) * nt * 4,
-                     DType::F32, nt));
+          dma(hbmBlock(cOff + (mt * P * ex.N + j * nt) * 4, DType::F32, P, ex.N,
+                       nt),
+              onChip(Memory::SBUF, 0, P, outOff + (t % 2) * nt * 4, DType::F32,
+                     nt));
       wait(store, semCopy, uint32_t(t + 1));
       signal(store, t % 2 ? semOut1 : semOut0);
       stores[t % 2].push_back(store);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Access.h"
 #include "Execute.h"
+#include "Access.h"
 #include "Math.h"
 #include "Strings.h"
 
@@ -22,7 +22,9 @@ using isa::Opcode;
 int operandsOf(const Instruction &inst, Operand out[8]) {
   int n = 0;
   auto add = [&](const AccessPattern &ap, const char *role, bool read,
-                 bool write) { out[n++] = Operand{&ap, role, read, write}; };
+                 bool write) {
+    out[n++] = Operand{&ap, role, read, write};
+  };
   auto addScalar = [&](const isa::ScalarOperand &s, const char *role) {
     if (!s.isImmediate)
       add(s.ap, role, true, false);
@@ -92,6 +94,24 @@ struct Rows {
   void store(const AccessPattern &ap, int32_t p, const float *values) {
     storeRow(ap, state.base(ap.memory, ap.startPartition + p), values);
   }
+  /// Every partition row of `ap`, one after another ([P x E] fp32), so the
+  /// arithmetic runs once over the whole tile instead of once per row.
+  float *loadAll(const AccessPattern &ap, std::vector<float> &buf) {
+    int32_t rows = partitionsOf(ap);
+    int64_t n = elementsPerRow(ap);
+    if (int64_t(buf.size()) < rows * n)
+      buf.resize(rows * n);
+    for (int32_t p = 0; p < rows; ++p)
+      loadRow(ap, state.base(ap.memory, ap.startPartition + p),
+              buf.data() + p * n);
+    return buf.data();
+  }
+  void storeAll(const AccessPattern &ap, const float *values) {
+    int64_t n = elementsPerRow(ap);
+    for (int32_t p = 0; p < partitionsOf(ap); ++p)
+      storeRow(ap, state.base(ap.memory, ap.startPartition + p),
+               values + p * n);
+  }
   float scalar(const isa::ScalarOperand &s, int32_t p) {
     if (s.isImmediate)
       return s.imm;
@@ -108,9 +128,10 @@ absl::Status checkSameCount(const AccessPattern &a, const char *aRole,
   if (elementsPerRow(a) == elementsPerRow(b) &&
       partitionsOf(a) == partitionsOf(b))
     return absl::OkStatus();
-  return absl::InvalidArgumentError(cat(
-      aRole, " has ", partitionsOf(a), " x ", elementsPerRow(a), " elements but ",
-      bRole, " has ", partitionsOf(b), " x ", elementsPerRow(b)));
+  return absl::InvalidArgumentError(cat(aRole, " has ", partitionsOf(a), " x ",
+                                        elementsPerRow(a), " elements but ",
+                                        bRole, " has ", partitionsOf(b), " x ",
+                                        elementsPerRow(b)));
 }
 
 /// Free-dimension indices of element `i` of `ap` (row-major), into idx[4].
@@ -148,33 +169,33 @@ absl::Status executeElementwise(MachineState &state, const Instruction &inst,
       return st;
     if (auto st = checkSameCount(inst.src1, "src1", dst, "dst"); !st.ok())
       return st;
-    for (int32_t p = 0; p < P; ++p) {
-      float *a = rows.load(inst.src0, p, s.a);
-      float *b = rows.load(inst.src1, p, s.b);
-      applyAlu(inst.alu0, a, b, 1, out, E);
-      rows.store(dst, p, out);
-    }
+    float *a = rows.loadAll(inst.src0, s.a);
+    float *b = rows.loadAll(inst.src1, s.b);
+    applyAlu(inst.alu0, a, b, 1, a, P * E);
+    rows.storeAll(dst, a);
     return absl::OkStatus();
   }
   case Opcode::TensorScalar: {
     if (auto st = checkSameCount(inst.src0, "src0", dst, "dst"); !st.ok())
       return st;
-    for (int32_t p = 0; p < P; ++p) {
-      float *a = rows.load(inst.src0, p, s.a);
-      float s0 = rows.scalar(inst.scalar0, p);
-      if (inst.reverse0)
-        applyAluScalarFirst(inst.alu0, s0, a, out, E);
-      else
-        applyAlu(inst.alu0, a, &s0, 0, out, E);
-      if (inst.alu1 != isa::AluOp::Bypass) {
-        float s1 = rows.scalar(inst.scalar1, p);
-        if (inst.reverse1)
-          applyAluScalarFirst(inst.alu1, s1, out, out, E);
+    float *a = rows.loadAll(inst.src0, s.a);
+    // One step over the whole tile for an immediate, else row by row.
+    auto step = [&](isa::AluOp op, const isa::ScalarOperand &operand,
+                    bool reverse) {
+      int64_t rowsAtOnce = operand.isImmediate ? P : 1;
+      for (int32_t p = 0; p < P; p += int32_t(rowsAtOnce)) {
+        float v = rows.scalar(operand, p);
+        float *row = a + p * E;
+        if (reverse)
+          applyAluScalarFirst(op, v, row, row, rowsAtOnce * E);
         else
-          applyAlu(inst.alu1, out, &s1, 0, out, E);
+          applyAlu(op, row, &v, 0, row, rowsAtOnce * E);
       }
-      rows.store(dst, p, out);
-    }
+    };
+    step(inst.alu0, inst.scalar0, inst.reverse0);
+    if (inst.alu1 != isa::AluOp::Bypass)
+      step(inst.alu1, inst.scalar1, inst.reverse1);
+    rows.storeAll(dst, a);
     return absl::OkStatus();
   }
   case Opcode::TensorReduce: {
@@ -182,7 +203,7 @@ absl::Status executeElementwise(MachineState &state, const Instruction &inst,
     if (inst.reduceAxes < 1 || inst.reduceAxes > src.rank)
       return absl::InvalidArgumentError(
           cat("reduces over ", int(inst.reduceAxes),
-                       " trailing axes but src0 has ", int(src.rank)));
+              " trailing axes but src0 has ", int(src.rank)));
     int64_t R = 1;
     for (int d = src.rank - inst.reduceAxes; d < src.rank; ++d)
       R *= src.dims[d].size;
@@ -235,9 +256,9 @@ absl::Status executeElementwise(MachineState &state, const Instruction &inst,
     if (auto st = checkSameCount(inst.src0, "src0", dst, "dst"); !st.ok())
       return st;
     if (P % 32 != 0 || E % 32 != 0)
-      return absl::InvalidArgumentError(cat(
-          "transpose32 needs multiples of 32 partitions and elements, got ", P,
-          " x ", E));
+      return absl::InvalidArgumentError(
+          cat("transpose32 needs multiples of 32 partitions and elements, got ",
+              P, " x ", E));
     // Whole source first: block (pb, fb) of dst reads rows of src.
     if (int64_t(s.c.size()) < P * E)
       s.c.resize(P * E);
@@ -270,17 +291,17 @@ absl::Status executeElementwise(MachineState &state, const Instruction &inst,
     if (auto st = checkSameCount(inst.src0, "src0", dst, "dst"); !st.ok())
       return st;
     if (!isComparison(inst.alu0))
-      return absl::InvalidArgumentError(
-          cat("affine_select predicate '", isa::aluOpName(inst.alu0),
-                       "' is not a comparison"));
+      return absl::InvalidArgumentError(cat("affine_select predicate '",
+                                            isa::aluOpName(inst.alu0),
+                                            "' is not a comparison"));
     int64_t idx[4];
     for (int32_t p = 0; p < P; ++p) {
       float *a = rows.load(inst.src0, p, s.a);
       for (int64_t i = 0; i < E; ++i) {
         freeIndices(dst, i, idx);
         float v = float(affineValue(inst.affine, p, idx));
-        out[i] = aluScalar(inst.alu0, v, 0.0f) != 0.0f ? a[i]
-                                                       : inst.scalar0.imm;
+        out[i] =
+            aluScalar(inst.alu0, v, 0.0f) != 0.0f ? a[i] : inst.scalar0.imm;
       }
       rows.store(dst, p, out);
     }
@@ -291,24 +312,29 @@ absl::Status executeElementwise(MachineState &state, const Instruction &inst,
       return st;
     if (inst.hasAccum &&
         (partitionsOf(inst.accum) != P || elementsPerRow(inst.accum) != 1))
-      return absl::InvalidArgumentError(cat(
-          "accum must be [", P, ", 1], got ", partitionsOf(inst.accum), " x ",
-          elementsPerRow(inst.accum)));
-    for (int32_t p = 0; p < P; ++p) {
-      float *a = rows.load(inst.src0, p, s.a);
+      return absl::InvalidArgumentError(cat("accum must be [", P, ", 1], got ",
+                                            partitionsOf(inst.accum), " x ",
+                                            elementsPerRow(inst.accum)));
+    float *a = rows.loadAll(inst.src0, s.a);
+    bool uniform = inst.scalar0.isImmediate && inst.scalar1.isImmediate;
+    int64_t rowsAtOnce = uniform ? P : 1;
+    for (int32_t p = 0; p < P; p += int32_t(rowsAtOnce)) {
       float scale = rows.scalar(inst.scalar0, p);
       float bias = rows.scalar(inst.scalar1, p);
+      float *row = a + p * E;
       // Two roundings: the product, then the sum (no fused multiply-add).
-      for (int64_t i = 0; i < E; ++i) {
-        float scaled = a[i] * scale;
-        out[i] = scaled + bias;
+      for (int64_t i = 0; i < rowsAtOnce * E; ++i) {
+        float scaled = row[i] * scale;
+        row[i] = scaled + bias;
       }
-      applyActivation(inst.func, out, E);
-      rows.store(dst, p, out);
-      if (inst.hasAccum) {
+    }
+    applyActivation(inst.func, a, P * E);
+    rows.storeAll(dst, a);
+    if (inst.hasAccum) {
+      for (int32_t p = 0; p < P; ++p) {
         float sum = 0.0f;
         for (int64_t i = 0; i < E; ++i)
-          sum += out[i];
+          sum += a[p * E + i];
         rows.store(inst.accum, p, &sum);
       }
     }

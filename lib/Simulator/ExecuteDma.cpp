@@ -66,9 +66,9 @@ absl::Status executeDma(MachineState &state, const isa::Instruction &inst,
   const AccessPattern &src = inst.src0, &dst = inst.dst;
   int64_t n = totalElements(src);
   if (n != totalElements(dst))
-    return absl::InvalidArgumentError(
-        cat("dma_copy moves ", n, " elements from src0 into ",
-                     totalElements(dst), " of dst"));
+    return absl::InvalidArgumentError(cat("dma_copy moves ", n,
+                                          " elements from src0 into ",
+                                          totalElements(dst), " of dst"));
   size_t srcBytes = size_t(n) * elementBytes(src);
   if (s.bytes.size() < srcBytes)
     s.bytes.resize(srcBytes);

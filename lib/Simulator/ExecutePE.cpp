@@ -61,11 +61,11 @@ absl::Status trackAccumulation(MachineState &state, const AccessPattern &dst,
         continue;
       }
       if (const void *hole = std::memchr(flags, 0, n)) {
-        int64_t at = r.offset + 4 * (static_cast<const uint8_t *>(hole) - flags);
-        return absl::FailedPreconditionError(cat(
-            "matmul accumulates (start=false) into psum partition ", part,
-            " byte ", at,
-            " that no start-flagged matmul initialised"));
+        int64_t at =
+            r.offset + 4 * (static_cast<const uint8_t *>(hole) - flags);
+        return absl::FailedPreconditionError(
+            cat("matmul accumulates (start=false) into psum partition ", part,
+                " byte ", at, " that no start-flagged matmul initialised"));
       }
     }
   }
@@ -80,10 +80,10 @@ absl::Status executeMatmul(MachineState &state, const Instruction &inst,
   int N = int(elementsPerRow(mv));
   if (mv.numPartitions != K || dst.numPartitions != M ||
       elementsPerRow(dst) != N)
-    return absl::InvalidArgumentError(cat(
-        "matmul shapes disagree: stationary ", K, " x ", M, ", moving ",
-        mv.numPartitions, " x ", N, ", dst ", dst.numPartitions, " x ",
-        elementsPerRow(dst)));
+    return absl::InvalidArgumentError(
+        cat("matmul shapes disagree: stationary ", K, " x ", M, ", moving ",
+            mv.numPartitions, " x ", N, ", dst ", dst.numPartitions, " x ",
+            elementsPerRow(dst)));
   if (dst.memory != isa::Memory::PSUM || dst.dtype != isa::DType::F32)
     return absl::InvalidArgumentError("matmul dst must be fp32 in psum");
   if (auto status = trackAccumulation(state, dst, inst.start); !status.ok())
@@ -118,9 +118,9 @@ absl::Status executeTranspose(MachineState &state, const Instruction &inst,
   int32_t P = src.numPartitions;
   int64_t F = elementsPerRow(src);
   if (dst.numPartitions != F || elementsPerRow(dst) != P)
-    return absl::InvalidArgumentError(cat(
-        "transpose of ", P, " x ", F, " needs a ", F, " x ", P, " dst, got ",
-        dst.numPartitions, " x ", elementsPerRow(dst)));
+    return absl::InvalidArgumentError(
+        cat("transpose of ", P, " x ", F, " needs a ", F, " x ", P,
+            " dst, got ", dst.numPartitions, " x ", elementsPerRow(dst)));
   loadMatrix(state, src, s.matA);
   if (int64_t(s.d.size()) < P)
     s.d.resize(P);

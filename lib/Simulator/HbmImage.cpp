@@ -40,9 +40,9 @@ absl::Status setTensorBytes(const isa::Program &program, std::string &hbm,
   if (!t.ok())
     return t.status();
   if (int64_t(bytes.size()) != (*t)->sizeBytes())
-    return absl::InvalidArgumentError(
-        cat("tensor '", name, "' has ", (*t)->sizeBytes(),
-                     " bytes, got ", bytes.size()));
+    return absl::InvalidArgumentError(cat("tensor '", name, "' has ",
+                                          (*t)->sizeBytes(), " bytes, got ",
+                                          bytes.size()));
   std::memcpy(hbm.data() + (*t)->hbmOffset, bytes.data(), bytes.size());
   return absl::OkStatus();
 }

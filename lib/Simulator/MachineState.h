@@ -26,8 +26,8 @@ struct MachineState {
   const isa::TargetDesc &target;
   std::string hbm;
   std::vector<uint8_t> sbuf, psum;
-  InitMap sbufInit, psumInit; // indexed by partition * rowBytes + byte
-  std::vector<uint8_t> psumAccInit;        // per 4-byte PSUM element
+  InitMap sbufInit, psumInit;       // indexed by partition * rowBytes + byte
+  std::vector<uint8_t> psumAccInit; // per 4-byte PSUM element
 
   /// Bytes per partition of an on-chip memory (HBM: the image size).
   int64_t rowBytes(isa::Memory m) const {

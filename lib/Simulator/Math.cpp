@@ -98,11 +98,14 @@ void applyAlu(isa::AluOp op, const float *a, const float *b, int64_t bStride,
         out[i] = a[i];
     return;
   case AluOp::Add:
-    return binary(a, b, bStride, out, n, [](float x, float y) { return x + y; });
+    return binary(a, b, bStride, out, n,
+                  [](float x, float y) { return x + y; });
   case AluOp::Sub:
-    return binary(a, b, bStride, out, n, [](float x, float y) { return x - y; });
+    return binary(a, b, bStride, out, n,
+                  [](float x, float y) { return x - y; });
   case AluOp::Mul:
-    return binary(a, b, bStride, out, n, [](float x, float y) { return x * y; });
+    return binary(a, b, bStride, out, n,
+                  [](float x, float y) { return x * y; });
   case AluOp::Max:
     return binary(a, b, bStride, out, n,
                   [](float x, float y) { return std::fmax(x, y); });

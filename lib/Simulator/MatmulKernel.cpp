@@ -49,7 +49,8 @@ MatmulKernelKind bestMatmulKernel() {
       else if (!std::strcmp(env, "avx2"))
         cap = MatmulKernelKind::Avx2;
     }
-    for (MatmulKernelKind k : {MatmulKernelKind::Avx512, MatmulKernelKind::Avx2})
+    for (MatmulKernelKind k :
+         {MatmulKernelKind::Avx512, MatmulKernelKind::Avx2})
       if (int(k) <= int(cap) && matmulKernelSupported(k))
         return k;
     return MatmulKernelKind::Portable;
@@ -78,8 +79,8 @@ void matmulPortable(const float *A, const float *B, float *C, int64_t ldc,
 
 } // namespace
 
-void matmulF32(MatmulKernelKind kind, const float *A, const float *B,
-               float *C, int64_t ldc, int K, int M, int N, bool accumulate,
+void matmulF32(MatmulKernelKind kind, const float *A, const float *B, float *C,
+               int64_t ldc, int K, int M, int N, bool accumulate,
                std::vector<float> &pack) {
   if (pack.size() < size_t(K) * 64)
     pack.resize(size_t(K) * 64);

@@ -26,16 +26,16 @@ const char *matmulKernelName(MatmulKernelKind kind);
 
 /// A: K x M row-major (lda = M); B: K x N row-major (ldb = N);
 /// C: M rows of N at row stride ldc floats. `pack` is reusable scratch.
-void matmulF32(MatmulKernelKind kind, const float *A, const float *B,
-               float *C, int64_t ldc, int K, int M, int N, bool accumulate,
+void matmulF32(MatmulKernelKind kind, const float *A, const float *B, float *C,
+               int64_t ldc, int K, int M, int N, bool accumulate,
                std::vector<float> &pack);
 
 // Per-ISA entry points (MatmulAvx512.cpp, MatmulAvx2.cpp): same contract,
 // `pack` at least K * 64 floats.
 void matmulF32Avx512(const float *A, const float *B, float *C, int64_t ldc,
                      int K, int M, int N, bool accumulate, float *pack);
-void matmulF32Avx2(const float *A, const float *B, float *C, int64_t ldc,
-                   int K, int M, int N, bool accumulate, float *pack);
+void matmulF32Avx2(const float *A, const float *B, float *C, int64_t ldc, int K,
+                   int M, int N, bool accumulate, float *pack);
 
 } // namespace nki::sim
 

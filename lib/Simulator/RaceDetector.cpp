@@ -56,8 +56,8 @@ RaceDetector::access(isa::Memory mem, int32_t start, int32_t count,
       if (!overlap.any() || clock[r.stream] > r.index)
         continue;
       if (!conflict)
-        conflict = RaceConflict{r.stream, r.index, r.write, overlap.first(),
-                                segStart};
+        conflict =
+            RaceConflict{r.stream, r.index, r.write, overlap.first(), segStart};
     }
     // Superseded records: all of them under a write; under a read, this
     // stream's earlier reads.

@@ -53,8 +53,8 @@ struct PartitionMask {
 };
 
 struct RaceConflict {
-  int stream = 0;      // the earlier access's stream index
-  uint32_t index = 0;  // and its instruction index
+  int stream = 0;     // the earlier access's stream index
+  uint32_t index = 0; // and its instruction index
   bool earlierWrite = false;
   int32_t partition = 0;
   int64_t byte = 0;

@@ -21,9 +21,9 @@ std::string microseconds(int64_t ps) { return fmt("%.3f", double(ps) * 1e-6); }
 } // namespace
 
 std::string formatReportTable(const SimReport &r) {
-  std::string out = cat("target ", r.target, ", total ",
-                                 microseconds(r.totalPs), " us, ",
-                                 r.instructions, " instructions\n");
+  std::string out =
+      cat("target ", r.target, ", total ", microseconds(r.totalPs), " us, ",
+          r.instructions, " instructions\n");
   char line[160];
   std::snprintf(line, sizeof line, "%-8s %12s %14s %8s %14s\n", "stream",
                 "instructions", "busy (us)", "util %", "DMA bytes");
@@ -38,11 +38,11 @@ std::string formatReportTable(const SimReport &r) {
                   bytes.c_str());
     out += line;
   }
-  append(&out, "PE utilisation ", fmt("%.2f", 100.0 * r.peUtilisation),
-                  " % (", r.matmulFlops, " matmul FLOPs)\n");
+  append(&out, "PE utilisation ", fmt("%.2f", 100.0 * r.peUtilisation), " % (",
+         r.matmulFlops, " matmul FLOPs)\n");
   append(&out, "DMA ", r.dmaBytes, " bytes, ",
-                  fmt("%.2f", r.dmaBytesPerSecond * 1e-9), " GB/s of ",
-                  fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9), " GB/s peak\n");
+         fmt("%.2f", r.dmaBytesPerSecond * 1e-9), " GB/s of ",
+         fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9), " GB/s peak\n");
   return out;
 }
 
@@ -58,11 +58,11 @@ std::string formatReportJson(const SimReport &r) {
       ", \"streams\": [");
   for (size_t i = 0; i < r.streams.size(); ++i) {
     const StreamReport &s = r.streams[i];
-    append(&out, i ? ", " : "", "{\"stream\": \"",
-                    isa::streamName(s.stream), "\", \"instructions\": ",
-                    s.instructions, ", \"busy_ps\": ", s.busyPs,
-                    ", \"utilisation\": ", fmt("%.6g", s.utilisation),
-                    ", \"dma_bytes\": ", s.dmaBytes, "}");
+    append(&out, i ? ", " : "", "{\"stream\": \"", isa::streamName(s.stream),
+           "\", \"instructions\": ", s.instructions,
+           ", \"busy_ps\": ", s.busyPs,
+           ", \"utilisation\": ", fmt("%.6g", s.utilisation),
+           ", \"dma_bytes\": ", s.dmaBytes, "}");
   }
   out += "]}\n";
   return out;

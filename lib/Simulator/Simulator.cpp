@@ -70,6 +70,9 @@ struct StreamRun {
 };
 
 constexpr size_t kFoldThreshold = 64;
+/// Elements of one operand (all partitions): bounds the scratch memory an
+/// instruction may need (2^26 fp32 values = 256 MiB).
+constexpr int64_t kMaxElements = int64_t(1) << 26;
 
 class Simulation {
 public:
@@ -114,15 +117,15 @@ private:
 std::string Simulation::describe(int stream, size_t index) const {
   const StreamRun &run = runs_[runOfStream_[stream]];
   const Instruction &inst = run.stream->instructions[index];
-  std::string s = cat(isa::streamName(run.stream->id), " instruction ",
-                               index, " (", isa::opcodeName(inst.opcode), ")");
+  std::string s = cat(isa::streamName(run.stream->id), " instruction ", index,
+                      " (", isa::opcodeName(inst.opcode), ")");
   if (!inst.loc.empty())
     append(&s, " at ", inst.loc);
   return s;
 }
 
-bool Simulation::satisfied(const isa::SemWait &wait, int stream,
-                           int64_t &when, VectorClock *acquire) const {
+bool Simulation::satisfied(const isa::SemWait &wait, int stream, int64_t &when,
+                           VectorClock *acquire) const {
   when = 0;
   if (wait.value == 0)
     return true;
@@ -148,7 +151,9 @@ void Simulation::updateCandidate(StreamRun &run) {
   run.ready = false;
   if (run.done())
     return;
-  int64_t start = run.freeAt;
+  // Nothing issues before the current time; this also covers waits
+  // satisfied by folded increments, whose exact times are gone.
+  int64_t start = std::max(run.freeAt, now_);
   for (const isa::SemWait &wait : run.head().waits) {
     int64_t when;
     if (wait.semaphore >= sems_.size()) {
@@ -179,26 +184,36 @@ absl::Status Simulation::checkOperands(const StreamRun &run,
     bool onChip = ap.memory != isa::Memory::HBM;
     if (ap.rank > isa::AccessPattern::kMaxDims)
       return fail(cat("has ", int(ap.rank), " dimensions"));
-    for (int d = 0; d < ap.rank; ++d)
+    int64_t elements = onChip ? std::max(ap.numPartitions, 1) : 1;
+    for (int d = 0; d < ap.rank; ++d) {
       if (ap.dims[d].size < 1)
-        return fail(cat("dimension ", d, " has size ",
-                                 ap.dims[d].size));
-    if (onChip && (ap.startPartition < 0 || ap.numPartitions < 1 ||
-                   ap.startPartition + ap.numPartitions > target_.numPartitions))
+        return fail(cat("dimension ", d, " has size ", ap.dims[d].size));
+      if (ap.dims[d].size > kMaxElements ||
+          (elements *= ap.dims[d].size) > kMaxElements)
+        return fail(cat("has more than ", kMaxElements,
+                        " elements, the simulator's limit per operand"));
+    }
+    if (onChip &&
+        (ap.startPartition < 0 || ap.numPartitions < 1 ||
+         int64_t(ap.startPartition) + ap.numPartitions > target_.numPartitions))
       return fail(cat("partitions [", ap.startPartition, ", ",
-                               ap.startPartition + ap.numPartitions,
-                               ") are out of bounds (", target_.numPartitions,
-                               " partitions)"));
-    int64_t lo, hi;
+                      int64_t(ap.startPartition) + ap.numPartitions,
+                      ") are out of bounds (", target_.numPartitions,
+                      " partitions)"));
+    __int128 lo, hi;
     byteExtent(ap, lo, hi);
     int64_t limit = state_.rowBytes(ap.memory);
-    if (lo < 0 || hi > limit)
-      return fail(cat(
-          isa::memoryName(ap.memory), " bytes [", lo, ", ", hi,
-          ") are out of bounds (",
-          onChip ? cat(limit, " bytes per partition")
-                 : cat("the program's tensors end at byte ", limit),
-          ")"));
+    if (lo < 0 || hi > limit) {
+      auto str = [](__int128 v) {
+        return v >= INT64_MIN && v <= INT64_MAX ? cat(int64_t(v))
+                                                : std::string("(overflow)");
+      };
+      return fail(cat(isa::memoryName(ap.memory), " bytes [", str(lo), ", ",
+                      str(hi), ") are out of bounds (",
+                      onChip ? cat(limit, " bytes per partition")
+                             : cat("the program's tensors end at byte ", limit),
+                      ")"));
+    }
 
     if (!needRuns)
       continue;
@@ -226,21 +241,20 @@ absl::Status Simulation::checkOperands(const StreamRun &run,
     for (bool write : {false, true}) {
       if (write ? !ops[i].write : !ops[i].read)
         continue;
-      auto conflict = races_.access(ap.memory, start, count, runs,
-                                    write, run.index, uint32_t(index),
-                                    run.clock);
+      auto conflict = races_.access(ap.memory, start, count, runs, write,
+                                    run.index, uint32_t(index), run.clock);
       if (!conflict)
         continue;
       std::string where =
           onChip ? cat(isa::memoryName(ap.memory), " partition ",
-                                conflict->partition, " byte ", conflict->byte)
+                       conflict->partition, " byte ", conflict->byte)
                  : cat("hbm byte ", conflict->byte);
-      return absl::FailedPreconditionError(cat(
-          "data race on ", where, ": ", describe(run.index, index), " ",
-          write ? "writes" : "reads", " ", ops[i].role, ", but ",
-          describe(conflict->stream, conflict->index), " ",
-          conflict->earlierWrite ? "writes" : "reads",
-          " the same bytes and no semaphore orders the two"));
+      return absl::FailedPreconditionError(
+          cat("data race on ", where, ": ", describe(run.index, index), " ",
+              write ? "writes" : "reads", " ", ops[i].role, ", but ",
+              describe(conflict->stream, conflict->index), " ",
+              conflict->earlierWrite ? "writes" : "reads",
+              " the same bytes and no semaphore orders the two"));
     }
   }
   return absl::OkStatus();
@@ -296,8 +310,8 @@ absl::Status Simulation::issue(StreamRun &run) {
   if (auto status = checkOperands(run, inst, index); !status.ok())
     return status;
   if (auto status = executeInstruction(state_, inst, scratch_); !status.ok())
-    return absl::Status(status.code(), cat(describe(run.index, index),
-                                                    ": ", status.message()));
+    return absl::Status(
+        status.code(), cat(describe(run.index, index), ": ", status.message()));
   if (options_.checkUninitialized)
     markWritten();
 
@@ -369,7 +383,7 @@ absl::Status Simulation::deadlock() const {
       if (satisfied(wait, run.index, when, nullptr))
         continue;
       append(&msg, " semaphore ", wait.semaphore, " >= ", wait.value,
-                      " (it reaches ", sems_[wait.semaphore].total, ")");
+             " (it reaches ", sems_[wait.semaphore].total, ")");
       break;
     }
   }
@@ -384,8 +398,9 @@ void Simulation::reportProgress(bool force) {
                     options_.progressIntervalSeconds)
     return;
   lastProgress_ = t;
-  options_.progress(SimProgress{issued_, total_, now_,
-                                std::chrono::duration<double>(t - begin_).count()});
+  options_.progress(
+      SimProgress{issued_, total_, now_,
+                  std::chrono::duration<double>(t - begin_).count()});
 }
 
 absl::StatusOr<SimResult> Simulation::run() {
@@ -395,9 +410,9 @@ absl::StatusOr<SimResult> Simulation::run() {
   for (const isa::Stream &s : program_.streams) {
     int index = s.id.index();
     if (index >= maxStreams || index >= kMaxStreams)
-      return absl::InvalidArgumentError(cat(
-          "stream ", isa::streamName(s.id), " does not exist on ",
-          target_.name, " (", target_.numDmaQueues, " DMA queues)"));
+      return absl::InvalidArgumentError(
+          cat("stream ", isa::streamName(s.id), " does not exist on ",
+              target_.name, " (", target_.numDmaQueues, " DMA queues)"));
     if (runOfStream_[index] >= 0)
       return absl::InvalidArgumentError(
           cat("stream ", isa::streamName(s.id), " appears twice"));
@@ -441,7 +456,8 @@ absl::StatusOr<SimResult> Simulation::run() {
     report.streams.push_back(run.stats);
   }
   report.peUtilisation = seconds > 0 ? peSecondsAtPeak_ / seconds : 0;
-  report.dmaBytesPerSecond = seconds > 0 ? double(report.dmaBytes) / seconds : 0;
+  report.dmaBytesPerSecond =
+      seconds > 0 ? double(report.dmaBytes) / seconds : 0;
   report.dmaPeakBytesPerSecond = target_.peakDmaBytesPerSecond();
   result_.hbm = std::move(state_.hbm);
   return std::move(result_);
@@ -449,8 +465,8 @@ absl::StatusOr<SimResult> Simulation::run() {
 
 } // namespace
 
-absl::StatusOr<SimResult> simulate(const isa::Program &program,
-                                   std::string hbm, const SimOptions &options) {
+absl::StatusOr<SimResult> simulate(const isa::Program &program, std::string hbm,
+                                   const SimOptions &options) {
   const isa::TargetDesc *target = isa::lookupTarget(program.target);
   if (!target)
     return absl::InvalidArgumentError(
@@ -459,9 +475,9 @@ absl::StatusOr<SimResult> simulate(const isa::Program &program,
   for (const isa::TensorDecl &t : program.tensors)
     extent = std::max(extent, t.hbmOffset + t.sizeBytes());
   if (int64_t(hbm.size()) < extent)
-    return absl::InvalidArgumentError(cat(
-        "the HBM image has ", hbm.size(), " bytes but the tensors need ",
-        extent));
+    return absl::InvalidArgumentError(cat("the HBM image has ", hbm.size(),
+                                          " bytes but the tensors need ",
+                                          extent));
   Simulation sim(program, *target, std::move(hbm), options);
   return sim.run();
 }

@@ -1,4 +1,5 @@
-//===- Strings.h - absl::StrCat that also takes std::string_view -*- C++ -*-===//
+//===- Strings.h - absl::StrCat that also takes std::string_view -*- C++
+//-*-===//
 //
 // Debian's Abseil has its own absl::string_view (not std::string_view), so
 // absl::StrCat rejects the std::string_view names the ISA API returns.

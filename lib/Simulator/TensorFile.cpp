@@ -66,8 +66,7 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
     headerLen = readLE<uint32_t>(bytes.data() + 8);
     start = 12;
   } else {
-    return absl::InvalidArgumentError(
-        cat("unsupported .npy version ", major));
+    return absl::InvalidArgumentError(cat("unsupported .npy version ", major));
   }
   if (start + headerLen > bytes.size())
     return absl::InvalidArgumentError("truncated .npy header");
@@ -111,24 +110,23 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
     int bytes;
     bool isInt;
   };
-  static const Kind kinds[] = {{"<f4", 4, false}, {"<f2", 2, false},
-                               {"<f8", 8, false}, {"<i4", 4, true},
-                               {"<i8", 8, true},  {"<i1", 1, true},
-                               {"|i1", 1, true},  {"|u1", 1, true},
-                               {"<u1", 1, true},  {"|b1", 1, true}};
+  static const Kind kinds[] = {
+      {"<f4", 4, false}, {"<f2", 2, false}, {"<f8", 8, false}, {"<i4", 4, true},
+      {"<i8", 8, true},  {"<i1", 1, true},  {"|i1", 1, true},  {"|u1", 1, true},
+      {"<u1", 1, true},  {"|b1", 1, true}};
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)
     if (descr == k.descr)
       kind = &k;
   if (!kind)
-    return absl::InvalidArgumentError(cat(
-        "unsupported .npy element type '", descr,
-        "' (use <f4, <f2, <f8, <i4, <i8, <i1/|i1 or |u1)"));
+    return absl::InvalidArgumentError(
+        cat("unsupported .npy element type '", descr,
+            "' (use <f4, <f2, <f8, <i4, <i8, <i1/|i1 or |u1)"));
   int64_t n = t.numElements();
   if (int64_t(data.size()) < n * kind->bytes)
-    return absl::InvalidArgumentError(cat(
-        ".npy data holds ", data.size(), " bytes but shape (", dims,
-        ") of '", descr, "' needs ", n * kind->bytes));
+    return absl::InvalidArgumentError(cat(".npy data holds ", data.size(),
+                                          " bytes but shape (", dims, ") of '",
+                                          descr, "' needs ", n * kind->bytes));
   t.isInteger = kind->isInt;
   const char *p = data.data();
   for (int64_t i = 0; i < n; ++i, p += kind->bytes) {
@@ -161,9 +159,9 @@ std::string formatNpy(const HostTensor &t, isa::DType dtype) {
   std::string shape;
   for (size_t i = 0; i < t.shape.size(); ++i)
     append(&shape, t.shape[i], ",", i + 1 < t.shape.size() ? " " : "");
-  std::string header = cat("{'descr': '", descr,
-                                    "', 'fortran_order': False, 'shape': (",
-                                    shape, "), }");
+  std::string header =
+      cat("{'descr': '", descr, "', 'fortran_order': False, 'shape': (", shape,
+          "), }");
   // Pad so the data starts 64-byte aligned, as numpy writes it.
   while ((10 + header.size() + 1) % 64 != 0)
     header += ' ';
@@ -221,8 +219,14 @@ struct WireReader {
 };
 
 enum OnnxType {
-  kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kFloat16 = 10,
-  kDouble = 11, kBFloat16 = 16
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kInt32 = 6,
+  kInt64 = 7,
+  kFloat16 = 10,
+  kDouble = 11,
+  kBFloat16 = 16
 };
 
 } // namespace
@@ -318,12 +322,12 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
     width = 8;
     break;
   default:
-    return absl::InvalidArgumentError(cat(
-        "unsupported ONNX tensor data_type ", dataType,
-        " (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, INT8, UINT8)"));
+    return absl::InvalidArgumentError(
+        cat("unsupported ONNX tensor data_type ", dataType,
+            " (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, INT8, UINT8)"));
   }
-  t.isInteger = dataType == kInt32 || dataType == kInt64 ||
-                dataType == kInt8 || dataType == kUint8;
+  t.isInteger = dataType == kInt32 || dataType == kInt64 || dataType == kInt8 ||
+                dataType == kUint8;
   auto push = [&](double v) {
     if (t.isInteger)
       t.ints.push_back(int64_t(v));
@@ -334,26 +338,42 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
     if (int64_t(raw.size()) != n * width)
       return absl::InvalidArgumentError(
           cat("ONNX tensor '", t.name, "' raw_data has ", raw.size(),
-                       " bytes, its shape needs ", n * width));
+              " bytes, its shape needs ", n * width));
     for (int64_t i = 0; i < n; ++i) {
       const char *p = raw.data() + i * width;
       switch (dataType) {
-      case kFloat: push(readLE<float>(p)); break;
-      case kInt32: push(readLE<int32_t>(p)); break;
-      case kFloat16: push(isa::f16ToFloat(readLE<uint16_t>(p))); break;
-      case kBFloat16: push(isa::bf16ToFloat(readLE<uint16_t>(p))); break;
-      case kInt8: push(readLE<int8_t>(p)); break;
-      case kUint8: push(readLE<uint8_t>(p)); break;
-      case kInt64: push(double(readLE<int64_t>(p))); break;
-      case kDouble: push(readLE<double>(p)); break;
+      case kFloat:
+        push(readLE<float>(p));
+        break;
+      case kInt32:
+        push(readLE<int32_t>(p));
+        break;
+      case kFloat16:
+        push(isa::f16ToFloat(readLE<uint16_t>(p)));
+        break;
+      case kBFloat16:
+        push(isa::bf16ToFloat(readLE<uint16_t>(p)));
+        break;
+      case kInt8:
+        push(readLE<int8_t>(p));
+        break;
+      case kUint8:
+        push(readLE<uint8_t>(p));
+        break;
+      case kInt64:
+        push(double(readLE<int64_t>(p)));
+        break;
+      case kDouble:
+        push(readLE<double>(p));
+        break;
       }
     }
     return t;
   }
   if (int64_t(typed.size()) != n)
-    return absl::InvalidArgumentError(
-        cat("ONNX tensor '", t.name, "' holds ", typed.size(),
-                     " values, its shape needs ", n));
+    return absl::InvalidArgumentError(cat("ONNX tensor '", t.name, "' holds ",
+                                          typed.size(),
+                                          " values, its shape needs ", n));
   for (double v : typed) {
     // FLOAT16/BFLOAT16 travel as their bit patterns in int32_data.
     if (dataType == kFloat16)
@@ -386,22 +406,22 @@ absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
     return out + "]";
   };
   if (t.numElements() != n || strip(t.shape) != strip(shape))
-    return absl::InvalidArgumentError(
-        cat("shape ", shapeStr(t.shape), " does not match the ",
-                     "program's ", shapeStr(shape)));
+    return absl::InvalidArgumentError(cat("shape ", shapeStr(t.shape),
+                                          " does not match the ", "program's ",
+                                          shapeStr(shape)));
   int64_t eb = isa::dtypeBytes(dtype);
   std::string out(size_t(n * eb), '\0');
   for (int64_t i = 0; i < n; ++i) {
     void *dst = out.data() + i * eb;
     if (t.isInteger && dtype == isa::DType::I32) {
       int64_t v = t.ints[i];
-      int32_t c = int32_t(v > INT32_MAX ? INT32_MAX
-                                        : v < INT32_MIN ? INT32_MIN : v);
+      int32_t c = int32_t(v > INT32_MAX   ? INT32_MAX
+                          : v < INT32_MIN ? INT32_MIN
+                                          : v);
       std::memcpy(dst, &c, 4);
       continue;
     }
-    isa::storeElement(dtype, t.isInteger ? float(t.ints[i]) : t.values[i],
-                      dst);
+    isa::storeElement(dtype, t.isInteger ? float(t.ints[i]) : t.values[i], dst);
   }
   return out;
 }
@@ -436,8 +456,7 @@ absl::StatusOr<std::string> readFile(const std::string &path) {
 absl::Status writeFile(const std::string &path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    return absl::PermissionDeniedError(
-        cat("cannot write '", path, "'"));
+    return absl::PermissionDeniedError(cat("cannot write '", path, "'"));
   out.write(bytes.data(), std::streamsize(bytes.size()));
   if (!out)
     return absl::DataLossError(cat("error writing '", path, "'"));
@@ -458,8 +477,8 @@ absl::StatusOr<HostTensor> readTensorFile(const std::string &path) {
   else if (endsWith(".pb"))
     t = parseOnnxTensor(*bytes);
   else
-    return absl::InvalidArgumentError(cat(
-        "'", path, "': unknown tensor file type (expected .npy or .pb)"));
+    return absl::InvalidArgumentError(
+        cat("'", path, "': unknown tensor file type (expected .npy or .pb)"));
   if (!t.ok())
     return absl::Status(t.status().code(),
                         cat("'", path, "': ", t.status().message()));

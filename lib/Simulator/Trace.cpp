@@ -28,11 +28,11 @@ std::string describeAp(const isa::AccessPattern &ap) {
   std::string s(isa::memoryName(ap.memory));
   if (ap.memory != isa::Memory::HBM)
     append(&s, "[", ap.startPartition, ":",
-                    ap.startPartition + ap.numPartitions, "]");
+           ap.startPartition + ap.numPartitions, "]");
   append(&s, "+", ap.offset, " ", isa::dtypeName(ap.dtype), " [");
   for (int d = 0; d < ap.rank; ++d)
-    append(&s, d ? ", " : "", "(", ap.dims[d].stride, ", ",
-                    ap.dims[d].size, ")");
+    append(&s, d ? ", " : "", "(", ap.dims[d].stride, ", ", ap.dims[d].size,
+           ")");
   return s + "]";
 }
 
@@ -120,13 +120,13 @@ std::string formatChromeTrace(const isa::Program &program,
   for (const isa::Stream &s : program.streams) {
     sep();
     append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
-                    ", \"name\": \"thread_name\", \"args\": {\"name\": \"",
-                    isa::streamName(s.id), "\"}}");
+           ", \"name\": \"thread_name\", \"args\": {\"name\": \"",
+           isa::streamName(s.id), "\"}}");
     sep();
     append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
-                    ", \"name\": \"thread_sort_index\", \"args\": "
-                    "{\"sort_index\": ",
-                    s.id.index(), "}}");
+           ", \"name\": \"thread_sort_index\", \"args\": "
+           "{\"sort_index\": ",
+           s.id.index(), "}}");
   }
   for (const TraceEvent &e : events) {
     const isa::Stream *stream = nullptr;
@@ -137,13 +137,12 @@ std::string formatChromeTrace(const isa::Program &program,
       continue;
     const isa::Instruction &inst = stream->instructions[e.index];
     sep();
-    append(
-        &out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", e.stream.index(),
-        ", \"name\": \"", isa::opcodeName(inst.opcode), "\", \"ts\": ",
-        us(e.startPs), ", \"dur\": ", us(e.busyPs),
-        ", \"args\": {\"index\": ", e.index, ", \"operands\": \"",
-        jsonEscape(describeOperands(inst)), "\", \"signals_at_us\": ",
-        us(e.startPs + e.completePs));
+    append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", e.stream.index(),
+           ", \"name\": \"", isa::opcodeName(inst.opcode),
+           "\", \"ts\": ", us(e.startPs), ", \"dur\": ", us(e.busyPs),
+           ", \"args\": {\"index\": ", e.index, ", \"operands\": \"",
+           jsonEscape(describeOperands(inst)),
+           "\", \"signals_at_us\": ", us(e.startPs + e.completePs));
     if (!inst.loc.empty())
       append(&out, ", \"loc\": \"", jsonEscape(inst.loc), "\"");
     out += "}}";

@@ -27,11 +27,14 @@ namespace {
 
 const char *kUsage =
     "usage: nki-run PROG.nkb [options]\n"
-    "  --input [NAME=]FILE      input tensor from .npy or ONNX TensorProto .pb\n"
+    "  --input [NAME=]FILE      input tensor from .npy or ONNX TensorProto "
+    ".pb\n"
     "                           (without NAME: the next input in table order)\n"
-    "  --random-inputs=SEED     fill inputs not given with seeded random values\n"
+    "  --random-inputs=SEED     fill inputs not given with seeded random "
+    "values\n"
     "  --output-dir DIR         write every output tensor as DIR/NAME.npy\n"
-    "  --expected [NAME=]FILE   compare an output: |got-exp| <= atol + rtol*|exp|\n"
+    "  --expected [NAME=]FILE   compare an output: |got-exp| <= atol + "
+    "rtol*|exp|\n"
     "  --rtol R, --atol A       tolerances (default 1e-4 and 1e-5)\n"
     "  --report[=table|json[=FILE]]  print the timing report\n"
     "  --trace=FILE.json        write a Chrome/Perfetto trace\n"
@@ -196,7 +199,7 @@ std::string randomTensor(const isa::TensorDecl &t, std::mt19937_64 &rng) {
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int> integer(-8, 7);
   for (int64_t i = 0; i < n; ++i) {
-    float v = isa::isFloatDType(t.dtype) ? real(rng)
+    float v = isa::isFloatDType(t.dtype)  ? real(rng)
               : t.dtype == isa::DType::U8 ? float(integer(rng) + 8)
                                           : float(integer(rng));
     isa::storeElement(t.dtype, v, bytes.data() + i * eb);
@@ -235,8 +238,8 @@ bool compare(const isa::TensorDecl &t, const sim::HostTensor &got,
     double diff = std::fabs(g - e);
     bool ok = (std::isnan(g) && std::isnan(e)) || g == e ||
               diff <= o.atol + o.rtol * std::fabs(e);
-    double excess = std::isnan(diff) ? INFINITY
-                                     : diff - (o.atol + o.rtol * std::fabs(e));
+    double excess =
+        std::isnan(diff) ? INFINITY : diff - (o.atol + o.rtol * std::fabs(e));
     if (!std::isnan(diff) && diff > maxDiff)
       maxDiff = diff;
     if (!ok) {
@@ -354,8 +357,7 @@ int main(int argc, char **argv) {
     std::string json = sim::formatReportJson(result->report);
     if (o.reportFile.empty()) {
       std::cout << json;
-    } else if (absl::Status st = sim::writeFile(o.reportFile, json);
-               !st.ok()) {
+    } else if (absl::Status st = sim::writeFile(o.reportFile, json); !st.ok()) {
       fail(std::string(st.message()));
     }
   }
@@ -369,8 +371,8 @@ int main(int argc, char **argv) {
     auto bytes = sim::getTensorBytes(*prog, result->hbm, t->name);
     if (!bytes.ok())
       fail(std::string(bytes.status().message()));
-    ok &= compare(*t, sim::fromTensorBytes(*bytes, t->dtype, t->shape), *exp,
-                  o);
+    ok &=
+        compare(*t, sim::fromTensorBytes(*bytes, t->dtype, t->shape), *exp, o);
   }
   return ok ? 0 : 1;
 }

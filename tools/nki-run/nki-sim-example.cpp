@@ -73,7 +73,8 @@ void add(isa::Program &p, isa::Engine e, Instruction inst, uint8_t queue = 0) {
 isa::Program elementwise(const std::string &variant) {
   isa::Program p;
   p.numSemaphores = 3;
-  p.tensors.push_back({"x", isa::TensorKind::Input, DType::F32, {4, 64}, 0, {}});
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {4, 64}, 0, {}});
   p.tensors.push_back(
       {"y", isa::TensorKind::Output, DType::F32, {4, 64}, 1024, {}});
   Instruction load = make(Opcode::DmaCopy, sbuf(4, 64),
@@ -82,8 +83,8 @@ isa::Program elementwise(const std::string &variant) {
   load.signal = {0, 1};
   if (variant != "uninit")
     add(p, isa::Engine::DMA, load, 0);
-  Instruction act = make(Opcode::Activation, sbuf(4, 64, 256), sbuf(4, 64),
-                         "ew.k:2:1");
+  Instruction act =
+      make(Opcode::Activation, sbuf(4, 64, 256), sbuf(4, 64), "ew.k:2:1");
   act.func = isa::ActFunc::Exp;
   if (variant != "uninit")
     act.waits.push_back({0, 1});
@@ -101,8 +102,8 @@ isa::Program elementwise(const std::string &variant) {
     reload.waits.push_back({0, 1});
     add(p, isa::Engine::DMA, reload, 2);
   }
-  Instruction store = make(Opcode::DmaCopy, hbm(1024, 4, 64),
-                           sbuf(4, 64, 256), "ew.k:3:1");
+  Instruction store =
+      make(Opcode::DmaCopy, hbm(1024, 4, 64), sbuf(4, 64, 256), "ew.k:3:1");
   store.waits.push_back({1, 1});
   if (variant == "deadlock") {
     store.hasSignal = true;

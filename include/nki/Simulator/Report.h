@@ -37,7 +37,7 @@ struct SimReport {
   double peUtilisation = 0;
 
   int64_t dmaBytes = 0;
-  double dmaBytesPerSecond = 0;  // achieved: dmaBytes / total time
+  double dmaBytesPerSecond = 0; // achieved: dmaBytes / total time
   double dmaPeakBytesPerSecond = 0;
 };
 

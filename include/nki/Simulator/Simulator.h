@@ -73,8 +73,7 @@ absl::StatusOr<std::string> getTensorBytes(const isa::Program &program,
 /// Simulates `program` starting from HBM contents `hbm` (see makeHbmImage).
 /// Errors are absl::Status values whose message names the failing
 /// instruction ("dve instruction 3 (tensor_copy) at k.mlir:4:7: ...").
-absl::StatusOr<SimResult> simulate(const isa::Program &program,
-                                   std::string hbm,
+absl::StatusOr<SimResult> simulate(const isa::Program &program, std::string hbm,
                                    const SimOptions &options = {});
 
 } // namespace nki::sim

@@ -33,8 +33,8 @@ struct HostTensor {
   std::string name; // ONNX: TensorProto.name; .npy: empty
   std::vector<int64_t> shape;
   bool isInteger = false;
-  std::vector<float> values;   // when !isInteger
-  std::vector<int64_t> ints;   // when isInteger
+  std::vector<float> values; // when !isInteger
+  std::vector<int64_t> ints; // when isInteger
   int64_t numElements() const;
 };
 

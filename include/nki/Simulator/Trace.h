@@ -22,9 +22,9 @@ namespace nki::sim {
 
 struct TraceEvent {
   isa::StreamId stream;
-  int32_t index = 0;    // instruction index in its stream
-  int64_t startPs = 0;  // issue
-  int64_t busyPs = 0;   // the stream is occupied [start, start + busy)
+  int32_t index = 0;      // instruction index in its stream
+  int64_t startPs = 0;    // issue
+  int64_t busyPs = 0;     // the stream is occupied [start, start + busy)
   int64_t completePs = 0; // signals at start + completePs
 };
 

@@ -69,8 +69,8 @@ void checkMatmul(const MatmulExample &ex) {
       }
       float g = got[m * ex.N + n];
       if (std::memcmp(&g, &acc, 4) != 0 && ++mismatches < 5)
-        ADD_FAILURE() << "c[" << m << "][" << n << "] = " << g
-                      << ", expected " << acc;
+        ADD_FAILURE() << "c[" << m << "][" << n << "] = " << g << ", expected "
+                      << acc;
       EXPECT_LE(std::fabs(double(g) - exact), 1e-6 * mag + 1e-30);
     }
   }

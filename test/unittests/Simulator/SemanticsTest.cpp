@@ -49,14 +49,22 @@ TEST_F(Semantics, TensorTensorOps) {
     isa::AluOp op;
     V expect;
   } cases[] = {
-      {isa::AluOp::Add, {5, 3, 6, 10}},  {isa::AluOp::Sub, {-3, -7, 0, 6}},
-      {isa::AluOp::Mul, {4, -10, 9, 16}}, {isa::AluOp::Div, {0.25, -0.4f, 1, 4}},
-      {isa::AluOp::Max, {4, 5, 3, 8}},   {isa::AluOp::Min, {1, -2, 3, 2}},
-      {isa::AluOp::Pow, {1, -32, 27, 64}}, {isa::AluOp::IsEq, {0, 0, 1, 0}},
-      {isa::AluOp::IsNe, {1, 1, 0, 1}},  {isa::AluOp::IsLt, {1, 1, 0, 0}},
-      {isa::AluOp::IsLe, {1, 1, 1, 0}},  {isa::AluOp::IsGt, {0, 0, 0, 1}},
-      {isa::AluOp::IsGe, {0, 0, 1, 1}},  {isa::AluOp::And, {0, 4, 3, 0}},
-      {isa::AluOp::Or, {5, -1, 3, 10}},  {isa::AluOp::Xor, {5, -5, 0, 10}},
+      {isa::AluOp::Add, {5, 3, 6, 10}},
+      {isa::AluOp::Sub, {-3, -7, 0, 6}},
+      {isa::AluOp::Mul, {4, -10, 9, 16}},
+      {isa::AluOp::Div, {0.25, -0.4f, 1, 4}},
+      {isa::AluOp::Max, {4, 5, 3, 8}},
+      {isa::AluOp::Min, {1, -2, 3, 2}},
+      {isa::AluOp::Pow, {1, -32, 27, 64}},
+      {isa::AluOp::IsEq, {0, 0, 1, 0}},
+      {isa::AluOp::IsNe, {1, 1, 0, 1}},
+      {isa::AluOp::IsLt, {1, 1, 0, 0}},
+      {isa::AluOp::IsLe, {1, 1, 1, 0}},
+      {isa::AluOp::IsGt, {0, 0, 0, 1}},
+      {isa::AluOp::IsGe, {0, 0, 1, 1}},
+      {isa::AluOp::And, {0, 4, 3, 0}},
+      {isa::AluOp::Or, {5, -1, 3, 10}},
+      {isa::AluOp::Xor, {5, -5, 0, 10}},
   };
   for (const Case &c : cases) {
     Instruction inst = op(Opcode::TensorTensor, sbuf(1, 4, 128), sbuf(1, 4, 0));
@@ -101,8 +109,9 @@ TEST_F(Semantics, TensorScalarChainsAndReverses) {
 TEST_F(Semantics, TensorReduceOverTrailingAxes) {
   // src [1, 2, 3]: rows {1,2,3} and {4,-5,6}
   put(Memory::SBUF, 0, 0, {1, 2, 3, 4, -5, 6});
-  Instruction inst = op(Opcode::TensorReduce, sbuf(1, 2, 64),
-                        ap(Memory::SBUF, DType::F32, 0, 1, 0, {{3, 2}, {1, 3}}));
+  Instruction inst =
+      op(Opcode::TensorReduce, sbuf(1, 2, 64),
+         ap(Memory::SBUF, DType::F32, 0, 1, 0, {{3, 2}, {1, 3}}));
   inst.alu0 = isa::AluOp::Add;
   inst.reduceAxes = 1;
   run(inst);
@@ -204,8 +213,8 @@ TEST_F(Semantics, MemsetSelectIota) {
   EXPECT_EQ(get(Memory::SBUF, 0, 128, 3), (V{10, -2, 30}));
 
   // value = 100 + 10 p + 2 i0 + i1 over a [2, 2, 3] dst.
-  Instruction iota =
-      op(Opcode::Iota, ap(Memory::SBUF, DType::F32, 0, 2, 256, {{3, 2}, {1, 3}}));
+  Instruction iota = op(
+      Opcode::Iota, ap(Memory::SBUF, DType::F32, 0, 2, 256, {{3, 2}, {1, 3}}));
   iota.affine.offset = 100;
   iota.affine.partitionCoef = 10;
   iota.affine.freeCoefs = {2, 1, 0, 0};
@@ -268,8 +277,7 @@ TEST_F(Semantics, PeTransposeAndMatmul) {
 TEST_F(Semantics, MatmulBf16Inputs) {
   put(Memory::SBUF, 0, 0, {1.5f}, DType::BF16);
   put(Memory::SBUF, 0, 64, {2.0f, -0.5f}, DType::BF16);
-  Instruction mm = op(Opcode::Matmul, psum(1, 2),
-                      sbuf(1, 1, 0, DType::BF16));
+  Instruction mm = op(Opcode::Matmul, psum(1, 2), sbuf(1, 1, 0, DType::BF16));
   mm.src1 = sbuf(1, 2, 64, DType::BF16);
   run(mm);
   EXPECT_EQ(get(Memory::PSUM, 0, 0, 2), (V{3.0f, -0.75f}));
@@ -304,9 +312,10 @@ TEST_F(Semantics, MatmulKernelsAgreeBitForBit) {
   for (float &x : B)
     x = rnd();
   std::vector<float> pack, ref(M * N, 0.5f);
-  matmulF32(MatmulKernelKind::Portable, A.data(), B.data(), ref.data(), N, K,
-            M, N, /*accumulate=*/true, pack);
-  for (MatmulKernelKind k : {MatmulKernelKind::Avx2, MatmulKernelKind::Avx512}) {
+  matmulF32(MatmulKernelKind::Portable, A.data(), B.data(), ref.data(), N, K, M,
+            N, /*accumulate=*/true, pack);
+  for (MatmulKernelKind k :
+       {MatmulKernelKind::Avx2, MatmulKernelKind::Avx512}) {
     if (!matmulKernelSupported(k))
       continue;
     std::vector<float> got(M * N, 0.5f);

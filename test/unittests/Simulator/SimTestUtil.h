@@ -18,9 +18,9 @@ using isa::Memory;
 using isa::Opcode;
 using isa::StreamId;
 
-inline AccessPattern ap(Memory mem, DType dt, int32_t start, int32_t parts,
-                        int64_t offset,
-                        std::initializer_list<std::pair<int64_t, int64_t>> dims) {
+inline AccessPattern
+ap(Memory mem, DType dt, int32_t start, int32_t parts, int64_t offset,
+   std::initializer_list<std::pair<int64_t, int64_t>> dims) {
   AccessPattern a;
   a.memory = mem;
   a.dtype = dt;

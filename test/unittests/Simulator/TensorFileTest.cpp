@@ -32,22 +32,22 @@ TEST(TensorFile, NpyRoundTripsFloatAndInt) {
 
 TEST(TensorFile, NpyErrorsAreMessages) {
   EXPECT_FALSE(parseNpy("garbage").ok());
-  std::string header = "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }";
+  std::string header =
+      "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }";
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
   bytes += char(header.size());
   bytes += '\0';
   bytes += header;
   auto r = parseNpy(bytes);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string(r.status().message()).find("'>f4'"),
-            std::string::npos);
+  EXPECT_NE(std::string(r.status().message()).find("'>f4'"), std::string::npos);
 }
 
 TEST(TensorFile, OnnxTensorProtoRawAndTyped) {
   // dims: 2, 2 (field 1 varint); data_type FLOAT (field 2); name "x"
   // (field 8); raw_data 16 bytes (field 9).
-  std::string pb = {0x08, 0x02, 0x08, 0x02, 0x10, 0x01, 0x42, 0x01, 'x',
-                    0x4a, 0x10};
+  std::string pb = {0x08, 0x02, 0x08, 0x02, 0x10, 0x01,
+                    0x42, 0x01, 'x',  0x4a, 0x10};
   float vals[4] = {1.5f, -2, 3, 4};
   pb.append(reinterpret_cast<const char *>(vals), 16);
   auto t = parseOnnxTensor(pb);

@@ -85,15 +85,15 @@ TEST(Timing, DmaBusyThenCompletionLatency) {
   // ceil(262144 * 1000 / 23) ps, completes 1300 ns later; the DVE copy
   // waiting on it starts 50 ns after that.
   isa::Program p = makeProgram();
-  p.tensors.push_back({"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0,
-                       {}});
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
   Instruction load = op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512));
   add(p, dmaQ(0), signals(load, 0));
-  Instruction load2 = op(Opcode::DmaCopy, sbuf(128, 512, 4096),
-                         hbm(0, 128, 512));
+  Instruction load2 =
+      op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512));
   add(p, dmaQ(0), load2);
-  Instruction copy = op(Opcode::TensorCopy, sbuf(128, 512, 8192),
-                        sbuf(128, 512));
+  Instruction copy =
+      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512));
   add(p, kDVE, waits(copy, 0, 1));
   SimResult r = simulateOk(p);
   const int64_t busy = 11397566, complete = busy + 1300000;
@@ -105,8 +105,8 @@ TEST(Timing, DmaBusyThenCompletionLatency) {
 
 TEST(Timing, DmaOnTrn1) {
   isa::Program p = makeProgram("trn1");
-  p.tensors.push_back({"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0,
-                       {}});
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
   add(p, dmaQ(3), op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512)));
   SimResult r = simulateOk(p);
   // ceil(262144000 / 17) + 1300 ns
@@ -131,7 +131,8 @@ TEST(Timing, MatmulLoadStationaryAndFp32Factor) {
   EXPECT_EQ(r.report.totalPs, 850000 + 960000 + 853334);
   const isa::TargetDesc &t = isa::getTarget(isa::TargetKind::Trn2);
   double flops = 2.0 * 128 * 128 * 512 * 2;
-  double expectUtil = flops / (t.peakPeFlops() / 4) / (r.report.totalPs * 1e-12);
+  double expectUtil =
+      flops / (t.peakPeFlops() / 4) / (r.report.totalPs * 1e-12);
   EXPECT_NEAR(r.report.peUtilisation, expectUtil, 1e-9);
   EXPECT_EQ(r.report.matmulFlops, int64_t(flops));
 }
