@@ -160,6 +160,9 @@ int throughputBench(int64_t count, int onlyParts) {
     // all: as simulate() defaults; races+uninit: as nki-run runs a decoded
     // (hence already verified) binary; none: timing and semantics only.
     for (int level : {2, 1, 0}) {
+      if (const char *only = std::getenv("NKI_BENCH_LEVEL"))
+        if (std::atoi(only) != level)
+          continue;
       sim::SimOptions opts;
       opts.verifyInstructions = level == 2;
       opts.checkRaces = opts.checkUninitialized = level >= 1;

@@ -44,6 +44,17 @@ bool findValue(std::string_view header, std::string_view key, size_t &pos) {
   return pos < header.size();
 }
 
+/// Whether the product of `shape` is at most `limit` (without overflowing).
+bool elementsWithin(const std::vector<int64_t> &shape, int64_t limit) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > limit / d))
+      return false;
+    n *= d;
+  }
+  return n <= limit;
+}
+
 template <typename T> T readLE(const char *p) {
   T v;
   std::memcpy(&v, p, sizeof(T));
@@ -111,9 +122,10 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
     bool isInt;
   };
   static const Kind kinds[] = {
-      {"<f4", 4, false}, {"<f2", 2, false}, {"<f8", 8, false}, {"<i4", 4, true},
-      {"<i8", 8, true},  {"<i1", 1, true},  {"|i1", 1, true},  {"|u1", 1, true},
-      {"<u1", 1, true},  {"|b1", 1, true}};
+      {"<f4", 4, false}, {"<f2", 2, false}, {"<f8", 8, false},
+      {"<i4", 4, true},  {"<i8", 8, true},  {"<i1", 1, true},
+      {"|i1", 1, true},  {"|u1", 1, true},  {"<u1", 1, true},
+      {"|b1", 1, true},  {"<V2", 2, false}, {"|V2", 2, false}};
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)
     if (descr == k.descr)
@@ -121,7 +133,10 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
   if (!kind)
     return absl::InvalidArgumentError(
         cat("unsupported .npy element type '", descr,
-            "' (use <f4, <f2, <f8, <i4, <i8, <i1/|i1 or |u1)"));
+            "' (use <f4, <f2, <f8, <i4, <i8, <i1/|i1, |u1 or |V2 for bf16)"));
+  if (!elementsWithin(t.shape, int64_t(data.size()) / kind->bytes))
+    return absl::InvalidArgumentError(
+        cat(".npy shape (", dims, ") needs more data than the file holds"));
   int64_t n = t.numElements();
   if (int64_t(data.size()) < n * kind->bytes)
     return absl::InvalidArgumentError(cat(".npy data holds ", data.size(),
@@ -134,6 +149,8 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
       t.values.push_back(readLE<float>(p));
     else if (descr == "<f2")
       t.values.push_back(isa::f16ToFloat(readLE<uint16_t>(p)));
+    else if (descr == "<V2" || descr == "|V2") // ml_dtypes' bfloat16
+      t.values.push_back(isa::bf16ToFloat(readLE<uint16_t>(p)));
     else if (descr == "<f8")
       t.values.push_back(float(readLE<double>(p)));
     else if (descr == "<i4")
@@ -302,6 +319,11 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
       return bad("unknown wire type");
     }
   }
+  // No tensor has more elements than the file has bytes (typed fields take
+  // at least one byte per value).
+  if (!elementsWithin(t.shape, int64_t(bytes.size())))
+    return absl::InvalidArgumentError(
+        cat("ONNX tensor '", t.name, "' has a shape larger than its data"));
   int64_t n = t.numElements();
   int width;
   switch (dataType) {

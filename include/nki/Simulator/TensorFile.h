@@ -5,11 +5,12 @@
 // tensor goes through isa::storeElement, so narrowing rounds exactly as the
 // machine does.
 //
-// Readable .npy element types: <f4, <f2, <i4, <i1, |i1, |u1 and <f8 (doubles
-// are rounded to fp32), C order only. Readable ONNX TensorProto (.pb): FLOAT,
-// FLOAT16, BFLOAT16, INT32, INT8, UINT8, INT64, DOUBLE as raw_data or typed
-// fields. Outputs are written as .npy: <f4 for every float dtype (bf16 and
-// fp8 widen exactly), <i4 / |i1 / |u1 for integers.
+// Readable .npy element types: <f4, <f2, <i4, <i8, <i1, |i1, |u1, <f8
+// (doubles are rounded to fp32) and |V2 / <V2, read as bf16 bit patterns
+// (how ml_dtypes' bfloat16 arrays are saved); C order only. Readable ONNX
+// TensorProto (.pb): FLOAT, FLOAT16, BFLOAT16, INT32, INT8, UINT8, INT64,
+// DOUBLE as raw_data or typed fields. Outputs are written as .npy: <f4 for
+// every float dtype (bf16 and fp8 widen exactly), <i4 / |i1 / |u1 for integers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_SIMULATOR_TENSORFILE_H

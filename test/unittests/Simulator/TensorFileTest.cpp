@@ -43,6 +43,30 @@ TEST(TensorFile, NpyErrorsAreMessages) {
   EXPECT_NE(std::string(r.status().message()).find("'>f4'"), std::string::npos);
 }
 
+std::string npyWithHeader(const std::string &header, const std::string &data) {
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += char(header.size());
+  bytes += '\0';
+  return bytes + header + data;
+}
+
+TEST(TensorFile, NpyBf16AsV2AndOversizedShapes) {
+  // 1.5 and -2 as bf16 bit patterns.
+  auto t = parseNpy(
+      npyWithHeader("{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }",
+                    std::string("\xc0\x3f\x00\xc0", 4)));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->values, (std::vector<float>{1.5f, -2.0f}));
+  // A shape whose element count overflows is an error, not a crash.
+  EXPECT_FALSE(parseNpy(npyWithHeader("{'descr': '<f4', 'fortran_order': "
+                                      "False, 'shape': (4294967296, "
+                                      "4294967296, 16), }",
+                                      std::string(16, '\0')))
+                   .ok());
+  std::string pb = {0x08, 0x7f, 0x10, 0x01}; // dims [127], FLOAT, no data
+  EXPECT_FALSE(parseOnnxTensor(pb).ok());
+}
+
 TEST(TensorFile, OnnxTensorProtoRawAndTyped) {
   // dims: 2, 2 (field 1 varint); data_type FLOAT (field 2); name "x"
   // (field 8); raw_data 16 bytes (field 9).

@@ -156,5 +156,24 @@ TEST(Timing, ActTableLoads) {
   EXPECT_EQ(r.report.totalPs, 133334 + 50000 + 690000 + 106667 + 106667);
 }
 
+TEST(Timing, ProgressReportsEveryInstructionWhenAskedTo) {
+  isa::Program p = makeProgram();
+  for (int i = 0; i < 200; ++i)
+    add(p, kDVE, memset(sbuf(1, 64), float(i)));
+  SimOptions opts;
+  opts.progressIntervalSeconds = 0;
+  int64_t calls = 0, last = -1;
+  opts.progress = [&](const SimProgress &pr) {
+    ++calls;
+    EXPECT_EQ(pr.instructionsTotal, 200);
+    EXPECT_GE(pr.instructionsDone, last);
+    last = pr.instructionsDone;
+  };
+  auto r = simulate(p, makeHbmImage(p), opts);
+  ASSERT_TRUE(r.ok());
+  EXPECT_GE(calls, 2); // every 64 instructions, and once at the end
+  EXPECT_EQ(last, 200);
+}
+
 } // namespace
 } // namespace nki::sim::test
