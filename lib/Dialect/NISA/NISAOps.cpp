@@ -187,13 +187,28 @@ LogicalResult ProgramOp::verifyRegions() {
   isa::Program program;
   program.target = getTarget().str();
   program.numSemaphores = getNumSemaphores().value_or(0);
+  llvm::SmallDenseMap<int, StreamOp> streams;
   for (Operation &op : getBody().front()) {
-    if (auto tensor = dyn_cast<TensorOp>(op))
+    if (auto tensor = dyn_cast<TensorOp>(op)) {
       program.tensors.push_back(tensor.toISA());
-    else if (!llvm::isa<StreamOp>(op))
+      continue;
+    }
+    auto stream = dyn_cast<StreamOp>(op);
+    if (!stream)
       return op.emitOpError()
              << "is not allowed in a nisa.program, which holds nisa.tensor "
                 "and nisa.stream ops only";
+    std::optional<isa::StreamId> id = stream.getStreamId();
+    if (!id)
+      continue; // reported by the stream's verifier
+    auto [first, inserted] = streams.try_emplace(id->index(), stream);
+    if (!inserted) {
+      InFlightDiagnostic diag = stream.emitOpError()
+                                << "duplicates stream '" << stream.getSymName()
+                                << "'; a program has one region per stream";
+      diag.attachNote(first->second.getLoc()) << "the stream's first region";
+      return diag;
+    }
   }
   absl::Status status = isa::verifyProgram(program);
   if (!status.ok())

@@ -335,12 +335,21 @@ nisa.program target("trn2") semaphores(-1) {
 
 // One region per stream.
 nisa.program target("trn2") semaphores(0) {
-  // expected-note @+1 {{see existing symbol definition here}}
+  // expected-note @+1 {{the stream's first region}}
   nisa.stream @pe {
   }
-  // expected-error @+1 {{redefinition of symbol named 'pe'}}
+  // expected-error @+1 {{'nisa.stream' op duplicates stream 'pe'; a program has one region per stream}}
   nisa.stream @pe {
   }
+}
+
+// -----
+
+// Tensor names are unique.
+// expected-error @+1 {{'nisa.program' op tensor 'x': declared twice}}
+nisa.program target("trn2") semaphores(0) {
+  nisa.tensor @x input f32 [2] at 0
+  nisa.tensor @x output f32 [2] at 8
 }
 
 // -----

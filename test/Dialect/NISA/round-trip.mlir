@@ -15,6 +15,9 @@ nisa.program target("trn2") semaphores(4) {
   nisa.tensor @w const f32 [2] at 524288 = dense<[1.0, -0.25]> : tensor<2xf32>
   // CHECK: nisa.tensor @tmp scratch u8 [64] at 524296
   nisa.tensor @tmp scratch u8 [64] at 524296
+  // Tensors and streams do not share names.
+  // CHECK: nisa.tensor @act scratch f32 [4] at 524360
+  nisa.tensor @act scratch f32 [4] at 524360
 
   // CHECK: nisa.stream @pe {
   nisa.stream @pe {

@@ -11,7 +11,6 @@
 include "nki/Dialect/NISA/NISAAttrs.td"
 include "nki/Dialect/NISA/NISAInterfaces.td"
 include "mlir/IR/OpBase.td"
-include "mlir/IR/SymbolInterfaces.td"
 
 class NISA_Op<string mnemonic, list<Trait> traits = []>
     : Op<NISA_Dialect, mnemonic, traits>;
@@ -20,8 +19,8 @@ class NISA_Op<string mnemonic, list<Trait> traits = []>
 // Structure
 //===----------------------------------------------------------------------===//
 
-def NISA_ProgramOp : NISA_Op<"program", [IsolatedFromAbove, SymbolTable,
-                                         NoTerminator, SingleBlock]> {
+def NISA_ProgramOp : NISA_Op<"program", [IsolatedFromAbove, NoTerminator,
+                                         SingleBlock]> {
   let summary = "A whole program: target, tensors, semaphores, streams";
   let description = [{
     The unit `nki-translate --nisa-to-binary` turns into one `.nkb` file.
@@ -53,11 +52,14 @@ def NISA_ProgramOp : NISA_Op<"program", [IsolatedFromAbove, SymbolTable,
   }];
 }
 
-def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">, Symbol]> {
+def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">]> {
   let summary = "An HBM tensor of the program's tensor table";
   let description = [{
     A row-major, contiguous tensor at byte `OFFSET` of HBM. Kinds: `input`,
-    `output`, `const` (with its data) and `scratch`.
+    `output`, `const` (with its data) and `scratch`. Names are unique within
+    the program. Tensor and stream names are written like symbols but are
+    plain names, in separate namespaces (a tensor may be called `@act`);
+    instructions address HBM by byte offset.
 
     ```mlir
     nisa.tensor @a input bf16 [256, 256] at 0
@@ -78,12 +80,12 @@ def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">, Symbol]> {
   }];
 }
 
-def NISA_StreamOp : NISA_Op<"stream", [HasParent<"ProgramOp">, Symbol,
+def NISA_StreamOp : NISA_Op<"stream", [HasParent<"ProgramOp">,
                                        NoTerminator, SingleBlock]> {
   let summary = "The in-order instructions of one engine or DMA queue";
   let description = [{
-    The symbol names the stream: `@pe`, `@act`, `@dve`, `@pool` or
-    `@dma0` .. `@dma15`. A program has at most one region per stream.
+    `@pe`, `@act`, `@dve`, `@pool` or `@dma0` .. `@dma15` names the stream.
+    A program has at most one region per stream.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name);
   let regions = (region SizedRegion<1>:$body);
