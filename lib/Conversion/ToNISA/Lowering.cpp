@@ -81,6 +81,14 @@ isa::Instruction copyOnAct(const isa::Instruction &copy) {
   return act;
 }
 
+/// Dependences are tracked per block of this many partitions: finer than
+/// "all partitions share the bytes", so that tiles (and DMA chunks) in
+/// disjoint blocks do not depend on each other, yet few intervals per
+/// operand. Any value is correct; 32 is the start-partition granularity.
+constexpr int32_t kPartitionBlock = 32;
+/// Memory ids: HBM, then SBUF blocks, then PSUM blocks.
+constexpr uint32_t kMaxBlocks = 128 / kPartitionBlock;
+
 void addAccess(std::vector<sched::MemoryAccess> &out,
                const isa::AccessPattern &ap, bool isWrite) {
   int64_t eb = isa::dtypeBytes(ap.dtype);
@@ -92,11 +100,73 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   int64_t begin = ap.offset + lo * eb, end = ap.offset + (hi + 1) * eb;
   if (begin < 0 || end <= begin)
     return; // out of bounds: the ISA verifier rejected it already
-  uint32_t memory = ap.memory == isa::Memory::HBM    ? kHbm
-                    : ap.memory == isa::Memory::SBUF ? kSbuf
-                                                     : kPsum;
-  out.push_back(sched::MemoryAccess{memory, uint64_t(begin), uint64_t(end),
-                                    isWrite});
+  if (ap.memory == isa::Memory::HBM) {
+    out.push_back(
+        sched::MemoryAccess{0, uint64_t(begin), uint64_t(end), isWrite});
+    return;
+  }
+  uint32_t base = ap.memory == isa::Memory::SBUF ? 1 : 1 + kMaxBlocks;
+  int32_t first = ap.startPartition / kPartitionBlock;
+  int32_t last = (ap.startPartition + ap.numPartitions - 1) / kPartitionBlock;
+  // Partitions beyond the machine's are rejected by the ISA verifier; keep
+  // their ids apart from the next memory's anyway.
+  for (int32_t b = std::max(first, 0);
+       b <= std::min<int32_t>(last, kMaxBlocks - 1); ++b)
+    out.push_back(sched::MemoryAccess{base + uint32_t(b), uint64_t(begin),
+                                      uint64_t(end), isWrite});
+}
+
+/// A transfer at least this large between a tile of whole partition blocks
+/// and an HBM window is split into one transfer per block, which the
+/// scheduler spreads over queues: each queue moves a quarter (or less) of the
+/// bytes, and the 1.3 us completion latencies overlap.
+constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
+
+/// `inst` as transfers of one partition block each, or just `inst` when it
+/// is small or its HBM side cannot be cut along the partitions (the HBM
+/// pattern must step over the tile's partitions with its outermost dim, or
+/// be one dim covering them all).
+SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
+  SmallVector<isa::Instruction, 4> parts;
+  bool dstOnChip = inst.dst.memory != isa::Memory::HBM;
+  bool srcOnChip = inst.src0.memory != isa::Memory::HBM;
+  const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
+  const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
+  int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
+  if (dstOnChip == srcOnChip || chip.startPartition % kPartitionBlock ||
+      p % kPartitionBlock || p < 2 * kPartitionBlock ||
+      p * f * isa::dtypeBytes(chip.dtype) < kMinSplitDmaBytes ||
+      hbm.rank < 1) {
+    parts.push_back(inst);
+    return parts;
+  }
+  int64_t inner = 1;
+  for (int d = 1; d < hbm.rank; ++d)
+    inner *= hbm.dims[d].size;
+  // The HBM elements of one block and the step between blocks.
+  isa::Dim outer = hbm.dims[0];
+  int64_t blockSize, blockStep;
+  if (hbm.rank == 1 && outer.size == p * f) {
+    blockSize = kPartitionBlock * f;
+    blockStep = blockSize * outer.stride;
+  } else if (outer.size == p && inner == f) {
+    blockSize = kPartitionBlock;
+    blockStep = blockSize * outer.stride;
+  } else {
+    parts.push_back(inst);
+    return parts;
+  }
+  for (int64_t b = 0; b < p / kPartitionBlock; ++b) {
+    isa::Instruction part = inst;
+    isa::AccessPattern &partChip = dstOnChip ? part.dst : part.src0;
+    isa::AccessPattern &partHbm = dstOnChip ? part.src0 : part.dst;
+    partChip.startPartition += int32_t(b * kPartitionBlock);
+    partChip.numPartitions = kPartitionBlock;
+    partHbm.dims[0].size = blockSize;
+    partHbm.offset += b * blockStep * isa::dtypeBytes(hbm.dtype);
+    parts.push_back(std::move(part));
+  }
+  return parts;
 }
 
 } // namespace
@@ -153,8 +223,8 @@ std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
   return out;
 }
 
-std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
-                                     Operation *op) {
+LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
+                          std::vector<LoweredInst> &out) {
   using isa::Opcode;
   InstBuilder b(target, op);
   isa::Instruction &inst = b.inst;
@@ -295,18 +365,15 @@ std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
             return true;
           })
           .Default([](Operation *) { return false; });
-  if (!known) {
-    op->emitOpError() << "has no machine instruction (nki-to-nisa expects "
-                         "straight-line tile code)";
-    return std::nullopt;
-  }
+  if (!known)
+    return op->emitOpError() << "has no machine instruction (nki-to-nisa "
+                                "expects straight-line tile code)";
   if (!b.ok)
-    return std::nullopt;
+    return failure();
 
-  LoweredOp lowered;
-  lowered.op = op;
-  lowered.accesses = getAccesses(inst);
   std::string rejected;
+  LoweredInst lowered;
+  lowered.op = op;
   auto tryVariant = [&](isa::StreamId stream, const isa::Instruction &v) {
     absl::Status status =
         isa::verifyInstruction(target, stream, v, /*numSemaphores=*/0);
@@ -318,28 +385,34 @@ std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
       rejected += "; ";
     rejected += isa::streamName(stream) + ": " + std::string(status.message());
   };
-  for (isa::Engine engine : engines) {
-    if (engine != isa::Engine::DMA) {
+  for (isa::Engine engine : engines)
+    if (engine != isa::Engine::DMA)
       tryVariant(isa::StreamId{engine, 0}, inst);
-      continue;
-    }
-    // The queues are identical: verify once, then offer all of them.
-    tryVariant(isa::StreamId{engine, 0}, inst);
-    if (lowered.variants.empty())
-      break;
-    for (int q = 1; q < target.numDmaQueues; ++q)
-      lowered.variants.push_back(
-          Variant{isa::StreamId{engine, uint8_t(q)}, inst});
-  }
   if (alsoOnAct)
     tryVariant(isa::StreamId{isa::Engine::ACT, 0}, copyOnAct(inst));
-  if (lowered.variants.empty()) {
-    op->emitOpError() << "cannot run on any engine (a compiler bug or an "
-                         "unsupported shape): "
-                      << rejected;
-    return std::nullopt;
+  if (engines.front() == isa::Engine::DMA) {
+    // The queues are identical: verify each transfer once, then offer all.
+    for (const isa::Instruction &part : splitDma(inst)) {
+      lowered.variants.clear();
+      tryVariant(isa::StreamId{isa::Engine::DMA, 0}, part);
+      if (lowered.variants.empty())
+        break;
+      for (int q = 1; q < target.numDmaQueues; ++q)
+        lowered.variants.push_back(
+            Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, part});
+      lowered.accesses = getAccesses(part);
+      out.push_back(lowered);
+    }
+    if (!lowered.variants.empty())
+      return success();
+  } else if (!lowered.variants.empty()) {
+    lowered.accesses = getAccesses(inst);
+    out.push_back(std::move(lowered));
+    return success();
   }
-  return lowered;
+  return op->emitOpError() << "cannot run on any engine (a compiler bug or an "
+                              "unsupported shape): "
+                           << rejected;
 }
 
 } // namespace nki::tonisa

@@ -28,7 +28,8 @@ struct Variant {
   isa::Instruction inst;
 };
 
-struct LoweredOp {
+/// One instruction of an op, with the streams that may run it.
+struct LoweredInst {
   mlir::Operation *op = nullptr;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
@@ -36,18 +37,19 @@ struct LoweredOp {
   std::vector<sched::MemoryAccess> accesses;
 };
 
-/// Memory numbering for the dependence analysis.
-enum MemoryId : uint32_t { kHbm = 0, kSbuf = 1, kPsum = 2 };
-
-/// Lowers one nki tile op (not nki.alloc). Emits an error at the op and
-/// returns nullopt when an operand cannot be addressed or no engine can run
+/// Lowers one nki tile op (not nki.alloc) to its instructions, appended to
+/// `out`: one, or for a large DMA of whole partition blocks one per block,
+/// so that several queues share the transfer. Emits an error at the op and
+/// returns failure when an operand cannot be addressed or no engine can run
 /// the instruction.
-std::optional<LoweredOp> lowerTileOp(const isa::TargetDesc &target,
-                                     mlir::Operation *op);
+mlir::LogicalResult lowerTileOp(const isa::TargetDesc &target,
+                                mlir::Operation *op,
+                                std::vector<LoweredInst> &out);
 
-/// The operands `inst` reads and writes as conservative byte intervals: an
-/// on-chip operand by its byte range within a partition (all partitions
-/// share it), an HBM operand by its hull.
+/// The operands `inst` reads and writes as conservative byte intervals. An
+/// on-chip operand is one interval per block of 32 partitions it touches
+/// (each block a memory of its own), holding its byte range within a
+/// partition; an HBM operand is its hull.
 std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst);
 
 } // namespace nki::tonisa

@@ -127,13 +127,13 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
 } // namespace
 
 absl::StatusOr<ScheduledProgram>
-scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredOp> ops) {
+scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredInst> ops) {
   size_t numStreams = 4 + size_t(target.numDmaQueues);
 
   // Dependences from the bytes each op reads and writes, in program order.
   std::vector<std::vector<sched::MemoryAccess>> accesses;
   accesses.reserve(ops.size());
-  for (const LoweredOp &op : ops)
+  for (const LoweredInst &op : ops)
     accesses.push_back(op.accesses);
   std::vector<sched::Dependence> deps = sched::computeDependences(accesses);
 
@@ -142,7 +142,7 @@ scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredOp> ops) {
   for (size_t s = 0; s < numStreams; ++s)
     problem.addResource(isa::streamName(isa::StreamId::fromIndex(int(s))));
   isa::EngineTimingState peState, actState;
-  for (const LoweredOp &op : ops) {
+  for (const LoweredInst &op : ops) {
     std::vector<sched::ResourceOption> options;
     for (const Variant &v : op.variants) {
       isa::EngineTimingState fresh;

@@ -26,7 +26,7 @@ struct ScheduledStream {
   isa::StreamId id;
   /// The instructions in program order, with their waits and signals.
   std::vector<isa::Instruction> instructions;
-  /// For each instruction, the index of the op it came from.
+  /// For each instruction, its index in the lowered instructions.
   std::vector<size_t> opIndex;
 };
 
@@ -39,7 +39,7 @@ struct ScheduledProgram {
 /// Fails only on an internal error (a solver or verifier disagreement); the
 /// message says which.
 absl::StatusOr<ScheduledProgram>
-scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredOp> ops);
+scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredInst> ops);
 
 } // namespace nki::tonisa
 

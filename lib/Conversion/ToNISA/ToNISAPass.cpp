@@ -80,7 +80,7 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
     }
 
     std::optional<std::vector<TensorEntry>> tensors = collectTensors(func);
-    std::vector<LoweredOp> ops;
+    std::vector<LoweredInst> ops;
     bool ok = tensors.has_value();
     for (Operation &op : func.getBody().front()) {
       if (isStructural(&op))
@@ -92,9 +92,7 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
         ok = false;
         continue;
       }
-      if (std::optional<LoweredOp> lowered = lowerTileOp(*targetDesc, &op))
-        ops.push_back(std::move(*lowered));
-      else
+      if (failed(lowerTileOp(*targetDesc, &op, ops)))
         ok = false;
     }
     if (!ok)
@@ -110,7 +108,7 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
   }
 
   void emitProgram(func::FuncOp func, ArrayRef<TensorEntry> tensors,
-                   ArrayRef<LoweredOp> ops, const ScheduledProgram &program) {
+                   ArrayRef<LoweredInst> ops, const ScheduledProgram &program) {
     MLIRContext *ctx = &getContext();
     OpBuilder builder(func);
     auto programOp = nki::nisa::ProgramOp::create(

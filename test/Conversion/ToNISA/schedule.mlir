@@ -7,40 +7,38 @@
 // queue, the scaling on DVE, and each of the two cross-stream edges is one
 // wait on the producer stream's semaphore.
 // CHECK-LABEL: nisa.program target("trn2") semaphores(2)
-// CHECK-NEXT:    nisa.tensor @x input f32 [128, 64] at 0
-// CHECK-NEXT:    nisa.tensor @out0 output f32 [128, 64] at 32768
+// CHECK-NEXT:    nisa.tensor @x input f32 [128, 32] at 0
+// CHECK-NEXT:    nisa.tensor @out0 output f32 [128, 32] at 32768
 // CHECK-NEXT:    nisa.stream @dve {
-// CHECK-NEXT:      nisa.tensor_scalar sbuf[0:128, 256, f32][(1,64)], sbuf[0:128, 0, f32][(1,64)], mul 2.000000e+00, bypass 0.000000e+00 wait([[LOAD:s[0-9]+]] >= 1) signal([[DVE:s[0-9]+]])
+// CHECK-NEXT:      nisa.tensor_scalar sbuf[0:128, 256, f32][(1,32)], sbuf[0:128, 0, f32][(1,32)], mul 2.000000e+00, bypass 0.000000e+00 wait([[LOAD:s[0-9]+]] >= 1) signal([[DVE:s[0-9]+]])
 // CHECK-NEXT:    }
 // CHECK-NEXT:    nisa.stream @dma0 {
-// CHECK-NEXT:      nisa.dma_copy sbuf[0:128, 0, f32][(1,64)], hbm[0, f32][(1,8192)] signal([[LOAD]])
-// CHECK-NEXT:      nisa.dma_copy hbm[32768, f32][(1,8192)], sbuf[0:128, 256, f32][(1,64)] wait([[DVE]] >= 1){{$}}
+// CHECK-NEXT:      nisa.dma_copy sbuf[0:128, 0, f32][(1,32)], hbm[0, f32][(1,4096)] signal([[LOAD]])
+// CHECK-NEXT:      nisa.dma_copy hbm[32768, f32][(1,4096)], sbuf[0:128, 256, f32][(1,32)] wait([[DVE]] >= 1){{$}}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NOT:   func.func
-func.func @main(%arg0: memref<128x64xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<128x64xf32> {
-  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<128x64xf32>
-  %t = nki.alloc {offset = 0 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
-  nki.dma %arg0 to %t : memref<128x64xf32> to memref<128x64xf32, #nki.memory<sbuf>>
-  %u = nki.alloc {offset = 256 : i64} : memref<128x64xf32, #nki.memory<sbuf>>
-  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<128x64xf32, #nki.memory<sbuf>> into memref<128x64xf32, #nki.memory<sbuf>>
-  nki.dma %u to %out : memref<128x64xf32, #nki.memory<sbuf>> to memref<128x64xf32>
-  return %out : memref<128x64xf32>
+func.func @main(%arg0: memref<128x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<128x32xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<128x32xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<128x32xf32> to memref<128x32xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<128x32xf32, #nki.memory<sbuf>> into memref<128x32xf32, #nki.memory<sbuf>>
+  nki.dma %u to %out : memref<128x32xf32, #nki.memory<sbuf>> to memref<128x32xf32>
+  return %out : memref<128x32xf32>
 }
 
 // -----
 
-// A matmul runs on PE and the exp of its PSUM result on ACT; the two loads
-// go to different queues so that they overlap.
+// A matmul runs on PE and the exp of its PSUM result on ACT; the loads go to
+// different queues so that they overlap.
 // CHECK-LABEL: nisa.program target("trn2")
 // CHECK:       nisa.stream @pe {
 // CHECK-NEXT:    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)], sbuf[0:128, 256, bf16][(1,512)] start wait({{.*}}) signal([[PE:s[0-9]+]])
 // CHECK:       nisa.stream @act {
 // CHECK-NEXT:    nisa.activation exp sbuf[0:128, 1280, f32][(1,512)], psum[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 0.000000e+00 wait([[PE]] >= 1)
 // CHECK:       nisa.stream @dma0 {
-// CHECK-NEXT:    nisa.dma_copy sbuf[0:128, {{0|256}}, bf16]
 // CHECK:       nisa.stream @dma1 {
-// CHECK-NEXT:    nisa.dma_copy sbuf[0:128, {{0|256}}, bf16]
 func.func @main(%a: memref<128x128xbf16> {nki.hbm_offset = 0 : i64},
                 %b: memref<128x512xbf16> {nki.hbm_offset = 32768 : i64}) -> memref<128x512xf32> {
   %c = memref.alloc() {nki.hbm_offset = 163840 : i64} : memref<128x512xf32>
@@ -106,6 +104,32 @@ func.func @main() -> memref<128x64xf32> {
   nki.iota %i {offset = 5 : i64, pcoef = 64 : i64, coefs = array<i64: 32, 1>} : memref<128x1x32xf32, #nki.memory<sbuf>>
   nki.dma %s to %o : memref<128x64xf32, #nki.memory<sbuf>> to memref<128x64xf32>
   return %o : memref<128x64xf32>
+}
+
+// -----
+
+// A large transfer of whole 32-partition blocks is split into one transfer
+// per block, on separate queues, each moving its rows of the HBM window;
+// the consumer waits for all of them.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(5)
+// CHECK:         nisa.tensor_scalar sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)], add 1.000000e+00, bypass 0.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,512)], hbm[4096, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,512)], hbm[135168, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[64:96, 0, f32][(1,512)], hbm[266240, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[96:128, 0, f32][(1,512)], hbm[397312, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[524288, f32][(1,16384)], sbuf[0:32, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[589824, f32][(1,16384)], sbuf[32:64, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[655360, f32][(1,16384)], sbuf[64:96, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[720896, f32][(1,16384)], sbuf[96:128, 4096, f32][(1,512)]
+func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 524288 : i64} : memref<128x512xf32>
+  %xv = memref.reinterpret_cast %x to offset: [1024], sizes: [128, 512], strides: [1024, 1] : memref<128x1024xf32> to memref<128x512xf32, strided<[1024, 1], offset: 1024>>
+  %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.dma %xv to %t : memref<128x512xf32, strided<[1024, 1], offset: 1024>> to memref<128x512xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 4096 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "add", imm0 = 1.0 : f32} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.dma %u to %o : memref<128x512xf32, #nki.memory<sbuf>> to memref<128x512xf32>
+  return %o : memref<128x512xf32>
 }
 
 // -----
