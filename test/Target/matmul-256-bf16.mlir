@@ -9,6 +9,11 @@
 // RUN: %system_python %S/Inputs/matmul_256_ref.py %t.dir
 // RUN: nki-run %t.nkb --input a=%t.dir/a.npy --input b=%t.dir/b.npy \
 // RUN:   --expected c=%t.dir/c.npy --rtol 0 --atol 0 --report | FileCheck %s --check-prefix=SIM
+// The same program is valid on trn1, with trn1's timing.
+// RUN: sed 's/target("trn2")/target("trn1")/' %s > %t.trn1.mlir
+// RUN: nki-translate --nisa-to-binary %t.trn1.mlir -o %t.trn1.nkb
+// RUN: nki-run %t.trn1.nkb --input a=%t.dir/a.npy --input b=%t.dir/b.npy \
+// RUN:   --expected c=%t.dir/c.npy --rtol 0 --atol 0 --report | FileCheck %s --check-prefix=TRN1
 
 // Dropping one semaphore wait is a race that the simulator reports with the
 // source lines of both instructions (Instruction::loc).
@@ -19,6 +24,8 @@
 // IR: nisa.program target("trn2") semaphores(8)
 // SIM: target trn2, total {{.*}} us, 20 instructions
 // SIM: output 'c' matches (max |diff| 0)
+// TRN1: target trn1, total {{.*}} us, 20 instructions
+// TRN1: output 'c' matches (max |diff| 0)
 
 // C[256,256] (f32) = A[256,256] (bf16) x B[256,256] (bf16), written by hand.
 //
