@@ -100,6 +100,21 @@ def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {
   ];
 }
 
+def NKITestPrintMemoryPlan
+    : Pass<"nki-test-print-memory-plan", "mlir::func::FuncOp"> {
+  let summary = "Run nki-plan-memory and print the plan (for tests)";
+  let description = [{
+    Plans memory exactly as nki-plan-memory does (and annotates the IR the
+    same way), then prints to stdout one line per tile (memory, offset,
+    size per partition, live range, allocation site) and per HBM tensor
+    (offset, size, role), so lit tests can check a plan line by line.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2">,
+  ];
+}
+
 def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
   let summary = "Schedule tile ops on engines and emit a nisa.program";
   let description = [{

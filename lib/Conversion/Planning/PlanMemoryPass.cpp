@@ -1,0 +1,74 @@
+//===- PlanMemoryPass.cpp - nki-plan-memory -------------------------------===//
+//
+// Gives every nki.alloc its `offset` in SBUF or PSUM and every HBM tensor
+// its `nki.hbm_offset` (docs/memory-planning.md). Runs after nki-unroll on
+// straight-line code; nki-to-nisa reads the attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemoryPlan.h"
+
+#include "nki/Conversion/Passes.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIPLANMEMORY
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace nki::planning {
+
+FailureOr<MemoryPlan> planMemory(func::FuncOp func, StringRef targetName) {
+  const isa::TargetDesc *target = isa::lookupTarget(targetName);
+  if (!target)
+    return emitError(func.getLoc())
+           << "unknown target '" << targetName
+           << "' for memory planning (known: "
+           << isa::getTarget(isa::TargetKind::Trn1).name << ", "
+           << isa::getTarget(isa::TargetKind::Trn2).name << ")";
+  if (failed(checkStraightLine(func)))
+    return failure();
+
+  // Every step runs even when an earlier one failed, so that one run
+  // reports every problem.
+  MemoryPlan plan;
+  bool ok = true;
+  FailureOr<std::vector<HbmBuffer>> hbm = planHbm(func, *target);
+  if (succeeded(hbm))
+    plan.hbm = std::move(*hbm);
+  else
+    ok = false;
+
+  FailureOr<std::vector<TileBuffer>> tiles = collectTiles(func, *target);
+  if (failed(tiles))
+    return failure();
+  plan.tiles = std::move(*tiles);
+  for (tile::MemorySpace space :
+       {tile::MemorySpace::SBUF, tile::MemorySpace::PSUM}) {
+    FailureOr<TilePlacement> placement =
+        planTiles(func, *target, plan.tiles, space);
+    if (succeeded(placement))
+      plan.placements.push_back(std::move(*placement));
+    else
+      ok = false;
+  }
+  if (!ok)
+    return failure();
+  return plan;
+}
+
+} // namespace nki::planning
+
+namespace {
+struct NKIPlanMemoryPass : nki::impl::NKIPlanMemoryBase<NKIPlanMemoryPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (failed(nki::planning::planMemory(func, target)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,92 @@
+//===- TestPrintMemoryPlan.cpp - nki-test-print-memory-plan ---------------===//
+//
+// Plans a function like nki-plan-memory and prints the plan, one line per
+// buffer, for lit tests:
+//
+//   memory plan @main on trn2
+//     hbm  offset 0 size 4096 input #0
+//     sbuf offset 0 size 2048 live [1, 3] test.mlir:4:8 128x512xf32
+//     sbuf peak 4096 (rotate)
+//
+//===----------------------------------------------------------------------===//
+
+#include "MemoryPlan.h"
+
+#include "nki/Conversion/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKITESTPRINTMEMORYPLAN
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::planning;
+
+static StringRef algorithmName(nki::PlannerAlgorithm algorithm) {
+  switch (algorithm) {
+  case nki::PlannerAlgorithm::RotateScan:
+    return "rotate";
+  case nki::PlannerAlgorithm::FirstFitScan:
+    return "first-fit";
+  case nki::PlannerAlgorithm::GreedyBySize:
+    return "greedy-by-size";
+  }
+  llvm_unreachable("unknown planner algorithm");
+}
+
+static void printHbm(llvm::raw_ostream &os, const HbmBuffer &buffer) {
+  os << "  hbm  offset " << buffer.offset << " size " << buffer.size << ' ';
+  switch (buffer.kind) {
+  case HbmBuffer::Input:
+    os << "input #" << buffer.index;
+    break;
+  case HbmBuffer::Output:
+    os << "output #" << buffer.index;
+    break;
+  case HbmBuffer::Constant:
+    os << "constant @" << cast<memref::GetGlobalOp>(buffer.op).getName();
+    break;
+  case HbmBuffer::Scratch:
+    os << "scratch";
+    break;
+  }
+  os << '\n';
+}
+
+static void printTile(llvm::raw_ostream &os, const TileBuffer &tile,
+                      size_t index) {
+  tile::AllocOp alloc = tile.alloc;
+  os << "  " << memoryName(tile.space).lower() << " offset "
+     << *alloc.getOffset() << " size " << tile.size << " live ["
+     << tile.liveStart << ", " << tile.liveEnd << "] " << tileName(alloc, index)
+     << '\n';
+}
+
+namespace {
+struct NKITestPrintMemoryPlanPass
+    : nki::impl::NKITestPrintMemoryPlanBase<NKITestPrintMemoryPlanPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    FailureOr<MemoryPlan> plan = planMemory(func, target);
+    if (failed(plan))
+      return signalPassFailure();
+    llvm::raw_ostream &os = llvm::outs();
+    os << "memory plan @" << func.getName() << " on " << target << '\n';
+    for (const HbmBuffer &buffer : plan->hbm)
+      printHbm(os, buffer);
+    for (auto [i, tile] : llvm::enumerate(plan->tiles))
+      printTile(os, tile, i);
+    for (const TilePlacement &placement : plan->placements)
+      if (!placement.tileIndices.empty())
+        os << "  " << memoryName(placement.space).lower() << " peak "
+           << placement.solution.peak << " ("
+           << algorithmName(placement.solution.algorithm) << ")\n";
+  }
+};
+} // namespace
