@@ -19,7 +19,8 @@
 namespace nki {
 
 /// The program `op` stands for, checked by isa::verifyProgram; a failure is
-/// reported as a diagnostic on `op`.
+/// reported as a diagnostic on `op`. `op` must have passed the MLIR verifier
+/// (known stream names, a representable semaphore count).
 mlir::FailureOr<isa::Program> programFromNISA(nisa::ProgramOp op);
 
 /// A nisa.program for `program`, or null after a diagnostic at `loc` when
