@@ -66,6 +66,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addPass(createCanonicalizerPass());
     NKITileOptions tile;
     tile.freeChunk = options.freeChunk;
+    tile.target = options.target;
     pm.addNestedPass<func::FuncOp>(createNKITile(tile));
     return;
   }

@@ -2,22 +2,30 @@
 
 #include "nki/InitAll.h"
 #include "nki/Dialect/NISA/NISA.h"
+#include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/Pipeline/Pipeline.h"
 #include "nki/Target/NISABinary.h"
 #include "nki/Version.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Tosa/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -31,15 +39,24 @@ void nki::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::linalg::LinalgDialect, mlir::tosa::TosaDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect,
-                  nki::nisa::NISADialect>();
+                  nki::tile::NKIDialect, nki::nisa::NISADialect>();
   mlir::func::registerInlinerExtension(registry);
   mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
+  // One-shot bufferization of the compiler's input dialects.
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
 }
 
 void nki::registerAllPasses() {
+  nki::registerNKIConversionPasses();
+  nki::registerPipelines();
   // Upstream passes the pipeline is made of, runnable on their own.
   mlir::registerTransformsPasses();
   mlir::registerLinalgPasses();
+  mlir::bufferization::registerBufferizationPasses();
   mlir::tosa::registerTosaPasses();
   mlir::registerTosaToLinalg();
   mlir::registerTosaToLinalgNamed();

@@ -105,7 +105,7 @@ CONSTS = """
 
 
 def func(args, result_type, body, result):
-    sig = ", ".join(f"%{n}: {t}" for n, t in args)
+    sig = ", ".join(f'%{n}: {t} {{nki.name = "{n}"}}' for n, t in args)
     return (f"func.func @main({sig}) -> {result_type} {{{CONSTS}{body}\n"
             f"  return %{result} : {result_type}\n}}\n")
 

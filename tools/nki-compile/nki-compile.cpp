@@ -172,6 +172,7 @@ int main(int argc, char **argv) {
   // One pass manager per phase, so --report can time each of them.
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
+  TimingScope root = timing.getRootScope();
   Report rep;
   nki::CompilePhase last = std::min(*phase, nki::CompilePhase::NISA);
   for (nki::CompilePhase p :
@@ -181,8 +182,9 @@ int main(int argc, char **argv) {
     PassManager pm(&context);
     if (failed(applyPassManagerCLOptions(pm)))
       return 1;
-    TimingScope scope = timing.getRootScope();
-    pm.enableTiming(scope.nest(nki::compilePhaseName(p)));
+    TimingScope phaseScope = root.nest(nki::compilePhaseName(p).str());
+    if (timing.isEnabled())
+      pm.enableTiming(phaseScope);
     nki::addPhasePasses(pm, options, p);
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(*module)))

@@ -68,6 +68,8 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
   let options = [
     Option<"freeChunk", "free-chunk", "int64_t", /*default=*/"2048",
            "Elements per partition of an elementwise tile">,
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2: the SBUF size tiles are budgeted against">,
   ];
   let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

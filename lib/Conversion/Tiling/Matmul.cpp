@@ -283,13 +283,15 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
 }
 
 void MatmulKernel::emit() {
-  // The B panel stays in SBUF across the M loop: keep it within half of it.
+  // The B panel stays in SBUF across the M loop. It may take 3/4 of SBUF:
+  // the rest holds the A^T tiles, the A loads and the evacuated outputs of
+  // two M blocks in flight. Wider panels mean fewer re-transposes of A.
   int64_t K = extents[kDim], N = extents[nDim];
   int64_t kBlocks = (K + P() - 1) / P();
   int64_t bytes = B.elementType.getIntOrFloatBitWidth() / 8;
   int64_t np = std::min<int64_t>(kMaxPanelColumns, N);
   while (np > kBankColumns &&
-         kBlocks * np * bytes > options.sbufBytesPerPartition / 2)
+         kBlocks * np * bytes > options.sbufBytesPerPartition * 3 / 4)
     np -= kBankColumns;
   auto panels = [&](OpBuilder &pb, Value batch) {
     tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {

@@ -104,10 +104,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return;
     TileOptions options;
     options.freeChunk = freeChunk;
-    // Budget against the smaller SBUF so tiled code fits every target.
-    options.sbufBytesPerPartition = std::min(
-        nki::isa::getTarget(nki::isa::TargetKind::Trn1).sbufBytesPerPartition,
-        nki::isa::getTarget(nki::isa::TargetKind::Trn2).sbufBytesPerPartition);
+    const nki::isa::TargetDesc *desc = nki::isa::lookupTarget(target);
+    if (!desc) {
+      func.emitError() << "unknown target '" << target
+                       << "' (expected trn1 or trn2)";
+      return signalPassFailure();
+    }
+    options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
     if (freeChunk < 1) {
       func.emitError("free-chunk must be positive");
       return signalPassFailure();
@@ -186,6 +189,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           linalg::generalizeNamedOp(rewriter, linalgOp);
       if (failed(g))
         return op->emitOpError("cannot be generalized for tiling");
+      erased.insert(op); // replaced by the generic
       generic = *g;
       rewriter.setInsertionPoint(generic);
     }
