@@ -25,7 +25,8 @@ Value getRootBuffer(Value view) {
       view = o.getSrc();
     else if (auto o = dyn_cast<memref::ExpandShapeOp>(def))
       view = o.getSrc();
-    else if (llvm::isa<tile::AllocOp, memref::AllocOp, memref::GetGlobalOp>(def))
+    else if (llvm::isa<tile::AllocOp, memref::AllocOp, memref::GetGlobalOp>(
+                 def))
       return view;
     else
       return nullptr;
@@ -166,10 +167,10 @@ getAccessPattern(const isa::TargetDesc &target, Operation *op, StringRef role,
     if (free.empty())
       free.push_back(isa::Dim{1, 1});
   } else {
-    unsigned split = splitBeforeTrailing
-                         ? std::max<int64_t>(0, int64_t(dims.size()) -
-                                                    splitBeforeTrailing)
-                         : dims.size();
+    unsigned split =
+        splitBeforeTrailing
+            ? std::max<int64_t>(0, int64_t(dims.size()) - splitBeforeTrailing)
+            : dims.size();
     ArrayRef<isa::Dim> all(dims);
     mergeDims(all.take_front(split), free, /*keepOne=*/false);
     size_t kept = free.size();
@@ -178,11 +179,10 @@ getAccessPattern(const isa::TargetDesc &target, Operation *op, StringRef role,
     if (trailingDims)
       *trailingDims = unsigned(free.size() - kept);
   }
-  int64_t maxDims =
-      space ? target.maxFreeDimsOnChip : target.maxDimsHbm;
+  int64_t maxDims = space ? target.maxFreeDimsOnChip : target.maxDimsHbm;
   if (int64_t(free.size()) > maxDims)
-    return fail() << "needs " << free.size() << " "
-                  << (space ? "free " : "") << "dimensions after merging but "
+    return fail() << "needs " << free.size() << " " << (space ? "free " : "")
+                  << "dimensions after merging but "
                   << (space ? "SBUF/PSUM" : "HBM") << " access patterns have "
                   << "at most " << maxDims,
            std::nullopt;

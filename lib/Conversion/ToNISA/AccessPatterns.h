@@ -50,12 +50,10 @@ enum class DimMerging {
 /// many dims they became. Emits an error at `op` and returns nullopt when
 /// the view cannot be expressed (unplanned root, dynamic layout, too many
 /// dims, a partition stride that is not the root's pitch, ...).
-std::optional<isa::AccessPattern>
-getAccessPattern(const isa::TargetDesc &target, mlir::Operation *op,
-                 llvm::StringRef role, mlir::Value view,
-                 DimMerging merging = DimMerging::Merge,
-                 unsigned splitBeforeTrailing = 0,
-                 unsigned *trailingDims = nullptr);
+std::optional<isa::AccessPattern> getAccessPattern(
+    const isa::TargetDesc &target, mlir::Operation *op, llvm::StringRef role,
+    mlir::Value view, DimMerging merging = DimMerging::Merge,
+    unsigned splitBeforeTrailing = 0, unsigned *trailingDims = nullptr);
 
 } // namespace nki::tonisa
 

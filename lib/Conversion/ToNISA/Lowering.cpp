@@ -135,8 +135,7 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
   int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
   if (dstOnChip == srcOnChip || chip.startPartition % kPartitionBlock ||
       p % kPartitionBlock || p < 2 * kPartitionBlock ||
-      p * f * isa::dtypeBytes(chip.dtype) < kMinSplitDmaBytes ||
-      hbm.rank < 1) {
+      p * f * isa::dtypeBytes(chip.dtype) < kMinSplitDmaBytes || hbm.rank < 1) {
     parts.push_back(inst);
     return parts;
   }
@@ -264,8 +263,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
                     isa::parseActFunc(o.getFunc().str()))
               inst.func = *f;
             else
-              b.fail() << "unknown activation function '" << o.getFunc()
-                       << "'";
+              b.fail() << "unknown activation function '" << o.getFunc() << "'";
             b.set(inst.src0, "src", o.getSrc());
             b.set(inst.dst, "dst", o.getDst());
             b.setScalar(inst.scalar0, "scale", o.getScaleTile(),
@@ -310,8 +308,8 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
             unsigned reduced = 0;
             if (axes < 1 || axes > 4) {
               b.fail() << "reduces " << axes << " axes; 1 to 4 are supported";
-            } else if (auto ap = getAccessPattern(target, op, "src",
-                                                  o.getSrc(), DimMerging::Merge,
+            } else if (auto ap = getAccessPattern(target, op, "src", o.getSrc(),
+                                                  DimMerging::Merge,
                                                   unsigned(axes), &reduced)) {
               inst.src0 = *ap;
               inst.reduceAxes = uint8_t(reduced);

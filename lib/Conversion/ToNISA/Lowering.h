@@ -1,6 +1,7 @@
 //===- Lowering.h - One nki tile op as ISA instructions --------*- C++ -*-===//
 //
-// Instruction selection: every nki tile op becomes one machine instruction,
+// Instruction selection: every nki tile op becomes one machine instruction
+// (a large DMA one per 32-partition block, so that several queues share it),
 // with a variant per stream that may run it (a tensor_tensor on DVE or POOL,
 // a copy on DVE, POOL or ACT, a DMA on any queue). Variants that the ISA's
 // constraint checks reject on their stream are dropped here, so the

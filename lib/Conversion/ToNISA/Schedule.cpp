@@ -102,8 +102,8 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
     if (signals[i])
       plan.signal[i] = *plan.streamSemaphore[problem.getStream(i)];
     for (sched::SemaphoreWait &w : plan.waits[i])
-      w.value = ordinal[oldSignallers[streamOfSemaphore[w.semaphore]]
-                                     [w.value - 1]];
+      w.value =
+          ordinal[oldSignallers[streamOfSemaphore[w.semaphore]][w.value - 1]];
   }
   for (auto [pred, succ] : selfWaits) {
     sched::SemaphoreWait wait{*plan.streamSemaphore[problem.getStream(pred)],
@@ -127,7 +127,8 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
 } // namespace
 
 absl::StatusOr<ScheduledProgram>
-scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredInst> ops) {
+scheduleProgram(const isa::TargetDesc &target,
+                llvm::ArrayRef<LoweredInst> ops) {
   size_t numStreams = 4 + size_t(target.numDmaQueues);
 
   // Dependences from the bytes each op reads and writes, in program order.
@@ -146,14 +147,15 @@ scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredInst> ops) 
     std::vector<sched::ResourceOption> options;
     for (const Variant &v : op.variants) {
       isa::EngineTimingState fresh;
-      isa::EngineTimingState &state = v.stream.engine == isa::Engine::PE ? peState
-                                      : v.stream.engine == isa::Engine::ACT
-                                          ? actState
-                                          : fresh;
-      isa::Duration d = isa::instructionDuration(target, v.stream, v.inst, state);
-      options.push_back(sched::ResourceOption{
-          sched::ResourceId(v.stream.index()), d.busyPs,
-          d.completePs - d.busyPs});
+      isa::EngineTimingState &state =
+          v.stream.engine == isa::Engine::PE    ? peState
+          : v.stream.engine == isa::Engine::ACT ? actState
+                                                : fresh;
+      isa::Duration d =
+          isa::instructionDuration(target, v.stream, v.inst, state);
+      options.push_back(
+          sched::ResourceOption{sched::ResourceId(v.stream.index()), d.busyPs,
+                                d.completePs - d.busyPs});
     }
     problem.addTask(std::move(options));
   }
@@ -188,8 +190,10 @@ scheduleProgram(const isa::TargetDesc &target, llvm::ArrayRef<LoweredInst> ops) 
     ScheduledStream stream;
     stream.id = isa::StreamId::fromIndex(int(s));
     for (sched::TaskId t : order) {
-      const Variant *variant = llvm::find_if(
-          ops[t].variants, [&](const Variant &v) { return v.stream == stream.id; });
+      const Variant *variant =
+          llvm::find_if(ops[t].variants, [&](const Variant &v) {
+            return v.stream == stream.id;
+          });
       isa::Instruction inst = variant->inst;
       for (const sched::SemaphoreWait &w : plan->waits[t])
         inst.waits.push_back(isa::SemWait{w.semaphore, w.value});

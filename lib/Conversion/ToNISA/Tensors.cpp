@@ -68,9 +68,10 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     if (!entry)
       return std::nullopt;
     entry->decl.kind = isa::TensorKind::Input;
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
-    entry->decl.name = name ? name.str()
-                            : "arg" + std::to_string(arg.getArgNumber());
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
+    entry->decl.name =
+        name ? name.str() : "arg" + std::to_string(arg.getArgNumber());
     tensors.push_back(std::move(*entry));
   }
 
@@ -125,20 +126,20 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     auto get = dyn_cast<memref::GetGlobalOp>(op);
     if (!get || !globalsSeen.insert(get.getName()).second)
       return;
-    auto global =
-        SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-            module, get.getNameAttr());
-    auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
-                             global.getInitialValueAttr())
-                       : DenseElementsAttr();
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        module, get.getNameAttr());
+    auto init =
+        global
+            ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())
+            : DenseElementsAttr();
     if (!init) {
       get.emitOpError() << "reads global '" << get.getName()
                         << "', which has no dense initial value";
       ok = false;
       return;
     }
-    std::optional<TensorEntry> entry = describeBuffer(
-        get.getResult(), get, "global '" + get.getName() + "'");
+    std::optional<TensorEntry> entry =
+        describeBuffer(get.getResult(), get, "global '" + get.getName() + "'");
     if (!entry) {
       ok = false;
       return;
@@ -148,7 +149,8 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     auto tensorType = RankedTensorType::get(
         entry->decl.shape,
         nisa::elementTypeOf(func.getContext(), entry->decl.dtype));
-    entry->data = init.getType() == tensorType ? init : init.reshape(tensorType);
+    entry->data =
+        init.getType() == tensorType ? init : init.reshape(tensorType);
     tensors.push_back(std::move(*entry));
   });
   if (!ok)

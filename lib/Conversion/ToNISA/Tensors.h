@@ -25,7 +25,7 @@ namespace nki::tonisa {
 inline constexpr llvm::StringLiteral kNameAttr = "nki.name";
 
 struct TensorEntry {
-  isa::TensorDecl decl;       // without constant data (see `data`)
+  isa::TensorDecl decl;         // without constant data (see `data`)
   mlir::DenseElementsAttr data; // constants: the global's initial value
   mlir::Location loc;
 };

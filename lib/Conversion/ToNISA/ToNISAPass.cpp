@@ -1,4 +1,5 @@
-//===- ToNISAPass.cpp - Tile ops to a scheduled nisa.program ---------------===//
+//===- ToNISAPass.cpp - Tile ops to a scheduled nisa.program
+//---------------===//
 //
 // The driver: lower every tile op of the entry function (Lowering.h),
 // schedule and synchronise them (Schedule.h), then replace the function and
