@@ -120,12 +120,52 @@ def NKITestPrintMemoryPlan
 def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
   let summary = "Schedule tile ops on engines and emit a nisa.program";
   let description = [{
-    Selects an engine for every tile op (PE, ACT, DVE, POOL, one of the DMA
-    queues), list-schedules them with the target's costs (critical-path
-    priority, lib/Analysis/Scheduler.cpp), orders every cross-stream
-    read-after-write, write-after-read and write-after-write dependence with
-    the fewest semaphores (lib/Analysis/Sync.cpp), and replaces the entry
-    function with a `nisa.program`.
+    Runs on planned, straight-line tile code (after nki-plan-memory). Every
+    tile op becomes one machine instruction (a DMA of 32 KiB or more between
+    whole 32-partition blocks and an HBM window: one per block, spread over
+    queues), with access patterns read from the operand's view type and the
+    root's planned offset. Each op may run on the streams whose ISA checks
+    accept it (tensor_tensor on DVE or POOL, copy on DVE, POOL or ACT, DMA on
+    any of the 16 queues); the list scheduler (critical-path priority,
+    lib/Analysis/Scheduler.cpp) picks one with the target's costs. Every
+    read-after-write, write-after-read and write-after-write dependence
+    between streams, and between two transfers of one DMA queue (whose data
+    lands 1.3 us after the queue moves on), is ordered by a semaphore wait
+    (lib/Analysis/Sync.cpp, one counting semaphore per signalling stream);
+    the plan is verified race- and deadlock-free before emission.
+
+    The entry function (`main` or the only public one) and the globals it
+    reads are replaced by a `nisa.program`: inputs named by `nki.name` (else
+    arg0, ...), outputs out0, ... in return order, constants with their data,
+    scratch; one `nisa.stream` per used stream. docs/engine-scheduling.md
+    has the details.
+
+    Before (abridged):
+    ```mlir
+    func.func @main(%x: memref<128x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x32xf32> {
+      %o = memref.alloc() {nki.hbm_offset = 16384 : i64} : memref<128x32xf32>
+      %t = nki.alloc {offset = 0 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
+      nki.dma %x to %t : ...
+      nki.activation "exp" %t into %t : ...
+      nki.dma %t to %o : ...
+      return %o : memref<128x32xf32>
+    }
+    ```
+    After:
+    ```mlir
+    nisa.program target("trn2") semaphores(2) {
+      nisa.tensor @arg0 input f32 [128, 32] at 0
+      nisa.tensor @out0 output f32 [128, 32] at 16384
+      nisa.stream @act {
+        nisa.activation exp sbuf[0:128, 0, f32][(1,32)], sbuf[0:128, 0, f32][(1,32)]
+            scale 1.0 bias 0.0 wait(s1 >= 1) signal(s0)
+      }
+      nisa.stream @dma0 {
+        nisa.dma_copy sbuf[0:128, 0, f32][(1,32)], hbm[0, f32][(1,4096)] signal(s1)
+        nisa.dma_copy hbm[16384, f32][(1,4096)], sbuf[0:128, 0, f32][(1,32)] wait(s0 >= 1)
+      }
+    }
+    ```
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
