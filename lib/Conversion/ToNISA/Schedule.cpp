@@ -20,7 +20,6 @@
 #include "nki/Analysis/Scheduler.h"
 #include "nki/Analysis/Sync.h"
 #include "nki/ISA/Cost.h"
-#include "nki/ISA/Verify.h"
 
 #include "absl/status/status.h"
 
@@ -201,12 +200,6 @@ scheduleProgram(const isa::TargetDesc &target,
         inst.hasSignal = true;
         inst.signal = isa::SemSignal{*plan->signal[t], 1};
       }
-      if (absl::Status st = isa::verifyInstruction(target, stream.id, inst,
-                                                   out.numSemaphores);
-          !st.ok())
-        return internalError("instruction " + inst.loc + " on " +
-                                 isa::streamName(stream.id),
-                             st);
       stream.instructions.push_back(std::move(inst));
       stream.opIndex.push_back(t);
     }

@@ -1,9 +1,9 @@
 //===- Schedule.h - Streams, order and semaphores for tile ops -*- C++ -*-===//
 //
-// Given the lowered ops in program order, computes their dependences from
-// the bytes they touch, list-schedules them onto the streams with the
-// target's costs (nki/Analysis/Scheduler.h) and plans the semaphores
-// (nki/Analysis/Sync.h). Both solutions are verified before they are used.
+// Given the lowered instructions in program order, computes their
+// dependences from the bytes they touch, list-schedules them onto the
+// streams with the target's costs (nki/Analysis/Scheduler.h) and plans the
+// semaphores (nki/Analysis/Sync.h). Both solutions are verified before they are used.
 // docs/engine-scheduling.md explains the choices.
 //
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@
 #include "nki/Dialect/NISA/ISAConversion.h"
 #include "nki/Dialect/NISA/NISA.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Verify.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -105,6 +106,22 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
       func.emitError() << program.status().message();
       return signalPassFailure();
     }
+    // The final instructions, semaphores included, against the ISA: a
+    // failure here is a bug of this pass, reported at the op.
+    for (const ScheduledStream &stream : program->streams)
+      for (auto [inst, opIndex] :
+           llvm::zip_equal(stream.instructions, stream.opIndex))
+        if (absl::Status st = nki::isa::verifyInstruction(
+                *targetDesc, stream.id, inst, program->numSemaphores);
+            !st.ok()) {
+          ops[opIndex].op->emitOpError()
+              << "nki-to-nisa internal error: the scheduled instruction on "
+              << nki::isa::streamName(stream.id)
+              << " fails the ISA checks: " << st.message();
+          ok = false;
+        }
+    if (!ok)
+      return signalPassFailure();
     emitProgram(func, *tensors, ops, *program);
   }
 
