@@ -21,6 +21,19 @@ int32_t toInt(float v) {
 template <typename F>
 void binary(const float *a, const float *b, int64_t bStride, float *out,
             int64_t n, F f) {
+  // In place (out == a) gets its own loops: the vectoriser's overlap check
+  // would otherwise send exact aliasing down the scalar path.
+  if (out == a && bStride == 0) {
+    float s = b[0];
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = f(out[i], s);
+    return;
+  }
+  if (out == a) {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = f(out[i], b[i]);
+    return;
+  }
   if (bStride == 0) {
     float s = b[0];
     for (int64_t i = 0; i < n; ++i)
