@@ -116,10 +116,11 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
                                       uint64_t(end), isWrite});
 }
 
-/// A transfer at least this large between a tile of whole partition blocks
-/// and an HBM window is split into one transfer per block, which the
-/// scheduler spreads over queues: each queue moves a quarter (or less) of the
-/// bytes, and the 1.3 us completion latencies overlap.
+/// A transfer at least this large between a tile of more than one partition
+/// block (starting at a block boundary) and an HBM window is split into one
+/// transfer per block (the last may be shorter), which the scheduler spreads
+/// over queues: each queue moves a quarter (or less) of the bytes, and the
+/// 1.3 us completion latencies overlap.
 constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 
 /// `inst` as transfers of one partition block each, or just `inst` when it
@@ -134,7 +135,7 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
   int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
   if (dstOnChip == srcOnChip || chip.startPartition % kPartitionBlock ||
-      p % kPartitionBlock || p < 2 * kPartitionBlock ||
+      p <= kPartitionBlock ||
       p * f * isa::dtypeBytes(chip.dtype) < kMinSplitDmaBytes || hbm.rank < 1) {
     parts.push_back(inst);
     return parts;
@@ -142,27 +143,28 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
   int64_t inner = 1;
   for (int d = 1; d < hbm.rank; ++d)
     inner *= hbm.dims[d].size;
-  // The HBM elements of one block and the step between blocks.
+  // The HBM dims[0] elements that one partition occupies.
   isa::Dim outer = hbm.dims[0];
-  int64_t blockSize, blockStep;
-  if (hbm.rank == 1 && outer.size == p * f) {
-    blockSize = kPartitionBlock * f;
-    blockStep = blockSize * outer.stride;
-  } else if (outer.size == p && inner == f) {
-    blockSize = kPartitionBlock;
-    blockStep = blockSize * outer.stride;
-  } else {
+  int64_t perPartition;
+  if (hbm.rank == 1 && outer.size == p * f)
+    perPartition = f;
+  else if (outer.size == p && inner == f)
+    perPartition = 1;
+  else {
     parts.push_back(inst);
     return parts;
   }
-  for (int64_t b = 0; b < p / kPartitionBlock; ++b) {
+  // Blocks of kPartitionBlock partitions; the last one may be shorter.
+  for (int64_t first = 0; first < p; first += kPartitionBlock) {
+    int64_t rows = std::min<int64_t>(kPartitionBlock, p - first);
     isa::Instruction part = inst;
     isa::AccessPattern &partChip = dstOnChip ? part.dst : part.src0;
     isa::AccessPattern &partHbm = dstOnChip ? part.src0 : part.dst;
-    partChip.startPartition += int32_t(b * kPartitionBlock);
-    partChip.numPartitions = kPartitionBlock;
-    partHbm.dims[0].size = blockSize;
-    partHbm.offset += b * blockStep * isa::dtypeBytes(hbm.dtype);
+    partChip.startPartition += int32_t(first);
+    partChip.numPartitions = int32_t(rows);
+    partHbm.dims[0].size = rows * perPartition;
+    partHbm.offset +=
+        first * perPartition * outer.stride * isa::dtypeBytes(hbm.dtype);
     parts.push_back(std::move(part));
   }
   return parts;

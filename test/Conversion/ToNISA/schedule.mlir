@@ -134,6 +134,22 @@ func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<1
 
 // -----
 
+// 80 partitions: two full blocks and a short one; the single HBM dim is cut
+// at the same rows.
+// CHECK-LABEL: nisa.program
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,128)], hbm[0, f32][(1,4096)]
+// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,128)], hbm[16384, f32][(1,4096)]
+// CHECK-DAG:     nisa.dma_copy sbuf[64:80, 0, f32][(1,128)], hbm[32768, f32][(1,2048)]
+func.func @main(%x: memref<80x128xf32> {nki.hbm_offset = 0 : i64}) -> memref<80x128xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 65536 : i64} : memref<80x128xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %x to %t : memref<80x128xf32> to memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %t to %o : memref<80x128xf32, #nki.memory<sbuf>> to memref<80x128xf32>
+  return %o : memref<80x128xf32>
+}
+
+// -----
+
 // Two transfers on one DMA queue are not ordered for data by program order
 // (the queue starts the second before the first has landed), so an HBM
 // round trip through scratch waits on its own queue's semaphore.
