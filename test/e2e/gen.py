@@ -172,8 +172,8 @@ def case_matmul_bias_gelu(rng, dims, dt):
 
 def case_softmax(rng, dims, dt):
     r, c = dims
-    x = rand(rng, (r, c), "f32") * 4
-    t = ttype((r, c), "f32")
+    x = rand(rng, (r, c), dt) * 4
+    t = ttype((r, c), dt)
     body = f"""
   %e = tensor.empty() : {t}
   %s = linalg.softmax dimension(1) ins(%x : {t}) outs(%e : {t}) -> {t}"""
@@ -208,6 +208,10 @@ def case_layernorm(rng, dims, dt):
     body += norm
     mlir = func([("x", t), ("gamma", ttype((c,), "f32")),
                  ("beta", ttype((c,), "f32"))], t, body, "y")
+    if dt == "bf16":
+        # The same program on bf16 tensors (benchmarks; no reference).
+        mlir = (mlir.replace("0xFF800000", "0xFF80").replace("f32", "bf16")
+                .replace("  %zero_bf16 = arith.constant 0.0 : bf16\n", "", 1))
     def ref(mm):
         x64 = x.astype(np.float64)
         mean = x64.mean(axis=1, keepdims=True)
@@ -271,7 +275,36 @@ def case_add(rng, dims, dt):
     return mlir, {"a": a, "b": b}, ref
 
 
+def case_chain(rng, dims, dt):
+    """`layers` matmul + bias + relu layers of width w (compile-time tests)."""
+    layers, m, w = dims
+    x = rand(rng, (m, w), "f32")
+    args = [("x", ttype((m, w), "f32"))]
+    inputs = {"x": x}
+    body, prev = "", "x"
+    for i in range(layers):
+        inputs[f"w{i}"] = rand(rng, (w, w), "f32") / math.sqrt(w)
+        inputs[f"b{i}"] = rand(rng, (w,), "f32")
+        args += [(f"w{i}", ttype((w, w), "f32")), (f"b{i}", ttype((w,), "f32"))]
+        body += matmul_mlir(f"h{i}", prev, f"w{i}", m, w, w, "f32")
+        body += elementwise_mlir(f"r{i}", [f"h{i}", f"b{i}"], [(m, w), (w,)],
+                                 (m, w), """
+    %s = arith.addf %a0, %a1 : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32""")
+        prev = f"r{i}"
+    mlir = func(args, ttype((m, w), "f32"), body, prev)
+
+    def ref(mm):
+        y = x
+        for i in range(layers):
+            y = np.maximum(mm(y, inputs[f"w{i}"]) + inputs[f"b{i}"], 0)
+        return y
+    return mlir, inputs, ref
+
+
 CASES = {
+    "chain": case_chain,
     "matmul": case_matmul,
     "matmul_bt": case_matmul_bt,
     "batch_matmul": case_batch_matmul,
@@ -293,12 +326,18 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--auto-cast", default="none", choices=["none", "matmul"],
                    help="matmul: the reference rounds matmul inputs to bf16")
+    p.add_argument("--mlir-only", action="store_true",
+                   help="write prog.mlir only (benchmarks use random inputs)")
     p.add_argument("--dir", required=True)
     args = p.parse_args()
     dims = [int(d) for d in args.dims.split(",")]
     rng = np.random.default_rng(args.seed)
     os.makedirs(args.dir, exist_ok=True)
     mlir, inputs, ref = CASES[args.case](rng, dims, args.dtype)
+    if args.mlir_only:
+        with open(os.path.join(args.dir, "prog.mlir"), "w") as f:
+            f.write(mlir)
+        return
     if args.auto_cast == "matmul":
         # The compiler rounds both matmul operands to bf16 (intermediate
         # ones too) and accumulates in fp32.

@@ -3,6 +3,8 @@
 #include "BodyLowering.h"
 #include "TileUtils.h"
 
+#include "nki/Dialect/NKI/NKIDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -109,6 +111,9 @@ static double foldActivation(StringRef f, double x) {
     return std::fabs(x);
   if (f == "sin")
     return std::sin(x);
+  if (f == "square")
+    return x * x;
+  assert(f == "cos" && "unhandled activation function");
   return std::cos(x);
 }
 
@@ -238,6 +243,58 @@ FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
   return r;
 }
 
+FailureOr<TileValue> BodyLowering::activation(StringRef func,
+                                              const TileValue &x,
+                                              Type resultType, Value bias,
+                                              float biasImm) {
+  TileValue r = x;
+  r.elementType = resultType;
+  if (x.kind == TileValue::Scalar) {
+    r.scalar = roundTo(foldActivation(func, x.scalar + biasImm), resultType);
+    return r;
+  }
+  int64_t free = x.kind == TileValue::Full ? freeSize : 1;
+  r.tile = newTile(free, resultType);
+  auto op = tile::ActivationOp::create(
+      b, loc, b.getStringAttr(func), x.tile, r.tile, Value(), bias, Value(),
+      b.getF32FloatAttr(1.0f), b.getF32FloatAttr(biasImm));
+  activations[r.tile] = op;
+  return r;
+}
+
+FailureOr<TileValue> BodyLowering::lowerBiasedActivation(Operation *op,
+                                                         StringRef func) {
+  Operation *def = op->getOperand(0).getDefiningOp();
+  if (!def || !isa<arith::AddFOp, arith::SubFOp>(def) ||
+      !def->getResult(0).hasOneUse() || values.count(def->getResult(0)))
+    return TileValue();
+  FailureOr<TileValue> a = lower(def->getOperand(0));
+  FailureOr<TileValue> c = lower(def->getOperand(1));
+  if (failed(a) || failed(c))
+    return failure();
+  bool sub = isa<arith::SubFOp>(def);
+  if (a->kind != TileValue::Full || c->kind == TileValue::Full ||
+      storageType(def->getResult(0).getType()) != storageType(a->elementType))
+    return TileValue();
+  if (c->kind == TileValue::Scalar)
+    return activation(func, *a, op->getResult(0).getType(), Value(),
+                      float(sub ? -c->scalar : c->scalar));
+  Value bias = c->tile;
+  if (sub) {
+    bias = newTile(1, b.getF32Type());
+    tile::TensorScalarOp::create(b, loc, c->tile, bias, Value(), Value(),
+                                 b.getStringAttr("mul"),
+                                 b.getF32FloatAttr(-1.0f),
+                                 b.getStringAttr("bypass"),
+                                 b.getF32FloatAttr(0), UnitAttr(), UnitAttr());
+  }
+  return activation(func, *a, op->getResult(0).getType(), bias);
+}
+
+tile::ActivationOp BodyLowering::producingActivation(Value tile) const {
+  return activations.lookup(tile);
+}
+
 FailureOr<TileValue> BodyLowering::lower(Value v) {
   auto it = values.find(v);
   if (it != values.end())
@@ -278,6 +335,14 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     return r;
   }
 
+  // f(a + c) and f(a - c) with a per-partition or constant c fold into the
+  // activation's bias: one ACT instruction instead of a DVE op and an ACT op.
+  StringRef act = activationOf(op);
+  if (!act.empty())
+    if (FailureOr<TileValue> fused = lowerBiasedActivation(op, act);
+        succeeded(fused) && fused->tile)
+      return fused;
+
   SmallVector<TileValue> in;
   for (Value operand : op->getOperands()) {
     FailureOr<TileValue> t = lower(operand);
@@ -287,6 +352,10 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
   }
 
   StringRef alu = aluNameOf(op);
+  // x * x on the ACT (square), which also leaves the DVE free.
+  if (alu == "mul" && in[0].kind == TileValue::Full &&
+      in[1].kind == TileValue::Full && in[0].tile == in[1].tile)
+    return activation("square", in[0], resultType);
   if (!alu.empty() && in.size() == 2)
     return binary(alu, in[0], in[1], resultType);
 
@@ -294,21 +363,8 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     return binary("mul", in[0], TileValue{TileValue::Scalar, -1.0, {}, resultType},
                   resultType);
 
-  StringRef act = activationOf(op);
-  if (!act.empty()) {
-    TileValue r = in[0];
-    r.elementType = resultType;
-    if (in[0].kind == TileValue::Scalar) {
-      r.scalar = roundTo(foldActivation(act, in[0].scalar), resultType);
-      return r;
-    }
-    int64_t free = in[0].kind == TileValue::Full ? freeSize : 1;
-    r.tile = newTile(free, resultType);
-    tile::ActivationOp::create(b, loc, b.getStringAttr(act), in[0].tile,
-                               r.tile, Value(), Value(), Value(),
-                               b.getF32FloatAttr(1.0f), b.getF32FloatAttr(0));
-    return r;
-  }
+  if (!act.empty())
+    return activation(act, in[0], resultType);
 
   // Casts: a copy into a tile of the new type (the store rounds).
   if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,

@@ -10,6 +10,8 @@
 #ifndef NKI_LIB_CONVERSION_TILING_BODYLOWERING_H
 #define NKI_LIB_CONVERSION_TILING_BODYLOWERING_H
 
+#include "nki/Dialect/NKI/NKIDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -48,17 +50,32 @@ public:
                                     const TileValue &b,
                                     mlir::Type resultType);
 
+  /// Emits dst = func(x + bias) (bias a [P,1] tile or an immediate).
+  mlir::FailureOr<TileValue> activation(llvm::StringRef func,
+                                        const TileValue &x,
+                                        mlir::Type resultType,
+                                        mlir::Value bias = {},
+                                        float biasImm = 0.0f);
+
+  /// The activation that produced `tile`, if any: a reduction of its result
+  /// can use the activation's free-axis sum instead of a separate reduce.
+  tile::ActivationOp producingActivation(mlir::Value tile) const;
+
   /// The tile dtype an MLIR element type is computed in (i1 -> f32).
   static mlir::Type storageType(mlir::Type t);
 
 private:
   mlir::FailureOr<TileValue> lowerOp(mlir::Operation *op);
+  /// f(a +- c): a TileValue with a null tile when the pattern does not apply.
+  mlir::FailureOr<TileValue> lowerBiasedActivation(mlir::Operation *op,
+                                                   llvm::StringRef func);
   mlir::Value newTile(int64_t free, mlir::Type type);
 
   mlir::OpBuilder &b;
   mlir::Location loc;
   int64_t partitions, freeSize;
   llvm::DenseMap<mlir::Value, TileValue> values;
+  llvm::DenseMap<mlir::Value, tile::ActivationOp> activations;
 };
 
 /// The ISA ALU name of a binary arith/math op, or "" if it is not one.

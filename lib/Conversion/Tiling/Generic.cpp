@@ -204,12 +204,24 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
                return;
              }
              Type f32 = nb.getF32Type();
-             Value partial = allocTile(nb, loc, {pp, 1}, f32);
-             if (r->kind == TileValue::Full) {
+             Value partial;
+             if (tile::ActivationOp act =
+                     r->kind == TileValue::Full && combineName == "add"
+                         ? lowering.producingActivation(r->tile)
+                         : tile::ActivationOp();
+                 act && !act.getAccum()) {
+               // The activation that computed the row sums them as well.
+               OpBuilder::InsertionGuard guard(nb);
+               nb.setInsertionPoint(act);
+               partial = allocTile(nb, loc, {pp, 1}, f32);
+               act.getAccumMutable().assign(partial);
+             } else if (r->kind == TileValue::Full) {
+               partial = allocTile(nb, loc, {pp, 1}, f32);
                tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
                                       r->tile, partial, nb.getI64IntegerAttr(1));
              } else {
                // A value constant along the reduced axis.
+               partial = allocTile(nb, loc, {pp, 1}, f32);
                Value full = lowering.materializeFull(*r, f32);
                tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
                                       full, partial, nb.getI64IntegerAttr(1));

@@ -31,6 +31,11 @@ constexpr int64_t kBankColumns = 512; // fp32 columns in one PSUM bank
 constexpr int64_t kMaxPanelColumns = 2048;
 
 struct MatmulKernel {
+  MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
+               linalg::GenericOp epilogue, const TileOptions &options)
+      : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit),
+        epilogue(epilogue), options(options) {}
+
   OpBuilder &b;
   linalg::LinalgOp op;
   Location loc;
@@ -38,7 +43,7 @@ struct MatmulKernel {
   linalg::GenericOp epilogue;
   const TileOptions &options;
 
-  int bDim = -1, mDim, nDim, kDim;
+  int bDim = -1, mDim = 0, nDim = 0, kDim = 0;
   SmallVector<int64_t> extents;
   Access A, B, C;
   SmallVector<Access> epi; // epilogue operands (inputs then output)
@@ -307,7 +312,7 @@ void MatmulKernel::emit() {
 LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
                                  bool zeroInit, linalg::GenericOp epilogue,
                                  const TileOptions &options) {
-  MatmulKernel kernel{b, op, op.getLoc(), zeroInit, epilogue, options};
+  MatmulKernel kernel(b, op, zeroInit, epilogue, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -33,7 +33,8 @@ using namespace nki::tiling;
 static bool isBufferBookkeeping(Operation *op) {
   return isa<memref::AllocOp, memref::SubViewOp, memref::CollapseShapeOp,
              memref::ExpandShapeOp, memref::ReinterpretCastOp, memref::CastOp,
-             memref::DeallocOp, arith::ConstantOp, func::ReturnOp>(op);
+             memref::DeallocOp, memref::GetGlobalOp, arith::ConstantOp,
+             func::ReturnOp>(op);
 }
 
 /// The zero fill of `buffer` right before `op` (no other use in between).

@@ -160,6 +160,19 @@ scheduleProgram(const isa::TargetDesc &target,
   }
   for (const sched::Dependence &d : deps)
     problem.addDependence(d.pred, d.succ);
+  // The PE keeps the tile program's order: the tiler groups matmuls that
+  // share a stationary operand so LoadStationary is paid once per group,
+  // and the list scheduler would otherwise interleave groups.
+  std::optional<size_t> previousPE;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!llvm::all_of(ops[i].variants, [](const Variant &v) {
+          return v.stream.engine == isa::Engine::PE;
+        }))
+      continue;
+    if (previousPE)
+      problem.addDependence(*previousPE, i);
+    previousPE = i;
+  }
   absl::StatusOr<sched::Schedule> schedule = sched::solve(problem);
   if (!schedule.ok())
     return internalError("list scheduling failed", schedule.status());
