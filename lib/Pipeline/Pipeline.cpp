@@ -7,6 +7,7 @@
 #include "nki/ISA/Binary.h"
 #include "nki/Target/NISABinary.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -46,7 +47,10 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     // TOSA to linalg, checks and decompositions, elementwise fusion.
     pm.addPass(createInlinerPass());
     tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
-                          TosaToLinalgNamedOptions());
+                                TosaToLinalgNamedOptions());
+    // What tosa-to-linalg leaves: constants, reshapes and slices.
+    pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+    pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
     NKIPrepareGraphOptions prepare;
     prepare.entry = options.entry;
     prepare.autoCast = options.autoCast;
