@@ -31,6 +31,16 @@ mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const TileOptions &options);
 
+/// A run of 2-D generics over one [R, C] space with reductions along C
+/// (softmax, layernorm) that can run as one kernel with whole rows in SBUF,
+/// starting at ops[start]; empty when there is none.
+llvm::SmallVector<mlir::Operation *>
+findRowGroup(llvm::ArrayRef<mlir::Operation *> ops, size_t start,
+             const TileOptions &options);
+mlir::LogicalResult tileRowGroup(mlir::OpBuilder &b,
+                                 llvm::ArrayRef<mlir::Operation *> group,
+                                 const TileOptions &options);
+
 /// memref.copy between HBM buffers: DMA, split across queues.
 mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
                              mlir::Value src, mlir::Value dst);

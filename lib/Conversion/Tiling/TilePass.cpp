@@ -129,11 +129,24 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill = findZeroFill(
                 cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
-    for (Operation *op : ops) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||
           isBufferBookkeeping(op))
         continue;
       rewriter.setInsertionPoint(op);
+      // Row-wise kernels (softmax, layernorm) stay whole.
+      if (SmallVector<Operation *> group = findRowGroup(ops, i, options);
+          !group.empty()) {
+        rewriter.setInsertionPoint(group.back());
+        if (failed(tileRowGroup(rewriter, group, options)))
+          return signalPassFailure();
+        for (Operation *member : group) {
+          erased.insert(member);
+          rewriter.eraseOp(member);
+        }
+        continue;
+      }
       if (failed(tileOne(rewriter, op, options, erased)))
         return signalPassFailure();
     }
