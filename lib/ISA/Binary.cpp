@@ -1,8 +1,12 @@
 //===- Binary.cpp - The .nkb binary container -----------------------------===//
 //
-// Layout: the 4-byte magic, the format version as a little-endian uint32,
-// then one nki.nkb.Program message (nkb.proto). docs/binary-format.md has
-// the details.
+// Layout: a 20-byte header (the magic, the format version, the payload's
+// length and its CRC-32, all little-endian), then the payload: one
+// nki.nkb.Program message (nkb.proto). docs/binary-format.md has the details.
+//
+// The length and checksum are there because a Protobuf message cut at a
+// field boundary is itself a valid, smaller message: without them a
+// truncated file would decode as a program missing its last streams.
 //
 // Byte-for-byte round trips: the encoder writes only the fields an opcode
 // uses (OpcodeFields.h) and serializes deterministically. The decoder
@@ -22,6 +26,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
+#include <array>
 #include <cassert>
 #include <cerrno>
 #include <climits>
@@ -33,7 +38,45 @@ namespace nki::isa {
 
 namespace {
 
-constexpr size_t kHeaderBytes = 8;
+// Header fields: offset and width in bytes.
+constexpr size_t kVersionAt = 4;
+constexpr size_t kLengthAt = 8, kLengthBytes = 8;
+constexpr size_t kChecksumAt = 16, kChecksumBytes = 4;
+static_assert(kChecksumAt + kChecksumBytes == kBinaryHeaderBytes,
+              "the header fields fill the header");
+
+/// CRC-32 as in zlib, PNG and Ethernet (reflected polynomial 0xEDB88320,
+/// initial value and final xor 0xFFFFFFFF), so Python's zlib.crc32 checks
+/// a file too. It detects every single-bit error and every burst of up to
+/// 32 bits, which a sum or a plain hash of this size does not guarantee.
+uint32_t crc32(std::string_view bytes) {
+  static constexpr std::array<uint32_t, 256> kTable = [] {
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+    return table;
+  }();
+  uint32_t crc = 0xFFFFFFFFu;
+  for (char ch : bytes)
+    crc = kTable[(crc ^ uint8_t(ch)) & 0xFF] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+void putLE(std::string &out, size_t at, size_t width, uint64_t value) {
+  for (size_t i = 0; i < width; ++i)
+    out[at + i] = char((value >> (8 * i)) & 0xFF);
+}
+
+uint64_t getLE(std::string_view bytes, size_t at, size_t width) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < width; ++i)
+    value |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
+  return value;
+}
 
 // Number of enumerators, for range checks of decoded values.
 constexpr uint32_t kNumDTypes = 0
@@ -321,16 +364,19 @@ absl::StatusOr<std::string> encodeChecked(const Program &program) {
     return absl::ResourceExhaustedError(
         detail::cat("program too large for a .nkb binary: ", size,
                     " bytes of payload, the format holds at most ", INT_MAX));
-  std::string out(kBinaryMagic);
-  for (int i = 0; i < 4; ++i)
-    out.push_back(char((kBinaryFormatVersion >> (8 * i)) & 0xFF));
-  out.reserve(kHeaderBytes + size);
+  std::string out(kBinaryHeaderBytes, '\0');
+  out.replace(0, kBinaryMagic.size(), kBinaryMagic);
+  putLE(out, kVersionAt, 4, kBinaryFormatVersion);
+  out.reserve(kBinaryHeaderBytes + size);
   {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
     msg.SerializeWithCachedSizes(&coded);
   }
+  std::string_view payload = std::string_view(out).substr(kBinaryHeaderBytes);
+  putLE(out, kLengthAt, kLengthBytes, payload.size());
+  putLE(out, kChecksumAt, kChecksumBytes, crc32(payload));
   return out;
 }
 
@@ -344,23 +390,46 @@ std::string encodeProgram(const Program &program) {
 }
 
 absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
-  if (bytes.size() < kHeaderBytes || bytes.substr(0, 4) != kBinaryMagic)
+  if (bytes.size() < kBinaryMagic.size() ||
+      bytes.substr(0, kBinaryMagic.size()) != kBinaryMagic)
     return absl::InvalidArgumentError(
         "not a .nkb binary (missing the \"NKB\\x01\" magic)");
-  uint32_t version = 0;
-  for (int i = 0; i < 4; ++i)
-    version |= uint32_t(uint8_t(bytes[4 + i])) << (8 * i);
-  if (version != kBinaryFormatVersion)
-    return absl::InvalidArgumentError(
-        detail::cat("unsupported .nkb format version ", version,
-                    " (this build reads ", kBinaryFormatVersion, ")"));
-  std::string_view payload = bytes.substr(kHeaderBytes);
+  // The version comes before any other header field: another version may
+  // lay out the rest of its header differently.
+  if (bytes.size() >= kVersionAt + 4) {
+    uint64_t version = getLE(bytes, kVersionAt, 4);
+    if (version != kBinaryFormatVersion)
+      return absl::InvalidArgumentError(
+          detail::cat("unsupported .nkb format version ", version,
+                      " (this build reads ", kBinaryFormatVersion, ")"));
+  }
+  if (bytes.size() < kBinaryHeaderBytes)
+    return absl::DataLossError(detail::cat(
+        "truncated .nkb binary: ", bytes.size(), " bytes, shorter than the ",
+        kBinaryHeaderBytes, "-byte header"));
+  uint64_t length = getLE(bytes, kLengthAt, kLengthBytes);
+  std::string_view payload = bytes.substr(kBinaryHeaderBytes);
+  if (payload.size() < length)
+    return absl::DataLossError(
+        detail::cat("truncated .nkb binary: header says ", length,
+                    " payload bytes, file has ", payload.size()));
+  if (payload.size() > length)
+    return absl::DataLossError(
+        detail::cat("corrupted .nkb binary: header says ", length,
+                    " payload bytes, file has ", payload.size()));
   if (payload.size() > size_t(INT_MAX))
     return absl::InvalidArgumentError(".nkb binary is larger than 2 GiB");
+  uint32_t stored = uint32_t(getLE(bytes, kChecksumAt, kChecksumBytes));
+  uint32_t actual = crc32(payload);
+  if (stored != actual)
+    return absl::DataLossError(detail::cat(
+        "corrupted .nkb binary: checksum mismatch (header says CRC-32 0x",
+        absl::Hex(stored, absl::kZeroPad8), ", payload has 0x",
+        absl::Hex(actual, absl::kZeroPad8), ")"));
   nkb::Program msg;
   if (!msg.ParseFromArray(payload.data(), int(payload.size())))
     return absl::DataLossError(
-        "corrupted or truncated .nkb binary: the payload does not parse");
+        "corrupted .nkb binary: the payload does not parse");
   absl::StatusOr<Program> program = decodeMessage(msg);
   if (!program.ok())
     return program.status();

@@ -1,12 +1,14 @@
 //===- Binary.h - The .nkb binary container --------------------*- C++ -*-===//
 //
-// An 8-byte header (kBinaryMagic, then kBinaryFormatVersion as a
-// little-endian uint32) and a Protobuf message (lib/ISA/nkb.proto): target,
-// tensor table, constants, semaphore count, streams. Encoding is
-// deterministic; decode(encode(p)) == p in every field the opcodes use, and
-// the decoder accepts only canonical encodings, so encode(decode(b)) == b for
-// every b it accepts. A corrupted, truncated or wrong-version file is an error, never a
-// crash. docs/binary-format.md describes the format.
+// A 20-byte header (kBinaryMagic; kBinaryFormatVersion as a little-endian
+// uint32; the payload's length as a little-endian uint64 and its CRC-32 as a
+// little-endian uint32) and the payload, a Protobuf message
+// (lib/ISA/nkb.proto): target, tensor table, constants, semaphore count,
+// streams. Encoding is deterministic; decode(encode(p)) == p in every field
+// the opcodes use, and the decoder accepts only canonical encodings, so
+// encode(decode(b)) == b for every b it accepts. A corrupted, truncated or
+// wrong-version file is an error, never a crash. docs/binary-format.md
+// describes the format.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_ISA_BINARY_H
@@ -16,6 +18,8 @@
 
 #include "absl/status/statusor.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +27,8 @@ namespace nki::isa {
 
 constexpr std::string_view kBinaryMagic = "NKB\x01";
 constexpr uint32_t kBinaryFormatVersion = 1;
+/// Magic, version, payload length, payload CRC-32; the payload follows.
+constexpr size_t kBinaryHeaderBytes = 20;
 
 /// The .nkb bytes of `program`. Protobuf caps a message at 2 GiB: a program
 /// whose constants exceed that cannot be encoded (asserts; writeProgramFile
