@@ -387,6 +387,18 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
         rb.setInsertionPoint(act);
         partial = allocTile(rb, loc, {pp, 1}, f32);
         act.getAccumMutable().assign(partial);
+      } else if (name == "add" && expr->kind == TileValue::Full) {
+        // Row sums on the ACT (an identity pass with its accumulator): the
+        // DVE is the busiest engine of row-wise kernels.
+        partial = allocTile(rb, loc, {pp, 1}, f32);
+        FailureOr<TileValue> copy =
+            lowering.activation("identity", *expr, expr->elementType);
+        if (failed(copy)) {
+          status = failure();
+          return;
+        }
+        lowering.producingActivation(copy->tile).getAccumMutable().assign(
+            partial);
       } else {
         Value full = lowering.materializeFull(*expr, expr->elementType);
         partial = allocTile(rb, loc, {pp, 1}, f32);

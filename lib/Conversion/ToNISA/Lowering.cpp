@@ -81,6 +81,39 @@ isa::Instruction copyOnAct(const isa::Instruction &copy) {
   return act;
 }
 
+/// A tensor_scalar that is one multiply or add by an immediate or a [P,1]
+/// column is also an ACT identity activation with that scale or bias, so
+/// the scheduler can balance DVE, POOL and ACT (row-wise kernels such as
+/// layernorm are otherwise DVE-bound). Same operands, same accesses.
+std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
+  if (ts.opcode != isa::Opcode::TensorScalar ||
+      ts.alu1 != isa::AluOp::Bypass || ts.reverse0)
+    return std::nullopt;
+  isa::Instruction act = ts;
+  act.opcode = isa::Opcode::Activation;
+  act.func = isa::ActFunc::Identity;
+  act.alu0 = act.alu1 = isa::AluOp::Bypass;
+  isa::ScalarOperand one{true, 1.0f, {}}, zero{true, 0.0f, {}};
+  switch (ts.alu0) {
+  case isa::AluOp::Mul:
+    act.scalar0 = ts.scalar0;
+    act.scalar1 = zero;
+    return act;
+  case isa::AluOp::Add:
+    act.scalar0 = one;
+    act.scalar1 = ts.scalar0;
+    return act;
+  case isa::AluOp::Sub:
+    if (!ts.scalar0.isImmediate)
+      return std::nullopt;
+    act.scalar0 = one;
+    act.scalar1 = isa::ScalarOperand{true, -ts.scalar0.imm, {}};
+    return act;
+  default:
+    return std::nullopt;
+  }
+}
+
 /// Dependences are tracked per block of this many partitions: finer than
 /// "all partitions share the bytes", so that tiles (and DMA chunks) in
 /// disjoint blocks do not depend on each other, yet few intervals per
@@ -390,6 +423,8 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
       tryVariant(isa::StreamId{engine, 0}, inst);
   if (alsoOnAct)
     tryVariant(isa::StreamId{isa::Engine::ACT, 0}, copyOnAct(inst));
+  if (std::optional<isa::Instruction> act = scalarOpOnAct(inst))
+    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *act);
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
     for (const isa::Instruction &part : splitDma(inst)) {

@@ -4,13 +4,14 @@
 // to a scheduled nisa.program: engines, access patterns and semaphores.
 
 // A DMA-in / compute / DMA-out chain: the load and the store land on a DMA
-// queue, the scaling on DVE, and each of the two cross-stream edges is one
-// wait on the producer stream's semaphore.
+// queue, the scaling on ACT (an identity activation with scale 2: cheaper
+// than the DVE for f32 on trn2), and each of the two cross-stream edges is
+// one wait on the producer stream's semaphore.
 // CHECK-LABEL: nisa.program target("trn2") semaphores(2)
 // CHECK-NEXT:    nisa.tensor @x input f32 [128, 32] at 0
 // CHECK-NEXT:    nisa.tensor @out0 output f32 [128, 32] at 32768
-// CHECK-NEXT:    nisa.stream @dve {
-// CHECK-NEXT:      nisa.tensor_scalar sbuf[0:128, 256, f32][(1,32)], sbuf[0:128, 0, f32][(1,32)], mul 2.000000e+00, bypass 0.000000e+00 wait([[LOAD:s[0-9]+]] >= 1) signal([[DVE:s[0-9]+]])
+// CHECK-NEXT:    nisa.stream @act {
+// CHECK-NEXT:      nisa.activation identity sbuf[0:128, 256, f32][(1,32)], sbuf[0:128, 0, f32][(1,32)] scale 2.000000e+00 bias 0.000000e+00 wait([[LOAD:s[0-9]+]] >= 1) signal([[DVE:s[0-9]+]])
 // CHECK-NEXT:    }
 // CHECK-NEXT:    nisa.stream @dma0 {
 // CHECK-NEXT:      nisa.dma_copy sbuf[0:128, 0, f32][(1,32)], hbm[0, f32][(1,4096)] signal([[LOAD]])
@@ -112,7 +113,7 @@ func.func @main() -> memref<128x64xf32> {
 // per block, on separate queues, each moving its rows of the HBM window;
 // the consumer waits for all of them.
 // CHECK-LABEL: nisa.program target("trn2") semaphores(5)
-// CHECK:         nisa.tensor_scalar sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)], add 1.000000e+00, bypass 0.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
+// CHECK:         nisa.activation identity sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 1.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
 // CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,512)], hbm[4096, f32][(1024,32),(1,512)]
 // CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,512)], hbm[135168, f32][(1024,32),(1,512)]
 // CHECK-DAG:     nisa.dma_copy sbuf[64:96, 0, f32][(1,512)], hbm[266240, f32][(1024,32),(1,512)]
