@@ -291,15 +291,32 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
   SmallVector<int64_t> zeros(s.operands.size(), 0);
   if (numReductions == 0) {
     if (s.extents.size() == 1) {
-      // One long dim: split it into [partitions, free].
-      int64_t n = s.extents[0], p = std::min<int64_t>(n, numPartitions());
-      while (n % p)
-        --p;
-      SmallVector<int64_t> outerStrides;
-      for (Access &a : s.operands)
-        outerStrides.push_back(a.buffer ? a.strides[0] * (n / p) : 0);
-      s.extents[0] = n / p;
-      insertDim(s, 0, p, false, outerStrides);
+      // One long dim. Preferably [blocks, partitions, free] with every tile
+      // a contiguous block of HBM (its DMA hull is exact, so tiles do not
+      // look dependent to the scheduler); else [partitions, free].
+      int64_t n = s.extents[0], P = numPartitions();
+      int64_t f = n % P == 0 ? std::min(n / P, options.freeChunk) : 0;
+      while (f > 0 && (n / P) % f)
+        --f;
+      if (f > 0 && f >= std::min<int64_t>(n / P, 256)) {
+        SmallVector<int64_t> pStrides, bStrides;
+        for (Access &a : s.operands) {
+          pStrides.push_back(a.buffer ? a.strides[0] * f : 0);
+          bStrides.push_back(a.buffer ? a.strides[0] * f * P : 0);
+        }
+        s.extents[0] = f;
+        insertDim(s, 0, P, false, pStrides);
+        insertDim(s, 0, n / (P * f), false, bStrides);
+      } else {
+        int64_t p = std::min<int64_t>(n, P);
+        while (n % p)
+          --p;
+        SmallVector<int64_t> outerStrides;
+        for (Access &a : s.operands)
+          outerStrides.push_back(a.buffer ? a.strides[0] * (n / p) : 0);
+        s.extents[0] = n / p;
+        insertDim(s, 0, p, false, outerStrides);
+      }
     }
     unsigned n = s.extents.size();
     return GenericKernel(b, op, s, n - 2, n - 1, options.freeChunk).emit();

@@ -65,6 +65,25 @@ func.func @add_flat(%a: memref<4x32x64xbf16>, %c: memref<4x32x64xbf16>) {
 
 // -----
 
+// A long contiguous elementwise op is cut into tiles that are each one
+// contiguous block of HBM: [blocks, 128 partitions, free].
+// CHECK-LABEL: func.func @contiguous_blocks
+// CHECK: scf.for
+// CHECK:   memref.reinterpret_cast %arg0 to offset: [%{{.*}}], sizes: [128, 2048], strides: [2048, 1]
+// CHECK:   nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x2048xbf16, #nki.memory<sbuf>>
+#flat = affine_map<(d0, d1) -> (d0, d1)>
+func.func @contiguous_blocks(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<1024x1024xbf16>) {
+  linalg.generic {indexing_maps = [#flat, #flat, #flat], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16>) outs(%c : memref<1024x1024xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %o: bf16):
+    %s = arith.addf %x, %y : bf16
+    linalg.yield %s : bf16
+  }
+  return
+}
+
+// -----
+
 // A row vector broadcast over rows is read with partition stride 0; a
 // column vector becomes a per-partition scalar operand; constants are
 // immediates.
