@@ -12,6 +12,7 @@
 
 #include "nki/InitAll.h"
 #include "nki/Pipeline/Pipeline.h"
+#include "nki/Target/NISABinary.h"
 #include "nki/Version.h"
 
 #include "nki/Dialect/NISA/NISA.h"
@@ -205,6 +206,13 @@ int main(int argc, char **argv) {
   if (!output) {
     llvm::errs() << "nki-compile: " << error << "\n";
     return 1;
+  }
+  if (*phase == nki::CompilePhase::NISA) {
+    // The nisa phase is the program as it will be encoded: checked as a
+    // whole (tensor table, streams, every instruction) by the ISA library.
+    for (auto program : module->getOps<nki::nisa::ProgramOp>())
+      if (failed(nki::programFromNISA(program)))
+        return 1;
   }
   if (*phase != nki::CompilePhase::Binary) {
     module->print(output->os());

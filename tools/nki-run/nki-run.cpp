@@ -13,6 +13,7 @@
 #include "nki/Simulator/TensorFile.h"
 
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -332,6 +333,12 @@ int main(int argc, char **argv) {
     fail(std::string(result.status().message()));
 
   if (!o.outputDir.empty()) {
+    // Like mkdir -p: the directory is created when it does not exist.
+    std::error_code ec;
+    std::filesystem::create_directories(o.outputDir, ec);
+    if (ec)
+      fail("cannot create output directory '" + o.outputDir +
+           "': " + ec.message());
     for (const isa::TensorDecl &t : prog->tensors) {
       if (t.kind != isa::TensorKind::Output)
         continue;

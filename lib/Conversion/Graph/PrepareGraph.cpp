@@ -65,6 +65,7 @@ static bool isSupportedOp(Operation *op) {
   if (isa<linalg::LinalgOp, linalg::AggregatedOpInterface>(op))
     return true;
   return isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
+             tensor::ConcatOp,
              tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
              tensor::PadOp, tensor::CastOp, tensor::YieldOp>(op);
 }

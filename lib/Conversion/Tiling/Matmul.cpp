@@ -111,7 +111,8 @@ LogicalResult MatmulKernel::analyze() {
     FailureOr<Access> e = analyzeOperand(epilogue, operand);
     if (failed(e))
       return failure();
-    if (operand.get() == op.getDpsInits()[0])
+    if (operand.get() == op.getDpsInits()[0] &&
+        operand.getOperandNumber() < epilogue.getNumDpsInputs())
       epiProductInput = operand.getOperandNumber();
     epi.push_back(*e);
   }

@@ -66,9 +66,10 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
   while (next && isBufferBookkeeping(next) && !isa<func::ReturnOp>(next))
     next = next->getNextNode();
   auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  // The epilogue may write the product's own buffer (bufferization does that
+  // when it reuses the allocation): it reads each element before writing it.
   if (!generic || generic.getNumDpsInits() != 1 ||
-      generic.getNumReductionLoops() != 0 ||
-      generic.getDpsInits()[0] == product)
+      generic.getNumReductionLoops() != 0)
     return {};
   auto productType = cast<MemRefType>(product.getType());
   if (generic.getNumLoops() != unsigned(productType.getRank()) ||
@@ -84,9 +85,14 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
   }
   if (!usesProduct)
     return {};
+  // Nobody else may see the bare product; when the epilogue writes the
+  // product's buffer, later readers see the epilogue's result, which the
+  // fused kernel stores.
+  bool inPlace = generic.getDpsInits()[0] == product;
   for (Operation *user : product.getUsers())
     if (user != matmul.getOperation() && user != generic.getOperation() &&
-        user != fill.getOperation())
+        user != fill.getOperation() &&
+        !(inPlace && generic->isBeforeInBlock(user)))
       return {};
   // The epilogue writes whole rows of its output in the product's shape.
   auto outType = cast<MemRefType>(generic.getDpsInits()[0].getType());

@@ -69,3 +69,15 @@ func.func @main(%v: f32) -> tensor<4xf32> {
   %s = tensor.splat %v : tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+// tensor.concat is decomposed into insert_slices of a fresh tensor.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT: tensor.concat
+// CHECK: tensor.insert_slice %arg0 into %{{.*}}[0, 0] [2, 4] [1, 1]
+// CHECK: tensor.insert_slice %arg1 into %{{.*}}[2, 0] [3, 4] [1, 1]
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>) -> tensor<5x4xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  return %c : tensor<5x4xf32>
+}
