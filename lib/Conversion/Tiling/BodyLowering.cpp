@@ -291,8 +291,49 @@ FailureOr<TileValue> BodyLowering::lowerBiasedActivation(Operation *op,
   return activation(func, *a, op->getResult(0).getType(), bias);
 }
 
-tile::ActivationOp BodyLowering::producingActivation(Value tile) const {
-  return activations.lookup(tile);
+FailureOr<Value> BodyLowering::reduceRows(StringRef combine,
+                                           const TileValue &v, bool sumOnAct) {
+  Type f32 = b.getF32Type();
+  Value partial = newTile(1, f32);
+  if (combine == "add" && v.kind == TileValue::Full) {
+    tile::ActivationOp act = activations.lookup(v.tile);
+    Operation *alloc = partial.getDefiningOp();
+    if (act && !act.getAccum() && act->getBlock() == alloc->getBlock()) {
+      // The activation that computed the row sums it as well; its
+      // accumulator tile must exist before it.
+      alloc->moveBefore(act);
+      act.getAccumMutable().assign(partial);
+      return partial;
+    }
+    if (sumOnAct) {
+      FailureOr<TileValue> pass = activation("identity", v, v.elementType);
+      if (failed(pass))
+        return failure();
+      activations.lookup(pass->tile).getAccumMutable().assign(partial);
+      return partial;
+    }
+  }
+  Value full = materializeFull(v, v.elementType);
+  tile::ReduceOp::create(b, loc, b.getStringAttr(combine), full, partial,
+                         b.getI64IntegerAttr(1));
+  return partial;
+}
+
+FailureOr<ReductionBody> tiling::matchReductionBody(Operation *op, Block &body,
+                                                   unsigned outputArg) {
+  Value result = body.getTerminator()->getOperand(0);
+  Operation *combine = result.getDefiningOp();
+  StringRef name = combine ? aluNameOf(combine) : "";
+  if (!combine || !(name == "add" || name == "max" || name == "min") ||
+      combine->getNumOperands() != 2)
+    return op->emitOpError(
+        "reduction body must end in add/max/min of the output");
+  BlockArgument out = body.getArgument(outputArg);
+  if (combine->getOperand(0) == out)
+    return ReductionBody{name, combine->getOperand(1)};
+  if (combine->getOperand(1) == out)
+    return ReductionBody{name, combine->getOperand(0)};
+  return op->emitOpError("reduction must combine into the output value");
 }
 
 FailureOr<TileValue> BodyLowering::lower(Value v) {

@@ -57,9 +57,13 @@ public:
                                         mlir::Value bias = {},
                                         float biasImm = 0.0f);
 
-  /// The activation that produced `tile`, if any: a reduction of its result
-  /// can use the activation's free-axis sum instead of a separate reduce.
-  tile::ActivationOp producingActivation(mlir::Value tile) const;
+  /// `v` reduced along the free axis with `combine` (add, max, min) into a
+  /// new fp32 [P,1] tile: a sum of an activation's result comes from that
+  /// activation's accumulator; with `sumOnAct` other sums are an ACT
+  /// identity pass with its accumulator (the DVE is the busier engine of
+  /// row-wise kernels); the rest is a DVE reduce.
+  mlir::FailureOr<mlir::Value> reduceRows(llvm::StringRef combine,
+                                          const TileValue &v, bool sumOnAct);
 
   /// The tile dtype an MLIR element type is computed in (i1 -> f32).
   static mlir::Type storageType(mlir::Type t);
@@ -80,6 +84,16 @@ private:
 
 /// The ISA ALU name of a binary arith/math op, or "" if it is not one.
 llvm::StringRef aluNameOf(mlir::Operation *op);
+
+/// A reduction body `out = combine(out, expr)`.
+struct ReductionBody {
+  llvm::StringRef combine; // add, max or min
+  mlir::Value expr;
+};
+/// Matches the body of a reduction generic; a diagnostic at `op` otherwise.
+mlir::FailureOr<ReductionBody> matchReductionBody(mlir::Operation *op,
+                                                  mlir::Block &body,
+                                                  unsigned outputArg);
 
 } // namespace nki::tiling
 

@@ -143,28 +143,17 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
                   a.elementType};
   }
 
-  // Reductions: find `out = combine(out, expr)`.
+  // Reductions: `out = combine(out, expr)`.
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   Value result = yield.getOperand(0);
-  Operation *combine = nullptr;
-  Value expr;
+  ReductionBody reduction;
   if (isReduction) {
-    combine = result.getDefiningOp();
-    BlockArgument outArg = body.getArgument(numInputs);
-    StringRef name = combine ? aluNameOf(combine) : "";
-    if (!combine || !(name == "add" || name == "max" || name == "min") ||
-        combine->getNumOperands() != 2)
-      return op.emitOpError(
-          "reduction body must end in add/max/min of the output");
-    if (combine->getOperand(0) == outArg)
-      expr = combine->getOperand(1);
-    else if (combine->getOperand(1) == outArg)
-      expr = combine->getOperand(0);
-    else
-      return op.emitOpError("reduction must combine into the output value");
+    FailureOr<ReductionBody> r = matchReductionBody(op, body, numInputs);
+    if (failed(r))
+      return failure();
+    reduction = *r;
   }
   Value acc = isReduction ? columns.back().tile : Value();
-  StringRef combineName = combine ? aluNameOf(combine) : "";
 
   tileLoop(b, loc, s.extents[fDim], chunk,
            [&](OpBuilder &nb, Value fOff, int64_t ff) {
@@ -198,37 +187,18 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
                tile::DmaOp::create(nb, loc, tile, view);
                return;
              }
-             FailureOr<TileValue> r = lowering.lower(expr);
-             if (failed(r)) {
+             FailureOr<TileValue> r = lowering.lower(reduction.expr);
+             FailureOr<Value> partial =
+                 succeeded(r) ? lowering.reduceRows(reduction.combine, *r,
+                                                    /*sumOnAct=*/false)
+                              : FailureOr<Value>(failure());
+             if (failed(partial)) {
                status = failure();
                return;
              }
-             Type f32 = nb.getF32Type();
-             Value partial;
-             if (tile::ActivationOp act =
-                     r->kind == TileValue::Full && combineName == "add"
-                         ? lowering.producingActivation(r->tile)
-                         : tile::ActivationOp();
-                 act && !act.getAccum()) {
-               // The activation that computed the row sums them as well.
-               OpBuilder::InsertionGuard guard(nb);
-               nb.setInsertionPoint(act);
-               partial = allocTile(nb, loc, {pp, 1}, f32);
-               act.getAccumMutable().assign(partial);
-             } else if (r->kind == TileValue::Full) {
-               partial = allocTile(nb, loc, {pp, 1}, f32);
-               tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
-                                      r->tile, partial, nb.getI64IntegerAttr(1));
-             } else {
-               // A value constant along the reduced axis.
-               partial = allocTile(nb, loc, {pp, 1}, f32);
-               Value full = lowering.materializeFull(*r, f32);
-               tile::ReduceOp::create(nb, loc, nb.getStringAttr(combineName),
-                                      full, partial, nb.getI64IntegerAttr(1));
-             }
-             tile::TensorTensorOp::create(nb, loc,
-                                          nb.getStringAttr(combineName), acc,
-                                          partial, acc);
+             tile::TensorTensorOp::create(
+                 nb, loc, nb.getStringAttr(reduction.combine), acc, *partial,
+                 acc);
            });
   if (failed(status))
     return failure();

@@ -356,55 +356,22 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
         continue;
       }
       // out = combine(out, expr): reduce expr along the row.
-      Operation *combine = yield.getOperand(0).getDefiningOp();
-      BlockArgument outArg = body.getArgument(numInputs);
-      StringRef name = combine ? aluNameOf(combine) : "";
-      if (!combine || !(name == "add" || name == "max" || name == "min") ||
-          combine->getNumOperands() != 2 ||
-          (combine->getOperand(0) != outArg &&
-           combine->getOperand(1) != outArg)) {
-        status = g.emitOpError(
-            "reduction body must end in add/max/min of the output");
-        return;
-      }
-      Value exprValue = combine->getOperand(0) == outArg
-                            ? combine->getOperand(1)
-                            : combine->getOperand(0);
-      FailureOr<TileValue> expr = lowering.lower(exprValue);
-      if (failed(expr)) {
+      FailureOr<ReductionBody> reduction =
+          matchReductionBody(g, body, numInputs);
+      FailureOr<TileValue> expr =
+          succeeded(reduction) ? lowering.lower(reduction->expr)
+                               : FailureOr<TileValue>(failure());
+      FailureOr<Value> reduced =
+          succeeded(expr) ? lowering.reduceRows(reduction->combine, *expr,
+                                                /*sumOnAct=*/true)
+                          : FailureOr<Value>(failure());
+      if (failed(reduced)) {
         status = failure();
         return;
       }
+      StringRef name = reduction->combine;
       Type f32 = rb.getF32Type();
-      Value partial;
-      tile::ActivationOp act =
-          expr->kind == TileValue::Full && name == "add"
-              ? lowering.producingActivation(expr->tile)
-              : tile::ActivationOp();
-      if (act && !act.getAccum()) {
-        // The activation that computed the row sums it as well.
-        OpBuilder::InsertionGuard guard(rb);
-        rb.setInsertionPoint(act);
-        partial = allocTile(rb, loc, {pp, 1}, f32);
-        act.getAccumMutable().assign(partial);
-      } else if (name == "add" && expr->kind == TileValue::Full) {
-        // Row sums on the ACT (an identity pass with its accumulator): the
-        // DVE is the busiest engine of row-wise kernels.
-        partial = allocTile(rb, loc, {pp, 1}, f32);
-        FailureOr<TileValue> copy =
-            lowering.activation("identity", *expr, expr->elementType);
-        if (failed(copy)) {
-          status = failure();
-          return;
-        }
-        lowering.producingActivation(copy->tile).getAccumMutable().assign(
-            partial);
-      } else {
-        Value full = lowering.materializeFull(*expr, expr->elementType);
-        partial = allocTile(rb, loc, {pp, 1}, f32);
-        tile::ReduceOp::create(rb, loc, rb.getStringAttr(name), full, partial,
-                               rb.getI64IntegerAttr(1));
-      }
+      Value partial = *reduced;
       TileValue partialValue{TileValue::Column, 0.0, partial, f32};
       Type outType = m.access.back().elementType;
       auto it = current.find(out);
