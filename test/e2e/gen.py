@@ -261,6 +261,19 @@ def case_attention(rng, dims, dt):
     return mlir, {"q": q, "k": k, "v": v}, ref
 
 
+def case_transpose(rng, dims, dt):
+    """Swap the last two dims of a 2-D or 3-D tensor."""
+    shape = tuple(dims)
+    x = rand(rng, shape, dt)
+    perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
+    out = tuple(shape[p] for p in perm)
+    body = f"""
+  %e = tensor.empty() : {ttype(out, dt)}
+  %t = linalg.transpose ins(%x : {ttype(shape, dt)}) outs(%e : {ttype(out, dt)}) permutation = {perm}"""
+    mlir = func([("x", ttype(shape, dt))], ttype(out, dt), body, "t")
+    return mlir, {"x": x}, lambda mm: np.ascontiguousarray(np.transpose(x, perm))
+
+
 def case_add(rng, dims, dt):
     shape = tuple(dims)
     a, b = rand(rng, shape, dt), rand(rng, shape, dt)
@@ -314,6 +327,7 @@ CASES = {
     "mlp": case_mlp,
     "attention": case_attention,
     "add": case_add,
+    "transpose": case_transpose,
 }
 
 
@@ -356,7 +370,7 @@ def main():
         np.save(path, value.astype(np.float32))
         flags.append(f"--input {name}={path}")
     path = os.path.join(args.dir, "expected.npy")
-    np.save(path, np.asarray(ref, dtype=np.float32))
+    np.save(path, np.ascontiguousarray(ref, dtype=np.float32))
     flags.append(f"--expected out0={path}")
     print(" ".join(flags))
 

@@ -232,6 +232,61 @@ LogicalResult GenericKernel::emit() {
   return status;
 }
 
+/// A copy whose input walks the output's last two dims the other way round
+/// (a transpose) goes through the PE: 128x128 blocks are loaded with
+/// contiguous rows, transposed into PSUM and stored with contiguous rows,
+/// instead of a DMA with one-element descriptors.
+static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
+                                      const Space &s) {
+  unsigned n = s.extents.size();
+  Block &body = op.getRegion().front();
+  if (n < 2 || llvm::is_contained(s.reduction, true) ||
+      s.operands.size() != 2 || !s.operands[0].buffer ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return failure();
+  const Access &in = s.operands[0], &out = s.operands[1];
+  unsigned pDim = n - 2, fDim = n - 1;
+  if (out.strides[fDim] != 1 || in.strides[pDim] != 1 ||
+      in.strides[fDim] == 1 || in.elementType != out.elementType ||
+      !isa<FloatType>(in.elementType)) // PSUM holds fp32
+    return failure();
+  Location loc = op.getLoc();
+  int64_t P = numPartitions();
+  SmallVector<unsigned> outer;
+  for (unsigned d = 0; d < pDim; ++d)
+    outer.push_back(d);
+  SmallVector<Value> ivs(n);
+  outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
+    tileLoop(ob, loc, s.extents[pDim], P, [&](OpBuilder &pb, Value r, int64_t rr) {
+      tileLoop(pb, loc, s.extents[fDim], P,
+               [&](OpBuilder &fb, Value c, int64_t cc) {
+                 SmallVector<Value> blockIvs = ivs;
+                 blockIvs[pDim] = r;
+                 blockIvs[fDim] = c;
+                 // [cc, rr]: input rows are contiguous along the output's
+                 // partition dim.
+                 Value src = allocTile(fb, loc, {cc, rr}, in.elementType);
+                 tile::DmaOp::create(
+                     fb, loc,
+                     hbmView(fb, loc, in.buffer, in.offsetAt(fb, loc, blockIvs),
+                             {cc, rr}, {in.strides[fDim], 1}),
+                     src);
+                 Value t = allocTile(fb, loc, {rr, cc}, fb.getF32Type(),
+                                     tile::MemorySpace::PSUM);
+                 tile::TransposeOp::create(fb, loc, src, t);
+                 Value dst = allocTile(fb, loc, {rr, cc}, out.elementType);
+                 tile::CopyOp::create(fb, loc, t, dst);
+                 tile::DmaOp::create(
+                     fb, loc, dst,
+                     hbmView(fb, loc, out.buffer,
+                             out.offsetAt(fb, loc, blockIvs), {rr, cc},
+                             {out.strides[pDim], 1}));
+               });
+    });
+  });
+  return success();
+}
+
 LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
                                   const TileOptions &options) {
   if (op.getNumDpsInits() != 1)
@@ -254,6 +309,8 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     return op.emitOpError("output must be a memref");
   mergeDims(s);
 
+  if (succeeded(tryTransposeOnPE(b, op, s)))
+    return success();
   unsigned numReductions = llvm::count(s.reduction, true);
   if (numReductions > 1)
     return op.emitOpError("reductions over non-contiguous dims are not "
