@@ -1,0 +1,85 @@
+//===- PipelineTest.cpp - The compiler as a library -------------------------===//
+//
+// compileToBinary returns bytes for a good module and, for a bad one, a
+// failure with the diagnostics delivered to the caller's handler: the
+// process never exits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/ISA/Binary.h"
+#include "nki/InitAll.h"
+#include "nki/Pipeline/Pipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+namespace {
+
+mlir::OwningOpRef<mlir::ModuleOp> parse(mlir::MLIRContext &context,
+                                        const char *source) {
+  return mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+}
+
+struct PipelineTest : ::testing::Test {
+  PipelineTest() {
+    nki::registerAllDialects(registry);
+    context = std::make_unique<mlir::MLIRContext>(registry);
+  }
+  mlir::DialectRegistry registry;
+  std::unique_ptr<mlir::MLIRContext> context;
+};
+
+TEST_F(PipelineTest, CompilesToADecodableBinary) {
+  auto module = parse(*context, R"mlir(
+    func.func @main(%a: tensor<130x40xf32> {nki.name = "a"}) -> tensor<130x40xf32> {
+      %e = tensor.empty() : tensor<130x40xf32>
+      %r = linalg.exp ins(%a : tensor<130x40xf32>) outs(%e : tensor<130x40xf32>) -> tensor<130x40xf32>
+      return %r : tensor<130x40xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  nki::CompileOptions options;
+  options.target = "trn1";
+  mlir::FailureOr<std::string> bytes = nki::compileToBinary(*module, options);
+  ASSERT_TRUE(mlir::succeeded(bytes));
+  absl::StatusOr<nki::isa::Program> program = nki::isa::decodeProgram(*bytes);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->target, "trn1");
+  ASSERT_NE(program->findTensor("a"), nullptr);
+  ASSERT_NE(program->findTensor("out0"), nullptr);
+}
+
+TEST_F(PipelineTest, ErrorsAreDiagnosticsNotExits) {
+  auto module = parse(*context, R"mlir(
+    func.func @main(%v: f32) -> tensor<4xf32> {
+      %s = tensor.splat %v : tensor<4xf32>
+      return %s : tensor<4xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  std::vector<std::string> messages;
+  mlir::ScopedDiagnosticHandler handler(
+      context.get(), [&](mlir::Diagnostic &d) {
+        messages.push_back(d.str());
+        return mlir::success();
+      });
+  mlir::FailureOr<std::string> bytes =
+      nki::compileToBinary(*module, nki::CompileOptions());
+  EXPECT_TRUE(mlir::failed(bytes));
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages.front().find("'tensor.splat' op is not supported"),
+            std::string::npos)
+      << messages.front();
+}
+
+TEST_F(PipelineTest, PhasesHaveNames) {
+  for (nki::CompilePhase p :
+       {nki::CompilePhase::Graph, nki::CompilePhase::Tiled,
+        nki::CompilePhase::Planned, nki::CompilePhase::Scheduled,
+        nki::CompilePhase::NISA, nki::CompilePhase::Binary})
+    EXPECT_EQ(nki::parseCompilePhase(nki::compilePhaseName(p)), p);
+  EXPECT_FALSE(nki::parseCompilePhase("assembly").has_value());
+}
+
+} // namespace
