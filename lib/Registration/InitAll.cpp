@@ -4,6 +4,7 @@
 #include "nki/Dialect/NISA/NISA.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/Frontend/ONNX/Importer.h"
 #include "nki/Pipeline/Pipeline.h"
 #include "nki/Target/NISABinary.h"
 #include "nki/Version.h"
@@ -67,6 +68,7 @@ void nki::registerAllPasses() {
 
 void nki::registerAllTranslations() {
   nki::registerNISABinaryTranslations();
+  nki::registerONNXImportTranslation();
 }
 
 void nki::registerVersionPrinter() {

@@ -1,15 +1,17 @@
 //===- nki-compile.cpp - The compiler driver -------------------------------===//
 //
-//   nki-compile IN.mlir -o OUT.nkb [--target=trn1|trn2]
+//   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
 //               [--auto-cast=none|matmul] [--entry=NAME] [--report]
-//               [--mlir-print-ir-after-all] [--mlir-timing]
+//               [--input-shape=NAME:AxBxC] [--mlir-print-ir-after-all]
+//               [--mlir-timing]
 //
-// A thin main over nki/Pipeline: parse, run the phases, write the binary or
-// print the IR at the requested phase.
+// A thin main over nki/Pipeline: parse (or import an ONNX model), run the
+// phases, write the binary or print the IR at the requested phase.
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/Frontend/ONNX/Importer.h"
 #include "nki/InitAll.h"
 #include "nki/Pipeline/Pipeline.h"
 #include "nki/Target/NISABinary.h"
@@ -38,7 +40,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input .mlir>"),
+                                          cl::desc("<input .mlir or .onnx>"),
                                           cl::init("-"));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("filename"));
@@ -54,6 +56,11 @@ static cl::opt<std::string>
              cl::desc("none | matmul (round matmul inputs to bf16)"),
              cl::init("none"));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function name"));
+static cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("MODEL.onnx: static shape of a graph input, "
+                         "NAME:AxBxC (repeatable)"),
+                cl::value_desc("NAME:AxBxC"));
 static cl::opt<bool> report("report",
                             cl::desc("Print time per phase, SBUF/PSUM peak "
                                      "use and instructions per engine"));
@@ -139,11 +146,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "nki-compile: missing -o OUT.nkb\n";
     return 1;
   }
-  if (StringRef(inputFilename).ends_with(".onnx")) {
-    llvm::errs() << "nki-compile: " << inputFilename
-                 << ": ONNX models are not supported yet; import them to "
-                    "MLIR first\n";
-    return 1;
+  nki::ONNXImportOptions onnxOptions;
+  for (const std::string &spec : inputShapes) {
+    std::string error;
+    if (!nki::parseONNXInputShape(spec, onnxOptions, error)) {
+      llvm::errs() << "nki-compile: " << error << "\n";
+      return 1;
+    }
   }
 
   DialectRegistry registry;
@@ -160,7 +169,15 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module;
+  if (StringRef(inputFilename).ends_with(".onnx")) {
+    const llvm::MemoryBuffer *buffer =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+    module = nki::importONNX(buffer->getBuffer(), inputFilename, &context,
+                             onnxOptions);
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
   if (!module)
     return 1;
 

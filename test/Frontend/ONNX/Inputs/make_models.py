@@ -1,0 +1,83 @@
+"""Writes the small ONNX models the importer tests read into DIR (argv[1])."""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+F = TensorProto.FLOAT
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7
+    with open(os.path.join(out, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+    return model
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+# Broadcasting elementwise ops.
+save("bcast", [
+    helper.make_node("Add", ["x", "b"], ["s"], name="add0"),
+    helper.make_node("Mul", ["s", "c"], ["m"], name="mul0"),
+    helper.make_node("Relu", ["m"], ["y"], name="relu0"),
+], [vi("x", [2, 3]), vi("b", [3]), vi("c", [2, 1])], [vi("y", [2, 3])])
+
+# An MLP: initializers, MatMul, Gemm (transB, alpha, beta), Softmax.
+rng = np.random.default_rng(0)
+w1 = numpy_helper.from_array(rng.standard_normal((4, 8)).astype(np.float32), "w1")
+w2 = numpy_helper.from_array(rng.standard_normal((5, 8)).astype(np.float32), "w2")
+b2 = numpy_helper.from_array(np.arange(5, dtype=np.float32), "b2")
+save("mlp", [
+    helper.make_node("MatMul", ["x", "w1"], ["h"], name="mm"),
+    helper.make_node("Tanh", ["h"], ["t"], name="tanh"),
+    helper.make_node("Gemm", ["t", "w2", "b2"], ["g"], name="gemm",
+                     transB=1, alpha=0.5, beta=2.0),
+    helper.make_node("Softmax", ["g"], ["y"], name="sm"),
+], [vi("x", [3, 4])], [vi("y", [3, 5])], [w1, w2, b2])
+
+# Reshape by a constant shape (0 copies a dim, -1 is inferred), Transpose,
+# batched MatMul, Pow by a constant.
+shape = numpy_helper.from_array(np.array([0, -1, 4], dtype=np.int64), "shape")
+two = numpy_helper.from_array(np.array(2.0, dtype=np.float32), "two")
+save("shapes", [
+    helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+    helper.make_node("Transpose", ["r"], ["rt"], name="tr", perm=[0, 2, 1]),
+    helper.make_node("MatMul", ["r", "rt"], ["mm"], name="bmm"),
+    helper.make_node("Pow", ["mm", "two"], ["y"], name="pow"),
+], [vi("x", [2, 12])], [vi("y", [2, 3, 3])], [shape, two])
+
+# Two unsupported op types (one of them twice) and one unknown domain.
+save("unsupported", [
+    helper.make_node("Conv", ["x", "w"], ["c1"], name="conv1"),
+    helper.make_node("Conv", ["c1", "w"], ["c2"], name="conv2"),
+    helper.make_node("LeakyRelu", ["c2"], ["l"], name="lrelu"),
+    helper.make_node("Gelu", ["l"], ["y"], name="gelu", domain="com.example"),
+], [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 1, 1])], [vi("y", [1, 1, 4, 4])])
+
+# A dynamic batch dimension.
+save("dynamic", [helper.make_node("Exp", ["x"], ["y"], name="exp")],
+     [vi("x", ["N", 4])], [vi("y", ["N", 4])])
+
+# Truncated and garbage files.
+data = open(os.path.join(out, "mlp.onnx"), "rb").read()
+with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+    f.write(data[: len(data) // 2])
+with open(os.path.join(out, "garbage.onnx"), "wb") as f:
+    f.write(b"\xff\xff\xff\xff not a protobuf")
+
+# Inputs and numpy references for running the MLP end to end.
+x = rng.standard_normal((3, 4)).astype(np.float32)
+g = 0.5 * np.tanh(x @ numpy_helper.to_array(w1)) @ numpy_helper.to_array(w2).T \
+    + 2.0 * numpy_helper.to_array(b2)
+e = np.exp(g - g.max(axis=1, keepdims=True))
+np.save(os.path.join(out, "mlp_x.npy"), x)
+np.save(os.path.join(out, "mlp_y.npy"), e / e.sum(axis=1, keepdims=True))
