@@ -231,11 +231,6 @@ FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
   const TileValue &scalar = reversed ? x : y;
   Value s0 = scalar.kind == K::Column ? scalar.tile : Value();
   float imm = scalar.kind == K::Scalar ? float(scalar.scalar) : 0.0f;
-  if (src.kind == K::Column && scalar.kind == K::Scalar) {
-    s0 = Value();
-  } else if (src.kind == K::Full && scalar.kind == K::Column) {
-    // s0 is the column.
-  }
   tile::TensorScalarOp::create(
       b, loc, src.tile, r.tile, s0, Value(), b.getStringAttr(op),
       b.getF32FloatAttr(imm), b.getStringAttr("bypass"), b.getF32FloatAttr(0),
