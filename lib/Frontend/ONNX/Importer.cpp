@@ -426,10 +426,13 @@ static float floatAttr(const onnx::NodeProto &node, StringRef name,
 
 static const std::set<std::string> &supportedOps() {
   static const std::set<std::string> ops = {
-      "Add",       "Sub",     "Mul",      "Div",        "Max",  "Min",
-      "Relu",      "Sigmoid", "Tanh",     "Exp",        "Log",  "Sqrt",
-      "Abs",       "Neg",     "Erf",      "MatMul",     "Gemm", "Softmax",
-      "Transpose", "Reshape", "Identity", "Reciprocal", "Pow",  "Constant"};
+      "Add",      "Sub",        "Mul",     "Div",       "Max",
+      "Min",      "Relu",       "Sigmoid", "Tanh",      "Exp",
+      "Log",      "Sqrt",       "Abs",     "Neg",       "Erf",
+      "MatMul",   "Gemm",       "Softmax", "Transpose", "Reshape",
+      "Identity", "Reciprocal", "Pow",     "Constant",  "Sum",
+      "Mean",     "LeakyRelu",  "Elu",     "Selu",      "HardSigmoid",
+      "Softsign", "Softplus",   "Sin",     "Cos",       "Flatten"};
   return ops;
 }
 
@@ -567,6 +570,14 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
        [](OpBuilder &b, Location l, Value x, Value y) -> Value {
          return arith::MaximumFOp::create(b, l, x, y);
        }},
+      {"Sum",
+       [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+         return arith::AddFOp::create(b, l, x, y);
+       }},
+      {"Mean",
+       [](OpBuilder &b, Location l, Value x, Value y) -> Value {
+         return arith::AddFOp::create(b, l, x, y);
+       }},
       {"Min",
        [](OpBuilder &b, Location l, Value x, Value y) -> Value {
          return arith::MinimumFOp::create(b, l, x, y);
@@ -575,7 +586,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   if (auto it = binary.find(op.str()); it != binary.end()) {
     // Max and Min take 1 or more inputs (folded in one generic); the
     // arithmetic ops take exactly 2.
-    bool variadic = op == "Max" || op == "Min";
+    bool variadic = op == "Max" || op == "Min" || op == "Sum" || op == "Mean";
     if (failed(need(variadic ? 1 : 2)))
       return failure();
     if (!variadic)
@@ -591,11 +602,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     if (!broadcastShape(shapes))
       return emitError(loc) << op << " operands do not broadcast";
     Fn2 fn = it->second;
+    bool mean = op == "Mean";
     return define(
         elementwise(loc, ins, [&](OpBuilder &nb, Location l, ValueRange a) {
           Value r = a[0];
           for (Value v : a.drop_front())
             r = fn(nb, l, r, v);
+          if (mean)
+            r = arith::DivFOp::create(nb, l, r,
+                                      constLike(nb, l, r, double(a.size())));
           return r;
         }));
   }
@@ -654,6 +669,77 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
                               [&](OpBuilder &nb, Location l, ValueRange a) {
                                 return fn(nb, l, a[0]);
                               }));
+  }
+
+  // Activations with attributes, written with exp/select so that the
+  // compiler's body ops cover them.
+  if (op == "LeakyRelu" || op == "Elu" || op == "Selu" || op == "HardSigmoid" ||
+      op == "Softsign" || op == "Softplus" || op == "Sin" || op == "Cos") {
+    if (failed(need(1)))
+      return failure();
+    double alpha = floatAttr(node, "alpha",
+                             op == "LeakyRelu"     ? 0.01f
+                             : op == "Selu"        ? 1.67326319217681884765625f
+                             : op == "HardSigmoid" ? 0.2f
+                                                   : 1.0f);
+    double gamma = floatAttr(node, "gamma", 1.05070102214813232421875f);
+    double beta = floatAttr(node, "beta", 0.5f);
+    return define(elementwise(
+        loc, {ins[0]}, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value x = a[0];
+          auto c = [&](double v) { return constLike(nb, l, x, v); };
+          if (op == "Sin")
+            return math::SinOp::create(nb, l, x);
+          if (op == "Cos")
+            return math::CosOp::create(nb, l, x);
+          if (op == "Softsign")
+            return arith::DivFOp::create(
+                nb, l, x,
+                arith::AddFOp::create(nb, l, c(1.0),
+                                      math::AbsFOp::create(nb, l, x)));
+          if (op == "Softplus")
+            return math::LogOp::create(
+                nb, l,
+                arith::AddFOp::create(nb, l, c(1.0),
+                                      math::ExpOp::create(nb, l, x)));
+          if (op == "HardSigmoid") {
+            Value y = arith::AddFOp::create(
+                nb, l, arith::MulFOp::create(nb, l, x, c(alpha)), c(beta));
+            return arith::MinimumFOp::create(
+                nb, l, arith::MaximumFOp::create(nb, l, y, c(0.0)), c(1.0));
+          }
+          Value neg;
+          if (op == "LeakyRelu")
+            neg = arith::MulFOp::create(nb, l, x, c(alpha));
+          else // Elu, Selu: alpha * (exp(x) - 1)
+            neg = arith::MulFOp::create(
+                nb, l,
+                arith::SubFOp::create(nb, l, math::ExpOp::create(nb, l, x),
+                                      c(1.0)),
+                c(alpha));
+          Value pos = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, x,
+                                            c(0.0));
+          Value r = arith::SelectOp::create(nb, l, pos, x, neg);
+          if (op == "Selu")
+            r = arith::MulFOp::create(nb, l, r, c(gamma));
+          return r;
+        }));
+  }
+
+  if (op == "Flatten") {
+    if (failed(need(1)))
+      return failure();
+    RankedTensorType t = tensorType(ins[0]);
+    int64_t axis = intAttr(node, "axis", 1);
+    if (axis < 0)
+      axis += t.getRank();
+    if (axis < 0 || axis > t.getRank())
+      return emitError(loc) << "Flatten axis " << axis << " of a rank-"
+                            << t.getRank() << " tensor";
+    int64_t rows = 1;
+    for (int64_t i = 0; i < axis; ++i)
+      rows *= t.getDimSize(i);
+    return define(reshape(loc, ins[0], {rows, t.getNumElements() / rows}));
   }
 
   if (op == "Identity") {

@@ -59,9 +59,16 @@ save("shapes", [
 save("unsupported", [
     helper.make_node("Conv", ["x", "w"], ["c1"], name="conv1"),
     helper.make_node("Conv", ["c1", "w"], ["c2"], name="conv2"),
-    helper.make_node("LeakyRelu", ["c2"], ["l"], name="lrelu"),
+    helper.make_node("MaxPool", ["c2"], ["l"], name="pool", kernel_shape=[1, 1]),
     helper.make_node("Gelu", ["l"], ["y"], name="gelu", domain="com.example"),
 ], [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 1, 1])], [vi("y", [1, 1, 4, 4])])
+
+# Activations with attributes, Flatten and a variadic Mean.
+save("acts", [
+    helper.make_node("LeakyRelu", ["x"], ["l"], name="lrelu", alpha=0.25),
+    helper.make_node("Flatten", ["l"], ["f"], name="flat", axis=2),
+    helper.make_node("Mean", ["f", "f", "f"], ["y"], name="mean"),
+], [vi("x", [2, 3, 4])], [vi("y", [6, 4])])
 
 # A dynamic batch dimension.
 save("dynamic", [helper.make_node("Exp", ["x"], ["y"], name="exp")],
