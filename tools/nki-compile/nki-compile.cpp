@@ -159,6 +159,9 @@ int main(int argc, char **argv) {
   nki::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; dumping the (possibly huge)
+  // operation in generic form under each one helps nobody.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto input = openInputFile(inputFilename, &error);

@@ -221,7 +221,13 @@ FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
   int64_t free = r.kind == K::Full ? freeSize : 1;
   r.tile = newTile(free, resultType);
   if (x.kind == y.kind) {
-    tile::TensorTensorOp::create(b, loc, b.getStringAttr(op), x.tile, y.tile,
+    Value rhs = y.tile;
+    if (tile::isPsum(x.tile.getType()) && tile::isPsum(rhs.getType())) {
+      // Engines take at most one PSUM input (x + x on a matmul result).
+      rhs = newTile(free, storageType(y.elementType));
+      tile::CopyOp::create(b, loc, y.tile, rhs);
+    }
+    tile::TensorTensorOp::create(b, loc, b.getStringAttr(op), x.tile, rhs,
                                  r.tile);
     return r;
   }

@@ -297,6 +297,8 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     return op.emitOpError("dynamic loop ranges are not supported");
   Space s;
   s.extents.assign(ranges.begin(), ranges.end());
+  if (llvm::is_contained(ranges, 0))
+    return success(); // nothing to compute
   for (utils::IteratorType t : op.getIteratorTypesArray())
     s.reduction.push_back(t == utils::IteratorType::reduction);
   for (OpOperand &operand : op->getOpOperands()) {
@@ -307,6 +309,8 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
   }
   if (!s.operands.back().buffer)
     return op.emitOpError("output must be a memref");
+  if (s.extents.empty()) // rank 0: one element on one partition
+    insertDim(s, 0, 1, false, SmallVector<int64_t>(s.operands.size(), 0));
   mergeDims(s);
 
   if (succeeded(tryTransposeOnPE(b, op, s)))

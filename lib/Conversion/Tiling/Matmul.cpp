@@ -47,7 +47,7 @@ struct MatmulKernel {
   SmallVector<int64_t> extents;
   Access A, B, C;
   SmallVector<Access> epi; // epilogue operands (inputs then output)
-  int epiProductInput = -1;
+  SmallVector<bool> epiReadsProduct; // per epilogue operand
   LogicalResult status = success();
 
   int64_t P() const { return numPartitions(); }
@@ -111,9 +111,11 @@ LogicalResult MatmulKernel::analyze() {
     FailureOr<Access> e = analyzeOperand(epilogue, operand);
     if (failed(e))
       return failure();
-    if (operand.get() == op.getDpsInits()[0] &&
-        operand.getOperandNumber() < epilogue.getNumDpsInputs())
-      epiProductInput = operand.getOperandNumber();
+    // Every input that names the product reads the PSUM tile (an input may
+    // appear several times, e.g. x + x).
+    epiReadsProduct.push_back(operand.get() == op.getDpsInits()[0] &&
+                              operand.getOperandNumber() <
+                                  epilogue.getNumDpsInputs());
     epi.push_back(*e);
   }
   return success();
@@ -196,7 +198,7 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
   unsigned pDim = rank - 2, fDim = rank - 1;
   for (auto [i, e] : llvm::enumerate(epi)) {
     BlockArgument arg = body.getArgument(i);
-    if (int(i) == epiProductInput) {
+    if (epiReadsProduct[i]) {
       TileValue p = product;
       if (!C.elementType.isF32() && p.tile == acc) {
         // The product is rounded to C's type before the epilogue reads it.
@@ -316,6 +318,11 @@ LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
   MatmulKernel kernel(b, op, zeroInit, epilogue, options);
   if (failed(kernel.analyze()))
     return failure();
+  if (kernel.extents[kernel.kDim] == 0)
+    return op->emitOpError("matmul with an empty contraction (K = 0) is not "
+                           "supported");
+  if (llvm::is_contained(kernel.extents, 0))
+    return success(); // an empty result
   kernel.emit();
   return kernel.status;
 }

@@ -123,6 +123,29 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return signalPassFailure();
     }
 
+    // A program whose buffers cannot fit in HBM is refused before tiling
+    // (which would otherwise unroll loops over terabytes).
+    auto bytesOf = [](Type t) -> uint64_t {
+      auto m = dyn_cast<MemRefType>(t);
+      if (!m || !m.hasStaticShape())
+        return 0;
+      return uint64_t(m.getNumElements()) *
+             std::max<uint64_t>(1, m.getElementTypeBitWidth() / 8);
+    };
+    uint64_t hbm = 0;
+    for (Type t : func.getArgumentTypes())
+      hbm += bytesOf(t);
+    func.walk([&](Operation *op) {
+      if (isa<memref::AllocOp, memref::GetGlobalOp>(op))
+        hbm += bytesOf(op->getResult(0).getType());
+    });
+    if (hbm > uint64_t(desc->hbmBytes)) {
+      func.emitError() << "the program's tensors need " << hbm
+                       << " bytes of HBM; " << desc->name << " has "
+                       << desc->hbmBytes;
+      return signalPassFailure();
+    }
+
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().getOps())
