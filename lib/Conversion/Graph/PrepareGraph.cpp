@@ -3,8 +3,7 @@
 // The compiler's front door: picks the entry function, rejects what it cannot
 // compile with a diagnostic at the offending op or argument (never a crash),
 // and rewrites the rest into the forms tiling handles: softmax and concat
-// decomposed, returned values made fresh buffers, and with auto-cast=matmul
-// matmul inputs rounded to bf16.
+// decomposed, and with auto-cast=matmul matmul inputs rounded to bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,17 +67,6 @@ static bool isSupportedOp(Operation *op) {
              tensor::ConcatOp,
              tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
              tensor::PadOp, tensor::CastOp, tensor::YieldOp>(op);
-}
-
-/// A value the bufferized function would return as a view of something
-/// else (an argument, another result): results must be fresh buffers.
-static bool needsCopy(Value v, DenseSet<Value> &seen) {
-  if (!seen.insert(v).second || isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-             tensor::ReshapeOp, tensor::ExtractSliceOp, tensor::CastOp,
-             arith::ConstantOp>(def);
 }
 
 namespace {
@@ -185,7 +173,6 @@ struct NKIPrepareGraphPass
 
     if (autoCast == "matmul")
       castMatmulInputs(rewriter, func);
-    freshResults(rewriter, func);
   }
 
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
@@ -240,25 +227,6 @@ struct NKIPrepareGraphPass
                                              op->getResultTypes(), inputs,
                                              op.getDpsInits(), attrs);
       rewriter.replaceOp(op, repl->getResults());
-    }
-  }
-
-  /// Results that would bufferize to views of arguments or of each other get
-  /// a copy, so every output is its own buffer.
-  void freshResults(IRRewriter &rewriter, func::FuncOp func) {
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    DenseSet<Value> seen;
-    rewriter.setInsertionPoint(ret);
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Value v = operand.get();
-      auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!type || !needsCopy(v, seen))
-        continue;
-      Value empty = tensor::EmptyOp::create(rewriter, ret.getLoc(),
-                                            type.getShape(),
-                                            type.getElementType());
-      auto copy = linalg::CopyOp::create(rewriter, ret.getLoc(), v, empty);
-      operand.set(copy.getResult(0));
     }
   }
 };

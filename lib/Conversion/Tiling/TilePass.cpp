@@ -147,6 +147,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
 
     IRRewriter rewriter(&getContext());
+    freshResults(rewriter, func);
     SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().getOps())
       ops.push_back(&op);
@@ -185,6 +186,29 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (auto alloc = dyn_cast<memref::AllocOp>(op))
           if (alloc->use_empty())
             rewriter.eraseOp(alloc);
+  }
+
+  /// Every result must be its own HBM buffer (an output tensor of the
+  /// binary): results that are arguments, constants, views or repeated get
+  /// a fresh allocation and a copy (bufferization folds the tensor-level
+  /// copies nki-prepare-graph inserts for constants and reshapes).
+  static void freshResults(IRRewriter &rewriter, func::FuncOp func) {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    DenseSet<Value> seen;
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<MemRefType>(v.getType());
+      bool fresh = type && v.getDefiningOp<memref::AllocOp>() &&
+                   seen.insert(v).second;
+      if (!type || fresh)
+        continue;
+      rewriter.setInsertionPoint(ret);
+      auto copyType = MemRefType::get(type.getShape(), type.getElementType());
+      Value alloc = memref::AllocOp::create(rewriter, ret.getLoc(), copyType);
+      memref::CopyOp::create(rewriter, ret.getLoc(), v, alloc);
+      operand.set(alloc);
+      seen.insert(alloc);
+    }
   }
 
   LogicalResult tileOne(IRRewriter &rewriter, Operation *op,

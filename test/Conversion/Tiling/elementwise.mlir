@@ -147,3 +147,18 @@ func.func @copy(%a: memref<4x32xf32>, %b: memref<4x16xf32>) {
   memref.copy %s, %b : memref<4x16xf32, strided<[32, 1], offset: 16>> to memref<4x16xf32>
   return
 }
+
+// -----
+
+// Every result becomes its own output buffer: an argument, a constant and
+// a repeated result are copied (HBM to HBM) into fresh allocations.
+// CHECK-LABEL: func.func @results
+// CHECK-COUNT-4: nki.dma %{{.*}} to %{{.*}} : memref<4xf32, strided<[1], offset: ?>> to memref<4xf32, strided<[1], offset: ?>>
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>
+memref.global "private" constant @w : memref<2x2xf32> = dense<[[1.0, 2.0], [3.0, 4.0]]>
+func.func @results(%x: memref<2x2xf32>) -> (memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>) {
+  %w = memref.get_global @w : memref<2x2xf32>
+  %a = memref.alloc() : memref<2x2xf32>
+  memref.copy %x, %a : memref<2x2xf32> to memref<2x2xf32>
+  return %x, %w, %a, %a : memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>
+}
