@@ -1,7 +1,7 @@
 //===- MachineState.h - Memories of the simulated core ---------*- C++ -*-===//
 //
 // HBM (the program's tensors only), SBUF and PSUM, plus what the checker
-// needs: a bit per SBUF/PSUM byte saying whether anything wrote it and, per
+// needs: a bit per HBM/SBUF/PSUM byte saying whether anything wrote it and, per
 // fp32 PSUM element, whether a start-flagged matmul has initialised it for
 // accumulation (a byte map, checked with memchr).
 //
@@ -26,6 +26,7 @@ struct MachineState {
   const isa::TargetDesc &target;
   std::string hbm;
   std::vector<uint8_t> sbuf, psum;
+  InitMap hbmInit;                  // indexed by HBM byte
   InitMap sbufInit, psumInit;       // indexed by partition * rowBytes + byte
   std::vector<uint8_t> psumAccInit; // per 4-byte PSUM element
 
@@ -41,11 +42,11 @@ struct MachineState {
            : m == isa::Memory::PSUM ? psum.data() + p * psumRow
                                     : reinterpret_cast<uint8_t *>(hbm.data());
   }
-  /// The init map of SBUF/PSUM, null for HBM.
+  /// The init map of memory `m`.
   InitMap *initMap(isa::Memory m) {
     return m == isa::Memory::SBUF   ? &sbufInit
            : m == isa::Memory::PSUM ? &psumInit
-                                    : nullptr;
+                                    : &hbmInit;
   }
 
 private:

@@ -79,7 +79,16 @@ public:
   Simulation(const isa::Program &program, const isa::TargetDesc &target,
              std::string hbm, const SimOptions &options)
       : program_(program), target_(target), options_(options),
-        state_(target, std::move(hbm)), sems_(program.numSemaphores) {}
+        state_(target, std::move(hbm)), sems_(program.numSemaphores) {
+    // Inputs (the caller filled them) and constants (the binary did) start
+    // initialised; outputs, scratch and the padding between tensors do not.
+    if (options_.checkUninitialized)
+      for (const isa::TensorDecl &t : program_.tensors)
+        if ((t.kind == isa::TensorKind::Input ||
+             t.kind == isa::TensorKind::Constant) &&
+            t.hbmOffset >= 0)
+          state_.hbmInit.set(t.hbmOffset, t.hbmOffset + t.sizeBytes());
+  }
 
   absl::StatusOr<SimResult> run();
 
@@ -91,6 +100,7 @@ private:
   absl::Status checkOperands(const StreamRun &run, const Instruction &inst,
                              size_t index);
   void markWritten();
+  std::string describeHbmByte(int64_t byte) const;
   std::string describe(int stream, size_t index) const;
   absl::Status deadlock() const;
   void reportProgress(bool force);
@@ -122,6 +132,15 @@ std::string Simulation::describe(int stream, size_t index) const {
   if (!inst.loc.empty())
     append(&s, " at ", inst.loc);
   return s;
+}
+
+/// "tensor 'y' (output) byte 12", or the padding no tensor covers.
+std::string Simulation::describeHbmByte(int64_t byte) const {
+  for (const isa::TensorDecl &t : program_.tensors)
+    if (byte >= t.hbmOffset && byte < t.hbmOffset + t.sizeBytes())
+      return cat("tensor '", t.name, "' (", isa::tensorKindName(t.kind),
+                 ") byte ", byte - t.hbmOffset);
+  return cat("hbm byte ", byte, ", which no tensor covers");
 }
 
 bool Simulation::satisfied(const isa::SemWait &wait, int stream, int64_t &when,
@@ -218,17 +237,21 @@ absl::Status Simulation::checkOperands(const StreamRun &run,
     if (!needRuns)
       continue;
     collectRuns(ap, runs);
-    if (ops[i].read && onChip && options_.checkUninitialized &&
+    if (ops[i].read && options_.checkUninitialized &&
         !(inst.opcode == isa::Opcode::Matmul && &ap == &inst.dst)) {
       const InitMap &init = *state_.initMap(ap.memory);
       int64_t row = state_.rowBytes(ap.memory);
-      for (int32_t p = 0; p < ap.numPartitions; ++p) {
-        int32_t part = ap.startPartition + p;
+      int32_t first = onChip ? ap.startPartition : 0;
+      int32_t count = onChip ? ap.numPartitions : 1;
+      for (int32_t part = first; part < first + count; ++part) {
         for (const ByteRun &r : runs) {
           int64_t base = part * row + r.offset;
           int64_t hole = init.firstUnset(base, base + r.bytes);
           if (hole < 0)
             continue;
+          if (!onChip)
+            return fail(
+                cat("reads uninitialised hbm at ", describeHbmByte(hole)));
           return fail(cat("reads uninitialised ", isa::memoryName(ap.memory),
                           " at partition ", part, " byte ", hole - part * row));
         }
@@ -264,12 +287,15 @@ absl::Status Simulation::checkOperands(const StreamRun &run,
 void Simulation::markWritten() {
   for (int i = 0; i < numOps_; ++i) {
     const isa::AccessPattern &ap = *ops_[i].ap;
-    if (!ops_[i].write || ap.memory == isa::Memory::HBM)
+    if (!ops_[i].write)
       continue;
     InitMap &init = *state_.initMap(ap.memory);
     int64_t row = state_.rowBytes(ap.memory);
-    for (int32_t p = 0; p < ap.numPartitions; ++p) {
-      int64_t base = (ap.startPartition + p) * row;
+    bool onChip = ap.memory != isa::Memory::HBM;
+    int32_t first = onChip ? ap.startPartition : 0;
+    int32_t count = onChip ? ap.numPartitions : 1;
+    for (int32_t p = 0; p < count; ++p) {
+      int64_t base = (first + p) * row;
       for (const ByteRun &r : opRuns_[i])
         init.set(base + r.offset, base + r.offset + r.bytes);
     }

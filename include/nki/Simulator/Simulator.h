@@ -4,7 +4,7 @@
 // engine stream and DMA queue in order and concurrently, timed by the ISA
 // library's cost model (Cost.h) in integer picoseconds, with exact functional
 // semantics. The simulator is also a checker: out-of-bounds accesses,
-// violated constraints (Verify.h), reads of uninitialised SBUF/PSUM, matmul
+// violated constraints (Verify.h), reads of uninitialised HBM/SBUF/PSUM, matmul
 // accumulation into PSUM no start-flagged matmul initialised, deadlocks and
 // data races are errors naming the stream, instruction index, opcode and
 // source location. docs/simulator.md describes the model choices.
@@ -41,7 +41,9 @@ struct SimOptions {
   bool verifyInstructions = true;
   /// Detect unsynchronised conflicting accesses from different streams.
   bool checkRaces = true;
-  /// Report reads of SBUF/PSUM bytes nothing has written.
+  /// Report reads of HBM/SBUF/PSUM bytes nothing has written. In HBM, the
+  /// input and constant tensors count as written from the start; outputs,
+  /// scratch and the padding between tensors do not.
   bool checkUninitialized = true;
   /// Record one trace event per instruction (SimResult::trace).
   bool collectTrace = false;
