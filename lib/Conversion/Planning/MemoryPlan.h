@@ -24,9 +24,9 @@
 
 namespace nki::planning {
 
-/// Attribute names shared with nki-to-nisa.
-inline constexpr llvm::StringLiteral kHbmOffsetAttr = "nki.hbm_offset";
-inline constexpr llvm::StringLiteral kOutputOffsetsAttr = "nki.output_offsets";
+/// Attribute names shared with nki-to-nisa (NKIDialect.h).
+using tile::kHbmOffsetAttr;
+using tile::kOutputOffsetsAttr;
 
 /// Alignments (docs/memory-planning.md says why).
 inline constexpr int64_t kSbufAlignment = 64;

@@ -15,15 +15,16 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
 
 namespace nki::tonisa {
 
-/// The attribute memory planning puts on HBM roots (an argument attribute
-/// for function arguments).
-inline constexpr llvm::StringLiteral kHbmOffsetAttr = "nki.hbm_offset";
+/// The attribute memory planning puts on HBM roots (NKIDialect.h).
+using tile::kHbmOffsetAttr;
 
 /// The buffer a view is carved from, or null when the chain reaches an op
 /// that is not a view.

@@ -16,13 +16,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "nki/Dialect/NKI/NKIDialect.h"
+
 #include <optional>
 #include <vector>
 
 namespace nki::tonisa {
 
-/// The attribute naming an input (an argument attribute).
-inline constexpr llvm::StringLiteral kNameAttr = "nki.name";
+/// The attribute naming an input (NKIDialect.h).
+using tile::kNameAttr;
 
 struct TensorEntry {
   isa::TensorDecl decl;         // without constant data (see `data`)

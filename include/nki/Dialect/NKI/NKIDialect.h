@@ -21,6 +21,16 @@
 
 namespace nki::tile {
 
+/// Discardable attributes in the `nki.` namespace that the passes exchange,
+/// named once here.
+/// An argument's tensor name in the binary (inputs default to arg0, ...).
+inline constexpr llvm::StringLiteral kNameAttr = "nki.name";
+/// Byte offset of an HBM buffer (argument attribute on function arguments,
+/// op attribute on memref.alloc / memref.get_global), set by nki-plan-memory.
+inline constexpr llvm::StringLiteral kHbmOffsetAttr = "nki.hbm_offset";
+/// Byte offsets of the returned buffers, on the function.
+inline constexpr llvm::StringLiteral kOutputOffsetsAttr = "nki.output_offsets";
+
 /// The on-chip memory of a memref, or nullopt for HBM (default space).
 std::optional<MemorySpace> getMemorySpace(mlir::MemRefType type);
 inline bool isSbuf(mlir::Type t) {
