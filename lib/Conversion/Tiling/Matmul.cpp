@@ -315,14 +315,15 @@ void MatmulKernel::emit() {
 LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
                                  bool zeroInit, linalg::GenericOp epilogue,
                                  const TileOptions &options) {
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0)) {
+    if (cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0)
+      return success(); // an empty result
+    return op->emitOpError("matmul with an empty contraction (K = 0) is not "
+                           "supported");
+  }
   MatmulKernel kernel(b, op, zeroInit, epilogue, options);
   if (failed(kernel.analyze()))
     return failure();
-  if (kernel.extents[kernel.kDim] == 0)
-    return op->emitOpError("matmul with an empty contraction (K = 0) is not "
-                           "supported");
-  if (llvm::is_contained(kernel.extents, 0))
-    return success(); // an empty result
   kernel.emit();
   return kernel.status;
 }

@@ -162,3 +162,16 @@ func.func @results(%x: memref<2x2xf32>) -> (memref<2x2xf32>, memref<2x2xf32>, me
   memref.copy %x, %a : memref<2x2xf32> to memref<2x2xf32>
   return %x, %w, %a, %a : memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>, memref<2x2xf32>
 }
+
+// -----
+
+// Rank 0 runs on one partition; an empty tensor needs no instruction.
+// CHECK-LABEL: func.func @scalar_and_empty
+// CHECK: nki.tensor_tensor "mul" %{{.*}}, %{{.*}} into %{{.*}} : memref<1x1xf32, #nki.memory<sbuf>>
+// CHECK-NOT: nki.tensor_tensor
+// CHECK: return
+func.func @scalar_and_empty(%a: memref<f32>, %o: memref<f32>, %e: memref<0x4xf32>, %f: memref<0x4xf32>) {
+  linalg.mul ins(%a, %a : memref<f32>, memref<f32>) outs(%o : memref<f32>)
+  linalg.add ins(%e, %e : memref<0x4xf32>, memref<0x4xf32>) outs(%f : memref<0x4xf32>)
+  return
+}

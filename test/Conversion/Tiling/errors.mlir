@@ -43,3 +43,19 @@ func.func @two_outputs(%a: memref<4x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8x
   }
   return
 }
+
+// -----
+
+// expected-error @+1 {{the program's tensors need 13194139533312 bytes of HBM; trn2 has 12884901888}}
+func.func @too_big(%a: memref<1048576x1048576xf32>, %b: memref<1048576x1048576xf32>, %c: memref<1048576x1048576xf32>) {
+  linalg.add ins(%a, %b : memref<1048576x1048576xf32>, memref<1048576x1048576xf32>) outs(%c : memref<1048576x1048576xf32>)
+  return
+}
+
+// -----
+
+func.func @empty_contraction(%a: memref<4x0xf32>, %b: memref<0x8xf32>, %c: memref<4x8xf32>) {
+  // expected-error @+1 {{matmul with an empty contraction (K = 0) is not supported}}
+  linalg.matmul ins(%a, %b : memref<4x0xf32>, memref<0x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
