@@ -4,6 +4,7 @@
 
 #include "Strings.h"
 
+#include "nki/ISA/Builders.h"
 #include "nki/ISA/Target.h"
 
 namespace nki::sim {
@@ -20,30 +21,14 @@ namespace {
 
 AccessPattern onChip(Memory mem, int32_t p0, int32_t np, int64_t offset,
                      DType dtype, int64_t elements) {
-  AccessPattern ap;
-  ap.memory = mem;
-  ap.dtype = dtype;
-  ap.startPartition = p0;
-  ap.numPartitions = np;
-  ap.offset = offset;
-  ap.rank = 1;
-  ap.dims[0] = {1, elements};
-  return ap;
+  return isa::makeAccessPattern(mem, dtype, p0, np, offset, {{1, elements}});
 }
 
 /// rows x cols elements of a row-major HBM matrix with `rowStride` elements.
 AccessPattern hbmBlock(int64_t offset, DType dtype, int64_t rows,
                        int64_t rowStride, int64_t cols) {
-  AccessPattern ap;
-  ap.memory = Memory::HBM;
-  ap.dtype = dtype;
-  ap.startPartition = 0;
-  ap.numPartitions = 1;
-  ap.offset = offset;
-  ap.rank = 2;
-  ap.dims[0] = {rowStride, rows};
-  ap.dims[1] = {1, cols};
-  return ap;
+  return isa::makeAccessPattern(Memory::HBM, dtype, 0, 1, offset,
+                                {{rowStride, rows}, {1, cols}});
 }
 
 void wait(Instruction &inst, uint32_t sem, uint32_t value) {

@@ -2,6 +2,7 @@
 #ifndef NKI_TEST_UNITTESTS_ISA_ISATESTUTIL_H
 #define NKI_TEST_UNITTESTS_ISA_ISATESTUTIL_H
 
+#include "nki/ISA/Builders.h"
 #include "nki/ISA/Instruction.h"
 
 #include <initializer_list>
@@ -13,14 +14,9 @@ namespace nki::isa::test {
 inline AccessPattern
 ap(Memory mem, DType dt, int32_t start, int32_t parts, int64_t offset,
    std::initializer_list<std::pair<int64_t, int64_t>> dims) {
-  AccessPattern a;
-  a.memory = mem;
-  a.dtype = dt;
-  a.startPartition = start;
-  a.numPartitions = parts;
-  a.offset = offset;
+  AccessPattern a = isa::makeAccessPattern(mem, dt, start, parts, offset, {});
   for (auto [stride, size] : dims)
-    a.dims[a.rank++] = Dim{stride, size};
+    a.dims[a.rank++] = isa::Dim{stride, size};
   return a;
 }
 
