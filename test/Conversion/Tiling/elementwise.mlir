@@ -175,3 +175,17 @@ func.func @scalar_and_empty(%a: memref<f32>, %o: memref<f32>, %e: memref<0x4xf32
   linalg.add ins(%e, %e : memref<0x4xf32>, memref<0x4xf32>) outs(%f : memref<0x4xf32>)
   return
 }
+
+// -----
+
+// A transpose runs on the PE in 128x128 blocks: contiguous loads of the
+// input's rows, nki.transpose into PSUM, contiguous stores.
+// CHECK-LABEL: func.func @transpose
+// CHECK: nki.dma %{{.*}} to %[[IN:.*]] : memref<128x128xf32, strided<[300, 1], offset: ?>> to memref<128x128xf32, #nki.memory<sbuf>>
+// CHECK: nki.transpose %[[IN]] into %[[T:.*]] : memref<128x128xf32, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK: nki.copy %[[T]] into %[[OUT:.*]] :
+// CHECK: nki.dma %[[OUT]] to %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> to memref<128x128xf32, strided<[200, 1], offset: ?>>
+func.func @transpose(%x: memref<200x300xf32>, %y: memref<300x200xf32>) {
+  linalg.transpose ins(%x : memref<200x300xf32>) outs(%y : memref<300x200xf32>) permutation = [1, 0]
+  return
+}
