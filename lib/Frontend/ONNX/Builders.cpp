@@ -1,0 +1,260 @@
+//===- Builders.cpp - Helpers the ONNX op handlers build with -------------===//
+
+#include "ImporterImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::onnx_import;
+
+RankedTensorType onnx_import::tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+SmallVector<int64_t> onnx_import::shapeOf(Value v) {
+  return llvm::to_vector(tensorType(v).getShape());
+}
+
+std::string onnx_import::typeName(int32_t onnxType) {
+  if (onnx::TensorProto_DataType_IsValid(onnxType))
+    return onnx::TensorProto_DataType_Name(
+        static_cast<onnx::TensorProto_DataType>(onnxType));
+  return "type " + std::to_string(onnxType);
+}
+
+std::optional<SmallVector<int64_t>>
+onnx_import::broadcastShape(ArrayRef<SmallVector<int64_t>> shapes) {
+  size_t rank = 0;
+  for (auto &s : shapes)
+    rank = std::max(rank, s.size());
+  SmallVector<int64_t> out(rank, 1);
+  for (auto &s : shapes)
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[rank - s.size() + i];
+      int64_t d = s[i];
+      if (d == o || d == 1)
+        continue;
+      if (o != 1)
+        return std::nullopt;
+      o = d;
+    }
+  return out;
+}
+
+Value Importer::elementwise(Location loc, ValueRange operands, BodyFn body,
+                            Type resultElt) {
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (Value v : operands)
+    shapes.push_back(llvm::to_vector(tensorType(v).getShape()));
+  SmallVector<int64_t> out = *broadcastShape(shapes);
+  int64_t rank = out.size();
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  for (Value v : operands) {
+    ArrayRef<int64_t> s = tensorType(v).getShape();
+    int64_t offset = rank - int64_t(s.size());
+    // Numpy broadcasting: missing leading dims are dropped from the map,
+    // size-1 dims against a larger one read index 0. (Collapsing the unit
+    // dims away instead makes the compiler return a memref view today.)
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < int64_t(s.size()); ++i)
+      exprs.push_back(s[i] == 1 && out[offset + i] != 1
+                          ? b.getAffineConstantExpr(0)
+                          : b.getAffineDimExpr(offset + i));
+    ins.push_back(v);
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Type elt = resultElt ? resultElt : tensorType(operands[0]).getElementType();
+  Value init = emptyLike(loc, out, elt);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto op = linalg::GenericOp::create(
+      b, loc, init.getType(), ins, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value r = body(nb, l, args.drop_back());
+        linalg::YieldOp::create(nb, l, r);
+      });
+  return op.getResult(0);
+}
+
+/// Max or sum over the last dim, as a tensor of the leading dims.
+Value Importer::reduceLast(Location loc, Value x, bool isMax) {
+  RankedTensorType t = tensorType(x);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> outShape(t.getShape().drop_back());
+  Type elt = t.getElementType();
+  Value init = filled(loc, outShape, elt,
+                      isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    outExprs.push_back(b.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.back() = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x}, ValueRange{init}, maps,
+             iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value r =
+                   isMax ? arith::MaximumFOp::create(nb, l, args[0], args[1])
+                               .getResult()
+                         : arith::AddFOp::create(nb, l, args[0], args[1])
+                               .getResult();
+               linalg::YieldOp::create(nb, l, r);
+             })
+      .getResult(0);
+}
+
+/// body(x, row) where `row` holds one value per leading index of `x` (a
+/// reduction over x's last dim), broadcast along that dim.
+Value Importer::rowwise(Location loc, Value x, Value row, BodyFn body) {
+  RankedTensorType t = tensorType(x);
+  int64_t rank = t.getRank();
+  SmallVector<AffineExpr> rowExprs;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    rowExprs.push_back(b.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, rowExprs, ctx),
+                                 b.getMultiDimIdentityMap(rank)};
+  Value init = emptyLike(loc, t.getShape(), t.getElementType());
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x, row}, ValueRange{init}, maps,
+             iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, body(nb, l, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+/// Any static reshape: collapse to 1-D, then expand to the target.
+Value Importer::reshape(Location loc, Value x, ArrayRef<int64_t> shape) {
+  RankedTensorType t = tensorType(x);
+  if (t.getShape() == shape)
+    return x;
+  Type elt = t.getElementType();
+  if (t.getRank() != 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      all.push_back(i);
+    SmallVector<ReassociationIndices> groups;
+    if (t.getRank() > 0)
+      groups.push_back(all);
+    x = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({t.getNumElements()}, elt), x, groups);
+  }
+  if (shape.size() == 1)
+    return x;
+  ReassociationIndices all;
+  for (int64_t i = 0; i < int64_t(shape.size()); ++i)
+    all.push_back(i);
+  SmallVector<ReassociationIndices> groups;
+  if (!shape.empty())
+    groups.push_back(all);
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({}, elt), x, groups);
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, elt), x, groups);
+}
+
+Value Importer::transpose(Location loc, Value x, ArrayRef<int64_t> perm) {
+  RankedTensorType t = tensorType(x);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(t.getDimSize(p));
+  Value init = emptyLike(loc, shape, t.getElementType());
+  return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
+}
+
+/// ONNX MatMul for ranks >= 2: 2-D is linalg.matmul; a rank-N A against a
+/// 2-D B folds A's leading dims into rows; equal batch dims fold into one
+/// batch of linalg.batch_matmul.
+FailureOr<Value> Importer::matmul(Location loc, Value a, Value bm) {
+  RankedTensorType ta = tensorType(a), tb = tensorType(bm);
+  int64_t ra = ta.getRank(), rb = tb.getRank();
+  Type elt = ta.getElementType();
+  if (ra < 2 || rb < 2)
+    return emitError(loc) << "MatMul of rank " << ra << " by rank " << rb
+                          << " is not supported yet (both must be >= 2)";
+  int64_t k = ta.getDimSize(ra - 1);
+  if (tb.getDimSize(rb - 2) != k)
+    return emitError(loc) << "MatMul contraction sizes differ: " << k << " and "
+                          << tb.getDimSize(rb - 2);
+  int64_t m = ta.getDimSize(ra - 2), n = tb.getDimSize(rb - 1);
+  SmallVector<int64_t> outShape(ta.getShape().drop_back());
+  outShape.push_back(n);
+  if (rb == 2) {
+    int64_t rows = ta.getNumElements() / k;
+    Value a2 = reshape(loc, a, {rows, k});
+    Value init = filled(loc, {rows, n}, elt, 0.0);
+    Value r =
+        linalg::MatmulOp::create(b, loc, ValueRange{a2, bm}, ValueRange{init})
+            .getResult(0);
+    return reshape(loc, r, outShape);
+  }
+  if (ra != rb || ta.getShape().drop_back(2) != tb.getShape().drop_back(2))
+    return emitError(loc) << "MatMul with broadcast batch dims (" << ta
+                          << " by " << tb << ") is not supported yet";
+  int64_t batch = ta.getNumElements() / (m * k);
+  Value a3 = reshape(loc, a, {batch, m, k});
+  Value b3 = reshape(loc, bm, {batch, k, n});
+  Value init = filled(loc, {batch, m, n}, elt, 0.0);
+  Value r = linalg::BatchMatmulOp::create(b, loc, ValueRange{a3, b3},
+                                          ValueRange{init})
+                .getResult(0);
+  return reshape(loc, r, outShape);
+}
+
+const onnx::AttributeProto *onnx_import::findAttr(const onnx::NodeProto &node,
+                                                  StringRef name) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+int64_t onnx_import::intAttr(const onnx::NodeProto &node, StringRef name,
+                             int64_t dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->i() : dflt;
+}
+float onnx_import::floatAttr(const onnx::NodeProto &node, StringRef name,
+                             float dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->f() : dflt;
+}
+
+Value onnx_import::constLike(OpBuilder &b, Location l, Value like, double v) {
+  return arith::ConstantOp::create(b, l, b.getFloatAttr(like.getType(), v));
+}
+
+std::string onnx_import::stringAttr(const onnx::NodeProto &node, StringRef name,
+                                    StringRef dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<SmallVector<int64_t>>
+onnx_import::intsAttr(const onnx::NodeProto &node, StringRef name) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+Value Importer::emptyLike(Location loc, ArrayRef<int64_t> shape, Type elt) {
+  return tensor::EmptyOp::create(b, loc, shape, elt);
+}
+
+Value Importer::filled(Location loc, ArrayRef<int64_t> shape, Type elt,
+                       double v) {
+  Value c = arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, v));
+  return linalg::FillOp::create(b, loc, c, emptyLike(loc, shape, elt))
+      .getResult(0);
+}

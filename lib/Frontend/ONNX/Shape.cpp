@@ -1,0 +1,143 @@
+//===- Shape.cpp - ONNX Constant, Reshape, Flatten, Identity, Transpose ---===//
+
+#include "ImporterImpl.h"
+
+using namespace mlir;
+using namespace nki::onnx_import;
+
+namespace {
+LogicalResult constant(Importer &imp, const onnx::NodeProto &node) {
+  Location loc = imp.nodeLoc(node);
+  OpBuilder &b = imp.b;
+  if (node.output_size() < 1)
+    return emitError(loc) << "Constant node has no output";
+  if (const onnx::AttributeProto *a = findAttr(node, "value"))
+    return imp.importTensor(a->t(), loc, node.output(0));
+  if (const onnx::AttributeProto *a = findAttr(node, "value_float"))
+    return imp.define(
+        node, arith::ConstantOp::create(
+                  b, loc,
+                  DenseElementsAttr::get(
+                      RankedTensorType::get({}, b.getF32Type()), a->f())));
+  if (const onnx::AttributeProto *a = findAttr(node, "value_floats")) {
+    std::vector<float> v(a->floats().begin(), a->floats().end());
+    return imp.define(node, arith::ConstantOp::create(
+                                b, loc,
+                                DenseElementsAttr::get(
+                                    RankedTensorType::get({int64_t(v.size())},
+                                                          b.getF32Type()),
+                                    ArrayRef<float>(v))));
+  }
+  if (const onnx::AttributeProto *a = findAttr(node, "value_int"))
+    return imp.defineInt(node, IntConstant{{}, {a->i()}});
+  if (const onnx::AttributeProto *a = findAttr(node, "value_ints"))
+    return imp.defineInt(node,
+                         IntConstant{{int64_t(a->ints_size())},
+                                     {a->ints().begin(), a->ints().end()}});
+  return emitError(loc) << "Constant node has no supported value attribute";
+}
+
+LogicalResult reshapeOp(Importer &imp, const onnx::NodeProto &node) {
+  Location loc = imp.nodeLoc(node);
+  FailureOr<Value> x = imp.input(node, 0);
+  if (failed(x))
+    return failure();
+  const IntConstant *shapeIn = imp.intInput(node, 1);
+  if (!shapeIn)
+    return emitError(loc) << "Reshape needs a constant shape (an int64 "
+                             "initializer or Constant); '"
+                          << (node.input_size() > 1 ? node.input(1) : "")
+                          << "' is not one";
+  const std::vector<int64_t> &req = shapeIn->values;
+  RankedTensorType t = tensorType(*x);
+  bool allowZero = intAttr(node, "allowzero", 0) != 0;
+  SmallVector<int64_t> shape;
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < req.size(); ++i) {
+    int64_t d = req[i];
+    if (d == 0 && !allowZero) {
+      if (int64_t(i) >= t.getRank())
+        return emitError(loc) << "Reshape copies dim " << i << " of a rank-"
+                              << t.getRank() << " input";
+      d = t.getDimSize(i);
+    }
+    if (d == -1) {
+      if (inferred >= 0)
+        return emitError(loc) << "Reshape shape has more than one -1";
+      inferred = i;
+      shape.push_back(1);
+      continue;
+    }
+    if (d < 0)
+      return emitError(loc) << "Reshape shape has a negative dim " << d;
+    known *= d;
+    shape.push_back(d);
+  }
+  if (inferred >= 0 && known != 0)
+    shape[inferred] = t.getNumElements() / known;
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  if (total != t.getNumElements())
+    return emitError(loc) << "Reshape of " << t << " to " << shape.size()
+                          << "-D shape with " << total << " elements";
+  return imp.define(node, imp.reshape(loc, *x, shape));
+}
+
+LogicalResult flatten(Importer &imp, const onnx::NodeProto &node) {
+  Location loc = imp.nodeLoc(node);
+  FailureOr<Value> x = imp.input(node, 0);
+  if (failed(x))
+    return failure();
+  RankedTensorType t = tensorType(*x);
+  int64_t axis = intAttr(node, "axis", 1);
+  if (axis < 0)
+    axis += t.getRank();
+  if (axis < 0 || axis > t.getRank())
+    return emitError(loc) << "Flatten axis " << axis << " of a rank-"
+                          << t.getRank() << " tensor";
+  int64_t rows = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    rows *= t.getDimSize(i);
+  return imp.define(node,
+                    imp.reshape(loc, *x, {rows, t.getNumElements() / rows}));
+}
+
+LogicalResult identity(Importer &imp, const onnx::NodeProto &node) {
+  if (const IntConstant *c = imp.intInput(node, 0))
+    return imp.defineInt(node, *c);
+  FailureOr<Value> x = imp.input(node, 0);
+  return failed(x) ? failure() : imp.define(node, *x);
+}
+
+LogicalResult transposeOp(Importer &imp, const onnx::NodeProto &node) {
+  Location loc = imp.nodeLoc(node);
+  FailureOr<Value> x = imp.input(node, 0);
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  SmallVector<int64_t> perm;
+  if (auto p = intsAttr(node, "perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  bool isPerm = int64_t(sorted.size()) == rank;
+  for (int64_t i = 0; isPerm && i < rank; ++i)
+    isPerm = sorted[i] == i;
+  if (!isPerm)
+    return emitError(loc) << "Transpose perm is not a permutation of " << rank
+                          << " dims";
+  return imp.define(node, imp.transpose(loc, *x, perm));
+}
+} // namespace
+
+void nki::onnx_import::registerConstantAndShapeOps(OpTable &t) {
+  t["Constant"] = constant;
+  t["Reshape"] = reshapeOp;
+  t["Flatten"] = flatten;
+  t["Identity"] = identity;
+  t["Transpose"] = transposeOp;
+}
