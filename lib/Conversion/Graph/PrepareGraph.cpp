@@ -9,6 +9,8 @@
 
 #include "nki/Conversion/Passes.h"
 
+#include "ExpandMath.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -168,7 +170,8 @@ struct NKIPrepareGraphPass
     }
     RewritePatternSet patterns(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
-    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
+        failed(nki::expandMathFunctions(func)))
       return signalPassFailure();
 
     if (autoCast == "matmul")

@@ -426,6 +426,35 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     return r;
   }
 
+  // roundeven: a store into an int32 tile rounds to nearest even. Floats of
+  // magnitude >= 2^23 are integral already (and may not fit an int32), so
+  // they keep their value.
+  if (isa<math::RoundEvenOp>(op)) {
+    if (in[0].kind == TileValue::Scalar) {
+      TileValue r = in[0];
+      r.scalar = std::nearbyint(in[0].scalar);
+      return r;
+    }
+    int64_t free = in[0].kind == TileValue::Full ? freeSize : 1;
+    Value asInt = newTile(free, b.getI32Type());
+    tile::CopyOp::create(b, loc, in[0].tile, asInt);
+    Value rounded = newTile(free, resultType);
+    tile::CopyOp::create(b, loc, asInt, rounded);
+    FailureOr<TileValue> mag = activation("abs", in[0], resultType);
+    if (failed(mag))
+      return failure();
+    FailureOr<TileValue> small = binary(
+        "lt", *mag, TileValue{TileValue::Scalar, 8388608.0, {}, resultType},
+        resultType);
+    if (failed(small))
+      return failure();
+    TileValue r = in[0];
+    r.elementType = resultType;
+    r.tile = newTile(free, resultType);
+    tile::SelectOp::create(b, loc, small->tile, rounded, in[0].tile, r.tile);
+    return r;
+  }
+
   if (isa<arith::SelectOp>(op)) {
     TileValue r;
     r.kind = TileValue::Full;

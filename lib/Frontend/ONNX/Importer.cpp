@@ -27,6 +27,7 @@ const OpTable &onnx_import::opTable() {
     OpTable t;
     registerConstantAndShapeOps(t);
     registerElementwiseOps(t);
+    registerMathOps(t);
     registerMatMulOps(t);
     registerSoftmaxOps(t);
     return t;

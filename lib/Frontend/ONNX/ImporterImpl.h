@@ -62,6 +62,7 @@ const OpTable &opTable();
 // One registration function per op family (each in its own file).
 void registerConstantAndShapeOps(OpTable &table); // Shape.cpp
 void registerElementwiseOps(OpTable &table);      // Elementwise.cpp
+void registerMathOps(OpTable &table);             // Math.cpp
 void registerMatMulOps(OpTable &table);           // MatMul.cpp
 void registerSoftmaxOps(OpTable &table);          // Softmax.cpp
 
