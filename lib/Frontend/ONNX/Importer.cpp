@@ -30,6 +30,8 @@ const OpTable &onnx_import::opTable() {
     registerMathOps(t);
     registerMatMulOps(t);
     registerSoftmaxOps(t);
+    registerReduceOps(t);
+    registerNormalizationOps(t);
     return t;
   }();
   return table;

@@ -65,6 +65,8 @@ void registerElementwiseOps(OpTable &table);      // Elementwise.cpp
 void registerMathOps(OpTable &table);             // Math.cpp
 void registerMatMulOps(OpTable &table);           // MatMul.cpp
 void registerSoftmaxOps(OpTable &table);          // Softmax.cpp
+void registerReduceOps(OpTable &table);           // Reduce.cpp
+void registerNormalizationOps(OpTable &table);    // Normalization.cpp
 
 class Importer {
 public:
