@@ -32,6 +32,8 @@ const OpTable &onnx_import::opTable() {
     registerSoftmaxOps(t);
     registerReduceOps(t);
     registerNormalizationOps(t);
+    registerDataMovementOps(t);
+    registerGeneratorOps(t);
     return t;
   }();
   return table;
@@ -113,7 +115,7 @@ LogicalResult Importer::importTensor(const onnx::TensorProto &t, Location loc,
   const std::string &raw = t.raw_data();
   if (t.data_type() == onnx::TensorProto::INT64 ||
       t.data_type() == onnx::TensorProto::INT32) {
-    IntConstant c{shape, {}};
+    IntConstant c{shape, {}, t.data_type()};
     bool is64 = t.data_type() == onnx::TensorProto::INT64;
     size_t width = is64 ? 8 : 4;
     if (!raw.empty()) {
@@ -223,7 +225,8 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   bool unsupported = false;
   for (const onnx::NodeProto &node : graph.node()) {
     std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
-    bool known = (domain == "ai.onnx") && opTable().count(node.op_type());
+    bool known = (domain == "ai.onnx") && (opTable().count(node.op_type()) ||
+                                           intFolders().count(node.op_type()));
     if (known || !reported.insert({domain, node.op_type()}).second)
       continue;
     int64_t version = 0;
@@ -344,9 +347,29 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     if (failed(importTensor(t, fileLoc, t.name())))
       return nullptr;
   const OpTable &table = opTable();
-  for (const onnx::NodeProto &node : graph.node())
-    if (failed(table.lookup(node.op_type())(*this, node)))
+  for (const onnx::NodeProto &node : graph.node()) {
+    // Integer shape computations are evaluated here, so the handlers see
+    // their results as constants (IntFolding.cpp).
+    if (IntFolder fold = intFolders().lookup(node.op_type())) {
+      FoldResult r = fold(*this, node);
+      if (r == FoldResult::Failed)
+        return nullptr;
+      if (r == FoldResult::Folded)
+        continue;
+    }
+    OpHandler handler = table.lookup(node.op_type());
+    if (!handler) {
+      emitError(nodeLoc(node))
+          << "unsupported ONNX op '" << node.op_type()
+          << "' (domain 'ai.onnx', opset " << opset << ") at node '"
+          << (node.name().empty() ? "<unnamed>" : node.name())
+          << "' on runtime tensors: it is only evaluated at import, on "
+             "compile-time integer inputs";
       return nullptr;
+    }
+    if (failed(handler(*this, node)))
+      return nullptr;
+  }
 
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &out : graph.output()) {

@@ -45,6 +45,8 @@ using mlir::ValueRange;
 struct IntConstant {
   std::vector<int64_t> shape;
   std::vector<int64_t> values;
+  /// The ONNX element type (INT64, INT32, BOOL, ...) the values stand for.
+  int32_t type = onnx::TensorProto::INT64;
 };
 
 /// Builds one scalar of an elementwise body from the scalars of its operands.
@@ -67,6 +69,16 @@ void registerMatMulOps(OpTable &table);           // MatMul.cpp
 void registerSoftmaxOps(OpTable &table);          // Softmax.cpp
 void registerReduceOps(OpTable &table);           // Reduce.cpp
 void registerNormalizationOps(OpTable &table);    // Normalization.cpp
+void registerDataMovementOps(OpTable &table);     // DataMovement.cpp
+void registerGeneratorOps(OpTable &table);        // Generators.cpp
+
+/// What an integer folder did with a node.
+enum class FoldResult { Folded, NotConstant, Failed };
+/// Evaluates a node at import when its inputs are compile-time integers
+/// (or, for Shape and Size, whatever their input), defining its outputs as
+/// IntConstants; NotConstant leaves the node to the op table's handler.
+using IntFolder = FoldResult (*)(Importer &, const onnx::NodeProto &);
+const llvm::StringMap<IntFolder> &intFolders(); // IntFolding.cpp
 
 class Importer {
 public:

@@ -1,6 +1,6 @@
 //===- Shape.cpp - ONNX Constant, Reshape, Flatten, Identity, Transpose ---===//
 
-#include "ImporterImpl.h"
+#include "ShapeUtils.h"
 
 using namespace mlir;
 using namespace nki::onnx_import;
@@ -44,44 +44,16 @@ LogicalResult reshapeOp(Importer &imp, const onnx::NodeProto &node) {
     return failure();
   const IntConstant *shapeIn = imp.intInput(node, 1);
   if (!shapeIn)
-    return emitError(loc) << "Reshape needs a constant shape (an int64 "
-                             "initializer or Constant); '"
-                          << (node.input_size() > 1 ? node.input(1) : "")
-                          << "' is not one";
-  const std::vector<int64_t> &req = shapeIn->values;
-  RankedTensorType t = tensorType(*x);
-  bool allowZero = intAttr(node, "allowzero", 0) != 0;
-  SmallVector<int64_t> shape;
-  int64_t known = 1, inferred = -1;
-  for (size_t i = 0; i < req.size(); ++i) {
-    int64_t d = req[i];
-    if (d == 0 && !allowZero) {
-      if (int64_t(i) >= t.getRank())
-        return emitError(loc) << "Reshape copies dim " << i << " of a rank-"
-                              << t.getRank() << " input";
-      d = t.getDimSize(i);
-    }
-    if (d == -1) {
-      if (inferred >= 0)
-        return emitError(loc) << "Reshape shape has more than one -1";
-      inferred = i;
-      shape.push_back(1);
-      continue;
-    }
-    if (d < 0)
-      return emitError(loc) << "Reshape shape has a negative dim " << d;
-    known *= d;
-    shape.push_back(d);
-  }
-  if (inferred >= 0 && known != 0)
-    shape[inferred] = t.getNumElements() / known;
-  int64_t total = 1;
-  for (int64_t d : shape)
-    total *= d;
-  if (total != t.getNumElements())
-    return emitError(loc) << "Reshape of " << t << " to " << shape.size()
-                          << "-D shape with " << total << " elements";
-  return imp.define(node, imp.reshape(loc, *x, shape));
+    return emitError(loc)
+           << "Reshape needs a constant shape (an int64 "
+              "initializer, Constant or folded shape computation); '"
+           << (node.input_size() > 1 ? node.input(1) : "") << "' is not one";
+  FailureOr<SmallVector<int64_t>> shape =
+      reshapeTarget(imp, node, shapeOf(*x), shapeIn->values,
+                    intAttr(node, "allowzero", 0) != 0);
+  if (failed(shape))
+    return failure();
+  return imp.define(node, imp.reshape(loc, *x, *shape));
 }
 
 LogicalResult flatten(Importer &imp, const onnx::NodeProto &node) {
