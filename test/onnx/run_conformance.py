@@ -70,8 +70,9 @@ def run_case(tools, case_dir, timeout):
                          key=lambda f: int(f[7:-3]))
         for f in inputs:
             cmd += ["--input", os.path.join(data, f)]
-        for i, f in enumerate(outputs):
-            cmd += ["--expected", "out%d=%s" % (i, os.path.join(data, f))]
+        # Outputs carry their ONNX names; output_N.pb is the N-th in order.
+        for f in outputs:
+            cmd += ["--expected", os.path.join(data, f)]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True,
                                timeout=timeout)

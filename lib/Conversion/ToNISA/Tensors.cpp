@@ -108,9 +108,14 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
         return;
       }
       auto it = outputIndex.find(alloc.getResult());
-      std::string name = it != outputIndex.end()
-                             ? "out" + std::to_string(it->second)
-                             : "scratch" + std::to_string(numScratch++);
+      std::string name = "scratch" + std::to_string(numScratch);
+      if (it == outputIndex.end())
+        ++numScratch;
+      else if (auto n = func.getResultAttrOfType<StringAttr>(it->second,
+                                                             kNameAttr))
+        name = n.str();
+      else
+        name = "out" + std::to_string(it->second);
       std::optional<TensorEntry> entry =
           describeBuffer(alloc.getResult(), alloc, "allocation '" + name + "'");
       if (!entry) {
@@ -155,6 +160,16 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
   });
   if (!ok)
     return std::nullopt;
+  // Inputs and outputs are looked up by name (nki-run --input NAME=FILE).
+  llvm::StringSet<> names;
+  for (const TensorEntry &t : tensors)
+    if (t.decl.kind != isa::TensorKind::Scratch &&
+        t.decl.kind != isa::TensorKind::Constant &&
+        !names.insert(t.decl.name).second) {
+      func.emitOpError() << "names two inputs or outputs '" << t.decl.name
+                         << "'; nki.name attributes must be unique";
+      return std::nullopt;
+    }
   return tensors;
 }
 
