@@ -271,23 +271,115 @@ LogicalResult unsqueezeOp(Importer &imp, const onnx::NodeProto &node) {
 
 // --- Gather, Expand, Tile. ---
 
+/// Gather with runtime indices: the gathered axis is moved last and x viewed
+/// as [M, D]; out[m, n] = sum over j of (idx[n] == j ? x[m, j] : 0), a
+/// reduction generic against a constant iota (negative indices wrap; an
+/// index out of range gives zeros, as nothing checks it at run time).
+LogicalResult gatherRuntime(Importer &imp, const onnx::NodeProto &node, Value x,
+                            Value idx, int64_t axis) {
+  Location loc = imp.nodeLoc(node);
+  OpBuilder &b = imp.b;
+  RankedTensorType t = tensorType(x), it = tensorType(idx);
+  auto idxElt = dyn_cast<IntegerType>(it.getElementType());
+  if (!idxElt || idxElt.getWidth() < 8)
+    return emitError(loc) << "Gather indices must be integers, got " << it;
+  int64_t rank = t.getRank(), dim = t.getDimSize(axis);
+  SmallVector<int64_t> perm, rest;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis) {
+      perm.push_back(d);
+      rest.push_back(t.getDimSize(d));
+    }
+  perm.push_back(axis);
+  Value xt = axis == rank - 1 ? x : imp.transpose(loc, x, perm);
+  int64_t m = numElements(rest), n = it.getNumElements();
+  SmallVector<int64_t> outShape(t.getShape().take_front(axis));
+  outShape.append(it.getShape().begin(), it.getShape().end());
+  outShape.append(t.getShape().begin() + axis + 1, t.getShape().end());
+  if (failed(requireNonEmpty(imp, node, outShape)))
+    return failure();
+  Value x2 = imp.reshape(loc, xt, {m, dim});
+  Value i1 = imp.reshape(loc, idx, {n});
+  SmallVector<APInt> iota;
+  for (int64_t j = 0; j < dim; ++j)
+    iota.push_back(APInt(idxElt.getWidth(), j, /*isSigned=*/true));
+  Value iotaV = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({dim}, idxElt), iota));
+  Type elt = t.getElementType();
+  bool isFloat = isa<FloatType>(elt);
+  Value init =
+      linalg::FillOp::create(b, loc,
+                             ValueRange{arith::ConstantOp::create(
+                                 b, loc, cast<TypedAttr>(b.getZeroAttr(elt)))},
+                             ValueRange{imp.emptyLike(loc, {m, n}, elt)})
+          .getResult(0);
+  AffineExpr dm = b.getAffineDimExpr(0), dn = b.getAffineDimExpr(1),
+             dj = b.getAffineDimExpr(2);
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {dm, dj}, imp.ctx),
+                                 AffineMap::get(3, 0, {dn}, imp.ctx),
+                                 AffineMap::get(3, 0, {dj}, imp.ctx),
+                                 AffineMap::get(3, 0, {dm, dn}, imp.ctx)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction};
+  Value g =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{x2, i1, iotaV}, ValueRange{init},
+          maps, iters,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value zeroI =
+                arith::ConstantOp::create(nb, l, nb.getIntegerAttr(idxElt, 0));
+            Value dimI = arith::ConstantOp::create(
+                nb, l, nb.getIntegerAttr(idxElt, dim));
+            Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                              a[1], zeroI);
+            Value wrapped = arith::AddIOp::create(nb, l, a[1], dimI);
+            Value i = arith::SelectOp::create(nb, l, neg, wrapped, a[1]);
+            Value hit =
+                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, a[2]);
+            Value zero = arith::ConstantOp::create(
+                nb, l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+            Value v = arith::SelectOp::create(nb, l, hit, a[0], zero);
+            Value sum = isFloat
+                            ? arith::AddFOp::create(nb, l, a[3], v).getResult()
+                            : arith::AddIOp::create(nb, l, a[3], v).getResult();
+            linalg::YieldOp::create(nb, l, sum);
+          })
+          .getResult(0);
+  // [M, N] is [outer..., inner..., idx...]: move the index dims after outer.
+  SmallVector<int64_t> mid(rest);
+  mid.append(it.getShape().begin(), it.getShape().end());
+  g = imp.reshape(loc, g, mid);
+  int64_t ir = it.getRank(), inner = rank - 1 - axis;
+  SmallVector<int64_t> back;
+  for (int64_t d = 0; d < axis; ++d)
+    back.push_back(d);
+  for (int64_t d = 0; d < ir; ++d)
+    back.push_back(rank - 1 + d);
+  for (int64_t d = 0; d < inner; ++d)
+    back.push_back(axis + d);
+  bool identity = llvm::equal(back, llvm::seq<int64_t>(0, back.size()));
+  return imp.define(node, identity ? g : imp.transpose(loc, g, back));
+}
+
 LogicalResult gatherOp(Importer &imp, const onnx::NodeProto &node) {
   Location loc = imp.nodeLoc(node);
   FailureOr<Value> x = imp.input(node, 0);
   if (failed(x))
     return failure();
-  const IntConstant *indices = imp.intInput(node, 1);
-  if (!indices)
-    return emitError(loc) << "Gather needs constant indices (an int64 "
-                             "initializer or a folded shape computation)"
-                          << (imp.hasInput(node, 1)
-                                  ? "; '" + node.input(1) + "' is not one"
-                                  : std::string());
   RankedTensorType t = tensorType(*x);
   FailureOr<int64_t> axis =
       normalizeAxis(imp, node, intAttr(node, "axis", 0), t.getRank());
   if (failed(axis))
     return failure();
+  const IntConstant *indices = imp.intInput(node, 1);
+  if (!indices) {
+    FailureOr<Value> idx = imp.input(node, 1);
+    if (failed(idx))
+      return failure();
+    return gatherRuntime(imp, node, *x, *idx, *axis);
+  }
   int64_t dim = t.getDimSize(*axis);
   SmallVector<int64_t> idx;
   for (int64_t i : indices->values) {

@@ -59,7 +59,7 @@ save("shape_chain", [
 ], [vi("x", ["N", 3, 4])], [vi("y", ["N", 12])],
     [ints("zero", 0), ints("axes0", [0]), ints("feat_scalar", 12),
      ints("bad", [7, 7]), ints("two", 2), ints("one", 1), ints("r_len", [1]),
-     ints("zero1", [0]), ints("two1", [2])])
+     ints("zero1", [0]), ints("two1", [2])], opset=15)
 
 # Data movement on float tensors.
 save("data_movement", [
@@ -84,7 +84,7 @@ save("data_movement", [
     [ints("split", [4, 4]), ints("starts", [-1]), ints("ends", [-100]),
      ints("axes", [1]), ints("steps", [-3]), ints("idx", [[1, 3]]),
      ints("sq_axes", [1]), ints("un_axes", [0]), ints("eshape", [3, 1, 1]), ints("reps", [2, 1]),
-     ints("pads", [0, 1, 0, 2])])
+     ints("pads", [0, 1, 0, 2])], opset=14)
 
 # DepthToSpace and SpaceToDepth are reshape, transpose, reshape.
 save("depth_space", [
@@ -160,3 +160,12 @@ np.save(os.path.join(out, "old_opset_out1.npy"),
 x = rng.standard_normal((2, 3, 4)).astype(np.float32)
 np.save(os.path.join(out, "x234.npy"), x)
 np.save(os.path.join(out, "shape_chain_out0.npy"), x.reshape(2, 12))
+
+# Gather with runtime indices (negative ones wrap).
+save("gather_runtime", [node("Gather", ["x", "i"], ["y"], axis=1)],
+     [vi("x", [3, 4]), vi("i", [2], I64)], [vi("y", [3, 2])])
+x = rng.standard_normal((3, 4)).astype(np.float32)
+i = np.array([-1, 1], dtype=np.int64)
+np.save(os.path.join(out, "gx.npy"), x)
+np.save(os.path.join(out, "gi.npy"), i)
+np.save(os.path.join(out, "gather_runtime_out0.npy"), np.ascontiguousarray(x[:, i]))
