@@ -101,7 +101,8 @@ def reduce_rows_mlir(name, x, shape, init, combine, pre="", dt="f32"):
 CONSTS = """
   %zero_f32 = arith.constant 0.0 : f32
   %zero_bf16 = arith.constant 0.0 : bf16
-  %ninf_f32 = arith.constant 0xFF800000 : f32"""
+  %ninf_f32 = arith.constant 0xFF800000 : f32
+  %ninf_bf16 = arith.constant 0xFF80 : bf16"""
 
 
 def func(args, result_type, body, result):
@@ -211,7 +212,8 @@ def case_layernorm(rng, dims, dt):
     if dt == "bf16":
         # The same program on bf16 tensors (benchmarks; no reference).
         mlir = (mlir.replace("0xFF800000", "0xFF80").replace("f32", "bf16")
-                .replace("  %zero_bf16 = arith.constant 0.0 : bf16\n", "", 1))
+                .replace("  %zero_bf16 = arith.constant 0.0 : bf16\n", "", 1)
+                .replace("  %ninf_bf16 = arith.constant 0xFF80 : bf16\n", "", 1))
     def ref(mm):
         x64 = x.astype(np.float64)
         mean = x64.mean(axis=1, keepdims=True)
@@ -316,6 +318,79 @@ def case_chain(rng, dims, dt):
     return mlir, inputs, ref
 
 
+def conv_ref(x, w, stride, dilation=1):
+    """NCHW x FCHW convolution (no padding) in float64."""
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (wd - dilation * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            win = x[:, :, i * dilation:i * dilation + (oh - 1) * stride + 1:stride,
+                    j * dilation:j * dilation + (ow - 1) * stride + 1:stride]
+            y += np.einsum("nchw,fc->nfhw", win.astype(np.float64),
+                           w[:, :, i, j].astype(np.float64))
+    return y
+
+
+def pad_mlir(name, x, shape, pad, value, dt="f32"):
+    """%name = x zero- (or value-) padded by `pad` on both spatial sides."""
+    out = shape[:2] + tuple(s + 2 * pad for s in shape[2:])
+    lo = ", ".join(["0", "0"] + [str(pad)] * (len(shape) - 2))
+    idx = ", ".join(f"%i{i}: index" for i in range(len(shape)))
+    return f"""
+  %{name} = tensor.pad %{x} low[{lo}] high[{lo}] {{
+  ^bb0({idx}):
+    tensor.yield %{value} : {dt}
+  }} : {ttype(shape, dt)} to {ttype(out, dt)}""", out
+
+
+def case_conv2d(rng, dims, dt):
+    """N x C x H x W input, F filters of K x K, stride, zero padding."""
+    n, c, h, w, f, k, stride, pad = dims
+    x, wt = rand(rng, (n, c, h, w), dt), rand(rng, (f, c, k, k), dt)
+    body, padded = pad_mlir("xp", "x", (n, c, h, w), pad, f"zero_{dt}", dt)
+    oh = (padded[2] - k) // stride + 1
+    ow = (padded[3] - k) // stride + 1
+    out = ttype((n, f, oh, ow), "f32")
+    body += f"""
+  %ye = tensor.empty() : {out}
+  %yz = linalg.fill ins(%zero_f32 : f32) outs(%ye : {out}) -> {out}
+  %y = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%xp, %w : {ttype(padded, dt)}, {ttype((f, c, k, k), dt)}) outs(%yz : {out}) -> {out}"""
+    mlir = func([("x", ttype((n, c, h, w), dt)), ("w", ttype((f, c, k, k), dt))],
+                out, body, "y")
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride)
+
+
+def case_maxpool(rng, dims, dt):
+    """N x C x H x W input, K x K windows, stride, -inf padding."""
+    n, c, h, w, k, stride, pad = dims
+    x = rand(rng, (n, c, h, w), dt)
+    body, padded = pad_mlir("xp", "x", (n, c, h, w), pad, f"ninf_{dt}", dt)
+    oh = (padded[2] - k) // stride + 1
+    ow = (padded[3] - k) // stride + 1
+    out = ttype((n, c, oh, ow), dt)
+    body += f"""
+  %ye = tensor.empty() : {out}
+  %yi = linalg.fill ins(%ninf_{dt} : {dt}) outs(%ye : {out}) -> {out}
+  %win = tensor.empty() : {ttype((k, k), dt)}
+  %y = linalg.pooling_nchw_max {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%xp, %win : {ttype(padded, dt)}, {ttype((k, k), dt)}) outs(%yi : {out}) -> {out}"""
+    mlir = func([("x", ttype((n, c, h, w), dt))], out, body, "y")
+
+    def ref(mm):
+        xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)),
+                    constant_values=-np.inf)
+        y = np.full((n, c, oh, ow), -np.inf)
+        for i in range(k):
+            for j in range(k):
+                y = np.maximum(y, xp[:, :, i:i + (oh - 1) * stride + 1:stride,
+                                     j:j + (ow - 1) * stride + 1:stride])
+        return y
+    return mlir, {"x": x}, ref
+
+
 CASES = {
     "chain": case_chain,
     "matmul": case_matmul,
@@ -328,6 +403,8 @@ CASES = {
     "attention": case_attention,
     "add": case_add,
     "transpose": case_transpose,
+    "conv2d": case_conv2d,
+    "maxpool": case_maxpool,
 }
 
 

@@ -9,6 +9,7 @@
 
 #include "nki/Conversion/Passes.h"
 
+#include "DecomposeConv.h"
 #include "ExpandMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -172,6 +173,8 @@ struct NKIPrepareGraphPass
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
         failed(nki::expandMathFunctions(func)))
+      return signalPassFailure();
+    if (failed(nki::decomposeConvolutions(func)))
       return signalPassFailure();
 
     if (autoCast == "matmul")

@@ -26,6 +26,7 @@ const OpTable &onnx_import::opTable() {
   static const OpTable table = [] {
     OpTable t;
     registerConstantAndShapeOps(t);
+    registerConvOps(t);
     registerElementwiseOps(t);
     registerMathOps(t);
     registerMatMulOps(t);

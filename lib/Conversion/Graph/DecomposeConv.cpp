@@ -1,0 +1,383 @@
+//===- DecomposeConv.cpp - Convolutions and pooling as matmuls ------------===//
+//
+// A convolution is a matmul once its input is gathered im2col-style: with
+// the input viewed as x[N, G, Cg, S...] and the filter as w[G, F, Cg, K...],
+//
+//   col[g, c, k..., n, o...] = x[n, g, c, o * stride + k * dilation]
+//   y[g, f, (n, o...)]       = w[g, f, (c, k...)] x col[g, (c, k...), (n,
+//   o...)]
+//
+// so the whole contraction over C * prod(K) is one (batch) matmul: the
+// tiler puts it on the partitions in blocks of 128 and accumulates the
+// blocks in PSUM. The gather is N * prod(K) strided slice copies (HBM to HBM
+// DMAs, no engine work); the [G, F, N, O...] product goes back to
+// [N, G, F, O...] by N slice copies (none when N = 1).
+//
+// Pooling is elementwise and separable: one spatial dim at a time, max or
+// sum of that dim's strided windows of the previous result, each window a
+// view (no copy), a few windows per generic so that a tile of every operand
+// fits in SBUF at once.
+//
+// Padding is not part of linalg's ops: producers pad with tensor.pad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DecomposeConv.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Windows combined by one pooling generic: each is a tile in SBUF.
+constexpr int64_t kWindowsPerGeneric = 8;
+
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t p = 1;
+  for (int64_t x : v)
+    p *= x;
+  return p;
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> v) {
+  return llvm::map_to_vector(
+      v, [&](int64_t x) -> OpFoldResult { return b.getIndexAttr(x); });
+}
+
+/// Any static reshape with the same element count: collapse to 1-D, expand.
+Value reshape(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  Type elt = type.getElementType();
+  if (type.getRank() != 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      all.push_back(i);
+    v = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({type.getNumElements()}, elt), v,
+        SmallVector<ReassociationIndices>{all});
+  }
+  if (shape.size() == 1)
+    return v;
+  ReassociationIndices all;
+  for (size_t i = 0; i < shape.size(); ++i)
+    all.push_back(i);
+  return tensor::ExpandShapeOp::create(b, loc,
+                                       RankedTensorType::get(shape, elt), v,
+                                       SmallVector<ReassociationIndices>{all});
+}
+
+Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type elt) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elt);
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+/// The float a linalg.fill (or splat constant) writes into `init`, if any.
+std::optional<APFloat> filledWith(Value init) {
+  Value v = init;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    v = fill.getInputs()[0];
+  FloatAttr f;
+  if (matchPattern(v, m_Constant(&f)))
+    return f.getValue();
+  DenseElementsAttr d;
+  if (matchPattern(v, m_Constant(&d)) && d.isSplat() &&
+      isa<FloatType>(d.getElementType()))
+    return d.getSplatValue<APFloat>();
+  return std::nullopt;
+}
+
+/// An elementwise generic over `shape` (identity maps) combining `ins`.
+Value combine(OpBuilder &b, Location loc, ValueRange ins,
+              ArrayRef<int64_t> shape, Type elt, bool isMax) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elt);
+  AffineMap id = b.getMultiDimIdentityMap(shape.size());
+  SmallVector<AffineMap> maps(ins.size() + 1, id);
+  SmallVector<utils::IteratorType> iters(shape.size(),
+                                         utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, empty.getType(), ins, empty, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value acc = args[0];
+        for (Value a : args.drop_front().drop_back())
+          acc = isMax ? arith::MaximumFOp::create(nb, l, acc, a).getResult()
+                      : arith::AddFOp::create(nb, l, acc, a).getResult();
+        linalg::YieldOp::create(nb, l, acc);
+      });
+  return generic.getResult(0);
+}
+
+/// Calls fn with every index of a box of extents `k`.
+void forEachIndex(ArrayRef<int64_t> k,
+                  function_ref<void(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> idx(k.size(), 0);
+  for (int64_t flat = 0, e = product(k); flat < e; ++flat) {
+    int64_t r = flat;
+    for (int64_t d = int64_t(k.size()) - 1; d >= 0; --d) {
+      idx[d] = r % k[d];
+      r /= k[d];
+    }
+    fn(idx);
+  }
+}
+
+/// x[N, G, Cg, S...] (already padded) conv w[G, F, Cg, K...] into
+/// [N, G, F, O...] with element type `outElt`, accumulated from zero.
+Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
+              ArrayRef<int64_t> out, ArrayRef<int64_t> strides,
+              ArrayRef<int64_t> dilations, Type outElt) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> xs = xt.getShape();
+  ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
+  int64_t n = xs[0], g = xs[1], cg = xs[2], f = ws[1];
+  ArrayRef<int64_t> k = ws.drop_front(3);
+  size_t s = out.size();
+  Type elt = xt.getElementType();
+
+  // im2col: one strided window of every (g, c) per image and kernel offset.
+  SmallVector<int64_t> colShape = {g, cg};
+  llvm::append_range(colShape, k);
+  colShape.push_back(n);
+  llvm::append_range(colShape, out);
+  Value col = tensor::EmptyOp::create(b, loc, colShape, elt);
+  SmallVector<int64_t> pieceShape = {g, cg};
+  llvm::append_range(pieceShape, out);
+  auto pieceType = RankedTensorType::get(pieceShape, elt);
+  SmallVector<int64_t> srcSizes = {1, g, cg}, srcStrides = {1, 1, 1};
+  llvm::append_range(srcSizes, out);
+  llvm::append_range(srcStrides, strides);
+  SmallVector<int64_t> dstSizes = {g, cg};
+  dstSizes.append(s + 1, 1);
+  llvm::append_range(dstSizes, out);
+  SmallVector<int64_t> ones(colShape.size(), 1);
+  for (int64_t img = 0; img < n; ++img)
+    forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
+      SmallVector<int64_t> srcOffsets = {img, 0, 0};
+      for (size_t d = 0; d < s; ++d)
+        srcOffsets.push_back(kpos[d] * dilations[d]);
+      Value piece = tensor::ExtractSliceOp::create(
+          b, loc, pieceType, x, indexAttrs(b, srcOffsets),
+          indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
+      SmallVector<int64_t> dstOffsets = {0, 0};
+      llvm::append_range(dstOffsets, kpos);
+      dstOffsets.push_back(img);
+      dstOffsets.append(s, 0);
+      col = tensor::InsertSliceOp::create(
+          b, loc, piece, col, indexAttrs(b, dstOffsets),
+          indexAttrs(b, dstSizes), indexAttrs(b, ones));
+    });
+
+  // One contraction over (c, k...).
+  int64_t kc = cg * product(k), p = product(out), nc = n * p;
+  Value prod;
+  if (g == 1) {
+    Value a = reshape(b, loc, w, {f, kc});
+    Value bm = reshape(b, loc, col, {kc, nc});
+    Value init = zeroFilled(b, loc, {f, nc}, outElt);
+    prod = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{a, bm}, ValueRange{init})
+               .getResult(0);
+  } else {
+    Value a = reshape(b, loc, w, {g, f, kc});
+    Value bm = reshape(b, loc, col, {g, kc, nc});
+    Value init = zeroFilled(b, loc, {g, f, nc}, outElt);
+    prod = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                         ValueRange{a, bm}, ValueRange{init})
+               .getResult(0);
+  }
+
+  // [G, F, N, P] -> [N, G, F, P].
+  SmallVector<int64_t> result = {n, g, f};
+  llvm::append_range(result, out);
+  if (n == 1)
+    return reshape(b, loc, prod, result);
+  prod = reshape(b, loc, prod, {g, f, n, p});
+  Value y =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, g, f, p}, outElt);
+  auto rowType = RankedTensorType::get({g, f, p}, outElt);
+  for (int64_t img = 0; img < n; ++img) {
+    Value row = tensor::ExtractSliceOp::create(
+        b, loc, rowType, prod, indexAttrs(b, {0, 0, img, 0}),
+        indexAttrs(b, {g, f, 1, p}), indexAttrs(b, {1, 1, 1, 1}));
+    y = tensor::InsertSliceOp::create(
+        b, loc, row, y, indexAttrs(b, {img, 0, 0, 0}),
+        indexAttrs(b, {1, g, f, p}), indexAttrs(b, {1, 1, 1, 1}));
+  }
+  return reshape(b, loc, y, result);
+}
+
+enum class Layout {
+  Plain,     // x[N, C, S...], w[F, C, K...], y[N, F, O...]
+  Grouped,   // x[N, G, C, S...], w[G, F, C, K...], y[N, G, F, O...]
+  Depthwise, // x[N, C, S...], w[C, K...], y[N, C, O...]
+};
+
+SmallVector<int64_t> values(DenseIntElementsAttr a) {
+  return llvm::to_vector(a.getValues<int64_t>());
+}
+
+template <typename ConvOp, Layout L>
+struct DecomposeConvOp : OpRewritePattern<ConvOp> {
+  using OpRewritePattern<ConvOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], w = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto wt = dyn_cast<RankedTensorType>(w.getType());
+    auto yt = dyn_cast<RankedTensorType>(init.getType());
+    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
+        !yt.hasStaticShape() || op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> xs = xt.getShape(), ws = wt.getShape(),
+                      ys = yt.getShape();
+    // Bring every layout to x[N, G, Cg, S...], w[G, F, Cg, K...].
+    SmallVector<int64_t> x5 = {xs[0]}, w5, out;
+    switch (L) {
+    case Layout::Plain:
+      x5.append({1, xs[1]});
+      w5 = {1, ws[0], ws[1]};
+      out.assign(ys.begin() + 2, ys.end());
+      break;
+    case Layout::Grouped:
+      x5.append({xs[1], xs[2]});
+      w5 = {ws[0], ws[1], ws[2]};
+      out.assign(ys.begin() + 3, ys.end());
+      break;
+    case Layout::Depthwise:
+      x5.append({xs[1], 1});
+      w5 = {ws[0], 1, 1};
+      out.assign(ys.begin() + 2, ys.end());
+      break;
+    }
+    size_t spatial = L == Layout::Grouped ? 3 : 2;
+    x5.append(xs.begin() + spatial, xs.end());
+    w5.append(ws.begin() + (L == Layout::Depthwise ? 1 : spatial), ws.end());
+    Value y =
+        convNGC(rewriter, loc, reshape(rewriter, loc, x, x5),
+                reshape(rewriter, loc, w, w5), out, values(op.getStrides()),
+                values(op.getDilations()), yt.getElementType());
+    y = reshape(rewriter, loc, y, ys);
+    // linalg's convolutions accumulate into their init.
+    std::optional<APFloat> c = filledWith(init);
+    if (!c || !c->isZero())
+      y = combine(rewriter, loc, {y, init}, ys, yt.getElementType(),
+                  /*isMax=*/false);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+template <typename PoolOp, bool IsMax>
+struct DecomposePoolOp : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], window = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto kt = dyn_cast<RankedTensorType>(window.getType());
+    auto yt = dyn_cast<RankedTensorType>(init.getType());
+    if (!xt || !kt || !yt || !xt.hasStaticShape() || !kt.hasStaticShape() ||
+        !yt.hasStaticShape() || op->getNumResults() != 1 ||
+        !isa<FloatType>(yt.getElementType()) ||
+        xt.getElementType() != yt.getElementType())
+      return rewriter.notifyMatchFailure(op, "needs static float tensors");
+    Location loc = op.getLoc();
+    Type elt = yt.getElementType();
+    ArrayRef<int64_t> ys = yt.getShape();
+    SmallVector<int64_t> strides = values(op.getStrides());
+    SmallVector<int64_t> dilations = values(op.getDilations());
+    ArrayRef<int64_t> k = kt.getShape();
+    // The init takes part unless it is the combiner's identity.
+    std::optional<APFloat> c = filledWith(init);
+    bool identity =
+        c && (IsMax ? c->isInfinity() && c->isNegative() : c->isZero());
+    // Max and sum are separable: pool one spatial dim at a time over
+    // strided views (sum(K) windows instead of prod(K)).
+    Value acc = x;
+    for (size_t d = 0; d < k.size(); ++d) {
+      size_t dim = d + 2;
+      SmallVector<int64_t> shape(
+          cast<RankedTensorType>(acc.getType()).getShape());
+      if (k[d] == 1 && strides[d] == 1 && shape[dim] == ys[dim])
+        continue;
+      shape[dim] = ys[dim];
+      auto type = RankedTensorType::get(shape, elt);
+      SmallVector<int64_t> steps(shape.size(), 1);
+      steps[dim] = strides[d];
+      SmallVector<Value> windows;
+      for (int64_t i = 0; i < k[d]; ++i) {
+        SmallVector<int64_t> offsets(shape.size(), 0);
+        offsets[dim] = i * dilations[d];
+        windows.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc, type, acc, indexAttrs(rewriter, offsets),
+            indexAttrs(rewriter, shape), indexAttrs(rewriter, steps)));
+      }
+      if (windows.size() == 1) {
+        acc = windows.front();
+        continue;
+      }
+      Value partial;
+      for (size_t i = 0; i < windows.size(); i += kWindowsPerGeneric) {
+        SmallVector<Value> ins;
+        if (partial)
+          ins.push_back(partial);
+        for (size_t j = i; j < std::min(windows.size(), i + kWindowsPerGeneric);
+             ++j)
+          ins.push_back(windows[j]);
+        partial = combine(rewriter, loc, ins, shape, elt, IsMax);
+      }
+      acc = partial;
+    }
+    if (!identity)
+      acc = combine(rewriter, loc, {acc, init}, ys, elt, IsMax);
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+} // namespace
+
+void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<
+      DecomposeConvOp<linalg::Conv1DNcwFcwOp, Layout::Plain>,
+      DecomposeConvOp<linalg::Conv2DNchwFchwOp, Layout::Plain>,
+      DecomposeConvOp<linalg::Conv3DNcdhwFcdhwOp, Layout::Plain>,
+      DecomposeConvOp<linalg::Conv2DNgchwGfchwOp, Layout::Grouped>,
+      DecomposeConvOp<linalg::DepthwiseConv1DNcwCwOp, Layout::Depthwise>,
+      DecomposeConvOp<linalg::DepthwiseConv2DNchwChwOp, Layout::Depthwise>,
+      DecomposeConvOp<linalg::DepthwiseConv3DNcdhwCdhwOp, Layout::Depthwise>,
+      DecomposePoolOp<linalg::PoolingNcwMaxOp, true>,
+      DecomposePoolOp<linalg::PoolingNchwMaxOp, true>,
+      DecomposePoolOp<linalg::PoolingNcwSumOp, false>,
+      DecomposePoolOp<linalg::PoolingNchwSumOp, false>>(ctx);
+}
+
+LogicalResult nki::decomposeConvolutions(Operation *root) {
+  RewritePatternSet patterns(root->getContext());
+  populateDecomposeConvPatterns(patterns);
+  if (failed(applyPatternsGreedily(root, std::move(patterns))))
+    return failure();
+  bool ok = true;
+  root->walk([&](linalg::ConvolutionOpInterface op) {
+    op->emitOpError("is not supported by the nki compiler: supported "
+                    "convolutions are the NC-first (ncw, nchw, ncdhw) "
+                    "forms, grouped ngchw_gfchw and depthwise, and pooling "
+                    "ncw/nchw max and sum, on static shapes");
+    ok = false;
+  });
+  return success(ok);
+}

@@ -1,0 +1,26 @@
+//===- DecomposeConv.h - Convolutions and pooling as matmuls ----*- C++ -*-===//
+//
+// Private to lib/Conversion: nki-prepare-graph rewrites linalg's
+// convolution and pooling named ops into the ops tiling handles.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H
+#define NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace nki {
+
+/// Patterns that rewrite NC-first convolutions (1-D, 2-D, 3-D, grouped,
+/// depthwise) into an im2col gather plus one (batch) matmul, and NC-first
+/// max/sum pooling into elementwise max/add over strided windows.
+void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns);
+
+/// Applies those patterns to `root`, then reports every convolution or
+/// pooling op left (other layouts, dynamic shapes) as unsupported.
+mlir::LogicalResult decomposeConvolutions(mlir::Operation *root);
+
+} // namespace nki
+
+#endif // NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H

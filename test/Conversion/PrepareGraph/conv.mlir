@@ -1,0 +1,135 @@
+// nki-prepare-graph: convolutions become an im2col gather and one matmul,
+// pooling elementwise max/add over strided windows.
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph -verify-diagnostics | FileCheck %s
+
+// 2-D, stride 2, dilation 1: 9 strided window copies into col[C, KH, KW, N,
+// OH, OW], one matmul [F, C*KH*KW] x [C*KH*KW, OH*OW] from zero (N = 1: no
+// output copies).
+// CHECK-LABEL: func.func @conv2d
+// CHECK-NOT: linalg.conv
+// CHECK: %[[COL:.*]] = tensor.empty() : tensor<1x3x3x3x1x3x2xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 1, 3, 3, 2] [1, 1, 1, 2, 2] : tensor<1x1x3x7x5xf32> to tensor<1x3x3x2xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[COL]][0, 0, 0, 0, 0, 0, 0] [1, 3, 1, 1, 1, 3, 2] [1, 1, 1, 1, 1, 1, 1] : tensor<1x3x3x2xf32> into tensor<1x3x3x3x1x3x2xf32>
+// CHECK-COUNT-8: tensor.insert_slice
+// CHECK: linalg.fill {{.*}} -> tensor<4x6xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x27xf32>, tensor<27x6xf32>)
+// CHECK: return {{.*}} : tensor<1x4x3x2xf32>
+func.func @conv2d(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x3x2xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x3x7x5xf32>, tensor<4x3x3x3xf32>) outs(%i : tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32>
+  return %y : tensor<1x4x3x2xf32>
+}
+
+// -----
+
+// Two images: the [F, N*OH*OW] product goes back to [N, F, OH*OW] by one
+// slice copy per image; a non-zero init is added after.
+// CHECK-LABEL: func.func @conv1d_batch
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<5x12xf32>, tensor<12x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [1, 5, 1, 8] [1, 1, 1, 1] : tensor<1x5x2x8xf32> to tensor<1x5x8xf32>
+// CHECK: tensor.insert_slice %{{.*}}[1, 0, 0, 0] [1, 1, 5, 8] [1, 1, 1, 1] : tensor<1x5x8xf32> into tensor<2x1x5x8xf32>
+// CHECK: linalg.generic
+// CHECK: arith.addf
+func.func @conv1d_batch(%x: tensor<2x4x10xf32>, %w: tensor<5x4x3xf32>, %init: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %y = linalg.conv_1d_ncw_fcw {strides = dense<1> : tensor<1xi64>, dilations = dense<1> : tensor<1xi64>}
+         ins(%x, %w : tensor<2x4x10xf32>, tensor<5x4x3xf32>) outs(%init : tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
+  return %y : tensor<2x5x8xf32>
+}
+
+// -----
+
+// Groups are the batch of one batch_matmul; dilation 2 spaces the window
+// offsets.
+// CHECK-LABEL: func.func @grouped
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 2, 2] [1, 2, 2, 4, 3] [1, 1, 1, 1, 1]
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x3x8xf32>, tensor<2x8x12xf32>)
+func.func @grouped(%x: tensor<1x2x2x6x5xf32>, %w: tensor<2x3x2x2x2xf32>) -> tensor<1x2x3x4x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x3x4x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x4x3xf32>) -> tensor<1x2x3x4x3xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x2x2x6x5xf32>, tensor<2x3x2x2x2xf32>) outs(%i : tensor<1x2x3x4x3xf32>) -> tensor<1x2x3x4x3xf32>
+  return %y : tensor<1x2x3x4x3xf32>
+}
+
+// -----
+
+// Depthwise: every channel its own group with one filter.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<3x1x4xf32>, tensor<3x4x9xf32>)
+func.func @depthwise(%x: tensor<1x3x4x4xf32>, %w: tensor<3x2x2xf32>) -> tensor<1x3x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %y = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x3x4x4xf32>, tensor<3x2x2xf32>) outs(%i : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  return %y : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// Max pooling 2x2 stride 2 from a -inf init, one dim at a time: two
+// strided row windows (views of the input), then two column windows of
+// their max; no init operand.
+// CHECK-LABEL: func.func @maxpool
+// CHECK-COUNT-2: tensor.extract_slice %arg0{{.*}} [1, 2, 3, 7] [1, 1, 2, 1] : tensor<1x2x6x7xf32> to tensor<1x2x3x7xf32>
+// CHECK: %[[H:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x3x7xf32>, tensor<1x2x3x7xf32>)
+// CHECK: arith.maximumf
+// CHECK: tensor.extract_slice %[[H]][0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 2]
+// CHECK: tensor.extract_slice %[[H]][0, 0, 0, 1] [1, 2, 3, 3] [1, 1, 1, 2]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>)
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.pooling
+func.func @maxpool(%x: tensor<1x2x6x7xf32>) -> tensor<1x2x3x3xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %k = tensor.empty() : tensor<2x2xf32>
+  %y = linalg.pooling_nchw_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %k : tensor<1x2x6x7xf32>, tensor<2x2xf32>) outs(%i : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Sum pooling over 9 windows: 8 in the first generic, then the partial sum
+// and the last window.
+// CHECK-LABEL: func.func @sumpool
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[M:map[0-9]*]], #[[M]], #[[M]], #[[M]], #[[M]], #[[M]], #[[M]], #[[M]], #[[M]]]
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+func.func @sumpool(%x: tensor<2x3x12xf32>) -> tensor<2x3x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %k = tensor.empty() : tensor<9xf32>
+  %y = linalg.pooling_ncw_sum {strides = dense<1> : tensor<1xi64>, dilations = dense<1> : tensor<1xi64>}
+         ins(%x, %k : tensor<2x3x12xf32>, tensor<9xf32>) outs(%i : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Channels-last forms are not decomposed: a diagnostic, not a tiling failure.
+func.func @nhwc(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  // expected-error @+1 {{'linalg.conv_2d_nhwc_hwcf' op is not supported by the nki compiler: supported convolutions are the NC-first}}
+  %y = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x5x5x3xf32>, tensor<3x3x3x4xf32>) outs(%i : tensor<1x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return %y : tensor<1x3x3x4xf32>
+}
+
+// -----
+
+func.func @pool_nhwc(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %k = tensor.empty() : tensor<2x2xf32>
+  // expected-error @+1 {{'linalg.pooling_nhwc_max' op is not supported by the nki compiler}}
+  %y = linalg.pooling_nhwc_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %k : tensor<1x4x4x2xf32>, tensor<2x2xf32>) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
