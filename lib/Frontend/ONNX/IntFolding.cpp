@@ -358,6 +358,50 @@ FoldResult castLikeOp(Importer &imp, const onnx::NodeProto &node) {
 
 // --- Arithmetic and logic with numpy broadcasting. ---
 
+/// Shape arithmetic done in floats (Shape -> Cast -> Mul -> Floor -> Cast
+/// in resize exports): an elementwise op whose inputs are all small dense
+/// float constants of one element type becomes a new constant. Each op is
+/// computed in double and rounded once to the element type, which is the
+/// correctly rounded result for + - * / on f32 or bf16 operands.
+FoldResult foldFloats(Importer &imp, const onnx::NodeProto &node,
+                      function_ref<double(ArrayRef<double>)> fn) {
+  // Shapes, scales and sizes only: larger constants stay runtime work.
+  constexpr int64_t kMaxElements = 1024;
+  SmallVector<SmallVector<int64_t>> shapes;
+  std::vector<std::vector<double>> vals;
+  Type elt;
+  for (int i = 0; i < node.input_size(); ++i) {
+    auto it = imp.hasInput(node, i) ? imp.values.find(node.input(i))
+                                    : imp.values.end();
+    if (it == imp.values.end())
+      return FoldResult::NotConstant;
+    RankedTensorType t = tensorType(it->second);
+    if ((elt && t.getElementType() != elt) || t.getNumElements() > kMaxElements)
+      return FoldResult::NotConstant;
+    elt = t.getElementType();
+    std::optional<std::vector<double>> v = floatConstantValues(it->second);
+    if (!v)
+      return FoldResult::NotConstant;
+    shapes.push_back(shapeOf(it->second));
+    vals.push_back(std::move(*v));
+  }
+  std::optional<SmallVector<int64_t>> out = broadcastShape(shapes);
+  if (shapes.empty() || !out)
+    return FoldResult::NotConstant;
+  std::vector<Ints> idx;
+  for (auto &s : shapes)
+    idx.push_back(broadcastIndices(s, *out));
+  std::vector<double> result;
+  SmallVector<double> args(vals.size());
+  for (int64_t e = 0, n = numElements(*out); e < n; ++e) {
+    for (size_t i = 0; i < vals.size(); ++i)
+      args[i] = vals[i][idx[i][e]];
+    result.push_back(fn(args));
+  }
+  return done(imp.define(
+      node, denseFloatConstant(imp, imp.nodeLoc(node), *out, elt, result)));
+}
+
 template <typename Fn>
 FoldResult binary(Importer &imp, const onnx::NodeProto &node, Fn fn,
                   bool boolResult = false) {
@@ -373,27 +417,40 @@ FoldResult binary(Importer &imp, const onnx::NodeProto &node, Fn fn,
 }
 
 FoldResult addOp(Importer &imp, const onnx::NodeProto &node) {
-  return binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    return a + b;
-  });
+  FoldResult r =
+      binary(imp, node,
+             [](int64_t a, int64_t b) -> FailureOr<int64_t> { return a + b; });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) { return a[0] + a[1]; });
 }
 FoldResult subOp(Importer &imp, const onnx::NodeProto &node) {
-  return binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    return a - b;
-  });
+  FoldResult r =
+      binary(imp, node,
+             [](int64_t a, int64_t b) -> FailureOr<int64_t> { return a - b; });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) { return a[0] - a[1]; });
 }
 FoldResult mulOp(Importer &imp, const onnx::NodeProto &node) {
-  return binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    return a * b;
-  });
+  FoldResult r =
+      binary(imp, node,
+             [](int64_t a, int64_t b) -> FailureOr<int64_t> { return a * b; });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) { return a[0] * a[1]; });
 }
 FoldResult divOp(Importer &imp, const onnx::NodeProto &node) {
   // Integer Div truncates toward zero, as the ONNX runtimes do.
-  return binary(imp, node, [&](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    if (b == 0)
-      return emitError(imp.nodeLoc(node)) << "Div of integers by zero";
-    return a / b;
-  });
+  FoldResult r =
+      binary(imp, node, [&](int64_t a, int64_t b) -> FailureOr<int64_t> {
+        if (b == 0)
+          return emitError(imp.nodeLoc(node)) << "Div of integers by zero";
+        return a / b;
+      });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) { return a[0] / a[1]; });
 }
 FoldResult modOp(Importer &imp, const onnx::NodeProto &node) {
   bool fmod = intAttr(node, "fmod", 0) != 0;
@@ -408,13 +465,31 @@ FoldResult modOp(Importer &imp, const onnx::NodeProto &node) {
   });
 }
 FoldResult maxOp(Importer &imp, const onnx::NodeProto &node) {
-  return binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    return std::max(a, b);
+  FoldResult r =
+      binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
+        return std::max(a, b);
+      });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) {
+    double m = a[0];
+    for (double v : a)
+      m = std::isnan(v) || std::isnan(m) ? NAN : std::max(m, v);
+    return m;
   });
 }
 FoldResult minOp(Importer &imp, const onnx::NodeProto &node) {
-  return binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
-    return std::min(a, b);
+  FoldResult r =
+      binary(imp, node, [](int64_t a, int64_t b) -> FailureOr<int64_t> {
+        return std::min(a, b);
+      });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) {
+    double m = a[0];
+    for (double v : a)
+      m = std::isnan(v) || std::isnan(m) ? NAN : std::min(m, v);
+    return m;
   });
 }
 FoldResult equalOp(Importer &imp, const onnx::NodeProto &node) {
@@ -444,13 +519,29 @@ FoldResult unary(Importer &imp, const onnx::NodeProto &node, Fn fn) {
   return done(imp.defineInt(node, std::move(r)));
 }
 FoldResult negOp(Importer &imp, const onnx::NodeProto &node) {
-  return unary(imp, node, [](int64_t v) { return -v; });
+  FoldResult r = unary(imp, node, [](int64_t v) { return -v; });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node, [](ArrayRef<double> a) { return -a[0]; });
 }
 FoldResult absOp(Importer &imp, const onnx::NodeProto &node) {
-  return unary(imp, node, [](int64_t v) { return v < 0 ? -v : v; });
+  FoldResult r = unary(imp, node, [](int64_t v) { return v < 0 ? -v : v; });
+  if (r != FoldResult::NotConstant)
+    return r;
+  return foldFloats(imp, node,
+                    [](ArrayRef<double> a) { return std::fabs(a[0]); });
 }
 FoldResult notOp(Importer &imp, const onnx::NodeProto &node) {
   return unary(imp, node, [](int64_t v) -> int64_t { return v == 0; });
+}
+
+FoldResult floorOp(Importer &imp, const onnx::NodeProto &node) {
+  return foldFloats(imp, node,
+                    [](ArrayRef<double> a) { return std::floor(a[0]); });
+}
+FoldResult ceilOp(Importer &imp, const onnx::NodeProto &node) {
+  return foldFloats(imp, node,
+                    [](ArrayRef<double> a) { return std::ceil(a[0]); });
 }
 
 FoldResult whereOp(Importer &imp, const onnx::NodeProto &node) {
@@ -624,6 +715,8 @@ const llvm::StringMap<IntFolder> &onnx_import::intFolders() {
       {"Neg", negOp},
       {"Abs", absOp},
       {"Not", notOp},
+      {"Floor", floorOp},
+      {"Ceil", ceilOp},
       {"Where", whereOp},
       {"Range", rangeOp},
       {"ConstantOfShape", constantOfShapeOp},

@@ -61,6 +61,20 @@ save("shape_chain", [
      ints("bad", [7, 7]), ints("two", 2), ints("one", 1), ints("r_len", [1]),
      ints("zero1", [0]), ints("two1", [2])], opset=15)
 
+# Float shape arithmetic, as resize exports write it: Shape -> Cast(float)
+# -> Mul by scales -> Floor -> Cast(int64) -> Concat -> Reshape folds too.
+save("float_chain", [
+    node("Shape", ["x"], ["s"]),
+    node("Cast", ["s"], ["sf"], to=F),
+    node("Mul", ["sf", "scales"], ["m"]),
+    node("Floor", ["m"], ["fl"]),
+    node("Cast", ["fl"], ["si"], to=I64),
+    node("Concat", ["si", "minus1"], ["target"], axis=0),
+    node("Reshape", ["x", "target"], ["y"]),
+], [vi("x", [4, 6])], [vi("y", [4, 3, 2])],
+    [numpy_helper.from_array(np.array([1.0, 0.6], dtype=np.float32),
+                             "scales"), ints("minus1", [-1])])
+
 # Data movement on float tensors.
 save("data_movement", [
     node("Concat", ["a", "a"], ["cat"], axis=-1),
