@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <numeric>
 #include <string>
 
 using namespace mlir;
@@ -96,6 +97,8 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     return std::nullopt;
 
   auto module = func->getParentOfType<ModuleOp>();
+  // (return index, position in `tensors`) of each output.
+  SmallVector<std::pair<unsigned, size_t>> outputSlots;
   llvm::StringSet<> globalsSeen;
   unsigned numScratch = 0;
   func.walk([&](Operation *op) {
@@ -125,6 +128,8 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
       entry->decl.kind = it != outputIndex.end() ? isa::TensorKind::Output
                                                  : isa::TensorKind::Scratch;
       entry->decl.name = name;
+      if (it != outputIndex.end())
+        outputSlots.push_back({it->second, tensors.size()});
       tensors.push_back(std::move(*entry));
       return;
     }
@@ -160,6 +165,18 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
   });
   if (!ok)
     return std::nullopt;
+  // Outputs are listed in return order (nki-run binds positional expected
+  // files in that order); their slots among the other tensors stay put.
+  SmallVector<TensorEntry> outputs;
+  for (auto [index, pos] : outputSlots)
+    outputs.push_back(std::move(tensors[pos]));
+  SmallVector<size_t> order(outputSlots.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return outputSlots[a].first < outputSlots[b].first;
+  });
+  for (size_t i = 0; i < order.size(); ++i)
+    tensors[outputSlots[i].second] = std::move(outputs[order[i]]);
   // Inputs and outputs are looked up by name (nki-run --input NAME=FILE).
   llvm::StringSet<> names;
   for (const TensorEntry &t : tensors)

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Verifier.h"
 
+#include "onnx/checker.h"
+
 #include <cstring>
 #include <limits>
 #include <set>
@@ -430,6 +432,20 @@ OwningOpRef<ModuleOp> nki::importONNX(StringRef bytes, StringRef fileName,
                << "not a valid ONNX model: "
                << (model.has_graph() ? "no opset_import" : "no graph"),
            nullptr;
+  // ONNX's own checker: node arity, attribute types, opset schemas, SSA
+  // form and topological order, with messages that name the node.
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    // The message spans lines (it prints the node); keep it on one.
+    std::string what = e.what();
+    for (char &c : what)
+      if (c == '\n')
+        c = ' ';
+    return emitError(fileLoc)
+               << "not a valid ONNX model: " << StringRef(what).trim(),
+           nullptr;
+  }
   context
       ->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
                     tensor::TensorDialect, linalg::LinalgDialect>();

@@ -5,8 +5,9 @@
 // are static here, so these chains are evaluated when the node is imported
 // and their results kept as IntConstants; the tensor handlers then see
 // constant shapes, axes and pads. A node folds when each of its present
-// inputs is an IntConstant (Shape and Size need only their input's type);
-// otherwise it goes to the op table's handler.
+// inputs is an IntConstant (Shape and Size need only their input's type),
+// or, for a few arithmetic ops, a small dense float constant; otherwise it
+// goes to the op table's handler.
 //
 //===----------------------------------------------------------------------===//
 
