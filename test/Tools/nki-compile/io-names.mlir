@@ -5,8 +5,9 @@
 
 // CHECK-DAG: nisa.tensor @x input
 // CHECK-DAG: nisa.tensor @arg1 input
-// CHECK-DAG: nisa.tensor @sum output
-// CHECK-DAG: nisa.tensor @out1 output
+// Outputs are listed in return order (positional nki-run --expected).
+// CHECK: nisa.tensor @sum output
+// CHECK: nisa.tensor @out1 output
 func.func @main(%x: tensor<4x8xf32> {nki.name = "x"}, %y: tensor<4x8xf32>)
     -> (tensor<4x8xf32> {nki.name = "sum"}, tensor<4x8xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>

@@ -57,11 +57,11 @@ save("shapes", [
 
 # Two unsupported op types (one of them twice) and one unknown domain.
 save("unsupported", [
-    helper.make_node("Conv", ["x", "w"], ["c1"], name="conv1"),
-    helper.make_node("Conv", ["c1", "w"], ["c2"], name="conv2"),
-    helper.make_node("MaxPool", ["c2"], ["l"], name="pool", kernel_shape=[1, 1]),
+    helper.make_node("Det", ["x"], ["d1"], name="det1"),
+    helper.make_node("Det", ["d1"], ["d2"], name="det2"),
+    helper.make_node("Unique", ["d2"], ["l"], name="uniq"),
     helper.make_node("Gelu", ["l"], ["y"], name="gelu", domain="com.example"),
-], [vi("x", [1, 1, 4, 4]), vi("w", [1, 1, 1, 1])], [vi("y", [1, 1, 4, 4])])
+], [vi("x", [4, 4])], [vi("y", [1])])
 
 # Activations with attributes, Flatten and a variadic Mean.
 save("acts", [
@@ -88,3 +88,12 @@ g = 0.5 * np.tanh(x @ numpy_helper.to_array(w1)) @ numpy_helper.to_array(w2).T \
 e = np.exp(g - g.max(axis=1, keepdims=True))
 np.save(os.path.join(out, "mlp_x.npy"), x)
 np.save(os.path.join(out, "mlp_y.npy"), e / e.sum(axis=1, keepdims=True))
+
+# Models that parse but that ONNX's checker rejects: a node with too few
+# inputs, and nodes out of topological order.
+save("arity", [helper.make_node("Add", ["x"], ["y"], name="add1")],
+     [vi("x", [2])], [vi("y", [2])])
+save("unsorted", [
+    helper.make_node("Relu", ["h"], ["y"], name="second"),
+    helper.make_node("Relu", ["x"], ["h"], name="first"),
+], [vi("x", [2])], [vi("y", [2])])
