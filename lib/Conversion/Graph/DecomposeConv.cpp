@@ -3,15 +3,14 @@
 // A convolution is a matmul once its input is gathered im2col-style: with
 // the input viewed as x[N, G, Cg, S...] and the filter as w[G, F, Cg, K...],
 //
-//   col[g, c, k..., n, o...] = x[n, g, c, o * stride + k * dilation]
-//   y[g, f, (n, o...)]       = w[g, f, (c, k...)] x col[g, (c, k...), (n,
-//   o...)]
+//   col[g, (c, k...), (n, o...)] = x[n, g, c, o * stride + k * dilation]
+//   y[g, f, (n, o...)] = w[g, f, (c, k...)] x col[g, (c, k...), (n, o...)]
 //
-// so the whole contraction over C * prod(K) is one (batch) matmul: the
-// tiler puts it on the partitions in blocks of 128 and accumulates the
-// blocks in PSUM. The gather is N * prod(K) strided slice copies (HBM to HBM
-// DMAs, no engine work); the [G, F, N, O...] product goes back to
-// [N, G, F, O...] by N slice copies (none when N = 1).
+// so the whole contraction over C * prod(K) is one batch matmul (batch =
+// groups): the tiler puts it on the partitions in blocks of 128 and
+// accumulates the blocks in PSUM. The gather is N * prod(K) strided slice
+// copies (HBM to HBM DMAs, no engine work); the [G, F, N * prod(O)] product
+// goes to [N, G, F, O...] by N slice copies.
 //
 // Pooling is elementwise and separable: one spatial dim at a time, max or
 // sum of that dim's strided windows of the previous result, each window a
@@ -142,75 +141,83 @@ Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
   size_t s = out.size();
   Type elt = xt.getElementType();
 
-  // im2col: one strided window of every (g, c) per image and kernel offset.
-  SmallVector<int64_t> colShape = {g, cg};
-  llvm::append_range(colShape, k);
-  colShape.push_back(n);
-  llvm::append_range(colShape, out);
-  Value col = tensor::EmptyOp::create(b, loc, colShape, elt);
+  // im2col, built directly in the matmul's [G, C*prod(K), N*prod(O)] shape:
+  // one strided window of every (g, c) per image and kernel offset, its
+  // output dims collapsed, goes to rows c*prod(K) + k. No reshape touches
+  // the matmul's operands or result, so linalg's reshape propagation (in
+  // the elementwise fusion that follows) cannot turn it into a generic with
+  // several K dims, which the PE kernel does not take.
+  int64_t kk = product(k), kc = cg * kk, p = product(out), nc = n * p;
+  Value col =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{g, kc, nc}, elt);
   SmallVector<int64_t> pieceShape = {g, cg};
   llvm::append_range(pieceShape, out);
   auto pieceType = RankedTensorType::get(pieceShape, elt);
   SmallVector<int64_t> srcSizes = {1, g, cg}, srcStrides = {1, 1, 1};
   llvm::append_range(srcSizes, out);
   llvm::append_range(srcStrides, strides);
-  SmallVector<int64_t> dstSizes = {g, cg};
-  dstSizes.append(s + 1, 1);
-  llvm::append_range(dstSizes, out);
-  SmallVector<int64_t> ones(colShape.size(), 1);
-  for (int64_t img = 0; img < n; ++img)
-    forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
+  SmallVector<ReassociationIndices> flat = {{0}, {1}, {}};
+  for (size_t d = 0; d < s; ++d)
+    flat.back().push_back(2 + d);
+  int64_t kidx = 0;
+  forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
+    for (int64_t img = 0; img < n; ++img) {
       SmallVector<int64_t> srcOffsets = {img, 0, 0};
       for (size_t d = 0; d < s; ++d)
         srcOffsets.push_back(kpos[d] * dilations[d]);
       Value piece = tensor::ExtractSliceOp::create(
           b, loc, pieceType, x, indexAttrs(b, srcOffsets),
           indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
-      SmallVector<int64_t> dstOffsets = {0, 0};
-      llvm::append_range(dstOffsets, kpos);
-      dstOffsets.push_back(img);
-      dstOffsets.append(s, 0);
+      if (s > 1)
+        piece = tensor::CollapseShapeOp::create(
+            b, loc, RankedTensorType::get({g, cg, p}, elt), piece, flat);
       col = tensor::InsertSliceOp::create(
-          b, loc, piece, col, indexAttrs(b, dstOffsets),
-          indexAttrs(b, dstSizes), indexAttrs(b, ones));
-    });
-
-  // One contraction over (c, k...).
-  int64_t kc = cg * product(k), p = product(out), nc = n * p;
-  Value prod;
-  if (g == 1) {
-    Value a = reshape(b, loc, w, {f, kc});
-    Value bm = reshape(b, loc, col, {kc, nc});
-    Value init = zeroFilled(b, loc, {f, nc}, outElt);
-    prod = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                    ValueRange{a, bm}, ValueRange{init})
-               .getResult(0);
-  } else {
-    Value a = reshape(b, loc, w, {g, f, kc});
-    Value bm = reshape(b, loc, col, {g, kc, nc});
-    Value init = zeroFilled(b, loc, {g, f, nc}, outElt);
-    prod = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
-                                         ValueRange{a, bm}, ValueRange{init})
-               .getResult(0);
+          b, loc, piece, col, indexAttrs(b, {0, kidx, img * p}),
+          indexAttrs(b, {g, cg, p}), indexAttrs(b, {1, kk, 1}));
+    }
+    ++kidx;
+  });
+  // The filter as [G, F, C*prod(K)], one group at a time into its own
+  // tensor for the same reason.
+  Value a = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{g, f, kc}, elt);
+  SmallVector<int64_t> wSizes(ws), wOnes(ws.size(), 1);
+  wSizes[0] = 1;
+  SmallVector<ReassociationIndices> wFlat = {{0}, {}};
+  for (size_t d = 1; d < ws.size() - 1; ++d)
+    wFlat.back().push_back(d);
+  for (int64_t gi = 0; gi < g; ++gi) {
+    SmallVector<int64_t> wOffsets(ws.size(), 0);
+    wOffsets[0] = gi;
+    Value part = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(ws.drop_front(), elt), w,
+        indexAttrs(b, wOffsets), indexAttrs(b, wSizes), indexAttrs(b, wOnes));
+    part = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({f, kc}, elt), part, wFlat);
+    a = tensor::InsertSliceOp::create(
+        b, loc, part, a, indexAttrs(b, {gi, 0, 0}), indexAttrs(b, {1, f, kc}),
+        indexAttrs(b, {1, 1, 1}));
   }
+  // One contraction over (c, k...), batched over groups.
+  Value init = zeroFilled(b, loc, {g, f, nc}, outElt);
+  Value prod =
+      linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{a, col}, ValueRange{init})
+          .getResult(0);
 
-  // [G, F, N, P] -> [N, G, F, P].
-  SmallVector<int64_t> result = {n, g, f};
-  llvm::append_range(result, out);
-  if (n == 1)
-    return reshape(b, loc, prod, result);
-  prod = reshape(b, loc, prod, {g, f, n, p});
+  // [G, F, (N, P)] -> [N, G, F, P], one slice copy per image.
   Value y =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, g, f, p}, outElt);
   auto rowType = RankedTensorType::get({g, f, p}, outElt);
   for (int64_t img = 0; img < n; ++img) {
     Value row = tensor::ExtractSliceOp::create(
-        b, loc, rowType, prod, indexAttrs(b, {0, 0, img, 0}),
-        indexAttrs(b, {g, f, 1, p}), indexAttrs(b, {1, 1, 1, 1}));
+        b, loc, rowType, prod, indexAttrs(b, {0, 0, img * p}),
+        indexAttrs(b, {g, f, p}), indexAttrs(b, {1, 1, 1}));
     y = tensor::InsertSliceOp::create(
         b, loc, row, y, indexAttrs(b, {img, 0, 0, 0}),
         indexAttrs(b, {1, g, f, p}), indexAttrs(b, {1, 1, 1, 1}));
   }
+  SmallVector<int64_t> result = {n, g, f};
+  llvm::append_range(result, out);
   return reshape(b, loc, y, result);
 }
 

@@ -2,17 +2,22 @@
 // pooling elementwise max/add over strided windows.
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph -verify-diagnostics | FileCheck %s
 
-// 2-D, stride 2, dilation 1: 9 strided window copies into col[C, KH, KW, N,
-// OH, OW], one matmul [F, C*KH*KW] x [C*KH*KW, OH*OW] from zero (N = 1: no
-// output copies).
+// 2-D, stride 2, dilation 1: 9 strided windows, each collapsed to
+// [C, OH*OW] and copied to rows c*9 + k of col[1, C*KH*KW, N*OH*OW]; the
+// filter copied to [1, F, C*KH*KW]; one batch matmul from zero, no reshape
+// next to it (so fusion cannot split its K); the result copied per image.
 // CHECK-LABEL: func.func @conv2d
 // CHECK-NOT: linalg.conv
-// CHECK: %[[COL:.*]] = tensor.empty() : tensor<1x3x3x3x1x3x2xf32>
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 1, 3, 3, 2] [1, 1, 1, 2, 2] : tensor<1x1x3x7x5xf32> to tensor<1x3x3x2xf32>
-// CHECK: tensor.insert_slice %{{.*}} into %[[COL]][0, 0, 0, 0, 0, 0, 0] [1, 3, 1, 1, 1, 3, 2] [1, 1, 1, 1, 1, 1, 1] : tensor<1x3x3x2xf32> into tensor<1x3x3x3x1x3x2xf32>
-// CHECK-COUNT-8: tensor.insert_slice
-// CHECK: linalg.fill {{.*}} -> tensor<4x6xf32>
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x27xf32>, tensor<27x6xf32>)
+// CHECK: %[[COL:.*]] = tensor.empty() : tensor<1x27x6xf32>
+// CHECK: %[[W:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 1, 3, 3, 2] [1, 1, 1, 2, 2] : tensor<1x1x3x7x5xf32> to tensor<1x3x3x2xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1], [2, 3]] : tensor<1x3x3x2xf32> into tensor<1x3x6xf32>
+// CHECK: tensor.insert_slice %[[C]] into %[[COL]][0, 0, 0] [1, 3, 6] [1, 9, 1] : tensor<1x3x6xf32> into tensor<1x27x6xf32>
+// CHECK-COUNT-8: tensor.insert_slice {{.*}} [1, 3, 6] [1, 9, 1]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0] [1, 4, 27] [1, 1, 1] : tensor<4x27xf32> into tensor<1x4x27xf32>
+// CHECK: linalg.fill {{.*}} -> tensor<1x4x6xf32>
+// CHECK: %[[P:.*]] = linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x4x27xf32>, tensor<1x27x6xf32>)
+// CHECK: tensor.insert_slice %[[P]] into %{{.*}}[0, 0, 0, 0] [1, 1, 4, 6] [1, 1, 1, 1] : tensor<1x4x6xf32> into tensor<1x1x4x6xf32>
 // CHECK: return {{.*}} : tensor<1x4x3x2xf32>
 func.func @conv2d(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x2xf32> {
   %zero = arith.constant 0.0 : f32
@@ -25,11 +30,13 @@ func.func @conv2d(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x
 
 // -----
 
-// Two images: the [F, N*OH*OW] product goes back to [N, F, OH*OW] by one
-// slice copy per image; a non-zero init is added after.
+// Two images: image n's windows go to columns n*8...; the [F, N*OW]
+// product goes back to [N, F, OW] by one slice copy per image; a non-zero
+// init is added after.
 // CHECK-LABEL: func.func @conv1d_batch
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<5x12xf32>, tensor<12x16xf32>)
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [1, 5, 1, 8] [1, 1, 1, 1] : tensor<1x5x2x8xf32> to tensor<1x5x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 8] [1, 4, 8] [1, 3, 1] : tensor<1x4x8xf32> into tensor<1x12x16xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x5x12xf32>, tensor<1x12x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 8] [1, 5, 8] [1, 1, 1] : tensor<1x5x16xf32> to tensor<1x5x8xf32>
 // CHECK: tensor.insert_slice %{{.*}}[1, 0, 0, 0] [1, 1, 5, 8] [1, 1, 1, 1] : tensor<1x5x8xf32> into tensor<2x1x5x8xf32>
 // CHECK: linalg.generic
 // CHECK: arith.addf
