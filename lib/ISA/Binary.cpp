@@ -179,6 +179,7 @@ void encodeMessage(const Program &program, nkb::Program &msg) {
       pt->add_shape(d);
     pt->set_hbm_offset(t.hbmOffset);
     pt->set_data(t.data);
+    pt->set_host_type(uint32_t(t.host));
   }
   msg.set_num_semaphores(program.numSemaphores);
   for (const Stream &s : program.streams) {
@@ -322,8 +323,10 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
   program.target = msg.target();
   for (int i = 0; i < msg.tensors_size(); ++i) {
     const nkb::Tensor &pt = msg.tensors(i);
-    if (pt.kind() >= kNumTensorKinds || pt.dtype() >= kNumDTypes)
-      return corrupt(detail::cat("tensor ", i, ": kind or dtype out of range"));
+    if (pt.kind() >= kNumTensorKinds || pt.dtype() >= kNumDTypes ||
+        pt.host_type() >= kNumHostTypes)
+      return corrupt(
+          detail::cat("tensor ", i, ": kind, dtype or host type out of range"));
     TensorDecl t;
     t.name = pt.name();
     t.kind = TensorKind(pt.kind());
@@ -331,6 +334,7 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
     t.shape.assign(pt.shape().begin(), pt.shape().end());
     t.hbmOffset = pt.hbm_offset();
     t.data = pt.data();
+    t.host = HostType(pt.host_type());
     program.tensors.push_back(std::move(t));
   }
   program.numSemaphores = msg.num_semaphores();

@@ -562,6 +562,18 @@ absl::Status verifyProgram(const Program &program) {
     if (t.kind != TensorKind::Constant && !t.data.empty())
       return err(tensorKindName(t.kind), " tensor carries ", t.data.size(),
                  " data bytes; only constants have data");
+    if (t.host != HostType::Device) {
+      if (t.kind != TensorKind::Input && t.kind != TensorKind::Output)
+        return err(tensorKindName(t.kind), " tensor has host type ",
+                   hostTypeName(t.host), "; only inputs and outputs have one");
+      // Each host type is carried in one device dtype.
+      DType carrier = t.host == HostType::F64    ? DType::F32
+                      : t.host == HostType::Bool ? DType::U8
+                                                 : DType::I32;
+      if (t.dtype != carrier)
+        return err("host type ", hostTypeName(t.host), " is carried as ",
+                   dtypeName(carrier), ", not ", dtypeName(t.dtype));
+    }
     if (bytes > 0)
       placed.push_back({t.hbmOffset, t.hbmOffset + int64_t(bytes), &t});
   }

@@ -123,9 +123,11 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
   };
   static const Kind kinds[] = {
       {"<f4", 4, false}, {"<f2", 2, false}, {"<f8", 8, false},
-      {"<i4", 4, true},  {"<i8", 8, true},  {"<i1", 1, true},
-      {"|i1", 1, true},  {"|u1", 1, true},  {"<u1", 1, true},
-      {"|b1", 1, true},  {"<V2", 2, false}, {"|V2", 2, false}};
+      {"<i4", 4, true},  {"<i8", 8, true},  {"<i2", 2, true},
+      {"<u2", 2, true},  {"<u4", 4, true},  {"<u8", 8, true},
+      {"<i1", 1, true},  {"|i1", 1, true},  {"|u1", 1, true},
+      {"<u1", 1, true},  {"|b1", 1, true},  {"<V2", 2, false},
+      {"|V2", 2, false}};
   const Kind *kind = nullptr;
   for (const Kind &k : kinds)
     if (descr == k.descr)
@@ -133,7 +135,8 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
   if (!kind)
     return absl::InvalidArgumentError(
         cat("unsupported .npy element type '", descr,
-            "' (use <f4, <f2, <f8, <i4, <i8, <i1/|i1, |u1 or |V2 for bf16)"));
+            "' (use <f4, <f2, <f8, <i4, <i8, <i2, <u2, <u4, <i1/|i1, |u1, "
+            "|b1 or |V2 for bf16)"));
   if (!elementsWithin(t.shape, int64_t(data.size()) / kind->bytes))
     return absl::InvalidArgumentError(
         cat(".npy shape (", dims, ") needs more data than the file holds"));
@@ -157,6 +160,14 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
       t.ints.push_back(readLE<int32_t>(p));
     else if (descr == "<i8")
       t.ints.push_back(readLE<int64_t>(p));
+    else if (descr == "<i2")
+      t.ints.push_back(readLE<int16_t>(p));
+    else if (descr == "<u2")
+      t.ints.push_back(readLE<uint16_t>(p));
+    else if (descr == "<u4")
+      t.ints.push_back(readLE<uint32_t>(p));
+    else if (descr == "<u8") // values past INT64_MAX wrap; the device
+      t.ints.push_back(int64_t(readLE<uint64_t>(p))); // refuses them
     else if (descr == "|u1" || descr == "<u1" || descr == "|b1")
       t.ints.push_back(readLE<uint8_t>(p));
     else
@@ -165,14 +176,45 @@ absl::StatusOr<HostTensor> parseNpy(std::string_view bytes) {
   return t;
 }
 
-std::string formatNpy(const HostTensor &t, isa::DType dtype) {
+std::string formatNpy(const HostTensor &t, isa::DType dtype,
+                      isa::HostType host) {
   const char *descr = "<f4";
+  int width = 4; // bytes per element
   if (dtype == isa::DType::I32)
     descr = "<i4";
   else if (dtype == isa::DType::I8)
-    descr = "|i1";
+    descr = "|i1", width = 1;
   else if (dtype == isa::DType::U8)
-    descr = "|u1";
+    descr = "|u1", width = 1;
+  switch (host) {
+  case isa::HostType::Device:
+    break;
+  case isa::HostType::I64:
+    descr = "<i8", width = 8;
+    break;
+  case isa::HostType::F64:
+    descr = "<f8", width = 8;
+    break;
+  case isa::HostType::Bool:
+    descr = "|b1", width = 1;
+    break;
+  case isa::HostType::U8:
+    descr = "|u1", width = 1;
+    break;
+  case isa::HostType::I16:
+    descr = "<i2", width = 2;
+    break;
+  case isa::HostType::U16:
+    descr = "<u2", width = 2;
+    break;
+  case isa::HostType::U32:
+    descr = "<u4", width = 4;
+    break;
+  case isa::HostType::U64:
+    descr = "<u8", width = 8;
+    break;
+  }
+  bool isFloat = descr[1] == 'f';
   std::string shape;
   for (size_t i = 0; i < t.shape.size(); ++i)
     append(&shape, t.shape[i], ",", i + 1 < t.shape.size() ? " " : "");
@@ -190,14 +232,19 @@ std::string formatNpy(const HostTensor &t, isa::DType dtype) {
   out += header;
   int64_t n = t.numElements();
   for (int64_t i = 0; i < n; ++i) {
-    if (dtype == isa::DType::I32) {
-      int32_t v = int32_t(t.isInteger ? t.ints[i] : int64_t(t.values[i]));
-      out.append(reinterpret_cast<const char *>(&v), 4);
-    } else if (dtype == isa::DType::I8 || dtype == isa::DType::U8) {
-      out += char(t.isInteger ? t.ints[i] : int64_t(t.values[i]));
-    } else {
+    if (isFloat && width == 8) {
+      double v = t.isInteger ? double(t.ints[i]) : double(t.values[i]);
+      out.append(reinterpret_cast<const char *>(&v), 8);
+    } else if (isFloat) {
       float v = t.isInteger ? float(t.ints[i]) : t.values[i];
       out.append(reinterpret_cast<const char *>(&v), 4);
+    } else {
+      // Little-endian two's complement: the low `width` bytes of the value.
+      int64_t v = t.isInteger ? t.ints[i] : int64_t(t.values[i]);
+      if (host == isa::HostType::Bool)
+        v = v != 0;
+      for (int k = 0; k < width; ++k)
+        out += char(uint64_t(v) >> (8 * k));
     }
   }
   return out;
@@ -239,10 +286,15 @@ enum OnnxType {
   kFloat = 1,
   kUint8 = 2,
   kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
   kInt32 = 6,
   kInt64 = 7,
+  kBool = 9,
   kFloat16 = 10,
   kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
   kBFloat16 = 16
 };
 
@@ -274,6 +326,8 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
         dataType = int64_t(v);
       else if (field == 5 || field == 7)
         typed.push_back(field == 5 ? double(int32_t(v)) : double(int64_t(v)));
+      else if (field == 11) // uint64_data
+        typed.push_back(double(v));
     } else if (wire == 1 || wire == 5) {
       std::string_view v;
       if (!r.bytes(wire == 1 ? 8 : 4, v))
@@ -295,7 +349,7 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
       } else if (field == 13) {
         return absl::InvalidArgumentError(
             "ONNX tensors with external data are not supported");
-      } else if (field == 1 || field == 5 || field == 7) {
+      } else if (field == 1 || field == 5 || field == 7 || field == 11) {
         WireReader packed{v};
         while (!packed.done()) {
           uint64_t x;
@@ -303,6 +357,8 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
             return bad("truncated packed varints");
           if (field == 1)
             t.shape.push_back(int64_t(x));
+          else if (field == 11)
+            typed.push_back(double(x));
           else
             typed.push_back(field == 5 ? double(int32_t(x))
                                        : double(int64_t(x)));
@@ -329,27 +385,33 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
   switch (dataType) {
   case kFloat:
   case kInt32:
+  case kUint32:
     width = 4;
     break;
   case kFloat16:
   case kBFloat16:
+  case kInt16:
+  case kUint16:
     width = 2;
     break;
   case kInt8:
   case kUint8:
+  case kBool:
     width = 1;
     break;
   case kInt64:
+  case kUint64:
   case kDouble:
     width = 8;
     break;
   default:
     return absl::InvalidArgumentError(
         cat("unsupported ONNX tensor data_type ", dataType,
-            " (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT32, INT64, INT8, UINT8)"));
+            " (FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT64, INT32, INT16, UINT16, "
+            "UINT32, UINT64, INT8, UINT8, BOOL)"));
   }
-  t.isInteger = dataType == kInt32 || dataType == kInt64 || dataType == kInt8 ||
-                dataType == kUint8;
+  t.isInteger = !(dataType == kFloat || dataType == kFloat16 ||
+                  dataType == kBFloat16 || dataType == kDouble);
   auto push = [&](double v) {
     if (t.isInteger)
       t.ints.push_back(int64_t(v));
@@ -380,10 +442,23 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes) {
         push(readLE<int8_t>(p));
         break;
       case kUint8:
+      case kBool:
         push(readLE<uint8_t>(p));
+        break;
+      case kInt16:
+        push(readLE<int16_t>(p));
+        break;
+      case kUint16:
+        push(readLE<uint16_t>(p));
+        break;
+      case kUint32:
+        push(readLE<uint32_t>(p));
         break;
       case kInt64:
         push(double(readLE<int64_t>(p)));
+        break;
+      case kUint64:
+        push(double(readLE<uint64_t>(p)));
         break;
       case kDouble:
         push(readLE<double>(p));
@@ -433,15 +508,29 @@ absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
                                           shapeStr(shape)));
   int64_t eb = isa::dtypeBytes(dtype);
   std::string out(size_t(n * eb), '\0');
+  int64_t lo = dtype == isa::DType::I32  ? INT32_MIN
+               : dtype == isa::DType::I8 ? -128
+                                         : 0;
+  int64_t hi = dtype == isa::DType::I32  ? INT32_MAX
+               : dtype == isa::DType::I8 ? 127
+                                         : 255;
   for (int64_t i = 0; i < n; ++i) {
     void *dst = out.data() + i * eb;
-    if (t.isInteger && dtype == isa::DType::I32) {
+    if (t.isInteger && !isa::isFloatDType(dtype)) {
+      // The device holds these exactly or not at all (INT64 data is carried
+      // as int32, so its values must fit).
       int64_t v = t.ints[i];
-      int32_t c = int32_t(v > INT32_MAX   ? INT32_MAX
-                          : v < INT32_MIN ? INT32_MIN
-                                          : v);
-      std::memcpy(dst, &c, 4);
-      continue;
+      if (v < lo || v > hi)
+        return absl::InvalidArgumentError(cat("value ", v, " at ", i,
+                                              " (flat index) does not fit the "
+                                              "device's ",
+                                              isa::dtypeName(dtype), " [", lo,
+                                              ", ", hi, "]"));
+      if (dtype == isa::DType::I32) {
+        int32_t c = int32_t(v);
+        std::memcpy(dst, &c, 4);
+        continue;
+      }
     }
     isa::storeElement(dtype, t.isInteger ? float(t.ints[i]) : t.values[i], dst);
   }
@@ -449,7 +538,8 @@ absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
 }
 
 HostTensor fromTensorBytes(std::string_view bytes, isa::DType dtype,
-                           const std::vector<int64_t> &shape) {
+                           const std::vector<int64_t> &shape,
+                           isa::HostType host) {
   HostTensor t;
   t.shape = shape;
   t.isInteger = !isa::isFloatDType(dtype);
@@ -462,6 +552,28 @@ HostTensor fromTensorBytes(std::string_view bytes, isa::DType dtype,
       t.ints.push_back(int64_t(isa::loadElement(dtype, p)));
     else
       t.values.push_back(isa::loadElement(dtype, p));
+  }
+  for (int64_t &v : t.ints) {
+    switch (host) {
+    case isa::HostType::Bool:
+      v = v != 0;
+      break;
+    case isa::HostType::U8:
+      v = uint8_t(v);
+      break;
+    case isa::HostType::I16:
+      v = int16_t(v);
+      break;
+    case isa::HostType::U16:
+      v = uint16_t(v);
+      break;
+    case isa::HostType::U32:
+      v = uint32_t(v);
+      break;
+    default: // i64 holds every i32 (a negative one read as u64 stays
+             // negative: the host tensor holds int64 values)
+      break;
+    }
   }
   return t;
 }

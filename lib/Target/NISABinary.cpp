@@ -62,13 +62,16 @@ OwningOpRef<ProgramOp> nki::programToNISA(const isa::Program &program,
   builder.setInsertionPointToEnd(&result->getBody().front());
   for (const isa::TensorDecl &tensor : program.tensors) {
     bool isConst = tensor.kind == isa::TensorKind::Constant;
-    TensorOp::create(builder, unknown, builder.getStringAttr(tensor.name),
-                     TensorKindAttr::get(context, tensor.kind),
-                     DTypeAttr::get(context, tensor.dtype),
-                     builder.getDenseI64ArrayAttr(tensor.shape),
-                     builder.getI64IntegerAttr(tensor.hbmOffset),
-                     isConst ? constantData(tensor, context)
-                             : DenseElementsAttr());
+    TensorOp::create(
+        builder, unknown, builder.getStringAttr(tensor.name),
+        TensorKindAttr::get(context, tensor.kind),
+        DTypeAttr::get(context, tensor.dtype),
+        builder.getDenseI64ArrayAttr(tensor.shape),
+        builder.getI64IntegerAttr(tensor.hbmOffset),
+        isConst ? constantData(tensor, context) : DenseElementsAttr(),
+        tensor.host == isa::HostType::Device
+            ? StringAttr()
+            : builder.getStringAttr(isa::hostTypeName(tensor.host)));
   }
   for (const isa::Stream &stream : program.streams) {
     OpBuilder::InsertionGuard guard(builder);

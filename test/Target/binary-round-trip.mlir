@@ -38,6 +38,11 @@ nisa.program target("trn1") semaphores(3) {
   nisa.tensor @k_u8 const u8 [4] at 166 = dense<255> : tensor<4xui8>
   // CHECK: nisa.tensor @empty const f32 [0] at 170 = dense<> : tensor<0xf32>
   nisa.tensor @empty const f32 [0] at 170 = dense<> : tensor<0xf32>
+  // Host types of inputs and outputs (ONNX INT64 carried as i32, BOOL as u8).
+  // CHECK: nisa.tensor @idx input i32 [2] at 172 host "i64"
+  nisa.tensor @idx input i32 [2] at 172 host "i64"
+  // CHECK: nisa.tensor @mask output u8 [2] at 180 host "bool"
+  nisa.tensor @mask output u8 [2] at 180 host "bool"
 
   // An empty stream is kept.
   // CHECK: nisa.stream @act {

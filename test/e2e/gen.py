@@ -290,6 +290,70 @@ def case_add(rng, dims, dt):
     return mlir, {"a": a, "b": b}, ref
 
 
+def case_int_arith(rng, dims, dt):
+    """i32: q = (a * b + a) / c (truncating), r = q mod 7 with Python's sign
+    (remsi and a select), out = r where a < b else -q; exact below 2^24."""
+    shape = tuple(dims)
+    a = rng.integers(-2000, 2000, shape).astype(np.int32)
+    b = rng.integers(-2000, 2000, shape).astype(np.int32)
+    c = rng.integers(1, 50, shape[-1:]).astype(np.int32)
+    c[::2] *= -1
+    body = elementwise_mlir("o", ["a", "b", "c"], [shape, shape, shape[-1:]],
+                            shape, """
+    %seven = arith.constant 7 : i32
+    %zero = arith.constant 0 : i32
+    %p = arith.muli %a0, %a1 : i32
+    %s = arith.addi %p, %a0 : i32
+    %q = arith.divsi %s, %a2 : i32
+    %r = arith.remsi %q, %seven : i32
+    %neg = arith.cmpi slt, %r, %zero : i32
+    %r7 = arith.addi %r, %seven : i32
+    %m = arith.select %neg, %r7, %r : i32
+    %lt = arith.cmpi slt, %a0, %a1 : i32
+    %nq = arith.subi %zero, %q : i32
+    %y = arith.select %lt, %m, %nq : i32
+    linalg.yield %y : i32""", "i32")
+    mlir = func([("a", ttype(shape, "i32")), ("b", ttype(shape, "i32")),
+                 ("c", ttype(shape[-1:], "i32"))], ttype(shape, "i32"), body,
+                "o")
+    def ref(mm):
+        a64, b64 = a.astype(np.int64), b.astype(np.int64)
+        q = np.trunc((a64 * b64 + a64) / c).astype(np.int64)
+        return np.where(a64 < b64, np.mod(q, 7), -q).astype(np.int32)
+    return mlir, {"a": a, "b": b, "c": c}, ref
+
+
+def case_bool_mask(rng, dims, dt):
+    """An i1 tensor between two generics (fusion may merge them):
+    m = (x > y) xor (x > 0), then out = m ? x : y."""
+    shape = tuple(dims)
+    x, y = rand(rng, shape, "f32"), rand(rng, shape, "f32")
+    mask = elementwise_mlir("m", ["x", "y"], [shape, shape], shape, """
+    %z = arith.constant 0.0 : f32
+    %g = arith.cmpf ogt, %a0, %a1 : f32
+    %p = arith.cmpf ogt, %a0, %z : f32
+    %r = arith.xori %g, %p : i1
+    linalg.yield %r : i1""", "f32").replace(
+        "%m_e = tensor.empty() : " + ttype(shape, "f32"),
+        "%m_e = tensor.empty() : " + ttype(shape, "i1")).replace(
+        "%o: f32", "%o: i1").replace(
+        "outs(%m_e : " + ttype(shape, "f32") + ")",
+        "outs(%m_e : " + ttype(shape, "i1") + ")").replace(
+        "} -> " + ttype(shape, "f32"), "} -> " + ttype(shape, "i1"))
+    sel = f"""
+  %o_e = tensor.empty() : {ttype(shape, "f32")}
+  %o = linalg.generic {{indexing_maps = [{", ".join(["affine_map<(d0, d1) -> (d0, d1)>"] * 4)}], iterator_types = ["parallel", "parallel"]}} ins(%m, %x, %y : {ttype(shape, "i1")}, {ttype(shape, "f32")}, {ttype(shape, "f32")}) outs(%o_e : {ttype(shape, "f32")}) {{
+  ^bb0(%c: i1, %a: f32, %b: f32, %out: f32):
+    %v = arith.select %c, %a, %b : f32
+    linalg.yield %v : f32
+  }} -> {ttype(shape, "f32")}"""
+    mlir = func([("x", ttype(shape, "f32")), ("y", ttype(shape, "f32"))],
+                ttype(shape, "f32"), mask + sel, "o")
+    def ref(mm):
+        return np.where((x > y) ^ (x > 0), x, y)
+    return mlir, {"x": x, "y": y}, ref
+
+
 def case_chain(rng, dims, dt):
     """`layers` matmul + bias + relu layers of width w (compile-time tests)."""
     layers, m, w = dims
@@ -405,6 +469,8 @@ CASES = {
     "transpose": case_transpose,
     "conv2d": case_conv2d,
     "maxpool": case_maxpool,
+    "int_arith": case_int_arith,
+    "bool_mask": case_bool_mask,
 }
 
 
@@ -444,10 +510,14 @@ def main():
     flags = []
     for name, value in inputs.items():
         path = os.path.join(args.dir, name + ".npy")
-        np.save(path, value.astype(np.float32))
+        # Integer inputs keep their type (nki-run checks that they fit).
+        np.save(path, value if value.dtype.kind in "iub"
+                else value.astype(np.float32))
         flags.append(f"--input {name}={path}")
     path = os.path.join(args.dir, "expected.npy")
-    np.save(path, np.ascontiguousarray(ref, dtype=np.float32))
+    ref = np.asarray(ref)
+    np.save(path, np.ascontiguousarray(
+        ref, dtype=ref.dtype if ref.dtype.kind in "iub" else np.float32))
     flags.append(f"--expected out0={path}")
     print(" ".join(flags))
 

@@ -290,7 +290,13 @@ int main(int argc, char **argv) {
     auto bytes = sim::toTensorBytes(*host, t->dtype, t->shape);
     if (!bytes.ok())
       fail("input '" + t->name + "' from '" + path +
-           "': " + std::string(bytes.status().message()));
+           "': " + std::string(bytes.status().message()) +
+           (t->host == isa::HostType::Device
+                ? std::string()
+                : "; its host type " + std::string(isa::hostTypeName(t->host)) +
+                      " is carried as " +
+                      std::string(isa::dtypeName(t->dtype)) +
+                      " on the device"));
     absl::Status st = sim::setTensorBytes(*prog, hbm, t->name, *bytes);
     if (!st.ok())
       fail(std::string(st.message()));
@@ -346,8 +352,10 @@ int main(int argc, char **argv) {
       if (!bytes.ok())
         fail(std::string(bytes.status().message()));
       std::string path = o.outputDir + "/" + t.name + ".npy";
-      sim::HostTensor host = sim::fromTensorBytes(*bytes, t.dtype, t.shape);
-      absl::Status st = sim::writeFile(path, sim::formatNpy(host, t.dtype));
+      sim::HostTensor host =
+          sim::fromTensorBytes(*bytes, t.dtype, t.shape, t.host);
+      absl::Status st =
+          sim::writeFile(path, sim::formatNpy(host, t.dtype, t.host));
       if (!st.ok())
         fail(std::string(st.message()));
     }
@@ -378,8 +386,8 @@ int main(int argc, char **argv) {
     auto bytes = sim::getTensorBytes(*prog, result->hbm, t->name);
     if (!bytes.ok())
       fail(std::string(bytes.status().message()));
-    ok &=
-        compare(*t, sim::fromTensorBytes(*bytes, t->dtype, t->shape), *exp, o);
+    ok &= compare(*t, sim::fromTensorBytes(*bytes, t->dtype, t->shape, t->host),
+                  *exp, o);
   }
   return ok ? 0 : 1;
 }

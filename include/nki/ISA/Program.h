@@ -11,6 +11,7 @@
 #include "nki/ISA/Instruction.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,28 @@ namespace nki::isa {
 enum class TensorKind : uint8_t { Input, Output, Constant, Scratch };
 std::string_view tensorKindName(TensorKind k); // input, output, const, scratch
 
+/// The element type the host reads and writes for an I/O tensor whose model
+/// type has no machine dtype: ONNX INT64 is carried as i32 on the device,
+/// DOUBLE as f32, BOOL as a u8 0/1 byte, UINT8/INT16/UINT16/UINT32/UINT64
+/// as i32. nki-run converts host data to the device dtype (refusing values
+/// the device dtype cannot hold) and reads outputs back in the host type
+/// (integers wrap to its width, as a C cast does). `Device` means the host
+/// type is the device dtype. Entries are only appended (nkb.proto).
+enum class HostType : uint8_t {
+  Device,
+  I64,
+  F64,
+  Bool,
+  U8,
+  I16,
+  U16,
+  U32,
+  U64
+};
+constexpr uint32_t kNumHostTypes = 9;
+std::string_view hostTypeName(HostType h); // device, i64, f64, bool, u8, ...
+std::optional<HostType> parseHostType(std::string_view name);
+
 /// A tensor in HBM: row-major, contiguous, at `hbmOffset` bytes.
 struct TensorDecl {
   std::string name;
@@ -28,6 +51,7 @@ struct TensorDecl {
   std::vector<int64_t> shape;
   int64_t hbmOffset = 0;
   std::string data; // constants: raw little-endian element bytes
+  HostType host = HostType::Device; // inputs and outputs only
 
   int64_t numElements() const;
   int64_t sizeBytes() const { return numElements() * dtypeBytes(dtype); }

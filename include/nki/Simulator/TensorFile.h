@@ -5,17 +5,22 @@
 // tensor goes through isa::storeElement, so narrowing rounds exactly as the
 // machine does.
 //
-// Readable .npy element types: <f4, <f2, <i4, <i8, <i1, |i1, |u1, <f8
-// (doubles are rounded to fp32) and |V2 / <V2, read as bf16 bit patterns
-// (how ml_dtypes' bfloat16 arrays are saved); C order only. Readable ONNX
-// TensorProto (.pb): FLOAT, FLOAT16, BFLOAT16, INT32, INT8, UINT8, INT64,
-// DOUBLE as raw_data or typed fields. Outputs are written as .npy: <f4 for
-// every float dtype (bf16 and fp8 widen exactly), <i4 / |i1 / |u1 for integers.
+// Readable .npy element types: <f4, <f2, <i4, <i8, <i2, <u2, <u4, <i1,
+// |i1, |u1, |b1, <f8 (doubles are rounded to fp32) and |V2 / <V2, read as
+// bf16 bit patterns (how ml_dtypes' bfloat16 arrays are saved); C order
+// only. Readable ONNX TensorProto (.pb): FLOAT, FLOAT16, BFLOAT16, DOUBLE,
+// INT64, INT32, INT16, UINT16, UINT32, INT8, UINT8, BOOL as raw_data or
+// typed fields. Integer values that the device dtype cannot hold are an
+// error, never clamped. Outputs are written as .npy in the tensor's host
+// type (isa::HostType): <i8 for i64, <f8 for f64, |b1 for bool, ...; else
+// <f4 for every float dtype (bf16 and fp8 widen exactly), <i4 / |i1 / |u1
+// for integers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_SIMULATOR_TENSORFILE_H
 #define NKI_SIMULATOR_TENSORFILE_H
 
+#include "nki/ISA/Program.h"
 #include "nki/ISA/Types.h"
 
 #include "absl/status/statusor.h"
@@ -45,15 +50,22 @@ absl::StatusOr<HostTensor> parseOnnxTensor(std::string_view bytes);
 absl::StatusOr<HostTensor> readTensorFile(const std::string &path);
 
 /// Converts `t` to the raw bytes of a program tensor of `dtype` and `shape`
-/// (element counts must agree; shapes must agree up to leading 1s).
+/// (element counts must agree; shapes must agree up to leading 1s; integer
+/// values must fit an integer `dtype`).
 absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
                                           const std::vector<int64_t> &shape);
-/// Reads raw program-tensor bytes back as a HostTensor.
+/// Reads raw program-tensor bytes back as a HostTensor; integers are
+/// converted to `host`'s type as a C cast would (an i32 -1 read as u8 is
+/// 255, as bool is 1), which is ONNX's wrapping integer arithmetic for the
+/// narrow types the device carries as i32.
 HostTensor fromTensorBytes(std::string_view bytes, isa::DType dtype,
-                           const std::vector<int64_t> &shape);
+                           const std::vector<int64_t> &shape,
+                           isa::HostType host = isa::HostType::Device);
 
-/// .npy encoding of `t` (see the header comment for the element types).
-std::string formatNpy(const HostTensor &t, isa::DType dtype);
+/// .npy encoding of `t`, read from a tensor of `dtype`, in `host`'s element
+/// type (see the header comment).
+std::string formatNpy(const HostTensor &t, isa::DType dtype,
+                      isa::HostType host = isa::HostType::Device);
 absl::Status writeFile(const std::string &path, std::string_view bytes);
 absl::StatusOr<std::string> readFile(const std::string &path);
 

@@ -10,6 +10,7 @@
 #include "nki/Conversion/Passes.h"
 
 #include "DecomposeConv.h"
+#include "ExpandInt.h"
 #include "ExpandMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,9 +30,10 @@ namespace nki {
 
 using namespace mlir;
 
-/// Element types the compiler computes on.
+/// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
-  return t.isF32() || t.isBF16() || t.isInteger(32) || t.isInteger(1);
+  return t.isF32() || t.isBF16() || t.isF16() || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(8) || t.isSignlessInteger(1);
 }
 
 static LogicalResult checkType(Type type, Location loc, StringRef what) {
@@ -48,8 +50,7 @@ static LogicalResult checkType(Type type, Location loc, StringRef what) {
   if (!isSupportedElementType(tensor.getElementType()))
     return emitError(loc) << what << " has element type "
                           << tensor.getElementType()
-                          << "; supported: f32, bf16 (and i32/i1 inside "
-                             "expressions)";
+                          << "; supported: f32, bf16, f16, i32, i8, i1";
   return success();
 }
 
@@ -171,6 +172,7 @@ struct NKIPrepareGraphPass
     }
     RewritePatternSet patterns(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
+    nki::populateExpandIntPatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
         failed(nki::expandMathFunctions(func)))
       return signalPassFailure();

@@ -54,10 +54,10 @@ static FailureOr<int64_t> bufferBytes(Type type, Location at, const Twine &what,
                          << "; HBM tensors must be static, row-major and "
                             "contiguous";
   Type elementType = memref.getElementType();
-  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
+  uint64_t bytes = tile::storageBytes(elementType);
+  if (!bytes)
     return emitError(at) << what << " has element type " << elementType
                          << ", which has no whole-byte size";
-  uint64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
   for (int64_t dim : memref.getShape())
     bytes = llvm::SaturatingMultiply(bytes, uint64_t(dim));
   if (bytes > uint64_t(target.hbmBytes))

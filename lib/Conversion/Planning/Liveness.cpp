@@ -57,12 +57,11 @@ static FailureOr<int64_t> tileBytes(tile::AllocOp alloc,
                                     const isa::TargetDesc &target) {
   MemRefType type = alloc.getType();
   Type elementType = type.getElementType();
-  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
+  // Saturating, so that absurd shapes report as too large, not as garbage.
+  uint64_t bytes = tile::storageBytes(elementType);
+  if (!bytes)
     return alloc.emitOpError() << "allocates a tile of " << elementType
                                << ", which has no whole-byte size";
-
-  // Saturating, so that absurd shapes report as too large, not as garbage.
-  uint64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
   for (int64_t dim : type.getShape().drop_front())
     bytes = llvm::SaturatingMultiply(bytes, uint64_t(dim));
   if (bytes == 0)

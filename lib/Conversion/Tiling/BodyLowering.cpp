@@ -164,8 +164,8 @@ static double roundTo(double v, Type type) {
 }
 
 Type BodyLowering::storageType(Type t) {
-  if (t.isInteger(1))
-    return Float32Type::get(t.getContext());
+  // i1 tiles hold 0/1 bytes (u8 on the machine), so and/or/xor, which the
+  // engines apply to integer dtypes only, work on them.
   return t;
 }
 
@@ -371,7 +371,9 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     if (auto f = dyn_cast<FloatAttr>(c.getValue()))
       r.scalar = f.getValueAsDouble();
     else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-      r.scalar = double(i.getValue().getSExtValue());
+      r.scalar = resultType.isInteger(1)
+                     ? double(i.getValue().getZExtValue()) // true is 1
+                     : double(i.getValue().getSExtValue());
     else
       return unsupported();
     return r;

@@ -48,7 +48,7 @@ LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
   int64_t inner = 1;
   for (int64_t s : ArrayRef<int64_t>(shape).drop_front())
     inner *= s;
-  int64_t bytes = srcType.getElementTypeBitWidth() / 8;
+  int64_t bytes = tile::storageBytes(srcType.getElementType());
   // Split dim 0 into pieces of ~64 KiB; a single long contiguous dim is
   // reshaped to [pieces, piece] first.
   constexpr int64_t kPieceBytes = 64 * 1024;

@@ -296,7 +296,7 @@ void MatmulKernel::emit() {
   // two M blocks in flight. Wider panels mean fewer re-transposes of A.
   int64_t K = extents[kDim], N = extents[nDim];
   int64_t kBlocks = (K + P() - 1) / P();
-  int64_t bytes = B.elementType.getIntOrFloatBitWidth() / 8;
+  int64_t bytes = tile::storageBytes(B.elementType);
   int64_t np = std::min<int64_t>(kMaxPanelColumns, N);
   while (np > kBankColumns &&
          kBlocks * np * bytes > options.sbufBytesPerPartition * 3 / 4)

@@ -195,8 +195,8 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
       fullTiles += countFullTiles(cast<linalg::GenericOp>(op), *m);
     for (const Access &a : m->access)
       if (a.buffer)
-        elementBytes = std::max<int64_t>(
-            elementBytes, a.elementType.getIntOrFloatBitWidth() / 8);
+        elementBytes =
+            std::max<int64_t>(elementBytes, tile::storageBytes(a.elementType));
     members.push_back(std::move(*m));
   }
   // Trailing fills belong to whatever comes next.

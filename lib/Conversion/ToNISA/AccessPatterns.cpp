@@ -51,6 +51,9 @@ std::optional<int64_t> getHbmOffset(Value root) {
 std::optional<isa::DType> getDType(Type type) {
   // The nisa dialect owns the dtype <-> MLIR type mapping; invert it.
   MLIRContext *ctx = type.getContext();
+  // i1 is stored as a 0/1 byte.
+  if (type.isInteger(1))
+    return isa::DType::U8;
 #define NKI_DTYPE(Name, spelling, bytes)                                       \
   if (nisa::elementTypeOf(ctx, isa::DType::Name) == type)                      \
     return isa::DType::Name;

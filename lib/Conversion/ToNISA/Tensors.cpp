@@ -53,6 +53,39 @@ std::optional<TensorEntry> describeBuffer(Value root, Operation *errorOp,
   return entry;
 }
 
+/// The host type of an input or output: i1 is a bool byte; otherwise the
+/// `nki.host_type` attribute (`attr`, may be null) names it. Emits an error
+/// at `errorOp` for a host type the carried dtype cannot stand for.
+std::optional<isa::HostType> hostTypeOf(Type carried, TypeAttr attr,
+                                        Operation *errorOp, const Twine &what) {
+  if (!attr)
+    return carried.isInteger(1) ? isa::HostType::Bool : isa::HostType::Device;
+  Type host = attr.getValue();
+  std::optional<isa::HostType> h;
+  if (carried.isInteger(32)) {
+    if (host.isSignlessInteger(64))
+      h = isa::HostType::I64;
+    else if (host.isUnsignedInteger(8))
+      h = isa::HostType::U8;
+    else if (host.isSignlessInteger(16))
+      h = isa::HostType::I16;
+    else if (host.isUnsignedInteger(16))
+      h = isa::HostType::U16;
+    else if (host.isUnsignedInteger(32))
+      h = isa::HostType::U32;
+    else if (host.isUnsignedInteger(64))
+      h = isa::HostType::U64;
+  } else if (carried.isF32() && host.isF64()) {
+    h = isa::HostType::F64;
+  }
+  if (!h)
+    errorOp->emitOpError() << what << " of element type " << carried
+                           << " cannot carry host type " << host
+                           << " (i64, ui8, i16, ui16, ui32, ui64 are "
+                              "carried as i32, f64 as f32)";
+  return h;
+}
+
 } // namespace
 
 std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
@@ -69,6 +102,13 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     if (!entry)
       return std::nullopt;
     entry->decl.kind = isa::TensorKind::Input;
+    std::optional<isa::HostType> host = hostTypeOf(
+        cast<MemRefType>(arg.getType()).getElementType(),
+        func.getArgAttrOfType<TypeAttr>(arg.getArgNumber(), kHostTypeAttr),
+        func, what);
+    if (!host)
+      return std::nullopt;
+    entry->decl.host = *host;
     auto name =
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
     entry->decl.name =
@@ -128,8 +168,18 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
       entry->decl.kind = it != outputIndex.end() ? isa::TensorKind::Output
                                                  : isa::TensorKind::Scratch;
       entry->decl.name = name;
-      if (it != outputIndex.end())
+      if (it != outputIndex.end()) {
+        std::optional<isa::HostType> host = hostTypeOf(
+            alloc.getType().getElementType(),
+            func.getResultAttrOfType<TypeAttr>(it->second, kHostTypeAttr),
+            alloc, "result #" + std::to_string(it->second));
+        if (!host) {
+          ok = false;
+          return;
+        }
+        entry->decl.host = *host;
         outputSlots.push_back({it->second, tensors.size()});
+      }
       tensors.push_back(std::move(*entry));
       return;
     }

@@ -24,6 +24,7 @@
 namespace nki::tonisa {
 
 /// The attribute naming an input (NKIDialect.h).
+using tile::kHostTypeAttr;
 using tile::kNameAttr;
 
 struct TensorEntry {

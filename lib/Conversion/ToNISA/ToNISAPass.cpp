@@ -138,7 +138,10 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
           nki::nisa::TensorKindAttr::get(ctx, t.decl.kind),
           nki::nisa::DTypeAttr::get(ctx, t.decl.dtype),
           builder.getDenseI64ArrayAttr(t.decl.shape),
-          builder.getI64IntegerAttr(t.decl.hbmOffset), t.data);
+          builder.getI64IntegerAttr(t.decl.hbmOffset), t.data,
+          t.decl.host == nki::isa::HostType::Device
+              ? StringAttr()
+              : builder.getStringAttr(nki::isa::hostTypeName(t.decl.host)));
     }
     for (const ScheduledStream &stream : program.streams) {
       auto streamOp = nki::nisa::StreamOp::create(

@@ -223,7 +223,10 @@ LogicalResult ProgramOp::verifyRegions() {
 LogicalResult TensorOp::verify() {
   // The tensor table's rules (sizes, placement, which kinds carry data) are
   // isa::verifyProgram's, run by the program; here only the form of the data
-  // attribute, which the ISA library never sees.
+  // attribute, which the ISA library never sees, and the host type's
+  // spelling.
+  if (getHostAttr() && !isa::parseHostType(getHostAttr().getValue().str()))
+    return emitOpError() << "unknown host type " << getHostAttr();
   if (!getDataAttr() ||
       llvm::any_of(getShape(), [](int64_t d) { return d < 0; }))
     return success();
@@ -243,6 +246,8 @@ isa::TensorDecl TensorOp::toISA() {
   decl.dtype = getDtype().getValue();
   decl.shape.assign(getShape().begin(), getShape().end());
   decl.hbmOffset = getOffsetAttr().getInt();
+  if (getHostAttr())
+    decl.host = *isa::parseHostType(getHostAttr().getValue().str());
   if (auto data = dyn_cast_or_null<DenseElementsAttr>(getDataAttr())) {
     ArrayRef<char> raw = data.getRawData();
     if (data.isSplat()) {

@@ -110,8 +110,8 @@ LogicalResult AllocOp::verify() {
     return failure();
   if (!type.getLayout().isIdentity())
     return emitOpError("tile must have the identity layout");
-  int64_t bytesPerPartition = getShape(getTile()).free *
-                              type.getElementTypeBitWidth() / 8;
+  int64_t bytesPerPartition =
+      getShape(getTile()).free * storageBytes(type.getElementType());
   if (getMemorySpace(type) == MemorySpace::PSUM &&
       bytesPerPartition > limits().psumBankBytes)
     return emitOpError() << "PSUM tile of " << bytesPerPartition

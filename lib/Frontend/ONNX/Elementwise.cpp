@@ -35,6 +35,16 @@ LogicalResult checkOperands(Importer &imp, const onnx::NodeProto &node,
   return success();
 }
 
+/// Ops written with float arithmetic only reject integer tensors.
+LogicalResult requireFloat(Importer &imp, const onnx::NodeProto &node,
+                           Value v) {
+  if (isa<FloatType>(tensorType(v).getElementType()))
+    return success();
+  return emitError(imp.nodeLoc(node))
+         << node.op_type() << " of " << v.getType()
+         << " is not supported (floating-point tensors only)";
+}
+
 /// Folds `fn` over all inputs (Add, Max, Sum, ...); Mean divides at the end.
 template <Fn2 fn, bool variadic, bool mean = false>
 LogicalResult naryOp(Importer &imp, const onnx::NodeProto &node) {
@@ -43,7 +53,8 @@ LogicalResult naryOp(Importer &imp, const onnx::NodeProto &node) {
     return failure();
   if (!variadic)
     ins->resize(2);
-  if (failed(checkOperands(imp, node, *ins)))
+  if (failed(checkOperands(imp, node, *ins)) ||
+      (mean && failed(requireFloat(imp, node, (*ins)[0]))))
     return failure();
   return imp.define(
       node, imp.elementwise(imp.nodeLoc(node), *ins,
@@ -59,10 +70,10 @@ LogicalResult naryOp(Importer &imp, const onnx::NodeProto &node) {
                             }));
 }
 
-template <Fn1 fn>
+template <Fn1 fn, bool intsToo = false>
 LogicalResult unaryOp(Importer &imp, const onnx::NodeProto &node) {
   FailureOr<SmallVector<Value>> ins = imp.inputs(node, 1);
-  if (failed(ins))
+  if (failed(ins) || (!intsToo && failed(requireFloat(imp, node, (*ins)[0]))))
     return failure();
   return imp.define(node,
                     imp.elementwise(imp.nodeLoc(node), {(*ins)[0]},
@@ -71,23 +82,31 @@ LogicalResult unaryOp(Importer &imp, const onnx::NodeProto &node) {
                                     }));
 }
 
+// Integer tensors (Logic.cpp lists the carried types) take the integer ops;
+// integer Div truncates toward zero, as the ONNX runtimes do.
+template <typename FOp, typename IOp>
+Value fOrI(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<IntegerType>(x.getType()))
+    return IOp::create(b, l, x, y);
+  return FOp::create(b, l, x, y);
+}
 Value add(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::AddFOp::create(b, l, x, y);
+  return fOrI<arith::AddFOp, arith::AddIOp>(b, l, x, y);
 }
 Value sub(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::SubFOp::create(b, l, x, y);
+  return fOrI<arith::SubFOp, arith::SubIOp>(b, l, x, y);
 }
 Value mul(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MulFOp::create(b, l, x, y);
+  return fOrI<arith::MulFOp, arith::MulIOp>(b, l, x, y);
 }
 Value div(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::DivFOp::create(b, l, x, y);
+  return fOrI<arith::DivFOp, arith::DivSIOp>(b, l, x, y);
 }
 Value max(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MaximumFOp::create(b, l, x, y);
+  return fOrI<arith::MaximumFOp, arith::MaxSIOp>(b, l, x, y);
 }
 Value min(OpBuilder &b, Location l, Value x, Value y) {
-  return arith::MinimumFOp::create(b, l, x, y);
+  return fOrI<arith::MinimumFOp, arith::MinSIOp>(b, l, x, y);
 }
 
 Value relu(OpBuilder &b, Location l, Value x) {
@@ -111,9 +130,14 @@ Value sqrt(OpBuilder &b, Location l, Value x) {
   return math::SqrtOp::create(b, l, x);
 }
 Value abs(OpBuilder &b, Location l, Value x) {
+  if (isa<IntegerType>(x.getType()))
+    return math::AbsIOp::create(b, l, x);
   return math::AbsFOp::create(b, l, x);
 }
 Value neg(OpBuilder &b, Location l, Value x) {
+  if (isa<IntegerType>(x.getType()))
+    return arith::SubIOp::create(
+        b, l, arith::ConstantOp::create(b, l, b.getZeroAttr(x.getType())), x);
   return arith::NegFOp::create(b, l, x);
 }
 Value erf(OpBuilder &b, Location l, Value x) {
@@ -145,7 +169,7 @@ Value softplus(OpBuilder &b, Location l, Value x) {
 /// HardSigmoid.
 LogicalResult activation(Importer &imp, const onnx::NodeProto &node) {
   FailureOr<SmallVector<Value>> ins = imp.inputs(node, 1);
-  if (failed(ins))
+  if (failed(ins) || failed(requireFloat(imp, node, (*ins)[0])))
     return failure();
   StringRef op = node.op_type();
   double alpha = floatAttr(node, "alpha",
@@ -196,11 +220,31 @@ LogicalResult pow(Importer &imp, const onnx::NodeProto &node) {
   std::optional<double> e;
   if (!imp.hasInput(node, 1))
     return emitError(loc) << "Pow node is missing input 1";
+  Type xElt = tensorType(*x).getElementType();
   auto it = imp.values.find(node.input(1));
+  if (isa<IntegerType>(xElt) ||
+      (it != imp.values.end() &&
+       tensorType(it->second).getElementType() != xElt)) {
+    // Integer or mixed-type Pow: powf in f32, the result in x's type.
+    FailureOr<Value> y = imp.input(node, 1);
+    if (failed(y))
+      return failure();
+    if (!broadcastShape({shapeOf(*x), shapeOf(*y)}))
+      return emitError(loc) << "Pow operands do not broadcast";
+    return imp.define(
+        node, imp.elementwise(loc, {*x, *y},
+                              [&](OpBuilder &nb, Location l, ValueRange a) {
+                                Type f32 = nb.getF32Type();
+                                Value p = math::PowFOp::create(
+                                    nb, l, castScalar(nb, l, a[0], f32),
+                                    castScalar(nb, l, a[1], f32));
+                                return castScalar(nb, l, p, xElt);
+                              }));
+  }
   if (it != imp.values.end()) {
     if (auto c = it->second.getDefiningOp<arith::ConstantOp>())
       if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
-        if (dense.isSplat())
+        if (dense.isSplat() && isa<FloatType>(dense.getElementType()))
           e = dense.getSplatValue<APFloat>().convertToDouble();
   } else if (const IntConstant *ic = imp.intInput(node, 1)) {
     if (ic->values.size() == 1)
@@ -255,8 +299,8 @@ void nki::onnx_import::registerElementwiseOps(OpTable &t) {
   t["Exp"] = unaryOp<exp>;
   t["Log"] = unaryOp<log>;
   t["Sqrt"] = unaryOp<sqrt>;
-  t["Abs"] = unaryOp<abs>;
-  t["Neg"] = unaryOp<neg>;
+  t["Abs"] = unaryOp<abs, true>;
+  t["Neg"] = unaryOp<neg, true>;
   t["Erf"] = unaryOp<erf>;
   t["Reciprocal"] = unaryOp<reciprocal>;
   t["Sin"] = unaryOp<sin>;

@@ -37,6 +37,9 @@ const OpTable &onnx_import::opTable() {
     registerNormalizationOps(t);
     registerDataMovementOps(t);
     registerGeneratorOps(t);
+    // Last: its Cast/CastLike (every carried type) replace the float-only
+    // ones of Generators.cpp.
+    registerLogicOps(t);
     return t;
   }();
   return table;
@@ -95,12 +98,78 @@ FailureOr<SmallVector<Value>> Importer::inputs(const onnx::NodeProto &node,
 std::optional<Type> Importer::elementType(int32_t onnxType) {
   switch (onnxType) {
   case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::DOUBLE: // carried as f32 (host type f64)
     return b.getF32Type();
   case onnx::TensorProto::BFLOAT16:
     return b.getBF16Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  // The device has no 64-bit type and no unsigned arithmetic: these are
+  // carried as i32 (host types i64, ui8, i16, ui16, ui32).
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return b.getI32Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
   default:
     return std::nullopt;
   }
+}
+
+std::optional<Type> Importer::hostType(int32_t onnxType) {
+  switch (onnxType) {
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::INT16:
+    return b.getI16Type();
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
+  default:
+    return std::nullopt;
+  }
+}
+
+FailureOr<Value> Importer::materializeInt(const std::string &name,
+                                          Location loc) {
+  auto known = values.find(name);
+  if (known != values.end())
+    return known->second;
+  const IntConstant &c = ints.at(name);
+  Type elt = elementType(c.type).value_or(b.getI32Type());
+  if (!isa<IntegerType>(elt))
+    elt = b.getI32Type();
+  unsigned width = elt.getIntOrFloatBitWidth();
+  SmallVector<APInt> data;
+  for (int64_t v : c.values) {
+    bool fits = width == 1 ? (v == 0 || v == 1)
+                           : v >= -(int64_t(1) << (width - 1)) &&
+                                 v < (int64_t(1) << (width - 1));
+    if (!fits)
+      return emitError(loc) << "integer tensor '" << name << "' holds " << v
+                            << ", which does not fit the device's " << elt
+                            << " (INT64 tensors are carried as i32)";
+    data.push_back(APInt(width, uint64_t(v), /*isSigned=*/width > 1));
+  }
+  auto type = RankedTensorType::get(c.shape, elt);
+  Value v =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, data));
+  values[name] = v;
+  return v;
 }
 
 LogicalResult Importer::importTensor(const onnx::TensorProto &t, Location loc,
@@ -152,46 +221,95 @@ LogicalResult Importer::importTensor(const onnx::TensorProto &t, Location loc,
   if (!elt)
     return emitError(loc) << "tensor '" << name << "' has element type "
                           << typeName(t.data_type())
-                          << "; only FLOAT and BFLOAT16 are supported";
+                          << ", which is not supported";
+  // Every other type: its raw little-endian bytes or its typed field, as
+  // doubles (exact for all of them) or 16-bit float patterns.
+  int32_t dt = t.data_type();
+  bool isHalf =
+      dt == onnx::TensorProto::BFLOAT16 || dt == onnx::TensorProto::FLOAT16;
+  size_t width =
+      dt == onnx::TensorProto::DOUBLE || dt == onnx::TensorProto::UINT64  ? 8
+      : dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::UINT32 ? 4
+      : isHalf || dt == onnx::TensorProto::INT16 ||
+              dt == onnx::TensorProto::UINT16
+          ? 2
+          : 1;
+  std::vector<double> data;
+  if (!raw.empty()) {
+    if (raw.size() != size_t(n) * width)
+      return emitError(loc)
+             << "tensor '" << name << "' has " << raw.size()
+             << " bytes of data, expected " << n * int64_t(width);
+    for (int64_t i = 0; i < n; ++i) {
+      const char *p = raw.data() + i * width;
+      auto read = [&](auto v) {
+        std::memcpy(&v, p, sizeof(v));
+        return double(v);
+      };
+      switch (dt) {
+      case onnx::TensorProto::DOUBLE:
+        data.push_back(read(double()));
+        break;
+      case onnx::TensorProto::FLOAT:
+        data.push_back(read(float()));
+        break;
+      case onnx::TensorProto::UINT32:
+        data.push_back(read(uint32_t()));
+        break;
+      case onnx::TensorProto::UINT64:
+        data.push_back(read(uint64_t()));
+        break;
+      case onnx::TensorProto::INT16:
+        data.push_back(read(int16_t()));
+        break;
+      case onnx::TensorProto::INT8:
+        data.push_back(read(int8_t()));
+        break;
+      default: // BFLOAT16/FLOAT16 bit patterns, UINT16, UINT8, BOOL
+        data.push_back(width == 2 ? read(uint16_t()) : read(uint8_t()));
+      }
+    }
+  } else if (dt == onnx::TensorProto::FLOAT) {
+    data.assign(t.float_data().begin(), t.float_data().end());
+  } else if (dt == onnx::TensorProto::DOUBLE) {
+    data.assign(t.double_data().begin(), t.double_data().end());
+  } else if (dt == onnx::TensorProto::UINT32 ||
+             dt == onnx::TensorProto::UINT64) {
+    data.assign(t.uint64_data().begin(), t.uint64_data().end());
+  } else {
+    for (int32_t v : t.int32_data())
+      data.push_back(isHalf ? double(uint16_t(v)) : double(v));
+  }
+  if (int64_t(data.size()) != n)
+    return emitError(loc) << "tensor '" << name << "' has " << data.size()
+                          << " values, expected " << n;
   auto type = RankedTensorType::get(shape, *elt);
   DenseElementsAttr attr;
-  if (elt->isF32()) {
-    std::vector<float> data;
-    if (!raw.empty()) {
-      if (raw.size() != size_t(n) * 4)
-        return emitError(loc) << "tensor '" << name << "' has " << raw.size()
-                              << " bytes of data, expected " << n * 4;
-      data.resize(n);
-      std::memcpy(data.data(), raw.data(), raw.size());
-    } else {
-      data.assign(t.float_data().begin(), t.float_data().end());
-    }
-    if (int64_t(data.size()) != n)
-      return emitError(loc) << "tensor '" << name << "' has " << data.size()
-                            << " values, expected " << n;
-    attr = DenseElementsAttr::get(type, ArrayRef<float>(data));
-  } else {
-    std::vector<APFloat> data;
-    auto push = [&](uint16_t bits) {
-      data.push_back(APFloat(APFloat::BFloat(), APInt(16, bits)));
-    };
-    if (!raw.empty()) {
-      if (raw.size() != size_t(n) * 2)
-        return emitError(loc) << "tensor '" << name << "' has " << raw.size()
-                              << " bytes of data, expected " << n * 2;
-      for (int64_t i = 0; i < n; ++i) {
-        uint16_t v;
-        std::memcpy(&v, raw.data() + i * 2, 2);
-        push(v);
+  if (auto ft = dyn_cast<FloatType>(*elt)) {
+    SmallVector<APFloat> fs;
+    for (double v : data) {
+      if (isHalf) {
+        fs.push_back(APFloat(ft.getFloatSemantics(), APInt(16, uint64_t(v))));
+        continue;
       }
-    } else {
-      for (int32_t v : t.int32_data())
-        push(uint16_t(v));
+      // DOUBLE is carried as f32: rounded to nearest.
+      APFloat f(v);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      fs.push_back(f);
     }
-    if (int64_t(data.size()) != n)
-      return emitError(loc) << "tensor '" << name << "' has " << data.size()
-                            << " values, expected " << n;
-    attr = DenseElementsAttr::get(type, data);
+    attr = DenseElementsAttr::get(type, fs);
+  } else {
+    unsigned bits = elt->getIntOrFloatBitWidth();
+    SmallVector<APInt> is;
+    for (double v : data) {
+      if (bits == 32 && v > double(std::numeric_limits<int32_t>::max()))
+        return emitError(loc) << "tensor '" << name << "' holds " << v
+                              << ", which does not fit the device's i32";
+      is.push_back(bits == 1 ? APInt(1, v != 0)
+                             : APInt(bits, uint64_t(int64_t(v)), true));
+    }
+    attr = DenseElementsAttr::get(type, is);
   }
   values[name] = arith::ConstantOp::create(b, loc, attr);
   return success();
@@ -203,11 +321,9 @@ FailureOr<Value> Importer::input(const onnx::NodeProto &node, int i) {
            << node.op_type() << " node is missing input " << i;
   auto it = values.find(node.input(i));
   if (it == values.end()) {
+    // A compile-time integer tensor used as a runtime value: a constant.
     if (ints.count(node.input(i)))
-      return emitError(nodeLoc(node))
-             << node.op_type() << " input '" << node.input(i)
-             << "' is an integer tensor; only FLOAT and BFLOAT16 are "
-                "supported here";
+      return materializeInt(node.input(i), nodeLoc(node));
     return emitError(nodeLoc(node))
            << node.op_type() << " input '" << node.input(i)
            << "' is not defined before its use";
@@ -257,6 +373,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   // Arguments: graph inputs that are not initializers.
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<std::optional<Type>> argHostTypes;
   bool bad = false;
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (initNames.count(in.name()))
@@ -271,7 +388,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     if (!elt) {
       emitError(fileLoc) << "graph input '" << in.name()
                          << "' has element type " << typeName(tt.elem_type())
-                         << "; only FLOAT and BFLOAT16 are supported";
+                         << ", which is not supported";
       bad = true;
       continue;
     }
@@ -333,6 +450,7 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
     }
     argTypes.push_back(RankedTensorType::get(shape, *elt));
     argNames.push_back(in.name());
+    argHostTypes.push_back(hostType(tt.elem_type()));
   }
   if (bad)
     return nullptr;
@@ -342,6 +460,8 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   Block *entry = func.addEntryBlock();
   for (size_t i = 0; i < argNames.size(); ++i) {
     func.setArgAttr(i, "nki.name", b.getStringAttr(argNames[i]));
+    if (argHostTypes[i])
+      func.setArgAttr(i, "nki.host_type", TypeAttr::get(*argHostTypes[i]));
     values[argNames[i]] = entry->getArgument(i);
   }
   b.setInsertionPointToStart(entry);
@@ -375,18 +495,41 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   }
 
   SmallVector<Value> results;
+  SmallVector<std::optional<Type>> resultHostTypes;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     auto it = values.find(out.name());
+    if (it == values.end() && ints.count(out.name())) {
+      FailureOr<Value> v = materializeInt(out.name(), fileLoc);
+      if (failed(v))
+        return nullptr;
+      it = values.find(out.name());
+    }
     if (it == values.end()) {
       emitError(fileLoc) << "graph output '" << out.name()
-                         << "' is not a FLOAT or BFLOAT16 tensor computed "
-                            "by the graph";
+                         << "' is not a tensor computed by the graph";
       return nullptr;
     }
+    // The declared type decides what the host reads: e.g. an INT64 output
+    // carried as i32.
+    int32_t declared = out.type().has_tensor_type()
+                           ? out.type().tensor_type().elem_type()
+                           : onnx::TensorProto::UNDEFINED;
+    Type computed = tensorType(it->second).getElementType();
+    std::optional<Type> elt = elementType(declared);
+    if (declared != onnx::TensorProto::UNDEFINED && elt && *elt != computed) {
+      emitError(fileLoc) << "graph output '" << out.name() << "' is declared "
+                         << typeName(declared) << " (carried as " << *elt
+                         << ") but the graph computes " << computed;
+      return nullptr;
+    }
+    resultHostTypes.push_back(hostType(declared));
     results.push_back(it->second);
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setType(b.getFunctionType(argTypes, TypeRange(ValueRange(results))));
+  for (auto [i, host] : llvm::enumerate(resultHostTypes))
+    if (host)
+      func.setResultAttr(i, "nki.host_type", TypeAttr::get(*host));
   if (failed(verify(*module)))
     return nullptr;
   return module;

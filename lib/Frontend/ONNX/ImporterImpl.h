@@ -62,9 +62,9 @@ using OpTable = llvm::StringMap<OpHandler>;
 const OpTable &opTable();
 
 // One registration function per op family (each in its own file).
-void registerConvOps(OpTable &table);              // Conv.cpp
 void registerConstantAndShapeOps(OpTable &table); // Shape.cpp
 void registerElementwiseOps(OpTable &table);      // Elementwise.cpp
+void registerLogicOps(OpTable &table);            // Logic.cpp
 void registerMathOps(OpTable &table);             // Math.cpp
 void registerMatMulOps(OpTable &table);           // MatMul.cpp
 void registerSoftmaxOps(OpTable &table);          // Softmax.cpp
@@ -117,7 +117,14 @@ public:
   bool hasInput(const onnx::NodeProto &node, int i) const {
     return i < node.input_size() && !node.input(i).empty();
   }
+  /// The element type an ONNX tensor type is carried in on the device.
   std::optional<Type> elementType(int32_t onnxType);
+  /// The `nki.host_type` of a graph input/output of `onnxType` when the
+  /// carried type differs (INT64 -> i64, DOUBLE -> f64, UINT8 -> ui8, ...).
+  std::optional<Type> hostType(int32_t onnxType);
+  /// The runtime value of the compile-time integer tensor `name`: a dense
+  /// constant of its carried type, made once on first use.
+  FailureOr<Value> materializeInt(const std::string &name, Location loc);
   LogicalResult importTensor(const onnx::TensorProto &t, Location loc,
                              const std::string &name);
 
@@ -147,6 +154,9 @@ std::optional<llvm::SmallVector<int64_t>>
 broadcastShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes);
 /// A scalar constant of `like`'s type.
 Value constLike(OpBuilder &b, Location l, Value like, double v);
+/// Scalar `x` converted to the carried element type `to` with ONNX Cast
+/// semantics (Logic.cpp).
+Value castScalar(OpBuilder &b, Location l, Value x, Type to);
 std::string typeName(int32_t onnxType);
 
 const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,

@@ -513,3 +513,17 @@ nisa.program target("trn2") semaphores(0) {
 
 // expected-error @+1 {{'nisa.tensor' op expects parent op 'nisa.program'}}
 nisa.tensor @a input f32 [2] at 0
+
+// -----
+
+nisa.program target("trn2") semaphores(0) {
+  // expected-error @+1 {{'nisa.tensor' op unknown host type "i128"}}
+  nisa.tensor @a input i32 [2] at 0 host "i128"
+}
+
+// -----
+
+// expected-error @+1 {{tensor 'a': host type i64 is carried as i32, not f32}}
+nisa.program target("trn2") semaphores(0) {
+  nisa.tensor @a input f32 [2] at 0 host "i64"
+}

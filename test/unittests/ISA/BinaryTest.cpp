@@ -193,6 +193,32 @@ TEST(Binary, RoundTrip) {
   EXPECT_EQ(q->streams[4].instructions[0].loc, "model.onnx:1:2");
 }
 
+TEST(Binary, HostTypesRoundTripAndAreChecked) {
+  Program p = everyOpcode();
+  p.tensors.push_back(
+      {"idx", TensorKind::Input, DType::I32, {4}, 400000, "", HostType::I64});
+  p.tensors.push_back(
+      {"mask", TensorKind::Output, DType::U8, {4}, 400064, "", HostType::Bool});
+  absl::StatusOr<Program> q = decodeProgram(encodeProgram(p));
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->tensors[4].host, HostType::I64);
+  EXPECT_EQ(q->tensors[5].host, HostType::Bool);
+  EXPECT_EQ(q->tensors[0].host, HostType::Device);
+  for (uint32_t h = 0; h < kNumHostTypes; ++h)
+    EXPECT_EQ(parseHostType(hostTypeName(HostType(h))), HostType(h));
+  EXPECT_FALSE(parseHostType("i128"));
+
+  Program wrongCarrier = p;
+  wrongCarrier.tensors[4].dtype = DType::F32;
+  EXPECT_EQ(verifyProgram(wrongCarrier).message(),
+            "tensor 'idx': host type i64 is carried as i32, not f32");
+  Program scratch = p;
+  scratch.tensors[3].host = HostType::F64;
+  EXPECT_EQ(verifyProgram(scratch).message(),
+            "tensor 's': scratch tensor has host type f64; only inputs and "
+            "outputs have one");
+}
+
 TEST(Binary, UnusedFieldsAreNotStored) {
   Program p = everyOpcode();
   Program noisy = p;

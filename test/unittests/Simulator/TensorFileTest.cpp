@@ -103,5 +103,62 @@ TEST(TensorFile, ConversionToProgramDtypes) {
   EXPECT_FALSE(toTensorBytes(t, isa::DType::F32, {2, 2}).ok());
 }
 
+TEST(TensorFile, IntegersMustFitTheDeviceDtype) {
+  HostTensor t;
+  t.shape = {3};
+  t.isInteger = true;
+  t.ints = {-5, 16777216, 2147483647};
+  auto bytes = toTensorBytes(t, isa::DType::I32, {3});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_EQ(fromTensorBytes(*bytes, isa::DType::I32, {3}).ints, t.ints);
+  t.ints[1] = int64_t(1) << 32;
+  auto big = toTensorBytes(t, isa::DType::I32, {3});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message(),
+            "value 4294967296 at 1 (flat index) does not fit the device's i32 "
+            "[-2147483648, 2147483647]");
+  t.ints = {0, 1, 256};
+  EXPECT_FALSE(toTensorBytes(t, isa::DType::U8, {3}).ok());
+  t.ints = {0, 1, 255};
+  EXPECT_TRUE(toTensorBytes(t, isa::DType::U8, {3}).ok());
+}
+
+TEST(TensorFile, OutputsInTheirHostType) {
+  HostTensor t;
+  t.shape = {2};
+  t.isInteger = true;
+  t.ints = {-3, 7};
+  auto i64 = parseNpy(formatNpy(t, isa::DType::I32, isa::HostType::I64));
+  ASSERT_TRUE(i64.ok());
+  EXPECT_EQ(i64->ints, t.ints);
+  EXPECT_NE(formatNpy(t, isa::DType::I32, isa::HostType::I64).find("'<i8'"),
+            std::string::npos);
+  t.ints = {0, 1};
+  std::string b = formatNpy(t, isa::DType::U8, isa::HostType::Bool);
+  EXPECT_NE(b.find("'|b1'"), std::string::npos);
+  EXPECT_EQ(b.substr(b.size() - 2), std::string("\x00\x01", 2));
+  HostTensor f;
+  f.shape = {1};
+  f.values = {0.5f};
+  auto f64 = parseNpy(formatNpy(f, isa::DType::F32, isa::HostType::F64));
+  ASSERT_TRUE(f64.ok());
+  EXPECT_EQ(f64->values, f.values);
+}
+
+TEST(TensorFile, OnnxBoolAndSmallIntegers) {
+  // BOOL (9), dims [3], raw_data 01 00 01.
+  std::string pb = {0x08, 0x03, 0x10, 0x09, 0x4a, 0x03, 0x01, 0x00, 0x01};
+  auto t = parseOnnxTensor(pb);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->isInteger);
+  EXPECT_EQ(t->ints, (std::vector<int64_t>{1, 0, 1}));
+  // UINT16 (4), dims [1], raw_data ff ff.
+  std::string u16 = {0x08, 0x01, 0x10, 0x04, 0x4a, 0x02};
+  u16 += std::string("\xff\xff", 2);
+  auto u = parseOnnxTensor(u16);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(u->ints, (std::vector<int64_t>{65535}));
+}
+
 } // namespace
 } // namespace nki::sim

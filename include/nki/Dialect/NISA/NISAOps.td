@@ -61,18 +61,25 @@ def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">]> {
     plain names, in separate namespaces (a tensor may be called `@act`);
     instructions address HBM by byte offset.
 
+    An input or output may name the element type the host reads and
+    writes (`host "i64"`, `"f64"`, `"bool"`, `"u8"`, `"i16"`, `"u16"`,
+    `"u32"`, `"u64"`) when it differs from the device dtype: ONNX INT64
+    tensors are carried as i32, DOUBLE as f32, BOOL as u8 (isa::HostType).
+
     ```mlir
     nisa.tensor @a input bf16 [256, 256] at 0
     nisa.tensor @w const f32 [2] at 131072 = dense<[1.0, 2.0]> : tensor<2xf32>
+    nisa.tensor @idx input i32 [4] at 131136 host "i64"
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, NISA_TensorKindAttr:$kind,
                        NISA_DTypeAttr:$dtype, DenseI64ArrayAttr:$shape,
                        I64Attr:$offset,
-                       OptionalAttr<ElementsAttr>:$data);
+                       OptionalAttr<ElementsAttr>:$data,
+                       OptionalAttr<StrAttr>:$host);
   let assemblyFormat = [{
     $sym_name custom<Bare>($kind) custom<Bare>($dtype) $shape `at` $offset
-    (`=` $data^)? attr-dict
+    (`host` $host^)? (`=` $data^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

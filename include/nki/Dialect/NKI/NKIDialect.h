@@ -30,6 +30,20 @@ inline constexpr llvm::StringLiteral kNameAttr = "nki.name";
 inline constexpr llvm::StringLiteral kHbmOffsetAttr = "nki.hbm_offset";
 /// Byte offsets of the returned buffers, on the function.
 inline constexpr llvm::StringLiteral kOutputOffsetsAttr = "nki.output_offsets";
+/// The element type the host sees for an argument or result (a TypeAttr:
+/// i64, f64, ui8, i16, ui16, ui32) when it is wider or other than the
+/// carried type, e.g. ONNX INT64 carried as i32 (docs/onnx.md).
+inline constexpr llvm::StringLiteral kHostTypeAttr = "nki.host_type";
+
+/// Bytes per element of a tensor or tile of `elementType` on the machine:
+/// i1 is stored as one byte (0 or 1); 0 for types the machine cannot store.
+inline int64_t storageBytes(mlir::Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
+    return 0;
+  return elementType.getIntOrFloatBitWidth() / 8;
+}
 
 /// The on-chip memory of a memref, or nullopt for HBM (default space).
 std::optional<MemorySpace> getMemorySpace(mlir::MemRefType type);
