@@ -62,6 +62,7 @@ using OpTable = llvm::StringMap<OpHandler>;
 const OpTable &opTable();
 
 // One registration function per op family (each in its own file).
+void registerConvOps(OpTable &table);             // Conv.cpp
 void registerConstantAndShapeOps(OpTable &table); // Shape.cpp
 void registerElementwiseOps(OpTable &table);      // Elementwise.cpp
 void registerLogicOps(OpTable &table);            // Logic.cpp
