@@ -530,6 +530,11 @@ OwningOpRef<ModuleOp> Importer::run(const onnx::ModelProto &model) {
   for (auto [i, host] : llvm::enumerate(resultHostTypes))
     if (host)
       func.setResultAttr(i, "nki.host_type", TypeAttr::get(*host));
+  // Outputs keep their ONNX names, except one that is a graph input passed
+  // through (the input already has that name): it stays out<i>.
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    if (!llvm::is_contained(argNames, out.name()))
+      func.setResultAttr(i, "nki.name", b.getStringAttr(out.name()));
   if (failed(verify(*module)))
     return nullptr;
   return module;
