@@ -33,6 +33,7 @@ const OpTable &onnx_import::opTable() {
     registerMathOps(t);
     registerMatMulOps(t);
     registerSoftmaxOps(t);
+    registerLossOps(t);
     registerReduceOps(t);
     registerNormalizationOps(t);
     registerDataMovementOps(t);
