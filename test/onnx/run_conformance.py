@@ -138,6 +138,13 @@ def write_docs(path, status, data_dir):
                 "so a multi-op case appears\nin several rows. See "
                 "[onnx.md](onnx.md) for the importer itself.\n\n"
                 % (data_dir, passed, total))
+        f.write("| folder | cases | pass |\n|---|---:|---:|\n")
+        for folder in FOLDERS:
+            names = [n for n in status if n.startswith(folder + "/")]
+            f.write("| %s | %d | %d |\n" % (
+                folder, len(names),
+                sum(1 for n in names if status[n][0] == "pass")))
+        f.write("\n")
         f.write("| op | cases | pass | unsupported | fails |\n"
                 "|---|---:|---:|---:|---:|\n")
         for op in sorted(per_op, key=lambda o: (-per_op[o]["pass"], o)):
