@@ -33,6 +33,7 @@ const OpTable &onnx_import::opTable() {
     registerMathOps(t);
     registerMatMulOps(t);
     registerSoftmaxOps(t);
+    registerGatherElementsOps(t);
     registerLossOps(t);
     registerReduceOps(t);
     registerNormalizationOps(t);

@@ -69,6 +69,7 @@ void registerLogicOps(OpTable &table);            // Logic.cpp
 void registerMathOps(OpTable &table);             // Math.cpp
 void registerMatMulOps(OpTable &table);           // MatMul.cpp
 void registerSoftmaxOps(OpTable &table);          // Softmax.cpp
+void registerGatherElementsOps(OpTable &table);   // GatherElements.cpp
 void registerLossOps(OpTable &table);             // Loss.cpp
 void registerReduceOps(OpTable &table);           // Reduce.cpp
 void registerNormalizationOps(OpTable &table);    // Normalization.cpp
