@@ -87,8 +87,7 @@ struct Emitter {
 };
 
 /// A pattern for one float math op, written as a function of its operands.
-template <typename Op>
-struct ExpandFloat : OpRewritePattern<Op> {
+template <typename Op> struct ExpandFloat : OpRewritePattern<Op> {
   using Fn = Value (*)(Emitter &, ValueRange);
   ExpandFloat(MLIRContext *ctx, Fn fn) : OpRewritePattern<Op>(ctx), fn(fn) {}
 
@@ -125,7 +124,8 @@ LogicalResult nki::expandMathFunctions(Operation *root) {
         isIntegral(op->getOperand(0)))
       return;
     OpBuilder b(op);
-    op->setOperand(0, math::TruncOp::create(b, op->getLoc(), op->getOperand(0)));
+    op->setOperand(0,
+                   math::TruncOp::create(b, op->getLoc(), op->getOperand(0)));
   });
 
   RewritePatternSet patterns(root->getContext());

@@ -19,9 +19,9 @@ using namespace nki::onnx_import;
 namespace {
 
 struct LossInputs {
-  Rows x;          // [M, C]
-  Value target;    // [M], integer
-  Value weight;    // [C] or null
+  Rows x;       // [M, C]
+  Value target; // [M], integer
+  Value weight; // [C] or null
   SmallVector<int64_t> targetShape;
 };
 
@@ -46,8 +46,8 @@ FailureOr<LossInputs> viewInputs(Importer &imp, const onnx::NodeProto &node,
   int64_t classes = xt.getDimSize(1);
   if (weight && (tensorType(weight).getShape() != ArrayRef<int64_t>{classes} ||
                  tensorType(weight).getElementType() != xt.getElementType()))
-    return emitError(loc) << node.op_type() << " weight must be ["
-                          << classes << "] of the input's element type, got "
+    return emitError(loc) << node.op_type() << " weight must be [" << classes
+                          << "] of the input's element type, got "
                           << weight.getType();
   SmallVector<bool> classAxis(xt.getRank(), false);
   classAxis[1] = true;
@@ -79,13 +79,13 @@ Value nll(Importer &imp, const onnx::NodeProto &node, const LossInputs &in,
   Value iotaV = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({classes}, idxElt), iota));
-  SmallVector<RowOperand> ops = {{in.target, Bcast::Row},
-                                 {iotaV, Bcast::Col}};
+  SmallVector<RowOperand> ops = {{in.target, Bcast::Row}, {iotaV, Bcast::Col}};
   if (in.weight)
     ops.push_back({in.weight, Bcast::Col});
   // t == c, and t is not ignored.
   auto hit = [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-    Value h = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[0], a[1]);
+    Value h =
+        arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, a[0], a[1]);
     if (!ignore)
       return h;
     Value ign =
@@ -111,13 +111,9 @@ Value nll(Importer &imp, const onnx::NodeProto &node, const LossInputs &in,
   if (reduction == "none")
     return imp.reshape(loc, loss, in.targetShape);
   auto total = [&](Value v) {
-    Value r = rowGeneric(imp, loc, 1, rows, {{imp.reshape(loc, v, {1, rows}),
-                                              Bcast::Full}},
-                         elt,
-                         [](OpBuilder &, Location, ValueRange a) {
-                           return a[0];
-                         },
-                         Combine::Add);
+    Value r = rowGeneric(
+        imp, loc, 1, rows, {{imp.reshape(loc, v, {1, rows}), Bcast::Full}}, elt,
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; }, Combine::Add);
     return imp.reshape(loc, r, {});
   };
   Value sum = total(loss);
@@ -127,19 +123,20 @@ Value nll(Importer &imp, const onnx::NodeProto &node, const LossInputs &in,
   Value rowWeight = rowGeneric(
       imp, loc, rows, classes, ops, elt,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        Value w = weighted ? a[2]
-                           : arith::ConstantOp::create(
-                                 nb, l, nb.getFloatAttr(elt, 1.0))
-                                 .getResult();
+        Value w =
+            weighted
+                ? a[2]
+                : arith::ConstantOp::create(nb, l, nb.getFloatAttr(elt, 1.0))
+                      .getResult();
         return arith::SelectOp::create(nb, l, hit(nb, l, a), w,
                                        constLike(nb, l, w, 0.0));
       },
       Combine::Add);
-  return imp.elementwise(loc, {sum, total(rowWeight)},
-                         [](OpBuilder &nb, Location l, ValueRange a) {
-                           return arith::DivFOp::create(nb, l, a[0], a[1])
-                               .getResult();
-                         });
+  return imp.elementwise(
+      loc, {sum, total(rowWeight)},
+      [](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::DivFOp::create(nb, l, a[0], a[1]).getResult();
+      });
 }
 
 LogicalResult checkReduction(Importer &imp, const onnx::NodeProto &node) {
@@ -187,14 +184,14 @@ LogicalResult softmaxCrossEntropy(Importer &imp, const onnx::NodeProto &node) {
                                    arith::SubFOp::create(nb, l, a[0], a[1]));
       },
       Combine::Add);
-  Value logProb = rowGeneric(
-      imp, loc, rows, cols,
-      {{in->x.v, Bcast::Full}, {mx, Bcast::Row}, {sum, Bcast::Row}}, elt,
-      [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        return arith::SubFOp::create(
-            nb, l, arith::SubFOp::create(nb, l, a[0], a[1]),
-            math::LogOp::create(nb, l, a[2]));
-      });
+  Value logProb =
+      rowGeneric(imp, loc, rows, cols,
+                 {{in->x.v, Bcast::Full}, {mx, Bcast::Row}, {sum, Bcast::Row}},
+                 elt, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                   return arith::SubFOp::create(
+                       nb, l, arith::SubFOp::create(nb, l, a[0], a[1]),
+                       math::LogOp::create(nb, l, a[2]));
+                 });
   if (failed(imp.define(node, nll(imp, node, *in, logProb))))
     return failure();
   if (node.output_size() > 1 && !node.output(1).empty())

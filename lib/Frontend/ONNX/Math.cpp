@@ -59,8 +59,7 @@ LogicalResult unary(Importer &imp, const onnx::NodeProto &node) {
                             }));
 }
 
-template <typename MathOp>
-Value mathOp(Body &e, const onnx::NodeProto &) {
+template <typename MathOp> Value mathOp(Body &e, const onnx::NodeProto &) {
   return MathOp::create(e.b, e.l, e.x);
 }
 
@@ -99,9 +98,9 @@ Value hardSwish(Body &e, const onnx::NodeProto &) {
 /// so that large |x| does not overflow.
 Value mish(Body &e, const onnx::NodeProto &) {
   Value absx = math::AbsFOp::create(e.b, e.l, e.x);
-  Value sp = e.add(e.max(e.x, e.c(0.0)),
-                   e.log(e.add(e.c(1.0), e.exp(arith::NegFOp::create(
-                                             e.b, e.l, absx)))));
+  Value sp = e.add(
+      e.max(e.x, e.c(0.0)),
+      e.log(e.add(e.c(1.0), e.exp(arith::NegFOp::create(e.b, e.l, absx)))));
   return e.mul(e.x, e.tanh(sp));
 }
 
@@ -123,9 +122,9 @@ LogicalResult gelu(Importer &imp, const onnx::NodeProto &node) {
                   Value half = e.mul(e.x, e.c(0.5));
                   if (!tanhForm)
                     return e.mul(
-                        half, e.add(e.c(1.0),
-                                    math::ErfOp::create(
-                                        b, l, e.mul(e.x, e.c(M_SQRT1_2)))));
+                        half,
+                        e.add(e.c(1.0), math::ErfOp::create(
+                                            b, l, e.mul(e.x, e.c(M_SQRT1_2)))));
                   Value x3 = e.mul(e.mul(e.x, e.x), e.x);
                   Value inner = e.mul(e.c(std::sqrt(2.0 / M_PI)),
                                       e.add(e.x, e.mul(e.c(0.044715), x3)));
@@ -185,9 +184,9 @@ LogicalResult clip(Importer &imp, const onnx::NodeProto &node) {
       return failure();
     if (tensorType(*v).getNumElements() != 1 ||
         tensorType(*v).getElementType() != tensorType(*x).getElementType())
-      return emitError(loc) << "Clip " << attr << " must be a scalar of "
-                            << x->getType() << "'s element type, got "
-                            << v->getType();
+      return emitError(loc)
+             << "Clip " << attr << " must be a scalar of " << x->getType()
+             << "'s element type, got " << v->getType();
     DenseElementsAttr dense;
     if (matchPattern(*v, m_Constant(&dense)))
       bound[i] =
@@ -201,33 +200,29 @@ LogicalResult clip(Importer &imp, const onnx::NodeProto &node) {
     if (v)
       operands.push_back(v);
   return imp.define(
-      node, imp.elementwise(loc, operands,
-                            [&](OpBuilder &b, Location l, ValueRange a) {
-                              Value r = a[0];
-                              int next = 1;
-                              for (int i = 0; i < 2; ++i) {
-                                Value v = operand[i] ? a[next++] : Value();
-                                if (!v && bound[i])
-                                  v = arith::ConstantOp::create(
-                                      b, l,
-                                      isInt ? TypedAttr(b.getIntegerAttr(
-                                                  elt, int64_t(*bound[i])))
-                                            : b.getFloatAttr(elt, *bound[i]));
-                                if (!v)
-                                  continue;
-                                if (isInt)
-                                  r = i ? arith::MinSIOp::create(b, l, r, v)
-                                              .getResult()
-                                        : arith::MaxSIOp::create(b, l, r, v)
-                                              .getResult();
-                                else
-                                  r = i ? arith::MinimumFOp::create(b, l, r, v)
-                                              .getResult()
-                                        : arith::MaximumFOp::create(b, l, r, v)
-                                              .getResult();
-                              }
-                              return r;
-                            }));
+      node,
+      imp.elementwise(
+          loc, operands, [&](OpBuilder &b, Location l, ValueRange a) {
+            Value r = a[0];
+            int next = 1;
+            for (int i = 0; i < 2; ++i) {
+              Value v = operand[i] ? a[next++] : Value();
+              if (!v && bound[i])
+                v = arith::ConstantOp::create(
+                    b, l,
+                    isInt ? TypedAttr(b.getIntegerAttr(elt, int64_t(*bound[i])))
+                          : b.getFloatAttr(elt, *bound[i]));
+              if (!v)
+                continue;
+              if (isInt)
+                r = i ? arith::MinSIOp::create(b, l, r, v).getResult()
+                      : arith::MaxSIOp::create(b, l, r, v).getResult();
+              else
+                r = i ? arith::MinimumFOp::create(b, l, r, v).getResult()
+                      : arith::MaximumFOp::create(b, l, r, v).getResult();
+            }
+            return r;
+          }));
 }
 } // namespace
 
