@@ -32,7 +32,7 @@ def rand(rng, shape, dtype):
 
 
 def ttype(shape, dtype):
-    return "tensor<" + "x".join(str(s) for s in shape) + "x" + dtype + ">"
+    return "tensor<" + "".join(f"{s}x" for s in shape) + dtype + ">"
 
 
 _erf = np.vectorize(math.erf)
@@ -455,14 +455,75 @@ def case_maxpool(rng, dims, dt):
     return mlir, {"x": x}, ref
 
 
+def reduce_dims_mlir(name, x, shape, out_dims, init, combine, pre, dt):
+    """%name[out_dims] = combine over the other dims of pre(x)."""
+    rank = len(shape)
+    dims = [f"d{i}" for i in range(rank)]
+    out_shape = tuple(shape[d] for d in out_dims)
+    iters = ", ".join('"parallel"' if d in out_dims else '"reduction"'
+                      for d in range(rank))
+    in_map = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
+    out_map = (f"affine_map<({', '.join(dims)}) -> "
+               f"({', '.join(dims[d] for d in out_dims)})>")
+    value = "%p" if pre else "%a0"
+    return f"""
+  %{name}_e = tensor.empty() : {ttype(out_shape, dt)}
+  %{name}_i = linalg.fill ins(%{init} : {dt}) outs(%{name}_e : {ttype(out_shape, dt)}) -> {ttype(out_shape, dt)}
+  %{name} = linalg.generic {{indexing_maps = [{in_map}, {out_map}], iterator_types = [{iters}]}} ins(%{x} : {ttype(shape, dt)}) outs(%{name}_i : {ttype(out_shape, dt)}) {{
+  ^bb0(%a0: {dt}, %o: {dt}):{pre}
+    %y = {combine} {value}, %o : {dt}
+    linalg.yield %y : {dt}
+  }} -> {ttype(out_shape, dt)}"""
+
+
+def round_to(dt, r):
+    r = np.asarray(r, dtype=np.float64)
+    return bf16_round(r.astype(np.float32)) if dt == "bf16" else r
+
+
+def case_colsum(rng, dims, dt):
+    """Sum over dim 0 of a 2-D tensor (the partition dim on the machine)."""
+    r, c = dims
+    x = rand(rng, (r, c), dt)
+    body = reduce_dims_mlir("s", "x", (r, c), [1], f"zero_{dt}", "arith.addf",
+                            "", dt)
+    mlir = func([("x", ttype((r, c), dt))], ttype((c,), dt), body, "s")
+    return mlir, {"x": x}, lambda mm: round_to(dt, x.astype(np.float64).sum(0))
+
+
+def case_colmax(rng, dims, dt):
+    """Max over dim 0 of a 2-D tensor."""
+    r, c = dims
+    x = rand(rng, (r, c), dt)
+    body = reduce_dims_mlir("s", "x", (r, c), [1], f"ninf_{dt}",
+                            "arith.maximumf", "", dt)
+    mlir = func([("x", ttype((r, c), dt))], ttype((c,), dt), body, "s")
+    return mlir, {"x": x}, lambda mm: x.max(0)
+
+
+def case_mean_all(rng, dims, dt):
+    """The mean of every element (a rank-0 result), as sum(x / n)."""
+    x = rand(rng, tuple(dims), dt)
+    n = float(np.prod(dims))
+    body = reduce_dims_mlir("s", "x", tuple(dims), [], f"zero_{dt}",
+                            "arith.addf", f"""
+    %n = arith.constant {n!r} : {dt}
+    %p = arith.divf %a0, %n : {dt}""", dt)
+    mlir = func([("x", ttype(tuple(dims), dt))], ttype((), dt), body, "s")
+    return mlir, {"x": x}, lambda mm: round_to(dt, x.astype(np.float64).mean())
+
+
 CASES = {
     "chain": case_chain,
+    "colmax": case_colmax,
+    "colsum": case_colsum,
     "matmul": case_matmul,
     "matmul_bt": case_matmul_bt,
     "batch_matmul": case_batch_matmul,
     "matmul_bias_gelu": case_matmul_bias_gelu,
     "softmax": case_softmax,
     "layernorm": case_layernorm,
+    "mean_all": case_mean_all,
     "mlp": case_mlp,
     "attention": case_attention,
     "add": case_add,

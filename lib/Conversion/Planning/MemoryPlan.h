@@ -1,7 +1,8 @@
 //===- MemoryPlan.h - nki-plan-memory's pieces -----------------*- C++ -*-===//
 //
-// Memory planning of one function of straight-line tile code, in three
-// steps that each emit their own diagnostics: the liveness of every tile
+// Memory planning of one function of straight-line tile code: elementwise
+// ops write over inputs that die there (InPlace.cpp), then three steps that
+// each emit their own diagnostics: the liveness of every tile
 // (Liveness.cpp), SBUF and PSUM offsets from the planner core
 // (TilePlan.cpp), and HBM offsets for the function's tensors (HbmPlan.cpp).
 // The pass and the test pass that prints the plan share planMemory().
@@ -42,6 +43,11 @@ struct TileBuffer {
   int64_t liveStart = 0;
   int64_t liveEnd = 0;
 };
+
+/// Lets each elementwise op whose input tile dies at the op write its
+/// result over that input when the result is a fresh tile of the same
+/// type (InPlace.cpp): the op's output alloc is replaced by the input's.
+void reuseDeadInputs(mlir::func::FuncOp func);
 
 /// Fails, at the offending op, unless `func` is one block without ops that
 /// hold regions: the machine runs straight-line code (run nki-unroll first).

@@ -29,6 +29,7 @@ FailureOr<MemoryPlan> planMemory(func::FuncOp func, StringRef targetName) {
            << isa::getTarget(isa::TargetKind::Trn2).name << ")";
   if (failed(checkStraightLine(func)))
     return failure();
+  reuseDeadInputs(func);
 
   // Every step runs even when an earlier one failed, so that one run
   // reports every problem.

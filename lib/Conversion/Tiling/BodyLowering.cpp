@@ -182,8 +182,78 @@ Value BodyLowering::materializeColumn(const TileValue &t, Type type) {
   return col;
 }
 
-Value BodyLowering::materializeFull(const TileValue &t, Type type) {
+TileValue BodyLowering::resolve(const TileValue &t) {
+  if (t.pending.empty())
+    return t;
+  TileValue r{TileValue::Full, 0.0, {}, t.elementType, {}};
+  for (auto &[key, tile] : resolved)
+    if (key.tile == t.tile && key.pending == t.pending &&
+        key.elementType == t.elementType) {
+      r.tile = tile;
+      return r;
+    }
+  r.tile = newTile(freeSize, t.elementType);
+  ScalarStep s0 = t.pending[0];
+  ScalarStep s1 = t.pending.size() > 1 ? t.pending[1] : ScalarStep{"bypass"};
+  auto flag = [&](bool set) { return set ? b.getUnitAttr() : UnitAttr(); };
+  tile::TensorScalarOp::create(
+      b, loc, t.tile, r.tile, s0.column, s1.column, b.getStringAttr(s0.op),
+      b.getF32FloatAttr(float(s0.imm)), b.getStringAttr(s1.op),
+      b.getF32FloatAttr(float(s1.imm)), flag(s0.reversed), flag(s1.reversed));
+  resolved.push_back({t, r.tile});
+  return r;
+}
+
+FailureOr<std::pair<TileValue, TileValue>>
+BodyLowering::scaleAndBias(const TileValue &t) {
+  for (const ScalarStep &s : t.pending)
+    if (!(s.op == "add" || s.op == "mul" || (s.op == "sub" && !s.reversed)))
+      return failure();
+  Type f32 = b.getF32Type();
+  TileValue scale{TileValue::Scalar, 1.0, {}, f32, {}};
+  TileValue bias{TileValue::Scalar, 0.0, {}, f32, {}};
+  auto isConst = [](const TileValue &v, double c) {
+    return v.kind == TileValue::Scalar && v.scalar == c;
+  };
+  // (x * scale + bias) op c, keeping the [P,1] arithmetic to what is needed.
+  for (const ScalarStep &s : t.pending) {
+    TileValue c{TileValue::Scalar, s.imm, {}, f32, {}};
+    if (s.column)
+      c = {TileValue::Column,
+           0.0,
+           s.column,
+           getElementTypeOrSelf(s.column.getType()),
+           {}};
+    if (s.op == "mul") {
+      for (TileValue *v : {&scale, &bias}) {
+        if (isConst(*v, 0.0))
+          continue;
+        if (isConst(*v, 1.0)) {
+          *v = c;
+          continue;
+        }
+        FailureOr<TileValue> m = binary("mul", *v, c, f32);
+        if (failed(m))
+          return failure();
+        *v = *m;
+      }
+      continue;
+    }
+    if (s.op == "add" && isConst(bias, 0.0)) {
+      bias = c;
+      continue;
+    }
+    FailureOr<TileValue> sum = binary(s.op, bias, c, f32);
+    if (failed(sum))
+      return failure();
+    bias = *sum;
+  }
+  return std::make_pair(scale, bias);
+}
+
+Value BodyLowering::materializeFull(const TileValue &value, Type type) {
   type = storageType(type);
+  TileValue t = resolve(value);
   if (t.kind == TileValue::Full) {
     if (storageType(t.elementType) == type)
       return t.tile;
@@ -218,23 +288,40 @@ FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
     return r;
   }
   r.kind = std::max(x.kind, y.kind);
+  // A full tile with a column or constant: deferred (see TileValue).
+  bool deferrable = op == "add" || op == "sub" || op == "mul" || op == "div" ||
+                    op == "max" || op == "min";
+  if (deferrable && isa<FloatType>(resultType) &&
+      (x.kind == K::Full) != (y.kind == K::Full)) {
+    bool reversed = y.kind == K::Full;
+    const TileValue &scalar = reversed ? x : y;
+    TileValue src = reversed ? y : x;
+    if (src.pending.size() == 2 || !isa<FloatType>(src.elementType))
+      src = resolve(src);
+    src.pending.push_back(
+        ScalarStep{op, scalar.kind == K::Column ? scalar.tile : Value(),
+                   scalar.kind == K::Scalar ? scalar.scalar : 0.0, reversed});
+    src.elementType = resultType;
+    return src;
+  }
+  TileValue xv = resolve(x), yv = resolve(y);
   int64_t free = r.kind == K::Full ? freeSize : 1;
   r.tile = newTile(free, resultType);
   if (x.kind == y.kind) {
-    Value rhs = y.tile;
-    if (tile::isPsum(x.tile.getType()) && tile::isPsum(rhs.getType())) {
+    Value rhs = yv.tile;
+    if (tile::isPsum(xv.tile.getType()) && tile::isPsum(rhs.getType())) {
       // Engines take at most one PSUM input (x + x on a matmul result).
       rhs = newTile(free, storageType(y.elementType));
       tile::CopyOp::create(b, loc, y.tile, rhs);
     }
-    tile::TensorTensorOp::create(b, loc, b.getStringAttr(op), x.tile, rhs,
+    tile::TensorTensorOp::create(b, loc, b.getStringAttr(op), xv.tile, rhs,
                                  r.tile);
     return r;
   }
   // One side is wider: it is the tensor, the other the scalar operand.
   bool reversed = x.kind < y.kind;
-  const TileValue &src = reversed ? y : x;
-  const TileValue &scalar = reversed ? x : y;
+  const TileValue &src = reversed ? yv : xv;
+  const TileValue &scalar = reversed ? xv : yv;
   Value s0 = scalar.kind == K::Column ? scalar.tile : Value();
   float imm = scalar.kind == K::Scalar ? float(scalar.scalar) : 0.0f;
   tile::TensorScalarOp::create(
@@ -255,10 +342,26 @@ FailureOr<TileValue> BodyLowering::activation(StringRef func,
     return r;
   }
   int64_t free = x.kind == TileValue::Full ? freeSize : 1;
+  // Pending ops of the form x * scale + bias become the ACT's own.
+  Value scaleTile;
+  float scaleImm = 1.0f;
+  if (!x.pending.empty() && !bias && biasImm == 0.0f) {
+    FailureOr<std::pair<TileValue, TileValue>> sb = scaleAndBias(x);
+    if (succeeded(sb)) {
+      auto [scale, shift] = *sb;
+      scaleTile = scale.kind == TileValue::Column ? scale.tile : Value();
+      scaleImm = scale.kind == TileValue::Scalar ? float(scale.scalar) : 1.0f;
+      bias = shift.kind == TileValue::Column ? shift.tile : Value();
+      biasImm = shift.kind == TileValue::Scalar ? float(shift.scalar) : 0.0f;
+      r.pending.clear();
+    }
+  }
+  Value src = r.pending.empty() ? x.tile : resolve(x).tile;
+  r.pending.clear();
   r.tile = newTile(free, resultType);
   auto op = tile::ActivationOp::create(
-      b, loc, b.getStringAttr(func), x.tile, r.tile, Value(), bias, Value(),
-      b.getF32FloatAttr(1.0f), b.getF32FloatAttr(biasImm));
+      b, loc, b.getStringAttr(func), src, r.tile, scaleTile, bias, Value(),
+      b.getF32FloatAttr(scaleImm), b.getF32FloatAttr(biasImm));
   activations[r.tile] = op;
   return r;
 }
@@ -274,7 +377,8 @@ FailureOr<TileValue> BodyLowering::lowerBiasedActivation(Operation *op,
   if (failed(a) || failed(c))
     return failure();
   bool sub = isa<arith::SubFOp>(def);
-  if (a->kind != TileValue::Full || c->kind == TileValue::Full ||
+  if (a->kind != TileValue::Full || !a->pending.empty() ||
+      c->kind == TileValue::Full ||
       storageType(def->getResult(0).getType()) != storageType(a->elementType))
     return TileValue();
   if (c->kind == TileValue::Scalar)
@@ -292,25 +396,40 @@ FailureOr<TileValue> BodyLowering::lowerBiasedActivation(Operation *op,
   return activation(func, *a, op->getResult(0).getType(), bias);
 }
 
-FailureOr<Value> BodyLowering::reduceRows(StringRef combine,
-                                           const TileValue &v, bool sumOnAct) {
+FailureOr<Value> BodyLowering::reduceRows(StringRef combine, const TileValue &v,
+                                          Value scratch, bool valueDies) {
   Type f32 = b.getF32Type();
   Value partial = newTile(1, f32);
   if (combine == "add" && v.kind == TileValue::Full) {
-    tile::ActivationOp act = activations.lookup(v.tile);
+    tile::ActivationOp act =
+        v.pending.empty() ? activations.lookup(v.tile) : tile::ActivationOp();
     Operation *alloc = partial.getDefiningOp();
     if (act && !act.getAccum() && act->getBlock() == alloc->getBlock()) {
       // The activation that computed the row sums it as well; its
       // accumulator tile must exist before it.
       alloc->moveBefore(act);
       act.getAccumMutable().assign(partial);
+      Operation *dst = v.tile.getDefiningOp();
+      if (scratch && valueDies && !bound.contains(v.tile) &&
+          isa_and_nonnull<tile::AllocOp>(dst) && v.tile.hasOneUse()) {
+        // Only the sum is wanted: the elementwise result needs no tile.
+        act.getDstMutable().assign(scratch);
+        activations.erase(v.tile);
+        dst->erase();
+      }
       return partial;
     }
-    if (sumOnAct) {
+    if (scratch) {
+      // An ACT identity pass: the DVE is the busier engine of row kernels.
       FailureOr<TileValue> pass = activation("identity", v, v.elementType);
       if (failed(pass))
         return failure();
-      activations.lookup(pass->tile).getAccumMutable().assign(partial);
+      tile::ActivationOp op = activations.lookup(pass->tile);
+      op.getAccumMutable().assign(partial);
+      Operation *dst = pass->tile.getDefiningOp();
+      op.getDstMutable().assign(scratch);
+      activations.erase(pass->tile);
+      dst->erase();
       return partial;
     }
   }
@@ -398,7 +517,10 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
   StringRef alu = aluNameOf(op);
   // x * x on the ACT (square), which also leaves the DVE free.
   if (alu == "mul" && in[0].kind == TileValue::Full &&
-      in[1].kind == TileValue::Full && in[0].tile == in[1].tile)
+      in[1].kind == TileValue::Full &&
+      (op->getOperand(0) == op->getOperand(1) ||
+       (in[0].tile == in[1].tile && in[0].pending.empty() &&
+        in[1].pending.empty())))
     return activation("square", in[0], resultType);
   if (!alu.empty() && in.size() == 2)
     return binary(alu, in[0], in[1], resultType);
@@ -409,6 +531,8 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
 
   if (!act.empty())
     return activation(act, in[0], resultType);
+  for (TileValue &t : in)
+    t = resolve(t);
 
   // Casts: a copy into a tile of the new type (the store rounds).
   if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,

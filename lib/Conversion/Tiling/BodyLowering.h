@@ -14,8 +14,22 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace nki::tiling {
+
+/// One op of a tensor_scalar: `x op operand` (`operand op x` if reversed),
+/// the operand a [P,1] column or an immediate.
+struct ScalarStep {
+  llvm::StringRef op;
+  mlir::Value column = {}; // null: `imm`
+  double imm = 0.0;
+  bool reversed = false;
+  bool operator==(const ScalarStep &o) const {
+    return op == o.op && column == o.column && imm == o.imm &&
+           reversed == o.reversed;
+  }
+};
 
 /// A body value for one tile: a constant, a [P,1] column broadcast along the
 /// free axis, or a full [P,F] tile.
@@ -25,6 +39,11 @@ struct TileValue {
   double scalar = 0.0;
   mlir::Value tile;      // Column and Full
   mlir::Type elementType; // the MLIR element type of the value
+  /// Full values: ops with a per-partition operand not yet applied to
+  /// `tile` (at most two, one tensor_scalar). Deferred so that a consumer
+  /// can absorb them: an activation as its scale and bias, a further such
+  /// op as the tensor_scalar's second op. BodyLowering::resolve applies them.
+  llvm::SmallVector<ScalarStep, 2> pending = {};
 };
 
 class BodyLowering {
@@ -33,11 +52,17 @@ public:
                int64_t freeSize)
       : b(b), loc(loc), partitions(partitions), freeSize(freeSize) {}
 
-  void bind(mlir::Value v, TileValue t) { values[v] = t; }
+  void bind(mlir::Value v, TileValue t) {
+    values[v] = t;
+    bound.insert(t.tile);
+  }
 
   /// Lowers `v` and everything it depends on (memoized). Fails with a
   /// diagnostic at the offending op for unsupported ops or types.
   mlir::FailureOr<TileValue> lower(mlir::Value v);
+
+  /// `t` with its pending ops applied (one tensor_scalar, emitted once).
+  TileValue resolve(const TileValue &t);
 
   /// A full [P,F] tile of `t` (materializing constants and columns) with
   /// element type `type`.
@@ -59,11 +84,15 @@ public:
 
   /// `v` reduced along the free axis with `combine` (add, max, min) into a
   /// new fp32 [P,1] tile: a sum of an activation's result comes from that
-  /// activation's accumulator; with `sumOnAct` other sums are an ACT
-  /// identity pass with its accumulator (the DVE is the busier engine of
-  /// row-wise kernels); the rest is a DVE reduce.
+  /// activation's accumulator. `scratch` is a [P,F] tile nobody reads: with
+  /// one, other sums are an ACT identity pass writing there (the DVE is the
+  /// busier engine of row-wise kernels), and an activation whose result
+  /// `valueDies` after the sum writes there too instead of in a tile of its
+  /// own. The rest is a DVE reduce.
   mlir::FailureOr<mlir::Value> reduceRows(llvm::StringRef combine,
-                                          const TileValue &v, bool sumOnAct);
+                                          const TileValue &v,
+                                          mlir::Value scratch = {},
+                                          bool valueDies = false);
 
   /// The tile dtype an MLIR element type is computed in (i1 -> f32).
   static mlir::Type storageType(mlir::Type t);
@@ -74,12 +103,21 @@ private:
   mlir::FailureOr<TileValue> lowerBiasedActivation(mlir::Operation *op,
                                                    llvm::StringRef func);
   mlir::Value newTile(int64_t free, mlir::Type type);
+  /// The pending ops of `t` as an activation's scale and bias (x * scale +
+  /// bias), emitting the [P,1] arithmetic that needs; failure if they are
+  /// not of that form.
+  mlir::FailureOr<std::pair<TileValue, TileValue>>
+  scaleAndBias(const TileValue &t);
 
   mlir::OpBuilder &b;
   mlir::Location loc;
   int64_t partitions, freeSize;
   llvm::DenseMap<mlir::Value, TileValue> values;
   llvm::DenseMap<mlir::Value, tile::ActivationOp> activations;
+  /// Tiles of bound values: others may read them after this body.
+  llvm::DenseSet<mlir::Value> bound;
+  /// Values with pending ops already resolved, and their tiles.
+  llvm::SmallVector<std::pair<TileValue, mlir::Value>> resolved;
 };
 
 /// The ISA ALU name of a binary arith/math op, or "" if it is not one.

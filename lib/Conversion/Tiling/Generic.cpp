@@ -17,10 +17,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace nki;
 using namespace nki::tiling;
+
+/// Columns of a PSUM bank in fp32: the widest matmul result.
+constexpr int64_t kReduceColumns = 512;
 
 namespace {
 struct Space {
@@ -189,8 +193,7 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
              }
              FailureOr<TileValue> r = lowering.lower(reduction.expr);
              FailureOr<Value> partial =
-                 succeeded(r) ? lowering.reduceRows(reduction.combine, *r,
-                                                    /*sumOnAct=*/false)
+                 succeeded(r) ? lowering.reduceRows(reduction.combine, *r)
                               : FailureOr<Value>(failure());
              if (failed(partial)) {
                status = failure();
@@ -287,6 +290,197 @@ static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
   return success();
 }
 
+/// A reduction over a dim that is not innermost (column sums of [R, C]) or
+/// over every dim runs with the reduced dim on the partitions, so that its
+/// loads are contiguous rows and all partitions work:
+/// - add: the PE sums over the partitions, a ones column [k, 1] stationary
+///   against the data [k, n] moving; the R blocks accumulate in one PSUM
+///   row [1, n] (fp32). A constant factor of the summand (x / n of a mean)
+///   is applied once to the sum.
+/// - max/min: PE transposes put the reduced dim on the free axis of PSUM,
+///   where the DVE reduces it.
+/// A reduction over every dim splits its one merged dim into [rows, f] and
+/// also reduces the f columns at the end. Returns std::nullopt when the
+/// reduction is not of this kind (the caller keeps the reduced dim on the
+/// free axis).
+static std::optional<LogicalResult>
+tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
+  unsigned n = s.extents.size();
+  unsigned rDim = llvm::find(s.reduction, true) - s.reduction.begin();
+  int64_t P = numPartitions();
+  bool full = n == 1;
+  if (full) {
+    // [rows, f] with every row on a partition and f within a PSUM bank.
+    int64_t total = s.extents[0];
+    int64_t f = std::min<int64_t>(kReduceColumns, (total + P - 1) / P);
+    while (total % f)
+      --f;
+    SmallVector<int64_t> rowStrides;
+    for (Access &a : s.operands)
+      rowStrides.push_back(a.buffer ? a.strides[0] * f : 0);
+    s.extents[0] = f;
+    insertDim(s, 0, total / f, true, rowStrides);
+    n = 2;
+  } else if (rDim == n - 1 || s.reduction[n - 1]) {
+    return std::nullopt;
+  }
+  unsigned cDim = n - 1;
+  // The free axis must walk the inputs' rows contiguously (else the reduced
+  // dim is the contiguous one and stays on the free axis).
+  unsigned numInputs = op.getNumDpsInputs();
+  for (unsigned i = 0; i < numInputs && !full; ++i)
+    if (s.operands[i].buffer && s.operands[i].strides[cDim] != 0 &&
+        s.operands[i].strides[cDim] != 1)
+      return std::nullopt;
+  Block &body = op.getRegion().front();
+  Value result = body.getTerminator()->getOperand(0);
+  Operation *combineOp = result.getDefiningOp();
+  StringRef combine = combineOp ? aluNameOf(combineOp) : "";
+  if (combine != "add" && combine != "max" && combine != "min")
+    return std::nullopt;
+  FailureOr<ReductionBody> reduction = matchReductionBody(op, body, numInputs);
+  if (failed(reduction))
+    return LogicalResult(failure());
+  Type exprType = BodyLowering::storageType(reduction->expr.getType());
+  if (!isa<FloatType>(exprType))
+    return std::nullopt;
+  bool sum = combine == "add";
+
+  // sum(e * c) and sum(e / c) are sum(e) * c and sum(e) / c.
+  Value expr = reduction->expr;
+  StringRef scaleOp;
+  double scale = 1.0;
+  if (sum)
+    if (Operation *def = expr.getDefiningOp();
+        def && isa<arith::MulFOp, arith::DivFOp>(def))
+      for (unsigned i : {1u, 0u}) {
+        if (i == 0 && isa<arith::DivFOp>(def))
+          continue;
+        FloatAttr c;
+        if (!matchPattern(def->getOperand(i), m_Constant(&c)))
+          continue;
+        scaleOp = isa<arith::DivFOp>(def) ? "div" : "mul";
+        scale = c.getValueAsDouble();
+        expr = def->getOperand(1 - i);
+        break;
+      }
+
+  Location loc = op.getLoc();
+  const Access &out = s.operands.back();
+  int64_t R = s.extents[rDim], C = s.extents[cDim];
+  Type f32 = b.getF32Type();
+  // One ones column serves every block.
+  Value ones;
+  if (sum) {
+    ones = allocTile(b, loc, {std::min(R, P), 1}, exprType);
+    tile::MemsetOp::create(b, loc, ones, b.getF32FloatAttr(1.0f));
+  }
+  SmallVector<unsigned> outer;
+  for (unsigned d = 0; d < n; ++d)
+    if (d != rDim && d != cDim)
+      outer.push_back(d);
+  SmallVector<Value> ivs(n);
+  LogicalResult status = success();
+  int64_t chunk = sum || full ? kReduceColumns : P;
+  outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
+    tileLoop(ob, loc, C, chunk, [&](OpBuilder &cb, Value cOff, int64_t cc) {
+      if (failed(status))
+        return;
+      // The reduced result: a PSUM row [1, cc] (add) or a column [m, 1].
+      int64_t m = full ? 1 : cc;
+      Value acc =
+          sum ? allocTile(cb, loc, {1, cc}, f32, tile::MemorySpace::PSUM)
+              : Value();
+      for (int64_t r0 = 0; r0 < R; r0 += P) {
+        int64_t k = std::min(P, R - r0);
+        SmallVector<Value> tileIvs = ivs;
+        tileIvs[rDim] = indexConst(cb, loc, r0);
+        tileIvs[cDim] = cOff;
+        BodyLowering lowering(cb, loc, k, cc);
+        for (auto [i, a] : llvm::enumerate(s.operands)) {
+          BlockArgument arg = body.getArgument(i);
+          if (i == numInputs || arg.use_empty())
+            continue;
+          if (!a.buffer) {
+            lowering.bind(arg,
+                          {TileValue::Scalar, a.scalar, {}, a.elementType});
+            continue;
+          }
+          bool column = a.strides[cDim] == 0 && cc != 1;
+          int64_t w = column ? 1 : cc;
+          Value t = allocTile(cb, loc, {k, w}, a.elementType);
+          tile::DmaOp::create(
+              cb, loc,
+              hbmView(cb, loc, a.buffer, a.offsetAt(cb, loc, tileIvs), {k, w},
+                      {a.strides[rDim], column ? 1 : a.strides[cDim]}),
+              t);
+          lowering.bind(arg, {column ? TileValue::Column : TileValue::Full, 0.0,
+                              t, a.elementType});
+        }
+        FailureOr<TileValue> e = lowering.lower(expr);
+        if (failed(e)) {
+          status = failure();
+          return;
+        }
+        Value data = lowering.materializeFull(*e, exprType);
+        if (sum) {
+          tile::MatmulOp::create(cb, loc, tileSlice(cb, loc, ones, 0, k, 0, 1),
+                                 data, acc, r0 ? cb.getUnitAttr() : UnitAttr());
+          continue;
+        }
+        if (full) {
+          Value rows = allocTile(cb, loc, {k, 1}, f32);
+          tile::ReduceOp::create(cb, loc, cb.getStringAttr(combine), data, rows,
+                                 cb.getI64IntegerAttr(1));
+          data = rows;
+        }
+        Value t = allocTile(cb, loc, {m, k}, f32, tile::MemorySpace::PSUM);
+        tile::TransposeOp::create(cb, loc, data, t);
+        Value partial = allocTile(cb, loc, {m, 1}, f32);
+        tile::ReduceOp::create(cb, loc, cb.getStringAttr(combine), t, partial,
+                               cb.getI64IntegerAttr(1));
+        if (acc)
+          tile::TensorTensorOp::create(cb, loc, cb.getStringAttr(combine), acc,
+                                       partial, acc);
+        else
+          acc = partial;
+      }
+      if (sum && full) {
+        Value total = allocTile(cb, loc, {1, 1}, f32);
+        tile::ReduceOp::create(cb, loc, cb.getStringAttr("add"), acc, total,
+                               cb.getI64IntegerAttr(1));
+        acc = total;
+      }
+      // A sum is a row [1, m], a max or min a column [m, 1].
+      SmallVector<int64_t> shape =
+          sum ? SmallVector<int64_t>{1, m} : SmallVector<int64_t>{m, 1};
+      if (!scaleOp.empty()) {
+        Value scaled = allocTile(cb, loc, shape, f32);
+        tile::TensorScalarOp::create(
+            cb, loc, acc, scaled, Value(), Value(), cb.getStringAttr(scaleOp),
+            cb.getF32FloatAttr(float(scale)), cb.getStringAttr("bypass"),
+            cb.getF32FloatAttr(0), UnitAttr(), UnitAttr());
+        acc = scaled;
+      }
+      // Combined with the output's initial value and stored.
+      SmallVector<Value> outIvs = ivs;
+      outIvs[cDim] = cOff;
+      int64_t stride = full ? 1 : out.strides[cDim];
+      SmallVector<int64_t> strides = sum ? SmallVector<int64_t>{1, stride}
+                                         : SmallVector<int64_t>{stride, 1};
+      Value view = hbmView(cb, loc, out.buffer, out.offsetAt(cb, loc, outIvs),
+                           shape, strides);
+      Value init = allocTile(cb, loc, shape, out.elementType);
+      tile::DmaOp::create(cb, loc, view, init);
+      Value res = allocTile(cb, loc, shape, out.elementType);
+      tile::TensorTensorOp::create(cb, loc, cb.getStringAttr(combine), init,
+                                   acc, res);
+      tile::DmaOp::create(cb, loc, res, view);
+    });
+  });
+  return status;
+}
+
 LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
                                   const TileOptions &options) {
   if (op.getNumDpsInits() != 1)
@@ -352,6 +546,8 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     unsigned n = s.extents.size();
     return GenericKernel(b, op, s, n - 2, n - 1, options.freeChunk).emit();
   }
+  if (std::optional<LogicalResult> r = tryReduceOverPartitions(b, op, s))
+    return *r;
   // Reduction: the reduction dim last, the last parallel dim on partitions.
   unsigned fDim = llvm::find(s.reduction, true) - s.reduction.begin();
   int pDim = -1;

@@ -274,9 +274,15 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
         hoisted[a.buffer] = tile;
       }
 
+  // Row sums whose elementwise values nobody reads write them here: one
+  // tile for all row blocks instead of a fresh one per block (each takes
+  // bytes that could hold another row block in flight).
+  Value scratch = allocTile(b, loc, {std::min(R, P), C}, b.getBF16Type());
+
   LogicalResult status = success();
   tileLoop(b, loc, R, P, [&](OpBuilder &rb, Value rOff, int64_t pp) {
     BodyLowering lowering(rb, loc, pp, C);
+    Value blockScratch = tileSlice(rb, loc, scratch, 0, pp, 0, C);
     DenseMap<Value, TileValue> current;
     // Inputs read by several members are loaded once per row block.
     DenseMap<std::pair<Value, int>, TileValue> loaded;
@@ -351,8 +357,13 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
           status = failure();
           return;
         }
-        Value full = lowering.materializeFull(*r, r->elementType);
-        current[out] = {TileValue::Full, 0.0, full, r->elementType};
+        // Pending ops stay pending: later members may absorb them.
+        current[out] =
+            r->kind == TileValue::Full
+                ? *r
+                : TileValue{TileValue::Full, 0.0,
+                            lowering.materializeFull(*r, r->elementType),
+                            r->elementType};
         continue;
       }
       // out = combine(out, expr): reduce expr along the row.
@@ -362,9 +373,10 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
           succeeded(reduction) ? lowering.lower(reduction->expr)
                                : FailureOr<TileValue>(failure());
       FailureOr<Value> reduced =
-          succeeded(expr) ? lowering.reduceRows(reduction->combine, *expr,
-                                                /*sumOnAct=*/true)
-                          : FailureOr<Value>(failure());
+          succeeded(expr)
+              ? lowering.reduceRows(reduction->combine, *expr, blockScratch,
+                                    reduction->expr.hasOneUse())
+              : FailureOr<Value>(failure());
       if (failed(reduced)) {
         status = failure();
         return;
@@ -422,7 +434,7 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
       }
       bool full = it->second.kind == TileValue::Full;
       Value tile =
-          full ? it->second.tile
+          full ? lowering.materializeFull(it->second, it->second.elementType)
                : lowering.materializeColumn(it->second, it->second.elementType);
       SmallVector<Value> ivs = {rOff, Value()};
       Value view = hbmView(rb, loc, buffer, dst.offsetAt(rb, loc, ivs),
@@ -431,5 +443,13 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
       tile::DmaOp::create(rb, loc, tile, view);
     }
   });
+  // No sum needed the scratch tile.
+  if (llvm::all_of(scratch.getUsers(), [](Operation *user) {
+        return isa<memref::SubViewOp>(user) && user->use_empty();
+      })) {
+    for (Operation *view : llvm::make_early_inc_range(scratch.getUsers()))
+      view->erase();
+    scratch.getDefiningOp()->erase();
+  }
   return status;
 }
