@@ -258,3 +258,57 @@ Value Importer::filled(Location loc, ArrayRef<int64_t> shape, Type elt,
   return linalg::FillOp::create(b, loc, c, emptyLike(loc, shape, elt))
       .getResult(0);
 }
+
+Value Importer::gatherLast(Location loc, Value x, Value idx, bool perRow) {
+  RankedTensorType t = tensorType(x), it = tensorType(idx);
+  auto idxElt = cast<IntegerType>(it.getElementType());
+  Type elt = t.getElementType();
+  int64_t m = t.getDimSize(0), dim = t.getDimSize(1);
+  int64_t n = it.getDimSize(it.getRank() - 1);
+  SmallVector<APInt> iota;
+  for (int64_t j = 0; j < dim; ++j)
+    iota.push_back(APInt(idxElt.getWidth(), j, /*isSigned=*/true));
+  Value iotaV = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({dim}, idxElt), iota));
+  Value zero =
+      arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(elt)));
+  Value init = linalg::FillOp::create(b, loc, ValueRange{zero},
+                                      ValueRange{emptyLike(loc, {m, n}, elt)})
+                   .getResult(0);
+  AffineExpr dm = b.getAffineDimExpr(0), dn = b.getAffineDimExpr(1),
+             dj = b.getAffineDimExpr(2);
+  SmallVector<AffineExpr> idxExprs = {dn};
+  if (perRow)
+    idxExprs.insert(idxExprs.begin(), dm);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(3, 0, {dm, dj}, ctx), AffineMap::get(3, 0, idxExprs, ctx),
+      AffineMap::get(3, 0, {dj}, ctx), AffineMap::get(3, 0, {dm, dn}, ctx)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction};
+  bool isFloat = isa<FloatType>(elt);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x, idx, iotaV},
+             ValueRange{init}, maps, iters,
+             [&](OpBuilder &nb, Location l, ValueRange a) {
+               Value zeroI = arith::ConstantOp::create(
+                   nb, l, nb.getIntegerAttr(idxElt, 0));
+               Value dimI = arith::ConstantOp::create(
+                   nb, l, nb.getIntegerAttr(idxElt, dim));
+               Value neg = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::slt, a[1], zeroI);
+               Value i = arith::SelectOp::create(
+                   nb, l, neg, arith::AddIOp::create(nb, l, a[1], dimI), a[1]);
+               Value hit = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::eq, i, a[2]);
+               Value z = arith::ConstantOp::create(
+                   nb, l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+               Value v = arith::SelectOp::create(nb, l, hit, a[0], z);
+               Value sum =
+                   isFloat ? arith::AddFOp::create(nb, l, a[3], v).getResult()
+                           : arith::AddIOp::create(nb, l, a[3], v).getResult();
+               linalg::YieldOp::create(nb, l, sum);
+             })
+      .getResult(0);
+}

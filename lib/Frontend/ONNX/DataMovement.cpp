@@ -271,14 +271,11 @@ LogicalResult unsqueezeOp(Importer &imp, const onnx::NodeProto &node) {
 
 // --- Gather, Expand, Tile. ---
 
-/// Gather with runtime indices: the gathered axis is moved last and x viewed
-/// as [M, D]; out[m, n] = sum over j of (idx[n] == j ? x[m, j] : 0), a
-/// reduction generic against a constant iota (negative indices wrap; an
-/// index out of range gives zeros, as nothing checks it at run time).
+/// Gather with runtime indices: the gathered axis is moved last, x viewed as
+/// [M, D] and out[m, n] = x[m, idx[n]] (Importer::gatherLast).
 LogicalResult gatherRuntime(Importer &imp, const onnx::NodeProto &node, Value x,
                             Value idx, int64_t axis) {
   Location loc = imp.nodeLoc(node);
-  OpBuilder &b = imp.b;
   RankedTensorType t = tensorType(x), it = tensorType(idx);
   auto idxElt = dyn_cast<IntegerType>(it.getElementType());
   if (!idxElt || idxElt.getWidth() < 8)
@@ -300,53 +297,7 @@ LogicalResult gatherRuntime(Importer &imp, const onnx::NodeProto &node, Value x,
     return failure();
   Value x2 = imp.reshape(loc, xt, {m, dim});
   Value i1 = imp.reshape(loc, idx, {n});
-  SmallVector<APInt> iota;
-  for (int64_t j = 0; j < dim; ++j)
-    iota.push_back(APInt(idxElt.getWidth(), j, /*isSigned=*/true));
-  Value iotaV = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(RankedTensorType::get({dim}, idxElt), iota));
-  Type elt = t.getElementType();
-  bool isFloat = isa<FloatType>(elt);
-  Value init =
-      linalg::FillOp::create(b, loc,
-                             ValueRange{arith::ConstantOp::create(
-                                 b, loc, cast<TypedAttr>(b.getZeroAttr(elt)))},
-                             ValueRange{imp.emptyLike(loc, {m, n}, elt)})
-          .getResult(0);
-  AffineExpr dm = b.getAffineDimExpr(0), dn = b.getAffineDimExpr(1),
-             dj = b.getAffineDimExpr(2);
-  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {dm, dj}, imp.ctx),
-                                 AffineMap::get(3, 0, {dn}, imp.ctx),
-                                 AffineMap::get(3, 0, {dj}, imp.ctx),
-                                 AffineMap::get(3, 0, {dm, dn}, imp.ctx)};
-  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
-                                            utils::IteratorType::parallel,
-                                            utils::IteratorType::reduction};
-  Value g =
-      linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{x2, i1, iotaV}, ValueRange{init},
-          maps, iters,
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            Value zeroI =
-                arith::ConstantOp::create(nb, l, nb.getIntegerAttr(idxElt, 0));
-            Value dimI = arith::ConstantOp::create(
-                nb, l, nb.getIntegerAttr(idxElt, dim));
-            Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                              a[1], zeroI);
-            Value wrapped = arith::AddIOp::create(nb, l, a[1], dimI);
-            Value i = arith::SelectOp::create(nb, l, neg, wrapped, a[1]);
-            Value hit =
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, a[2]);
-            Value zero = arith::ConstantOp::create(
-                nb, l, cast<TypedAttr>(nb.getZeroAttr(elt)));
-            Value v = arith::SelectOp::create(nb, l, hit, a[0], zero);
-            Value sum = isFloat
-                            ? arith::AddFOp::create(nb, l, a[3], v).getResult()
-                            : arith::AddIOp::create(nb, l, a[3], v).getResult();
-            linalg::YieldOp::create(nb, l, sum);
-          })
-          .getResult(0);
+  Value g = imp.gatherLast(loc, x2, i1, /*perRow=*/false);
   // [M, N] is [outer..., inner..., idx...]: move the index dims after outer.
   SmallVector<int64_t> mid(rest);
   mid.append(it.getShape().begin(), it.getShape().end());

@@ -145,6 +145,11 @@ public:
   /// Any static reshape with the same element count.
   Value reshape(Location loc, Value x, llvm::ArrayRef<int64_t> shape);
   Value transpose(Location loc, Value x, llvm::ArrayRef<int64_t> perm);
+  /// out[m, n] = x[m, idx[n]] (or x[m, idx[m, n]] with `perRow`) for an
+  /// [M, D] `x` and integer indices: a reduction over j < D of
+  /// (idx == j ? x[m, j] : 0) against a constant iota. Negative indices
+  /// wrap; one out of range gives 0 (nothing checks it at run time).
+  Value gatherLast(Location loc, Value x, Value idx, bool perRow);
   /// ONNX MatMul semantics for ranks >= 2.
   FailureOr<Value> matmul(Location loc, Value a, Value bm);
 };
