@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace nki;
@@ -481,6 +482,42 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
   return status;
 }
 
+/// The free-axis chunk of an elementwise or reduction kernel: at most
+/// options.freeChunk, and small enough that the tiles one chunk iteration
+/// holds at once fit in SBUF twice (the next iteration's loads overlap this
+/// one's compute) within 3/4 of SBUF, leaving room for columns. The tiles
+/// held at once are the most body values live at one point (every full
+/// input is loaded before the body runs) plus the stored result, each
+/// counted at 4 bytes an element. A max over 200 window slices (a pooling
+/// window) thus gets chunks of about 200 elements instead of overflowing.
+static int64_t fitFreeChunk(linalg::GenericOp op, const TileOptions &options) {
+  if (options.sbufBytesPerPartition <= 0)
+    return options.freeChunk;
+  Block &body = op.getRegion().front();
+  DenseMap<Value, Operation *> lastUser;
+  for (Operation &o : body)
+    for (Value v : o.getOperands())
+      lastUser[v] = &o;
+  int64_t live = 0;
+  for (BlockArgument arg : body.getArguments())
+    if (lastUser.count(arg))
+      ++live;
+  int64_t peak = live;
+  for (Operation &o : body) {
+    live += o.getNumResults();
+    peak = std::max(peak, live);
+    DenseSet<Value> seen;
+    for (Value v : o.getOperands())
+      if (seen.insert(v).second && lastUser.lookup(v) == &o &&
+          (isa<BlockArgument>(v) ? v.getParentBlock() == &body
+                                 : v.getDefiningOp()->getBlock() == &body))
+        --live;
+  }
+  int64_t bytesPerElement = 4 * (peak + 1);
+  int64_t fit = options.sbufBytesPerPartition * 3 / 4 / (2 * bytesPerElement);
+  return std::max<int64_t>(1, std::min(options.freeChunk, fit));
+}
+
 LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
                                   const TileOptions &options) {
   if (op.getNumDpsInits() != 1)
@@ -509,6 +546,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
 
   if (succeeded(tryTransposeOnPE(b, op, s)))
     return success();
+  int64_t chunk = fitFreeChunk(op, options);
   unsigned numReductions = llvm::count(s.reduction, true);
   if (numReductions > 1)
     return op.emitOpError("reductions over non-contiguous dims are not "
@@ -520,7 +558,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
       // a contiguous block of HBM (its DMA hull is exact, so tiles do not
       // look dependent to the scheduler); else [partitions, free].
       int64_t n = s.extents[0], P = numPartitions();
-      int64_t f = n % P == 0 ? std::min(n / P, options.freeChunk) : 0;
+      int64_t f = n % P == 0 ? std::min(n / P, chunk) : 0;
       while (f > 0 && (n / P) % f)
         --f;
       if (f > 0 && f >= std::min<int64_t>(n / P, 256)) {
@@ -544,7 +582,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
       }
     }
     unsigned n = s.extents.size();
-    return GenericKernel(b, op, s, n - 2, n - 1, options.freeChunk).emit();
+    return GenericKernel(b, op, s, n - 2, n - 1, chunk).emit();
   }
   if (std::optional<LogicalResult> r = tryReduceOverPartitions(b, op, s))
     return *r;
@@ -559,5 +597,5 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     pDim = 0;
     ++fDim;
   }
-  return GenericKernel(b, op, s, pDim, fDim, options.freeChunk).emit();
+  return GenericKernel(b, op, s, pDim, fDim, chunk).emit();
 }
