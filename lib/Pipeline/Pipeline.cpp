@@ -82,14 +82,18 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     return;
   }
   case CompilePhase::Scheduled: {
+    NKIScheduleOptions schedule;
+    schedule.target = options.target;
+    pm.addPass(createNKISchedule(schedule));
+    return;
+  }
+  case CompilePhase::NISA: {
+    // The nisa.program verifies itself against the ISA (op verifiers).
     NKIToNISAOptions toNisa;
     toNisa.target = options.target;
     pm.addPass(createNKIToNISA(toNisa));
     return;
   }
-  case CompilePhase::NISA:
-    // The nisa.program verifies itself against the ISA (op verifiers).
-    return;
   case CompilePhase::Binary:
     return;
   }

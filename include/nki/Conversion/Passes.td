@@ -117,20 +117,49 @@ def NKITestPrintMemoryPlan
   ];
 }
 
-def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
-  let summary = "Schedule tile ops on engines and emit a nisa.program";
+def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
+  let summary = "Place tile ops on engines and DMA queues and order them";
   let description = [{
-    Runs on planned, straight-line tile code (after nki-plan-memory). Every
-    tile op becomes one machine instruction (a DMA of 32 KiB or more between
-    whole 32-partition blocks and an HBM window: one per block, spread over
-    queues), with access patterns read from the operand's view type and the
-    root's planned offset. Each op may run on the streams whose ISA checks
-    accept it (tensor_tensor on DVE or POOL, copy on DVE, POOL or ACT, DMA on
-    any of the 16 queues); the list scheduler (critical-path priority,
-    lib/Analysis/Scheduler.cpp) picks one with the target's costs. Every
-    read-after-write, write-after-read and write-after-write dependence
-    between streams, and between two transfers of one DMA queue (whose data
-    lands 1.3 us after the queue moves on), is ordered by a semaphore wait
+    Runs on planned, straight-line tile code (after nki-plan-memory).
+    Instruction selection: every tile op becomes one machine instruction (a
+    DMA of 32 KiB or more between whole 32-partition blocks and an HBM
+    window: one per block, spread over queues), with access patterns read
+    from the operand's view type and the root's planned offset, and may run
+    on the streams whose ISA checks accept it (tensor_tensor on DVE or POOL,
+    copy on DVE, POOL or ACT, DMA on any of the 16 queues). Dependences come
+    from the bytes each instruction reads and writes. The list scheduler
+    (critical-path priority, lib/Analysis/Scheduler.cpp) then picks a stream
+    and a start time for every instruction with the target's costs; the PE
+    keeps program order (stationary reuse).
+
+    The answer is written on the ops: `nki.streams` lists the stream of each
+    of the op's instructions and `nki.start_ps` their estimated start times
+    in picoseconds, which order each stream; the function gets
+    `nki.makespan_ps`, the estimated end. nki-to-nisa reads them.
+
+    ```mlir
+    nki.dma %x to %t {nki.start_ps = array<i64: 0>, nki.streams = ["dma0"]} : ...
+    nki.activation "exp" %t into %u {nki.start_ps = array<i64: 4199392>, nki.streams = ["act"]} : ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2">,
+  ];
+}
+
+def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
+  let summary = "Synchronise scheduled tile ops and emit a nisa.program";
+  let description = [{
+    Runs on scheduled tile code (after nki-schedule). Lowers every tile op
+    to its instructions as nki-schedule did, puts each on the stream its
+    `nki.streams` names, orders each stream by `nki.start_ps`, and checks
+    the result against the scheduling problem (an op without a schedule, a
+    stream the instruction cannot run on, or an order that breaks a
+    dependence is an error naming the op). Every read-after-write,
+    write-after-read and write-after-write dependence between streams, and
+    between two transfers of one DMA queue (whose data lands 1.3 us after
+    the queue moves on), is ordered by a semaphore wait
     (lib/Analysis/Sync.cpp, one counting semaphore per signalling stream);
     the plan is verified race- and deadlock-free before emission.
 
@@ -145,9 +174,9 @@ def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
     func.func @main(%x: memref<128x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x32xf32> {
       %o = memref.alloc() {nki.hbm_offset = 16384 : i64} : memref<128x32xf32>
       %t = nki.alloc {offset = 0 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
-      nki.dma %x to %t : ...
-      nki.activation "exp" %t into %t : ...
-      nki.dma %t to %o : ...
+      nki.dma %x to %t {nki.start_ps = array<i64: 0>, nki.streams = ["dma0"]} : ...
+      nki.activation "exp" %t into %t {nki.start_ps = array<i64: 4199392>, nki.streams = ["act"]} : ...
+      nki.dma %t to %o {nki.start_ps = array<i64: 4939392>, nki.streams = ["dma0"]} : ...
       return %o : memref<128x32xf32>
     }
     ```

@@ -15,6 +15,8 @@
 #include "nki/ISA/Instruction.h"
 #include "nki/ISA/Target.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -52,6 +54,22 @@ mlir::LogicalResult lowerTileOp(const isa::TargetDesc &target,
 /// (each block a memory of its own), holding its byte range within a
 /// partition; an HBM operand is its hull.
 std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst);
+
+/// The entry function of planned tile code: `main`, else the only public
+/// function with a body; it must be one block. Emits an error naming `pass`
+/// and returns null otherwise.
+mlir::func::FuncOp findEntryFunction(mlir::ModuleOp module,
+                                     llvm::StringRef pass);
+
+/// Ops that carry no instruction: views, buffers (placed by planning),
+/// index constants left by unrolling, and the return.
+bool isStructural(mlir::Operation *op);
+
+/// Every tile op of `func` lowered in program order. Reports every op that
+/// is not a tile op or cannot be lowered, then fails.
+mlir::FailureOr<std::vector<LoweredInst>>
+lowerFunction(const isa::TargetDesc &target, mlir::func::FuncOp func,
+              llvm::StringRef pass);
 
 } // namespace nki::tonisa
 

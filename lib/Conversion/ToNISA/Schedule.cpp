@@ -16,8 +16,6 @@
 
 #include "Schedule.h"
 
-#include "nki/Analysis/Dependences.h"
-#include "nki/Analysis/Scheduler.h"
 #include "nki/Analysis/Sync.h"
 #include "nki/ISA/Cost.h"
 
@@ -45,7 +43,7 @@ bool isDmaStream(sched::StreamIndex s) {
 /// accordingly; a wait already implied by an earlier wait on the queue's
 /// own semaphore is not repeated.
 void addSameQueueWaits(const sched::SyncProblem &problem,
-                       const std::vector<sched::Dependence> &deps,
+                       llvm::ArrayRef<sched::Dependence> deps,
                        sched::SyncPlan &plan) {
   size_t n = problem.numInstructions();
   std::vector<std::vector<sched::InstrId>> sameQueuePreds(n);
@@ -125,19 +123,20 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
 
 } // namespace
 
-absl::StatusOr<ScheduledProgram>
-scheduleProgram(const isa::TargetDesc &target,
-                llvm::ArrayRef<LoweredInst> ops) {
-  size_t numStreams = 4 + size_t(target.numDmaQueues);
-
-  // Dependences from the bytes each op reads and writes, in program order.
+std::vector<sched::Dependence>
+computeOpDependences(llvm::ArrayRef<LoweredInst> ops) {
   std::vector<std::vector<sched::MemoryAccess>> accesses;
   accesses.reserve(ops.size());
   for (const LoweredInst &op : ops)
     accesses.push_back(op.accesses);
-  std::vector<sched::Dependence> deps = sched::computeDependences(accesses);
+  return sched::computeDependences(accesses);
+}
 
-  // List scheduling. Resource r is the stream with dense index r.
+sched::SchedulingProblem
+buildSchedulingProblem(const isa::TargetDesc &target,
+                       llvm::ArrayRef<LoweredInst> ops,
+                       llvm::ArrayRef<sched::Dependence> deps) {
+  size_t numStreams = 4 + size_t(target.numDmaQueues);
   sched::SchedulingProblem problem(target.syncLatencyPs);
   for (size_t s = 0; s < numStreams; ++s)
     problem.addResource(isa::streamName(isa::StreamId::fromIndex(int(s))));
@@ -173,14 +172,15 @@ scheduleProgram(const isa::TargetDesc &target,
       problem.addDependence(*previousPE, i);
     previousPE = i;
   }
-  absl::StatusOr<sched::Schedule> schedule = sched::solve(problem);
-  if (!schedule.ok())
-    return internalError("list scheduling failed", schedule.status());
-  if (absl::Status st = sched::verify(problem, *schedule); !st.ok())
-    return internalError("the schedule is invalid", st);
+  return problem;
+}
 
+absl::StatusOr<ScheduledProgram> synchronizeProgram(
+    llvm::ArrayRef<LoweredInst> ops, llvm::ArrayRef<sched::Dependence> deps,
+    const sched::SchedulingProblem &problem, const sched::Schedule &schedule) {
+  size_t numStreams = problem.numResources();
   // Semaphores for the chosen order.
-  sched::SyncProblem sync(schedule->order);
+  sched::SyncProblem sync(schedule.order);
   for (size_t s = 0; s < numStreams; ++s)
     sync.setStreamName(sched::StreamIndex(s), problem.getResourceName(s));
   for (const sched::Dependence &d : deps)
@@ -194,9 +194,8 @@ scheduleProgram(const isa::TargetDesc &target,
 
   ScheduledProgram out;
   out.numSemaphores = plan->numSemaphores;
-  out.estimatedPs = schedule->makespan(problem);
   for (size_t s = 0; s < numStreams; ++s) {
-    const std::vector<sched::TaskId> &order = schedule->order[s];
+    const std::vector<sched::TaskId> &order = schedule.order[s];
     if (order.empty())
       continue;
     ScheduledStream stream;

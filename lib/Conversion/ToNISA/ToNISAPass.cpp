@@ -1,10 +1,10 @@
-//===- ToNISAPass.cpp - Tile ops to a scheduled nisa.program
-//---------------===//
+//===- ToNISAPass.cpp - Scheduled tile ops to a nisa.program --------------===//
 //
-// The driver: lower every tile op of the entry function (Lowering.h),
-// schedule and synchronise them (Schedule.h), then replace the function and
-// the globals it reads with one nisa.program holding the tensor table
-// (Tensors.h) and a nisa.stream per used stream.
+// The driver: lower every tile op of the entry function (Lowering.h), read
+// the schedule nki-schedule wrote on them and check it, place the
+// semaphores (Schedule.h), then replace the function and the globals it
+// reads with one nisa.program holding the tensor table (Tensors.h) and a
+// nisa.stream per used stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,29 +33,84 @@ using namespace nki::tonisa;
 
 namespace {
 
-/// `main`, else the only public function.
-func::FuncOp findEntry(ModuleOp module) {
-  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
-    if (!main.isExternal())
-      return main;
-  func::FuncOp entry;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (!func.isPublic() || func.isExternal())
-      continue;
-    if (entry)
-      return nullptr;
-    entry = func;
+/// The schedule nki-schedule wrote on the ops (Schedule.h): each
+/// instruction's stream and start, and per stream the instructions by
+/// start time. Errors at the op whose annotation is missing or does not fit
+/// its instructions.
+FailureOr<nki::sched::Schedule>
+readSchedule(ArrayRef<LoweredInst> ops,
+             const nki::sched::SchedulingProblem &problem) {
+  if (llvm::none_of(ops, [](const LoweredInst &inst) {
+        return inst.op->hasAttr(kStreamsAttr) || inst.op->hasAttr(kStartAttr);
+      })) {
+    if (!ops.empty()) {
+      auto func = ops.front().op->getParentOfType<func::FuncOp>();
+      func.emitError() << "the tile code has no schedule ('" << kStreamsAttr
+                       << "' and '" << kStartAttr
+                       << "' on its ops); run nki-schedule first";
+      return failure();
+    }
   }
-  return entry;
-}
-
-/// Ops that carry no instruction: views, buffers (placed by planning),
-/// index constants left by unrolling, and the return.
-bool isStructural(Operation *op) {
-  return isa<nki::tile::AllocOp, memref::SubViewOp, memref::ReinterpretCastOp,
-             memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
-             memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
-             arith::ConstantOp, func::ReturnOp>(op);
+  nki::sched::Schedule schedule;
+  schedule.resource.resize(ops.size());
+  schedule.start.resize(ops.size());
+  schedule.order.resize(problem.numResources());
+  bool ok = true;
+  for (size_t i = 0; i < ops.size();) {
+    Operation *op = ops[i].op;
+    size_t first = i;
+    while (i < ops.size() && ops[i].op == op)
+      ++i;
+    size_t count = i - first;
+    auto streams = op->getAttrOfType<ArrayAttr>(kStreamsAttr);
+    auto starts = op->getAttrOfType<DenseI64ArrayAttr>(kStartAttr);
+    if (!streams || !starts) {
+      op->emitOpError() << "has no schedule ('" << kStreamsAttr << "' and '"
+                        << kStartAttr << "'); run nki-schedule first";
+      ok = false;
+      continue;
+    }
+    if (streams.size() != count || size_t(starts.size()) != count) {
+      op->emitOpError() << "'" << kStreamsAttr << "' and '" << kStartAttr
+                        << "' must have one entry per instruction of the op ("
+                        << count << "), found " << streams.size() << " and "
+                        << starts.size();
+      ok = false;
+      continue;
+    }
+    for (size_t k = 0; k < count; ++k) {
+      size_t t = first + k;
+      auto name = dyn_cast<StringAttr>(streams[k]);
+      std::optional<nki::isa::StreamId> stream =
+          name ? nki::isa::parseStream(name.getValue().str()) : std::nullopt;
+      if (!stream || size_t(stream->index()) >= problem.numResources()) {
+        op->emitOpError() << "'" << kStreamsAttr << "' entry " << k << " ("
+                          << streams[k] << ") is not a stream of the target";
+        ok = false;
+        continue;
+      }
+      if (!problem.findOption(t, stream->index())) {
+        InFlightDiagnostic diag = op->emitOpError();
+        diag << "cannot run on stream '" << name.getValue()
+             << "' (it may run on";
+        for (const Variant &v : ops[t].variants)
+          diag << " " << nki::isa::streamName(v.stream);
+        diag << ")";
+        ok = false;
+        continue;
+      }
+      schedule.resource[t] = stream->index();
+      schedule.start[t] = starts[k];
+      schedule.order[stream->index()].push_back(t);
+    }
+  }
+  if (!ok)
+    return failure();
+  for (std::vector<nki::sched::TaskId> &order : schedule.order)
+    llvm::stable_sort(order, [&](nki::sched::TaskId a, nki::sched::TaskId b) {
+      return schedule.start[a] < schedule.start[b];
+    });
+  return schedule;
 }
 
 struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
@@ -70,42 +125,40 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
                          << "' (expected trn1 or trn2)";
       return signalPassFailure();
     }
-    func::FuncOp func = findEntry(module);
-    if (!func) {
-      module.emitError() << "no entry function: expected 'main' or exactly "
-                            "one public function with a body";
+    func::FuncOp func = findEntryFunction(module, "nki-to-nisa");
+    if (!func)
       return signalPassFailure();
-    }
-    if (!func.getBody().hasOneBlock()) {
-      func.emitOpError() << "has control flow; run nki-unroll first";
-      return signalPassFailure();
-    }
 
     std::optional<std::vector<TensorEntry>> tensors = collectTensors(func);
-    std::vector<LoweredInst> ops;
-    bool ok = tensors.has_value();
-    for (Operation &op : func.getBody().front()) {
-      if (isStructural(&op))
-        continue;
-      if (!isa<nki::tile::NKIDialect>(op.getDialect())) {
-        op.emitOpError() << "is not a tile op; nki-to-nisa expects "
-                            "straight-line tile code (run nki-tile and "
-                            "nki-unroll first)";
-        ok = false;
-        continue;
-      }
-      if (failed(lowerTileOp(*targetDesc, &op, ops)))
-        ok = false;
-    }
-    if (!ok)
+    FailureOr<std::vector<LoweredInst>> lowered =
+        lowerFunction(*targetDesc, func, "nki-to-nisa");
+    if (!tensors || failed(lowered))
       return signalPassFailure();
+    std::vector<LoweredInst> &ops = *lowered;
 
-    absl::StatusOr<ScheduledProgram> program =
-        scheduleProgram(*targetDesc, ops);
-    if (!program.ok()) {
-      func.emitError() << program.status().message();
+    std::vector<nki::sched::Dependence> deps = computeOpDependences(ops);
+    nki::sched::SchedulingProblem problem =
+        buildSchedulingProblem(*targetDesc, ops, deps);
+    FailureOr<nki::sched::Schedule> schedule = readSchedule(ops, problem);
+    if (failed(schedule))
+      return signalPassFailure();
+    // A schedule edited by hand or made for other tile code may order a
+    // dependent pair the wrong way round or overlap two instructions.
+    if (absl::Status st = nki::sched::verify(problem, *schedule); !st.ok()) {
+      func.emitError() << "the schedule in '" << kStreamsAttr << "' and '"
+                       << kStartAttr << "' does not fit this program: "
+                       << std::string(st.message())
+                       << " (tasks are the op's instructions in program "
+                          "order; rerun nki-schedule)";
       return signalPassFailure();
     }
+    absl::StatusOr<ScheduledProgram> program =
+        synchronizeProgram(ops, deps, problem, *schedule);
+    if (!program.ok()) {
+      func.emitError() << std::string(program.status().message());
+      return signalPassFailure();
+    }
+    bool ok = true;
     // The final instructions, semaphores included, against the ISA: a
     // failure here is a bug of this pass, reported at the op.
     for (const ScheduledStream &stream : program->streams)
@@ -117,7 +170,7 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
           ops[opIndex].op->emitOpError()
               << "nki-to-nisa internal error: the scheduled instruction on "
               << nki::isa::streamName(stream.id)
-              << " fails the ISA checks: " << st.message();
+              << " fails the ISA checks: " << std::string(st.message());
           ok = false;
         }
     if (!ok)

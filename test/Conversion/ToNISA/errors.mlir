@@ -1,4 +1,4 @@
-// RUN: nki-opt %s -split-input-file --nki-to-nisa -verify-diagnostics
+// RUN: nki-opt %s -split-input-file --nki-schedule --nki-to-nisa -verify-diagnostics
 // RUN: not nki-opt %s -split-input-file --nki-to-nisa=target=trn9 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // TARGET: error: unknown target 'trn9' (expected trn1 or trn2)
@@ -26,7 +26,7 @@ func.func @main() {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{'scf.for' op is not a tile op; nki-to-nisa expects straight-line tile code (run nki-tile and nki-unroll first)}}
+  // expected-error @+1 {{'scf.for' op is not a tile op; nki-schedule expects straight-line tile code (run nki-tile and nki-unroll first)}}
   scf.for %i = %c0 to %c2 step %c1 {
   }
   return

@@ -2,7 +2,7 @@
 // RUN: nki-compile %s --compile-to=graph | FileCheck %s --check-prefix=GRAPH
 // RUN: nki-compile %s --compile-to=tiled | FileCheck %s --check-prefix=TILED
 // RUN: nki-compile %s --compile-to=planned | FileCheck %s --check-prefix=PLANNED
-// RUN: nki-compile %s --compile-to=scheduled | FileCheck %s --check-prefix=NISA
+// RUN: nki-compile %s --compile-to=scheduled | FileCheck %s --check-prefix=SCHED
 // RUN: nki-compile %s --compile-to=nisa --target=trn1 | FileCheck %s --check-prefix=TRN1
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: nki-translate --binary-to-nisa %t.nkb | FileCheck %s --check-prefix=NISA
@@ -24,6 +24,13 @@
 // PLANNED-NOT: scf.for
 // PLANNED: nki.alloc {offset = {{[0-9]+}} : i64} : memref<{{.*}}#nki.memory<psum>>
 // PLANNED: nki.matmul
+
+// Every tile op carries its stream and estimated start; the function its
+// estimated end.
+// SCHED: func.func @main{{.*}} attributes {nki.makespan_ps = {{[0-9]+}} : i64
+// SCHED: nki.matmul {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["pe"]}
+// SCHED: nki.activation "tanh" {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["act"]}
+// SCHED-NOT: nisa.program
 
 // NISA: nisa.program target("trn2")
 // NISA-DAG: nisa.tensor @x input f32 [300, 64]
