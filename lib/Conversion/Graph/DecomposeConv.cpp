@@ -141,44 +141,9 @@ Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
   size_t s = out.size();
   Type elt = xt.getElementType();
 
-  // im2col, built directly in the matmul's [G, C*prod(K), N*prod(O)] shape:
-  // one strided window of every (g, c) per image and kernel offset, its
-  // output dims collapsed, goes to rows c*prod(K) + k. No reshape touches
-  // the matmul's operands or result, so linalg's reshape propagation (in
-  // the elementwise fusion that follows) cannot turn it into a generic with
-  // several K dims, which the PE kernel does not take.
-  int64_t kk = product(k), kc = cg * kk, p = product(out), nc = n * p;
-  Value col =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{g, kc, nc}, elt);
-  SmallVector<int64_t> pieceShape = {g, cg};
-  llvm::append_range(pieceShape, out);
-  auto pieceType = RankedTensorType::get(pieceShape, elt);
-  SmallVector<int64_t> srcSizes = {1, g, cg}, srcStrides = {1, 1, 1};
-  llvm::append_range(srcSizes, out);
-  llvm::append_range(srcStrides, strides);
-  SmallVector<ReassociationIndices> flat = {{0}, {1}, {}};
-  for (size_t d = 0; d < s; ++d)
-    flat.back().push_back(2 + d);
-  int64_t kidx = 0;
-  forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
-    for (int64_t img = 0; img < n; ++img) {
-      SmallVector<int64_t> srcOffsets = {img, 0, 0};
-      for (size_t d = 0; d < s; ++d)
-        srcOffsets.push_back(kpos[d] * dilations[d]);
-      Value piece = tensor::ExtractSliceOp::create(
-          b, loc, pieceType, x, indexAttrs(b, srcOffsets),
-          indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
-      if (s > 1)
-        piece = tensor::CollapseShapeOp::create(
-            b, loc, RankedTensorType::get({g, cg, p}, elt), piece, flat);
-      col = tensor::InsertSliceOp::create(
-          b, loc, piece, col, indexAttrs(b, {0, kidx, img * p}),
-          indexAttrs(b, {g, cg, p}), indexAttrs(b, {1, kk, 1}));
-    }
-    ++kidx;
-  });
   // The filter as [G, F, C*prod(K)], one group at a time into its own
-  // tensor for the same reason.
+  // tensor (no reshape on a matmul operand; see im2col below).
+  int64_t kk = product(k), kc = cg * kk, p = product(out);
   Value a = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{g, f, kc}, elt);
   SmallVector<int64_t> wSizes(ws), wOnes(ws.size(), 1);
   wSizes[0] = 1;
@@ -197,24 +162,68 @@ Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
         b, loc, part, a, indexAttrs(b, {gi, 0, 0}), indexAttrs(b, {1, f, kc}),
         indexAttrs(b, {1, 1, 1}));
   }
-  // One contraction over (c, k...), batched over groups.
-  Value init = zeroFilled(b, loc, {g, f, nc}, outElt);
-  Value prod =
-      linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
-                                    ValueRange{a, col}, ValueRange{init})
-          .getResult(0);
 
-  // [G, F, (N, P)] -> [N, G, F, P], one slice copy per image.
+  // The images go through in chunks, each an im2col and one contraction
+  // over (c, k...) batched over groups. im2col is built directly in the
+  // matmul's [G, C*prod(K), images*prod(O)] shape: one strided window of
+  // every (g, c) per image and kernel offset, its output dims collapsed,
+  // goes to rows c*prod(K) + k. No reshape touches the matmul's operands or
+  // result, so linalg's reshape propagation (in the elementwise fusion that
+  // follows) cannot turn it into a generic with several K dims, which the
+  // PE kernel does not take. A chunk's windows are one chain of
+  // insert_slices, whose one-shot bufferization analysis grows with the
+  // cube of the chain's length (180 windows took 36 s), so a chunk holds at
+  // most kMaxWindows windows (or one image).
+  constexpr int64_t kMaxWindows = 32;
+  int64_t chunk = std::max<int64_t>(1, kMaxWindows / kk);
+  SmallVector<int64_t> pieceShape = {g, cg};
+  llvm::append_range(pieceShape, out);
+  auto pieceType = RankedTensorType::get(pieceShape, elt);
+  SmallVector<int64_t> srcSizes = {1, g, cg}, srcStrides = {1, 1, 1};
+  llvm::append_range(srcSizes, out);
+  llvm::append_range(srcStrides, strides);
+  SmallVector<ReassociationIndices> flat = {{0}, {1}, {}};
+  for (size_t d = 0; d < s; ++d)
+    flat.back().push_back(2 + d);
   Value y =
       tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, g, f, p}, outElt);
   auto rowType = RankedTensorType::get({g, f, p}, outElt);
-  for (int64_t img = 0; img < n; ++img) {
-    Value row = tensor::ExtractSliceOp::create(
-        b, loc, rowType, prod, indexAttrs(b, {0, 0, img * p}),
-        indexAttrs(b, {g, f, p}), indexAttrs(b, {1, 1, 1}));
-    y = tensor::InsertSliceOp::create(
-        b, loc, row, y, indexAttrs(b, {img, 0, 0, 0}),
-        indexAttrs(b, {1, g, f, p}), indexAttrs(b, {1, 1, 1, 1}));
+  for (int64_t first = 0; first < n; first += chunk) {
+    int64_t images = std::min(chunk, n - first);
+    Value col = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{g, kc, images * p}, elt);
+    int64_t kidx = 0;
+    forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
+      for (int64_t img = 0; img < images; ++img) {
+        SmallVector<int64_t> srcOffsets = {first + img, 0, 0};
+        for (size_t d = 0; d < s; ++d)
+          srcOffsets.push_back(kpos[d] * dilations[d]);
+        Value piece = tensor::ExtractSliceOp::create(
+            b, loc, pieceType, x, indexAttrs(b, srcOffsets),
+            indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
+        if (s > 1)
+          piece = tensor::CollapseShapeOp::create(
+              b, loc, RankedTensorType::get({g, cg, p}, elt), piece, flat);
+        col = tensor::InsertSliceOp::create(
+            b, loc, piece, col, indexAttrs(b, {0, kidx, img * p}),
+            indexAttrs(b, {g, cg, p}), indexAttrs(b, {1, kk, 1}));
+      }
+      ++kidx;
+    });
+    Value init = zeroFilled(b, loc, {g, f, images * p}, outElt);
+    Value prod =
+        linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                      ValueRange{a, col}, ValueRange{init})
+            .getResult(0);
+    // [G, F, (images, P)] -> y[first + img, G, F, P], one slice per image.
+    for (int64_t img = 0; img < images; ++img) {
+      Value row = tensor::ExtractSliceOp::create(
+          b, loc, rowType, prod, indexAttrs(b, {0, 0, img * p}),
+          indexAttrs(b, {g, f, p}), indexAttrs(b, {1, 1, 1}));
+      y = tensor::InsertSliceOp::create(
+          b, loc, row, y, indexAttrs(b, {first + img, 0, 0, 0}),
+          indexAttrs(b, {1, g, f, p}), indexAttrs(b, {1, 1, 1, 1}));
+    }
   }
   SmallVector<int64_t> result = {n, g, f};
   llvm::append_range(result, out);

@@ -2,19 +2,19 @@
 // pooling elementwise max/add over strided windows.
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph -verify-diagnostics | FileCheck %s
 
-// 2-D, stride 2, dilation 1: 9 strided windows, each collapsed to
-// [C, OH*OW] and copied to rows c*9 + k of col[1, C*KH*KW, N*OH*OW]; the
-// filter copied to [1, F, C*KH*KW]; one batch matmul from zero, no reshape
-// next to it (so fusion cannot split its K); the result copied per image.
+// 2-D, stride 2, dilation 1: the filter copied to [1, F, C*KH*KW]; 9
+// strided windows, each collapsed to [C, OH*OW] and copied to rows c*9 + k
+// of col[1, C*KH*KW, N*OH*OW]; one batch matmul from zero, no reshape next
+// to it (so fusion cannot split its K); the result copied per image.
 // CHECK-LABEL: func.func @conv2d
 // CHECK-NOT: linalg.conv
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0] [1, 4, 27] [1, 1, 1] : tensor<4x27xf32> into tensor<1x4x27xf32>
 // CHECK: %[[COL:.*]] = tensor.empty() : tensor<1x27x6xf32>
 // CHECK: %[[W:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 1, 3, 3, 2] [1, 1, 1, 2, 2] : tensor<1x1x3x7x5xf32> to tensor<1x3x3x2xf32>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1], [2, 3]] : tensor<1x3x3x2xf32> into tensor<1x3x6xf32>
 // CHECK: tensor.insert_slice %[[C]] into %[[COL]][0, 0, 0] [1, 3, 6] [1, 9, 1] : tensor<1x3x6xf32> into tensor<1x27x6xf32>
 // CHECK-COUNT-8: tensor.insert_slice {{.*}} [1, 3, 6] [1, 9, 1]
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
-// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0] [1, 4, 27] [1, 1, 1] : tensor<4x27xf32> into tensor<1x4x27xf32>
 // CHECK: linalg.fill {{.*}} -> tensor<1x4x6xf32>
 // CHECK: %[[P:.*]] = linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x4x27xf32>, tensor<1x27x6xf32>)
 // CHECK: tensor.insert_slice %[[P]] into %{{.*}}[0, 0, 0, 0] [1, 1, 4, 6] [1, 1, 1, 1] : tensor<1x4x6xf32> into tensor<1x1x4x6xf32>
@@ -139,4 +139,29 @@ func.func @pool_nhwc(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
   %y = linalg.pooling_nhwc_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
          ins(%x, %k : tensor<1x4x4x2xf32>, tensor<2x2xf32>) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Many images: a chunk's windows are one chain of insert_slices, whose
+// bufferization analysis grows with the cube of its length, so the images
+// go in chunks of at most 32 windows: with 9 windows per image, chunks of
+// 3, 3 and 1 images, each its own im2col and batch matmul.
+// CHECK-LABEL: func.func @conv_many_images
+// CHECK-COUNT-27: tensor.insert_slice {{.*}} into tensor<1x18x72xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x2x18xf32>, tensor<1x18x72xf32>)
+// CHECK-COUNT-3: tensor.insert_slice {{.*}} into tensor<7x1x2x24xf32>
+// CHECK-COUNT-27: tensor.insert_slice {{.*}} into tensor<1x18x72xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x2x18xf32>, tensor<1x18x72xf32>)
+// CHECK-COUNT-3: tensor.insert_slice {{.*}} into tensor<7x1x2x24xf32>
+// CHECK-COUNT-9: tensor.insert_slice {{.*}} into tensor<1x18x24xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x2x18xf32>, tensor<1x18x24xf32>)
+// CHECK: tensor.insert_slice {{.*}}[6, 0, 0, 0] [1, 1, 2, 24] [1, 1, 1, 1] : tensor<1x2x24xf32> into tensor<7x1x2x24xf32>
+func.func @conv_many_images(%x: tensor<7x2x6x8xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<7x2x4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<7x2x4x6xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<7x2x4x6xf32>) -> tensor<7x2x4x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<7x2x6x8xf32>, tensor<2x2x3x3xf32>) outs(%i : tensor<7x2x4x6xf32>) -> tensor<7x2x4x6xf32>
+  return %y : tensor<7x2x4x6xf32>
 }
