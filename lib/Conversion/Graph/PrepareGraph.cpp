@@ -30,6 +30,38 @@ namespace nki {
 
 using namespace mlir;
 
+namespace {
+/// A concat of more than kMaxParts parts becomes a concat of concats of at
+/// most kMaxParts parts each. A concat decomposes into one chain of
+/// insert_slices, and one-shot bufferization's analysis of a chain grows
+/// with the cube of its length (a Gather of 200 scattered constant indices
+/// spent 48 s there); in chunks each element is copied once more per level.
+struct SplitLongConcat : OpRewritePattern<tensor::ConcatOp> {
+  static constexpr size_t kMaxParts = 32;
+  SplitLongConcat(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(tensor::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    OperandRange parts = op.getInputs();
+    if (parts.size() <= kMaxParts)
+      return failure();
+    int64_t dim = op.getDim();
+    SmallVector<Value> chunks;
+    for (size_t i = 0; i < parts.size(); i += kMaxParts) {
+      ValueRange chunk =
+          ValueRange(parts).slice(i, std::min(kMaxParts, parts.size() - i));
+      chunks.push_back(
+          chunk.size() == 1
+              ? chunk.front()
+              : tensor::ConcatOp::create(rewriter, op.getLoc(), dim, chunk)
+                    .getResult());
+    }
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(), dim,
+                                                  chunks);
+    return success();
+  }
+};
+} // namespace
+
 /// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || t.isSignlessInteger(32) ||
@@ -171,6 +203,7 @@ struct NKIPrepareGraphPass
       rewriter.replaceOp(op, *repl);
     }
     RewritePatternSet patterns(&getContext());
+    patterns.add<SplitLongConcat>(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     nki::populateExpandIntPatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
