@@ -1,6 +1,7 @@
 //===- Builders.cpp - Helpers the ONNX op handlers build with -------------===//
 
 #include "ImporterImpl.h"
+#include "ShapeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -210,6 +211,53 @@ FailureOr<Value> Importer::matmul(Location loc, Value a, Value bm) {
                                           ValueRange{init})
                 .getResult(0);
   return reshape(loc, r, outShape);
+}
+
+Value Importer::matmulAlong(Location loc, Value x, int64_t axis, int64_t m,
+                            ArrayRef<double> w, ArrayRef<double> bias) {
+  RankedTensorType t = tensorType(x);
+  Type elt = t.getElementType();
+  int64_t rank = t.getRank(), n = t.getDimSize(axis);
+  assert(int64_t(w.size()) == m * n && "matmulAlong: weights are not [m, n]");
+  assert((bias.empty() || int64_t(bias.size()) == m) && "matmulAlong: bias");
+  int64_t pre = 1, post = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    pre *= t.getDimSize(d);
+  for (int64_t d = axis + 1; d < rank; ++d)
+    post *= t.getDimSize(d);
+  SmallVector<int64_t> outShape(t.getShape());
+  outShape[axis] = m;
+  auto mm = [&](Value a, Value bm) { return *matmul(loc, a, bm); };
+  // The bias, one value per output index along the axis, shaped to
+  // broadcast against the matmul's result.
+  auto addBias = [&](Value y, ArrayRef<int64_t> biasShape) {
+    if (bias.empty())
+      return y;
+    Value bv = denseFloatConstant(*this, loc, biasShape, elt, bias);
+    return elementwise(
+        loc, {y, bv}, [](OpBuilder &nb, Location l, ValueRange v) {
+          return arith::AddFOp::create(nb, l, v[0], v[1]).getResult();
+        });
+  };
+  if (pre == 1 && post > 1) {
+    // Nothing precedes the axis: W [m, n] times x viewed as [n, post].
+    Value wm = denseFloatConstant(*this, loc, {m, n}, elt, w);
+    Value y = addBias(mm(wm, reshape(loc, x, {n, post})), {m, 1});
+    return reshape(loc, y, outShape);
+  }
+  SmallVector<double> wt(n * m);
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t i = 0; i < n; ++i)
+      wt[i * m + o] = w[o * n + i];
+  Value wtm = denseFloatConstant(*this, loc, {n, m}, elt, wt);
+  if (post == 1) {
+    Value y = addBias(mm(reshape(loc, x, {pre, n}), wtm), {m});
+    return reshape(loc, y, outShape);
+  }
+  // The axis moved last: [pre, post, n] times W^T, and back.
+  Value x3 = transpose(loc, reshape(loc, x, {pre, n, post}), {0, 2, 1});
+  Value y3 = addBias(mm(x3, wtm), {m});
+  return reshape(loc, transpose(loc, y3, {0, 2, 1}), outShape);
 }
 
 const onnx::AttributeProto *onnx_import::findAttr(const onnx::NodeProto &node,

@@ -39,6 +39,7 @@ const OpTable &onnx_import::opTable() {
     registerNormalizationOps(t);
     registerDataMovementOps(t);
     registerGeneratorOps(t);
+    registerCumSumOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

@@ -75,6 +75,7 @@ void registerReduceOps(OpTable &table);           // Reduce.cpp
 void registerNormalizationOps(OpTable &table);    // Normalization.cpp
 void registerDataMovementOps(OpTable &table);     // DataMovement.cpp
 void registerGeneratorOps(OpTable &table);        // Generators.cpp
+void registerCumSumOps(OpTable &table);           // CumSum.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };
@@ -152,6 +153,13 @@ public:
   Value gatherLast(Location loc, Value x, Value idx, bool perRow);
   /// ONNX MatMul semantics for ranks >= 2.
   FailureOr<Value> matmul(Location loc, Value a, Value bm);
+  /// A constant linear map along one axis of a float tensor: dim `axis`
+  /// (size n) becomes size m with y[.., o, ..] = sum_i w[o * n + i] *
+  /// x[.., i, ..], as one matmul by a constant ([m, n] from the left when
+  /// nothing precedes the axis, else [n, m] from the right with the axis
+  /// moved last and back), plus `bias[o]` when a bias (m values) is given.
+  Value matmulAlong(Location loc, Value x, int64_t axis, int64_t m,
+                    llvm::ArrayRef<double> w, llvm::ArrayRef<double> bias = {});
 };
 
 // --- Free helpers. ---
