@@ -40,6 +40,7 @@ const OpTable &onnx_import::opTable() {
     registerDataMovementOps(t);
     registerGeneratorOps(t);
     registerCumSumOps(t);
+    registerEinsumOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

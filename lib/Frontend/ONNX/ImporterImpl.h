@@ -76,6 +76,7 @@ void registerNormalizationOps(OpTable &table);    // Normalization.cpp
 void registerDataMovementOps(OpTable &table);     // DataMovement.cpp
 void registerGeneratorOps(OpTable &table);        // Generators.cpp
 void registerCumSumOps(OpTable &table);           // CumSum.cpp
+void registerEinsumOps(OpTable &table);           // Einsum.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };
