@@ -41,6 +41,7 @@ const OpTable &onnx_import::opTable() {
     registerGeneratorOps(t);
     registerCumSumOps(t);
     registerEinsumOps(t);
+    registerResizeOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

@@ -77,6 +77,7 @@ void registerDataMovementOps(OpTable &table);     // DataMovement.cpp
 void registerGeneratorOps(OpTable &table);        // Generators.cpp
 void registerCumSumOps(OpTable &table);           // CumSum.cpp
 void registerEinsumOps(OpTable &table);           // Einsum.cpp
+void registerResizeOps(OpTable &table);           // Resize.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };
