@@ -55,7 +55,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     prepare.entry = options.entry;
     prepare.autoCast = options.autoCast;
     pm.addPass(createNKIPrepareGraph(prepare));
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createNKIFuseElementwise());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;

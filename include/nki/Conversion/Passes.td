@@ -32,6 +32,31 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, keeping reshapes out of matmuls";
+  let description = [{
+    The patterns of upstream's `linalg-fuse-elementwise-ops` (elementwise
+    producer/consumer fusion, reshape folding by expansion, bubbling
+    expand_shape up, constant folding, the canonicalizations it adds), with
+    one difference: a reshape is not folded into a contraction (a matmul,
+    batch_matmul or a generic that is one). Folding an `expand_shape` of a
+    matmul's result into it generalizes the matmul into a generic with
+    several M, N or K dims, which nki-tile would run on the vector engines
+    instead of the PE, or reject when its K dims are not contiguous; ONNX
+    MatMul on rank-3 or rank-4 operands is imported as exactly that
+    reshape, 2-D matmul, reshape.
+
+    ```mlir
+    %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
+    %e = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 2, 3, 5] : tensor<6x5xf32> into tensor<1x2x3x5xf32>
+    %y = linalg.generic ... ins(%e, %bias ...)   // stays a matmul + an elementwise add
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
   let summary = "Tile linalg on HBM memrefs into loops of nki tile ops";
   let description = [{

@@ -1,0 +1,70 @@
+//===- FuseElementwise.cpp - nki-fuse-elementwise
+//--------------------------===//
+//
+// linalg's elementwise fusion (the patterns of upstream's
+// linalg-fuse-elementwise-ops) with one difference: reshapes are not folded
+// into contractions. Folding an expand_shape of a matmul's result (or a
+// collapse_shape of its operand) into it by expansion generalizes the
+// matmul into a generic with several M, N or K dims, which nki-tile runs on
+// the vector engines instead of the PE, or rejects when the K dims are not
+// contiguous. ONNX MatMul on rank-3 or rank-4 operands is imported as
+// exactly that reshape + 2-D matmul + reshape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIFUSEELEMENTWISE
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace {
+
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+struct NKIFuseElementwisePass
+    : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    // As upstream: fuse a producer only into its single user.
+    linalg::ControlFusionFn fuse = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    linalg::ControlFusionFn foldReshape = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() && !isContraction(producer) &&
+             !isContraction(fused->getOwner());
+    };
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, fuse);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, foldReshape);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<linalg::LinalgDialect>()
+        ->getCanonicalizationPatterns(patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, fuse);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,60 @@
+// RUN: nki-opt %s -split-input-file --nki-fuse-elementwise | FileCheck %s
+
+// A matmul between reshapes (how a rank-3 ONNX MatMul is imported) stays a
+// 2-D linalg.matmul for the PE: the reshapes are not folded into it, while
+// the elementwise bias add and relu after it fuse into one generic.
+// CHECK-LABEL: func.func @matmul_between_reshapes
+// CHECK:       tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK:       %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x4xf32>, tensor<4x5xf32>)
+// CHECK:       %[[E:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 5]
+// CHECK:       linalg.generic {{.*}} ins(%[[E]], %{{.*}} : tensor<2x3x5xf32>, tensor<5xf32>)
+// CHECK:         arith.addf
+// CHECK:         arith.maximumf
+// CHECK-NOT:   linalg.generic
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias = affine_map<(d0, d1, d2) -> (d2)>
+func.func @matmul_between_reshapes(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>) -> tensor<2x3x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %e0 = tensor.empty() : tensor<6x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %m = linalg.matmul ins(%c, %w : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
+  %e1 = tensor.empty() : tensor<2x3x5xf32>
+  %a = linalg.generic {indexing_maps = [#id3, #bias, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %b : tensor<2x3x5xf32>, tensor<5xf32>) outs(%e1 : tensor<2x3x5xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %s = arith.addf %v, %bv : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x5xf32>
+  %e2 = tensor.empty() : tensor<2x3x5xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<2x3x5xf32>) outs(%e2 : tensor<2x3x5xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.maximumf %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Reshapes still fold into elementwise generics by expansion, as in
+// upstream's linalg-fuse-elementwise-ops: the exp runs on the 2x3 input and
+// the collapse moves after it.
+// CHECK-LABEL: func.func @reshape_into_elementwise
+// CHECK:       %[[R:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK:         math.exp
+// CHECK:       tensor.collapse_shape %[[R]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @reshape_into_elementwise(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %o = tensor.empty() : tensor<6xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%c : tensor<6xf32>) outs(%o : tensor<6xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<6xf32>
+  return %r : tensor<6xf32>
+}
