@@ -2,12 +2,16 @@
 // with a bias and relu: nki-fuse-elementwise keeps the reshapes out of the
 // matmul, so it runs on the PE (before, reshape folding made it a 4-D
 // generic on the vector engines: 27 s to compile a [4,128,256]x[256,512]
-// one and 3400x slower to run). Against numpy; fp32 accumulation over
-// K = 256 of products of values in [-1, 1].
+// one and 3400x slower to run), and the bias + relu run on its PSUM tiles.
+// Against numpy; fp32 accumulation over K = 256 of products of values in
+// [-1, 1].
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: %system_python -c "import numpy as np; r = np.random.default_rng(3); x = r.uniform(-1, 1, (4, 96, 256)).astype(np.float32); w = r.uniform(-1, 1, (256, 200)).astype(np.float32); b = r.uniform(-1, 1, 200).astype(np.float32); [np.save('%t.' + n + '.npy', v) for n, v in (('x', x), ('w', w), ('b', b))]; np.save('%t.y.npy', np.maximum(x.astype(np.float64) @ w + b, 0))"
 // RUN: nki-run %t.nkb --input x=%t.x.npy --input w=%t.w.npy --input b=%t.b.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
+// RUN: nki-compile %s --compile-to=tiled | FileCheck %s --check-prefix=TILED
 // REPORT: instructions pe {{ *[1-9][0-9]*}}
+// The bias add reads the matmul's PSUM tile.
+// TILED: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x200xf32, #nki.memory<psum>>, memref<128x200xf32, #nki.memory<sbuf>>
 // CHECK: output 'out0' matches
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #bias = affine_map<(d0, d1, d2) -> (d2)>

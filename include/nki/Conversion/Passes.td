@@ -39,17 +39,27 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     producer/consumer fusion, reshape folding by expansion, bubbling
     expand_shape up, constant folding, the canonicalizations it adds), with
     one difference: a reshape is not folded into a contraction (a matmul,
-    batch_matmul or a generic that is one). Folding an `expand_shape` of a
-    matmul's result into it generalizes the matmul into a generic with
-    several M, N or K dims, which nki-tile would run on the vector engines
-    instead of the PE, or reject when its K dims are not contiguous; ONNX
-    MatMul on rank-3 or rank-4 operands is imported as exactly that
-    reshape, 2-D matmul, reshape.
+    batch_matmul or a generic that is one), nor into an elementwise consumer
+    of one. Folding an `expand_shape` of a matmul's result into it
+    generalizes the matmul into a generic with several M, N or K dims, which
+    nki-tile would run on the vector engines instead of the PE, or reject
+    when its K dims are not contiguous; ONNX MatMul on rank-3 or rank-4
+    operands is imported as exactly that reshape, 2-D matmul, reshape.
+    Instead, an elementwise generic that reads a contraction's result
+    through an `expand_shape` is collapsed to the contraction's shape
+    (linalg's folding by collapsing), so that nki-tile runs it on the PSUM
+    tiles as the matmul's epilogue, and the `expand_shape` moves after it.
 
     ```mlir
     %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
-    %e = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 2, 3, 5] : tensor<6x5xf32> into tensor<1x2x3x5xf32>
-    %y = linalg.generic ... ins(%e, %bias ...)   // stays a matmul + an elementwise add
+    %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
+    %y = linalg.generic ... ins(%e, %bias : tensor<2x3x5xf32>, tensor<5xf32>) ...
+    ```
+    becomes
+    ```mlir
+    %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
+    %g = linalg.generic ... ins(%m, %bias : tensor<6x5xf32>, tensor<5xf32>) ...
+    %y = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",

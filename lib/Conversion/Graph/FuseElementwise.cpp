@@ -8,7 +8,9 @@
 // matmul into a generic with several M, N or K dims, which nki-tile runs on
 // the vector engines instead of the PE, or rejects when the K dims are not
 // contiguous. ONNX MatMul on rank-3 or rank-4 operands is imported as
-// exactly that reshape + 2-D matmul + reshape.
+// exactly that reshape + 2-D matmul + reshape. An elementwise consumer of
+// the expanded result is collapsed to the matmul's shape instead, so that
+// nki-tile can make it the matmul's PSUM epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,23 @@ bool isContraction(Operation *op) {
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
+/// An elementwise generic that reads a contraction's result, directly or
+/// through reshapes (while the patterns run, a collapsed consumer reads
+/// collapse_shape(expand_shape(result)) until that folds).
+bool isEpilogue(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return false;
+  return llvm::any_of(generic.getDpsInputs(), [](Value in) {
+    while (Operation *def = in.getDefiningOp()) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+        break;
+      in = def->getOperand(0);
+    }
+    return isContraction(in.getDefiningOp());
+  });
+}
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -46,14 +65,27 @@ struct NKIFuseElementwisePass
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse();
     };
-    linalg::ControlFusionFn foldReshape = [](OpOperand *fused) {
+    // A reshape is not folded into a contraction, nor into the elementwise
+    // consumer of one (its epilogue): that consumer is instead collapsed to
+    // the contraction's shape below, and expanding it again would undo that.
+    linalg::ControlFusionFn expand = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isContraction(producer) &&
-             !isContraction(fused->getOwner());
+             !isContraction(fused->getOwner()) && !isEpilogue(producer) &&
+             !isEpilogue(fused->getOwner());
+    };
+    // An elementwise op reading a contraction's result through an
+    // expand_shape runs on the unexpanded result, so that nki-tile can
+    // compute it on the matmul's PSUM tiles (the epilogue).
+    linalg::ControlFusionFn collapse = [](OpOperand *fused) {
+      auto reshape = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+      return reshape && reshape->hasOneUse() &&
+             isContraction(reshape.getSrc().getDefiningOp());
     };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, fuse);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, foldReshape);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, expand);
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, collapse);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
@@ -63,7 +95,7 @@ struct NKIFuseElementwisePass
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, fuse);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      getOperation()->emitError("nki-fuse-elementwise did not converge");
   }
 };
 
