@@ -94,8 +94,11 @@ struct NKIFuseElementwisePass
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, fuse);
+    // Not converging leaves valid, less fused IR (upstream's pass ignores
+    // it); say so rather than fail the compile.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      getOperation()->emitError("nki-fuse-elementwise did not converge");
+      getOperation()->emitWarning(
+          "nki-fuse-elementwise did not converge; fusion may be incomplete");
   }
 };
 
