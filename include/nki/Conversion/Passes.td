@@ -50,6 +50,12 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     (linalg's folding by collapsing), so that nki-tile runs it on the PSUM
     tiles as the matmul's epilogue, and the `expand_shape` moves after it.
 
+    After fusion, the leading parallel dims (before the last) of every
+    generic that is not a contraction are collapsed into one where all its
+    operands walk them in order, with fill inits following: softmax and
+    layernorm over `[B, S, H]` become generics over `[B*S, H]`, which
+    nki-tile runs as one row group.
+
     ```mlir
     %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
     %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>

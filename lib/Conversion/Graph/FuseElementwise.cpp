@@ -99,6 +99,61 @@ struct NKIFuseElementwisePass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       getOperation()->emitWarning(
           "nki-fuse-elementwise did not converge; fusion may be incomplete");
+
+    // Then, with no folding by expansion left to undo it, the leading
+    // parallel dims of each generic are collapsed into one where every
+    // operand walks them in order: softmax and layernorm over [B, S, H]
+    // become generics over [B*S, H], which nki-tile runs as one row group.
+    RewritePatternSet collapseDims(context);
+    linalg::populateCollapseDimensions(collapseDims, collapseLeadingDims);
+    // A reduction's fill init follows the collapse: collapse(fill(empty))
+    // becomes fill(empty) of the collapsed shape.
+    linalg::FillOp::getCanonicalizationPatterns(collapseDims, context);
+    tensor::populateFoldTensorEmptyPatterns(collapseDims);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(collapseDims, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(collapseDims, context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(collapseDims))))
+      getOperation()->emitWarning("nki-fuse-elementwise: collapsing dims did "
+                                  "not converge");
+  }
+
+  /// Dims 0..k-1 of a generic that is not a contraction, with k the leading
+  /// parallel dims before the last dim (at least two); the pattern checks
+  /// that every operand keeps them together and in order.
+  static SmallVector<ReassociationIndices>
+  collapseLeadingDims(linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) || isContraction(op))
+      return {};
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    ReassociationIndices leading;
+    for (int64_t d = 0; d + 1 < int64_t(iterators.size()) &&
+                        iterators[d] == utils::IteratorType::parallel;
+         ++d)
+      leading.push_back(d);
+    if (leading.size() < 2)
+      return {};
+    // Every operand names the leading dims together and in order, or none
+    // of them, with dims only (a constant 0 of a broadcast size-1 dim is not
+    // handled by the pattern).
+    for (AffineMap map : op.getIndexingMapsArray()) {
+      SmallVector<int64_t> at;
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        if (!dim)
+          return {};
+        if (dim.getPosition() < leading.size())
+          at.push_back(r);
+      }
+      if (at.empty())
+        continue;
+      if (at.size() != leading.size())
+        return {};
+      for (auto [k, r] : llvm::enumerate(at))
+        if (r != at.front() + int64_t(k) ||
+            cast<AffineDimExpr>(map.getResult(r)).getPosition() != k)
+          return {};
+    }
+    return {leading};
   }
 };
 

@@ -52,9 +52,21 @@ static std::optional<Shape> shapeOf(const Access &a) {
   return Shape::Scalar;
 }
 
+/// The buffer a reshape view (collapse_shape, expand_shape) is of.
+static Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
 /// Buffers a group may keep on chip must be whole allocations or arguments,
-/// never views, so that one Value names one buffer.
+/// or reshape views of one ([B*S, H] of a [B, S, H] tensor); findRowGroup
+/// checks that the group names each buffer by one Value.
 static bool isRootBuffer(Value v) {
+  v = rootOf(v);
   if (isa<BlockArgument>(v))
     return true;
   return isa_and_nonnull<memref::AllocOp, memref::GetGlobalOp>(
@@ -184,7 +196,10 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
   int64_t fullTiles = 0, reductions = 0, elementBytes = 1;
   for (size_t i = start; i < ops.size(); ++i) {
     Operation *op = ops[i];
-    if (isa<memref::AllocOp, arith::ConstantOp>(op))
+    // Buffers, constants and views (a [B*S, H] collapse of a [B, S, H]
+    // result) compute nothing; the group's code goes after its last member.
+    if (isa<memref::AllocOp, arith::ConstantOp, memref::CollapseShapeOp,
+            memref::ExpandShapeOp>(op))
       continue;
     std::optional<Member> m = asMember(op, R, C);
     if (!m)
@@ -210,6 +225,18 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
   // overlap this block's compute), must fit in SBUF.
   if (2 * fullTiles * C * elementBytes > options.sbufBytesPerPartition)
     return {};
+  // One Value per buffer: the group keeps values on chip by Value, so a
+  // buffer reached both directly and through a view (or two views) would
+  // be read stale.
+  DenseMap<Value, Value> nameOf;
+  for (Operation *op : group)
+    for (Value v : op->getOperands()) {
+      if (!isa<MemRefType>(v.getType()))
+        continue;
+      auto [it, inserted] = nameOf.try_emplace(rootOf(v), v);
+      if (!inserted && it->second != v)
+        return {};
+    }
   // A buffer made in the group is read in the group with the shape it was
   // made in.
   DenseMap<Value, Shape> made;
@@ -248,8 +275,12 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
     members.push_back(*asMember(op, R, C));
 
   DenseSet<Operation *> inGroup(group.begin(), group.end());
-  // Buffers whose final value someone outside the group reads.
+  // Buffers whose final value someone outside the group reads. A view (a
+  // collapse_shape of an allocation, say) may alias what others read
+  // through other views: always stored.
   auto neededOutside = [&](Value buffer) {
+    if (!buffer.getDefiningOp<memref::AllocOp>())
+      return true;
     for (Operation *user : buffer.getUsers())
       if (!inGroup.contains(user) && !isa<memref::DeallocOp>(user))
         return true;

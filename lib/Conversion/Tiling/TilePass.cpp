@@ -60,7 +60,13 @@ static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
 static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
                                       linalg::FillOp fill) {
   Value product = matmul.getDpsInits()[0];
-  if (!product.getDefiningOp<memref::AllocOp>())
+  // The product's buffer, or a reshape view of it (a result of another
+  // shape that freshResults gave the allocation).
+  Operation *view = product.getDefiningOp();
+  if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(view))
+    view = nullptr;
+  Value root = view ? view->getOperand(0) : product;
+  if (!root.getDefiningOp<memref::AllocOp>())
     return {};
   Operation *next = matmul->getNextNode();
   while (next && isBufferBookkeeping(next) && !isa<func::ReturnOp>(next))
@@ -94,6 +100,10 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
         user != fill.getOperation() &&
         !(inPlace && generic->isBeforeInBlock(user)))
       return {};
+  if (view)
+    for (Operation *user : root.getUsers())
+      if (user != view && !(inPlace && generic->isBeforeInBlock(user)))
+        return {};
   // The epilogue writes whole rows of its output in the product's shape.
   auto outType = cast<MemRefType>(generic.getDpsInits()[0].getType());
   if (outType.getShape() != productType.getShape())
@@ -188,6 +198,41 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             rewriter.eraseOp(alloc);
   }
 
+  /// A result that is a reshape view of an allocation no other result
+  /// names (softmax over [B, S, H] computed as [B*S, H]): the allocation
+  /// takes the result's shape and its users see it through the inverse
+  /// reshape, so the output needs no copy.
+  static bool reshapeAllocation(IRRewriter &rewriter, func::ReturnOp ret,
+                                OpOperand &operand, DenseSet<Value> &seen) {
+    Operation *view = operand.get().getDefiningOp();
+    if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(view))
+      return false;
+    auto alloc = view->getOperand(0).getDefiningOp<memref::AllocOp>();
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (!alloc || !alloc.getType().getLayout().isIdentity() ||
+        !type.getLayout().isIdentity() || seen.contains(alloc) ||
+        llvm::is_contained(ret.getOperands(), alloc.getResult()))
+      return false;
+    rewriter.setInsertionPoint(alloc);
+    auto whole = memref::AllocOp::create(rewriter, alloc.getLoc(), type);
+    SmallVector<ReassociationIndices> reassociation;
+    Value back;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
+      back = memref::CollapseShapeOp::create(rewriter, alloc.getLoc(), whole,
+                                             expand.getReassociationIndices());
+    else
+      back = memref::ExpandShapeOp::create(
+          rewriter, alloc.getLoc(), alloc.getType(), whole,
+          cast<memref::CollapseShapeOp>(view).getReassociationIndices());
+    rewriter.replaceAllUsesWith(alloc, back);
+    rewriter.eraseOp(alloc);
+    operand.set(whole);
+    if (view->use_empty())
+      rewriter.eraseOp(view);
+    seen.insert(whole);
+    return true;
+  }
+
   /// Every result must be its own HBM buffer (an output tensor of the
   /// binary): results that are arguments, constants, views or repeated get
   /// a fresh allocation and a copy (bufferization folds the tensor-level
@@ -200,7 +245,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       auto type = dyn_cast<MemRefType>(v.getType());
       bool fresh = type && v.getDefiningOp<memref::AllocOp>() &&
                    seen.insert(v).second;
-      if (!type || fresh)
+      if (!type || fresh || reshapeAllocation(rewriter, ret, operand, seen))
         continue;
       rewriter.setInsertionPoint(ret);
       auto copyType = MemRefType::get(type.getShape(), type.getElementType());

@@ -61,3 +61,28 @@ func.func @reshape_into_elementwise(%x: tensor<2x3xf32>) -> tensor<6xf32> {
   } -> tensor<6xf32>
   return %r : tensor<6xf32>
 }
+
+// -----
+
+// After fusion, the leading parallel dims of a generic are collapsed into
+// one when every operand walks them in order, and a fill init follows:
+// a row sum over [2, 3, 4] becomes one over [6, 4] into a [6] fill.
+// CHECK-LABEL: func.func @row_sum_rank3
+// CHECK:       %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK:       %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
+// CHECK:       %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<6x4xf32>) outs(%[[F]] : tensor<6xf32>)
+// CHECK:       tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+#id3r = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @row_sum_rank3(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = linalg.generic {indexing_maps = [#id3r, #row3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x3x4xf32>) outs(%f : tensor<2x3xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3xf32>
+  return %s : tensor<2x3xf32>
+}
