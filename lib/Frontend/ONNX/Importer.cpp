@@ -42,6 +42,7 @@ const OpTable &onnx_import::opTable() {
     registerCumSumOps(t);
     registerEinsumOps(t);
     registerResizeOps(t);
+    registerRecurrentOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

@@ -78,6 +78,7 @@ void registerGeneratorOps(OpTable &table);        // Generators.cpp
 void registerCumSumOps(OpTable &table);           // CumSum.cpp
 void registerEinsumOps(OpTable &table);           // Einsum.cpp
 void registerResizeOps(OpTable &table);           // Resize.cpp
+void registerRecurrentOps(OpTable &table);        // Recurrent.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };
