@@ -256,23 +256,23 @@ LogicalResult checkImage(Importer &imp, const onnx::NodeProto &node, Value x,
   return success();
 }
 
-LogicalResult conv(Importer &imp, const onnx::NodeProto &node) {
+} // namespace
+
+FailureOr<Value> nki::onnx_import::convolution(Importer &imp,
+                                               const onnx::NodeProto &node,
+                                               Value x, Value w) {
   Location loc = imp.nodeLoc(node);
-  FailureOr<SmallVector<Value>> ins = imp.inputs(node, 2);
-  if (failed(ins))
-    return failure();
-  Value x = (*ins)[0], w = (*ins)[1];
-  Value bias = ins->size() > 2 ? (*ins)[2] : Value();
   if (failed(checkImage(imp, node, x, "input")))
     return failure();
   SmallVector<int64_t> xs = shapeOf(x), ws = shapeOf(w);
   int64_t group = intAttr(node, "group", 1);
   if (ws.size() != xs.size())
-    return emitError(loc) << "Conv weight " << w.getType()
+    return emitError(loc) << node.op_type() << " weight " << w.getType()
                           << " must have the input's rank (" << xs.size()
                           << ")";
   if (group < 1 || xs[1] % group || ws[0] % group || ws[1] * group != xs[1])
-    return emitError(loc) << "Conv group " << group << " does not fit " << xs[1]
+    return emitError(loc) << node.op_type() << " group " << group
+                          << " does not fit " << xs[1]
                           << " input channels and weight " << w.getType();
   FailureOr<Window> win =
       readWindow(imp, node, ArrayRef<int64_t>(xs).drop_front(2),
@@ -280,8 +280,18 @@ LogicalResult conv(Importer &imp, const onnx::NodeProto &node) {
   if (failed(win))
     return failure();
   Value padded = padSpatial(imp, loc, x, win->padBegin, win->padEnd, 0.0);
-  FailureOr<Value> y = convolve(imp, loc, padded, w, group, win->out,
-                                win->strides, win->dilations);
+  return convolve(imp, loc, padded, w, group, win->out, win->strides,
+                  win->dilations);
+}
+
+namespace {
+
+LogicalResult conv(Importer &imp, const onnx::NodeProto &node) {
+  FailureOr<SmallVector<Value>> ins = imp.inputs(node, 2);
+  if (failed(ins))
+    return failure();
+  Value bias = ins->size() > 2 ? (*ins)[2] : Value();
+  FailureOr<Value> y = convolution(imp, node, (*ins)[0], (*ins)[1]);
   if (failed(y))
     return failure();
   FailureOr<Value> r = addBias(imp, node, *y, bias);

@@ -43,6 +43,7 @@ const OpTable &onnx_import::opTable() {
     registerEinsumOps(t);
     registerResizeOps(t);
     registerRecurrentOps(t);
+    registerQuantizeOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

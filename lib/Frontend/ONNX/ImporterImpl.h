@@ -79,6 +79,7 @@ void registerCumSumOps(OpTable &table);           // CumSum.cpp
 void registerEinsumOps(OpTable &table);           // Einsum.cpp
 void registerResizeOps(OpTable &table);           // Resize.cpp
 void registerRecurrentOps(OpTable &table);        // Recurrent.cpp
+void registerQuantizeOps(OpTable &table);         // Quantize.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };
@@ -173,6 +174,11 @@ std::optional<llvm::SmallVector<int64_t>>
 broadcastShape(llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes);
 /// A scalar constant of `like`'s type.
 Value constLike(OpBuilder &b, Location l, Value like, double v);
+/// Conv's convolution (group, strides, dilations, pads, auto_pad) of float
+/// x[N, C, S...] by w[F, C/group, K...], without a bias (Conv.cpp; the
+/// integer and quantized convolutions reuse it).
+FailureOr<Value> convolution(Importer &imp, const onnx::NodeProto &node,
+                             Value x, Value w);
 /// Scalar `x` converted to the carried element type `to` with ONNX Cast
 /// semantics (Logic.cpp).
 Value castScalar(OpBuilder &b, Location l, Value x, Type to);
