@@ -4,11 +4,11 @@ inputs with those inputs turned into initializers holding the test's own
 values, and compares with the test's expected outputs.
 
 ONNX's Resize and Upsample cases feed scales, sizes and roi as graph
-inputs, which a static-shape compiler cannot take at run time (they fail in
-the status list for that reason); this checks the lowering itself against
-ONNX's expected data. Usage: run_with_constant_inputs.py REGEX TMPDIR, with
-nki-compile and nki-run on PATH; every graph input but the first becomes an
-initializer. Prints `PASS case` or `FAIL case: reason` per case and exits 1
+inputs (OneHot its depth), which a static-shape compiler cannot
+take at run time (they fail in the status list for that reason); this
+checks the lowering itself against ONNX's expected data (every output).
+Usage: run_with_constant_inputs.py REGEX TMPDIR, with nki-compile and
+nki-run on PATH; every graph input but the first becomes an initializer. Prints `PASS case` or `FAIL case: reason` per case and exits 1
 on any failure."""
 import glob
 import os
@@ -41,9 +41,13 @@ def run(case_dir, tmp):
                        capture_output=True, text=True)
     if p.returncode != 0:
         return "compile: " + p.stderr.strip().splitlines()[0]
-    p = subprocess.run(["nki-run", nkb, "--input", inputs[0], "--expected",
-                        os.path.join(data, "output_0.pb"), "--rtol", "1e-3",
-                        "--atol", "1e-5"], capture_output=True, text=True)
+    outputs = sorted(glob.glob(os.path.join(data, "output_*.pb")),
+                     key=lambda f: int(re.findall(r"\d+", f)[-1]))
+    args = ["nki-run", nkb, "--input", inputs[0]]
+    for f in outputs:
+        args += ["--expected", f]
+    p = subprocess.run(args + ["--rtol", "1e-3", "--atol", "1e-5"],
+                       capture_output=True, text=True)
     if p.returncode != 0:
         return "run: " + (p.stderr + p.stdout).strip().splitlines()[-1]
     return None

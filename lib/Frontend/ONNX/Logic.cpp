@@ -6,13 +6,16 @@
 // Comparisons give i1; Not/And/Or/Xor work on i1; Where is a select;
 // Cast/CastLike convert between all carried types; Mod is integer or float
 // remainder; BitShift multiplies or divides by 2^y; ArgMax/ArgMin reduce
-// with max/min and pick the first (or last) index where the extreme occurs.
+// with max/min and pick the first (or last) index where the extreme occurs;
+// IsNaN and IsInf compare a float tensor with itself or with infinity.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Reduce.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace nki::onnx_import;
@@ -331,6 +334,55 @@ LogicalResult argExtreme(Importer &imp, const onnx::NodeProto &node) {
   return imp.define(node, imp.reshape(loc, asInt, outShape));
 }
 
+/// IsNaN is x != x (unordered: true for NaN); IsInf compares x, or |x| when
+/// both signs count, with +inf or -inf. With neither sign detected nothing
+/// is infinite: |x| < -1 is false everywhere, NaN included.
+LogicalResult isNaN(Importer &imp, const onnx::NodeProto &node) {
+  FailureOr<Value> x = imp.input(node, 0);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(tensorType(*x).getElementType()))
+    return emitError(imp.nodeLoc(node))
+           << "IsNaN takes a floating-point tensor, got " << x->getType();
+  return imp.define(node, imp.elementwise(
+                              imp.nodeLoc(node), {*x},
+                              [](OpBuilder &b, Location l, ValueRange a) {
+                                return arith::CmpFOp::create(
+                                           b, l, arith::CmpFPredicate::UNE,
+                                           a[0], a[0])
+                                    .getResult();
+                              },
+                              imp.b.getI1Type()));
+}
+
+LogicalResult isInf(Importer &imp, const onnx::NodeProto &node) {
+  FailureOr<Value> x = imp.input(node, 0);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(tensorType(*x).getElementType()))
+    return emitError(imp.nodeLoc(node))
+           << "IsInf takes a floating-point tensor, got " << x->getType();
+  bool neg = intAttr(node, "detect_negative", 1) != 0;
+  bool pos = intAttr(node, "detect_positive", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  return imp.define(
+      node, imp.elementwise(
+                imp.nodeLoc(node), {*x},
+                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  Value v = a[0];
+                  if (pos == neg)
+                    v = math::AbsFOp::create(b, l, v);
+                  if (!pos && !neg)
+                    return arith::CmpFOp::create(b, l,
+                                                 arith::CmpFPredicate::OLT, v,
+                                                 constLike(b, l, v, -1.0));
+                  return arith::CmpFOp::create(
+                      b, l, arith::CmpFPredicate::OEQ, v,
+                      constLike(b, l, v, neg && !pos ? -inf : inf));
+                },
+                imp.b.getI1Type()));
+}
+
 } // namespace
 
 void nki::onnx_import::registerLogicOps(OpTable &t) {
@@ -352,4 +404,6 @@ void nki::onnx_import::registerLogicOps(OpTable &t) {
   t["BitShift"] = bitShift;
   t["ArgMax"] = argExtreme<true>;
   t["ArgMin"] = argExtreme<false>;
+  t["IsNaN"] = isNaN;
+  t["IsInf"] = isInf;
 }
