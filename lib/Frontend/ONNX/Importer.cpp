@@ -44,6 +44,7 @@ const OpTable &onnx_import::opTable() {
     registerResizeOps(t);
     registerRecurrentOps(t);
     registerQuantizeOps(t);
+    registerScatterOps(t);
     registerOneHotOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.

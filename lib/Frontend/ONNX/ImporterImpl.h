@@ -80,6 +80,7 @@ void registerEinsumOps(OpTable &table);           // Einsum.cpp
 void registerResizeOps(OpTable &table);           // Resize.cpp
 void registerRecurrentOps(OpTable &table);        // Recurrent.cpp
 void registerQuantizeOps(OpTable &table);         // Quantize.cpp
+void registerScatterOps(OpTable &table);          // Scatter.cpp
 void registerOneHotOps(OpTable &table);           // OneHot.cpp
 
 /// What an integer folder did with a node.
