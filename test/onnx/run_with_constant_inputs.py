@@ -4,7 +4,7 @@ inputs with those inputs turned into initializers holding the test's own
 values, and compares with the test's expected outputs.
 
 ONNX's Resize and Upsample cases feed scales, sizes and roi as graph
-inputs (OneHot its depth), which a static-shape compiler cannot
+inputs (OneHot its depth, TopK its K), which a static-shape compiler cannot
 take at run time (they fail in the status list for that reason); this
 checks the lowering itself against ONNX's expected data (every output).
 Usage: run_with_constant_inputs.py REGEX TMPDIR, with nki-compile and

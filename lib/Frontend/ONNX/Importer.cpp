@@ -46,6 +46,7 @@ const OpTable &onnx_import::opTable() {
     registerQuantizeOps(t);
     registerScatterOps(t);
     registerOneHotOps(t);
+    registerTopKOps(t);
     // Last: its Cast/CastLike (every carried type) replace the float-only
     // ones of Generators.cpp.
     registerLogicOps(t);

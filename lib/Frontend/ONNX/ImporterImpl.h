@@ -82,6 +82,7 @@ void registerRecurrentOps(OpTable &table);        // Recurrent.cpp
 void registerQuantizeOps(OpTable &table);         // Quantize.cpp
 void registerScatterOps(OpTable &table);          // Scatter.cpp
 void registerOneHotOps(OpTable &table);           // OneHot.cpp
+void registerTopKOps(OpTable &table);             // TopK.cpp
 
 /// What an integer folder did with a node.
 enum class FoldResult { Folded, NotConstant, Failed };

@@ -1,0 +1,50 @@
+"""Writes the ONNX models of topk.test and their numpy references (a stable
+argsort, so equal values keep index order) into DIR (argv[1])."""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+rng = np.random.default_rng(5)
+
+
+def save(name, node, inputs, outputs, inits=(), opset=11):
+    graph = helper.make_graph([node], name, inputs, outputs,
+                              initializer=list(inits))
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7
+    with open(os.path.join(out, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def topk(x, k, axis, largest):
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+
+# Small integers so that ties occur; the middle axis, largest and smallest.
+x = rng.integers(-4, 4, (2, 6, 3)).astype(np.float32)
+np.save(os.path.join(out, "x.npy"), x)
+for name, largest, axis in [("largest", 1, 1), ("smallest", 0, -2)]:
+    save("topk_" + name,
+         helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=axis,
+                          largest=largest),
+         [vi("x", [2, 6, 3])], [vi("v", [2, 4, 3]), vi("i", [2, 4, 3], I64)],
+         [numpy_helper.from_array(np.array([4], np.int64), "k")])
+    v, i = topk(x, 4, axis, largest)
+    np.save(os.path.join(out, name + "_v.npy"), v)
+    np.save(os.path.join(out, name + "_i.npy"), i)
+# K as a graph input: an error.
+save("topk_runtime_k", helper.make_node("TopK", ["x", "k"], ["v", "i"]),
+     [vi("x", [2, 6]), vi("k", [1], I64)], [vi("v", [2, 3]),
+                                            vi("i", [2, 3], I64)])
