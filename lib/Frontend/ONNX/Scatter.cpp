@@ -18,7 +18,8 @@
 // The reductions are order-independent, so the compiler may split them.
 // Integer data is scattered in f32 and converted back (exact below 2^24).
 // Negative indices wrap; an index out of range matches nothing (nothing
-// checks it at run time).
+// checks it at run time). ScatterElements indices smaller than data outside
+// the axis scatter into the leading block of data (extract/insert_slice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -285,15 +286,34 @@ LogicalResult scatterElements(Importer &imp, const onnx::NodeProto &node) {
     return emitError(loc) << node.op_type() << " updates " << upd.getType()
                           << " and data " << data.getType()
                           << " differ in element type";
-  bool sameOuter = it.getRank() == rank;
-  for (int64_t d = 0; sameOuter && d < rank; ++d)
-    sameOuter = d == axis || it.getDimSize(d) == t.getDimSize(d);
-  if (!sameOuter)
+  bool fits = it.getRank() == rank;
+  for (int64_t d = 0; fits && d < rank; ++d)
+    fits = d == axis || it.getDimSize(d) <= t.getDimSize(d);
+  if (!fits)
     return emitError(loc) << node.op_type() << " indices " << it
-                          << " must match data " << t
-                          << " in every dim but the axis";
+                          << " must not exceed data " << t
+                          << " in any dim but the axis";
   if (t.getNumElements() == 0 || it.getNumElements() == 0)
     return emitError(loc) << node.op_type() << " of an empty tensor";
+  // Indices smaller than data outside the axis scatter into the leading
+  // block of data, which is then put back into the rest.
+  SmallVector<int64_t> block(t.getShape());
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      block[d] = it.getDimSize(d);
+  Value whole = data;
+  auto attrs = [&](ArrayRef<int64_t> v) {
+    return llvm::map_to_vector(
+        v, [&](int64_t i) -> OpFoldResult { return imp.b.getIndexAttr(i); });
+  };
+  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
+  bool partial = ArrayRef<int64_t>(block) != t.getShape();
+  if (partial) {
+    data = tensor::ExtractSliceOp::create(
+        imp.b, loc, RankedTensorType::get(block, t.getElementType()), data,
+        attrs(zeros), attrs(block), attrs(ones));
+    t = tensorType(data);
+  }
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank; ++d)
     if (d != axis)
@@ -318,8 +338,11 @@ LogicalResult scatterElements(Importer &imp, const onnx::NodeProto &node) {
       permuted.push_back(t.getDimSize(p));
     r = imp.transpose(loc, imp.reshape(loc, r, permuted), inverse);
   }
-  r = imp.reshape(loc, r, shapeOf(data));
-  return imp.define(node, convert(imp, loc, r, t.getElementType()));
+  r = convert(imp, loc, imp.reshape(loc, r, block), t.getElementType());
+  if (partial)
+    r = tensor::InsertSliceOp::create(imp.b, loc, r, whole, attrs(zeros),
+                                      attrs(block), attrs(ones));
+  return imp.define(node, r);
 }
 
 /// ScatterND: data [d0, ..., dr-1], indices [..., L], updates = indices'

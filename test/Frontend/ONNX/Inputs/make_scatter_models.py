@@ -64,6 +64,20 @@ for red in ["none", "add", "mul", "max", "min"]:
          opset=18 if red in ("max", "min") else 16)
     npy("se_" + red + "_y", scatter_elements(data, idx, upd, 1, red))
 
+# Indices smaller than data outside the axis: only the leading block of
+# data is scattered into, with add.
+dp = rng.standard_normal((3, 4)).astype(np.float32)
+ip = np.array([[2, -3], [2, 0]], np.int64)
+up = rng.standard_normal((2, 2)).astype(np.float32)
+save("se_partial", [helper.make_node("ScatterElements", ["d", "i", "u"],
+                                     ["y"], axis=0, reduction="add")],
+     [vi("d", [3, 4]), vi("i", [2, 2], I64), vi("u", [2, 2])],
+     [vi("y", [3, 4])])
+npy("se_partial_d", dp)
+npy("se_partial_i", ip)
+npy("se_partial_u", up)
+npy("se_partial_y", scatter_elements(dp, ip, up, 0, "add"))
+
 # Scatter (opset 10) with constant indices along the last axis, on INT32
 # data.
 di = rng.integers(-100, 100, (3, 4)).astype(np.int32)
@@ -118,7 +132,7 @@ npy("snd_elem_y", scatter_nd(d2, i2, u2, "none"))
 # Errors: indices that differ from data outside the axis; float indices.
 save("se_bad_shape", [helper.make_node("ScatterElements", ["d", "i", "u"],
                                        ["y"], axis=0)],
-     [vi("d", [3, 4]), vi("i", [2, 2], I64), vi("u", [2, 2])],
+     [vi("d", [3, 4]), vi("i", [2, 5], I64), vi("u", [2, 5])],
      [vi("y", [3, 4])])
 save("snd_bad", [helper.make_node("ScatterND", ["d", "i", "u"], ["y"])],
      [vi("d", [3, 4]), vi("i", [2, 3], I64), vi("u", [2])],
