@@ -16,6 +16,8 @@
 //   atan: odd Taylor series after reducing |x| to [0, tan(pi/12)] (error
 //         below 3e-10); asin(x) = atan(x / sqrt(1 - x^2)), acos = pi/2 - asin
 //   exp2, log2, log10, log1p, expm1 from exp and log; remf = x - trunc(x/y)*y
+//   cmpf with an unordered predicate (but UNE), ONE, ORD, UNO: from the
+//        ordered comparisons the ALU has (see ExpandCmpF)
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,6 +110,77 @@ bool isIntegral(Value v) {
                     math::RoundEvenOp, arith::SIToFPOp, arith::UIToFPOp>(def);
 }
 
+/// The ALU compares like IEEE and C: is_eq, is_lt, is_le, is_gt and is_ge
+/// are false when an operand is NaN (the ordered predicates) and is_ne is
+/// true (UNE). The other float predicates are written with those:
+///   ULT = !OGE, ULE = !OGT, UGT = !OLE, UGE = !OLT,
+///   ORD = (a == a) & (b == b), UNO = !ORD, ONE = UNE & ORD, UEQ = !ONE,
+///   and the constant predicates as constants.
+struct ExpandCmpF : OpRewritePattern<arith::CmpFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::CmpFOp op,
+                                PatternRewriter &rewriter) const override {
+    using P = arith::CmpFPredicate;
+    if (!isa<FloatType>(op.getLhs().getType()))
+      return rewriter.notifyMatchFailure(op, "only scalar float forms");
+    Location loc = op.getLoc();
+    Value a = op.getLhs(), b = op.getRhs();
+    auto cmp = [&](P p, Value x, Value y) -> Value {
+      return arith::CmpFOp::create(rewriter, loc, p, x, y);
+    };
+    auto constant = [&](bool v) -> Value {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(v));
+    };
+    auto negate = [&](Value v) -> Value {
+      return arith::XOrIOp::create(rewriter, loc, v, constant(true));
+    };
+    auto ordered = [&]() -> Value {
+      return arith::AndIOp::create(rewriter, loc, cmp(P::OEQ, a, a),
+                                   cmp(P::OEQ, b, b));
+    };
+    auto notEqualOrdered = [&]() -> Value {
+      return arith::AndIOp::create(rewriter, loc, cmp(P::UNE, a, b), ordered());
+    };
+    Value r;
+    switch (op.getPredicate()) {
+    case P::ULT:
+      r = negate(cmp(P::OGE, a, b));
+      break;
+    case P::ULE:
+      r = negate(cmp(P::OGT, a, b));
+      break;
+    case P::UGT:
+      r = negate(cmp(P::OLE, a, b));
+      break;
+    case P::UGE:
+      r = negate(cmp(P::OLT, a, b));
+      break;
+    case P::ORD:
+      r = ordered();
+      break;
+    case P::UNO:
+      r = negate(ordered());
+      break;
+    case P::ONE:
+      r = notEqualOrdered();
+      break;
+    case P::UEQ:
+      r = negate(notEqualOrdered());
+      break;
+    case P::AlwaysTrue:
+      r = constant(true);
+      break;
+    case P::AlwaysFalse:
+      r = constant(false);
+      break;
+    default:
+      return rewriter.notifyMatchFailure(op, "the ALU has this predicate");
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 template <typename Op>
 void add(RewritePatternSet &patterns, typename ExpandFloat<Op>::Fn fn) {
   patterns.add<ExpandFloat<Op>>(patterns.getContext(), fn);
@@ -129,6 +202,7 @@ LogicalResult nki::expandMathFunctions(Operation *root) {
   });
 
   RewritePatternSet patterns(root->getContext());
+  patterns.add<ExpandCmpF>(root->getContext());
   using P = arith::CmpFPredicate;
   add<math::FloorOp>(patterns, [](Emitter &e, ValueRange a) {
     Value r = math::RoundEvenOp::create(e.b, e.loc, a[0]);

@@ -32,24 +32,20 @@ StringRef tiling::aluNameOf(Operation *op) {
       .Case<arith::OrIOp>([](auto) { return "or"; })
       .Case<arith::XOrIOp>([](auto) { return "xor"; })
       .Case<arith::CmpFOp>([](arith::CmpFOp c) -> StringRef {
+        // The ALU's comparisons: ordered, except is_ne (true for NaN);
+        // nki-prepare-graph writes the other predicates with these.
         switch (c.getPredicate()) {
         case arith::CmpFPredicate::OEQ:
-        case arith::CmpFPredicate::UEQ:
           return "eq";
-        case arith::CmpFPredicate::ONE:
         case arith::CmpFPredicate::UNE:
           return "ne";
         case arith::CmpFPredicate::OLT:
-        case arith::CmpFPredicate::ULT:
           return "lt";
         case arith::CmpFPredicate::OLE:
-        case arith::CmpFPredicate::ULE:
           return "le";
         case arith::CmpFPredicate::OGT:
-        case arith::CmpFPredicate::UGT:
           return "gt";
         case arith::CmpFPredicate::OGE:
-        case arith::CmpFPredicate::UGE:
           return "ge";
         default:
           return "";

@@ -112,3 +112,34 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// Float comparisons the ALU lacks are written with the ones it has (is_eq,
+// is_lt, ... false for NaN; is_ne true): ult = !oge, one = une & ord,
+// ueq = !one, uno = !ord with ord = (a == a) & (b == b).
+// CHECK-LABEL: func.func @unordered
+// CHECK-DAG:   %[[T:.*]] = arith.constant true
+// CHECK:       %[[GE:.*]] = arith.cmpf oge, %[[A:.*]], %[[B:.*]] : f32
+// CHECK:       %[[ULT:.*]] = arith.xori %[[GE]], %[[T]] : i1
+// CHECK:       %[[NE:.*]] = arith.cmpf une, %[[A]], %[[B]] : f32
+// CHECK:       %[[AA:.*]] = arith.cmpf oeq, %[[A]], %[[A]] : f32
+// CHECK:       %[[BB:.*]] = arith.cmpf oeq, %[[B]], %[[B]] : f32
+// CHECK:       %[[ORD:.*]] = arith.andi %[[AA]], %[[BB]] : i1
+// CHECK:       arith.andi %[[NE]], %[[ORD]] : i1
+// CHECK-NOT:   arith.cmpf u{{(lt|le|gt|ge|eq|no)}}
+// CHECK-NOT:   arith.cmpf one
+#id2 = affine_map<(d0) -> (d0)>
+func.func @unordered(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %e = tensor.empty() : tensor<4xi1>
+  %r:4 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2, #id2, #id2], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e, %e, %e, %e : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  ^bb0(%x: f32, %y: f32, %o0: i1, %o1: i1, %o2: i1, %o3: i1):
+    %lt = arith.cmpf ult, %x, %y : f32
+    %ne = arith.cmpf one, %x, %y : f32
+    %eq = arith.cmpf ueq, %x, %y : f32
+    %uno = arith.cmpf uno, %x, %y : f32
+    linalg.yield %lt, %ne, %eq, %uno : i1, i1, i1, i1
+  } -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
