@@ -62,6 +62,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
   }
   case CompilePhase::Tiled: {
     // Tensors become HBM buffers; ops become loops over tiles.
+    pm.addNestedPass<func::FuncOp>(createNKIUnsharePartialTensors());
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;
     bufferize.functionBoundaryTypeConversion =

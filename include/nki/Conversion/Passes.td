@@ -73,6 +73,32 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def NKIUnsharePartialTensors
+    : Pass<"nki-unshare-partial-tensors", "mlir::func::FuncOp"> {
+  let summary = "Give each user of a partly built tensor its own insert chain";
+  let description = [{
+    Runs before one-shot bufferization. A chain of `tensor.insert_slice`s
+    into a `tensor.empty` leaves the elements no piece wrote undefined until
+    the chain ends. When such a partial value feeds two insert_slices (CSE
+    merges the common prefix of two gathers that start alike),
+    bufferization copies the whole partial buffer for one of them and reads
+    elements nothing wrote, which the simulator reports as an uninitialised
+    read. Every insert_slice user but the first gets a clone of the chain
+    (the empty tensor and the insert_slices before it) instead, so the
+    pieces are copied again rather than the partial buffer.
+
+    ```mlir
+    %e = tensor.empty() : tensor<2x2xf32>
+    %p = tensor.insert_slice %a into %e[0, 0] [2, 1] [1, 1] : ...
+    %y1 = tensor.insert_slice %b into %p[0, 1] [2, 1] [1, 1] : ...
+    %y2 = tensor.insert_slice %c into %p[0, 1] [2, 1] [1, 1] : ...
+    ```
+    becomes, for `%y2`, `tensor.insert_slice %c into %p2[...]` with `%p2` a
+    fresh `tensor.empty` and a clone of the insert of `%a`.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
   let summary = "Tile linalg on HBM memrefs into loops of nki tile ops";
   let description = [{

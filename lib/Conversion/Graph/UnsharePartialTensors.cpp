@@ -1,0 +1,80 @@
+//===- UnsharePartialTensors.cpp - nki-unshare-partial-tensors ------------===//
+//
+// A chain of tensor.insert_slice ops into a tensor.empty builds a tensor
+// piece by piece; until the chain ends, the elements no piece wrote are
+// undefined. When such a partial value has more than one insert_slice user
+// (CSE merges the common prefix of two gathers with constant indices that
+// start alike), one-shot bufferization copies the whole partial buffer for
+// one of them, and that copy reads elements nothing wrote: harmless on the
+// machine, but the simulator rightly reports an uninitialised read. This
+// pass gives every user but the first its own clone of the chain (the
+// pieces are copied again instead of the partial buffer), so nothing reads
+// undefined memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIUNSHAREPARTIALTENSORS
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace {
+
+/// The insert_slice ops that build `v` from a tensor.empty, first to last,
+/// or empty when `v` is not built that way.
+SmallVector<tensor::InsertSliceOp> partialChain(Value v) {
+  SmallVector<tensor::InsertSliceOp> chain;
+  while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>()) {
+    chain.push_back(insert);
+    v = insert.getDest();
+  }
+  if (chain.empty() || !v.getDefiningOp<tensor::EmptyOp>())
+    return {};
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+struct NKIUnsharePartialTensorsPass
+    : nki::impl::NKIUnsharePartialTensorsBase<NKIUnsharePartialTensorsPass> {
+  void runOnOperation() override {
+    SmallVector<tensor::InsertSliceOp> inserts;
+    getOperation()->walk(
+        [&](tensor::InsertSliceOp op) { inserts.push_back(op); });
+    for (tensor::InsertSliceOp insert : inserts) {
+      Value dest = insert.getDest();
+      if (dest.hasOneUse() || !dest.getDefiningOp<tensor::InsertSliceOp>())
+        continue;
+      SmallVector<tensor::InsertSliceOp> chain = partialChain(dest);
+      if (chain.empty())
+        continue;
+      // The first insert_slice user keeps the chain; later ones (this one
+      // when it is not the first) get a clone built right before them.
+      Operation *first = nullptr;
+      for (Operation *user : dest.getUsers())
+        if (isa<tensor::InsertSliceOp>(user) &&
+            (!first || user->isBeforeInBlock(first)))
+          first = user;
+      if (first == insert.getOperation())
+        continue;
+      OpBuilder b(insert);
+      Value empty = chain.front().getDest();
+      Value cloned = b.clone(*empty.getDefiningOp())->getResult(0);
+      for (tensor::InsertSliceOp link : chain) {
+        IRMapping map;
+        map.map(link.getDest(), cloned);
+        cloned = b.clone(*link, map)->getResult(0);
+      }
+      insert.getDestMutable().assign(cloned);
+    }
+  }
+};
+
+} // namespace

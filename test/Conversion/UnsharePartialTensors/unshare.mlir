@@ -1,0 +1,38 @@
+// RUN: nki-opt %s -split-input-file --nki-unshare-partial-tensors | FileCheck %s
+
+// Two tensors built alike from a tensor.empty share their first piece
+// (as CSE leaves two gathers whose constant indices start alike): the
+// second user gets its own empty tensor and its own copy of that piece.
+// CHECK-LABEL: func.func @shared_prefix
+// CHECK:       %[[E1:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK:       %[[P1:.*]] = tensor.insert_slice %[[S:.*]] into %[[E1]][0, 0]
+// CHECK:       %[[Y1:.*]] = tensor.insert_slice %{{.*}} into %[[P1]][0, 1]
+// CHECK:       %[[E2:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK:       %[[P2:.*]] = tensor.insert_slice %[[S]] into %[[E2]][0, 0]
+// CHECK:       %[[Y2:.*]] = tensor.insert_slice %{{.*}} into %[[P2]][0, 1]
+// CHECK:       return %[[Y1]], %[[Y2]]
+func.func @shared_prefix(%a: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %s3 = tensor.extract_slice %a[0, 3] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2x1xf32>
+  %s0 = tensor.extract_slice %a[0, 0] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2x1xf32>
+  %s1 = tensor.extract_slice %a[0, 1] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2x1xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %p = tensor.insert_slice %s3 into %e[0, 0] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  %y1 = tensor.insert_slice %s0 into %p[0, 1] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  %y2 = tensor.insert_slice %s1 into %p[0, 1] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  return %y1, %y2 : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// A fully defined destination (an argument) is left alone: bufferization's
+// copy of it reads defined data. So is a chain with one user.
+// CHECK-LABEL: func.func @defined_dest
+// CHECK-COUNT-3: tensor.insert_slice
+// CHECK-NOT:     tensor.insert_slice
+// CHECK-NOT:     tensor.empty
+func.func @defined_dest(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %p = tensor.insert_slice %b into %a[0, 0] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  %y1 = tensor.insert_slice %b into %p[0, 1] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  %y2 = tensor.insert_slice %b into %p[0, 1] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  return %y1, %y2 : tensor<2x2xf32>, tensor<2x2xf32>
+}
