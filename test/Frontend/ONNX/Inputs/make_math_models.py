@@ -1,26 +1,17 @@
 """Writes the ONNX models of math.test into DIR (argv[1])."""
-import os
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_models import Models, vi
+
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
 F = TensorProto.FLOAT
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=13):
-    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 7
-    with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-
-
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
+models = Models(out, opset=13, ir_version=7)
+save, npy = models.save, models.npy
 
 
 # Clip with a constant lower bound and a runtime upper bound.

@@ -1,34 +1,20 @@
 """Writes the ONNX models of onehot.test (OneHot, IsInf, IsNaN) and their
 numpy references into DIR (argv[1])."""
-import os
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_models import Models, vi
+
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
 F, I64, I32, B = (TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32,
                   TensorProto.BOOL)
 rng = np.random.default_rng(11)
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=16):
-    graph = helper.make_graph(nodes, name, inputs, outputs,
-                              initializer=list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-
-
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
-
-
-def npy(name, a):
-    np.save(os.path.join(out, name + ".npy"), a)
+models = Models(out, opset=16, ir_version=8)
+save, npy = models.save, models.npy
 
 
 # OneHot: runtime INT64 indices (negative and out of range ones), constant

@@ -2,35 +2,21 @@
 DIR (argv[1]). The references follow the ONNX operator spec with numpy
 integer arithmetic (independent of the compiler): round half to even
 (np.rint), saturation to the zero point's type."""
-import os
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_models import Models, vi
+
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
 F, U8, I8, I32 = (TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8,
                   TensorProto.INT32)
 rng = np.random.default_rng(7)
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=13):
-    graph = helper.make_graph(nodes, name, inputs, outputs,
-                              initializer=list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 7
-    with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-
-
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
-
-
-def npy(name, a):
-    np.save(os.path.join(out, name + ".npy"), a)
+models = Models(out, opset=13, ir_version=7)
+save, npy = models.save, models.npy
 
 
 def quant(v, lo, hi, dtype):

@@ -11,8 +11,9 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_models import Models
+
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
 F, I32 = TensorProto.FLOAT, TensorProto.INT32
 
 # name: (fn(x, alpha, beta), default alpha, default beta, takes alpha, beta)
@@ -116,14 +117,8 @@ def reference(kind, X, W, R, B=None, lens=None, h0=None, c0=None, P=None,
     return f32(Y), f32(Yh), f32(Yc)
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=14):
-    graph = helper.make_graph(nodes, name, inputs, outputs,
-                              initializer=list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 7
-    with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
+models = Models(out, opset=14, ir_version=7)
+save, npy = models.save, models.npy
 
 
 def pb(name, a):

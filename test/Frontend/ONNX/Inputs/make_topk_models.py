@@ -6,24 +6,15 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_models import Models, vi
+
 out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 rng = np.random.default_rng(5)
 
 
-def save(name, node, inputs, outputs, inits=(), opset=11):
-    graph = helper.make_graph([node], name, inputs, outputs,
-                              initializer=list(inits))
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 7
-    with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-
-
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
+models = Models(out, opset=11, ir_version=7)
+save, npy = models.save, models.npy
 
 
 def topk(x, k, axis, largest):
