@@ -10,7 +10,9 @@
 // contiguous. ONNX MatMul on rank-3 or rank-4 operands is imported as
 // exactly that reshape + 2-D matmul + reshape. An elementwise consumer of
 // the expanded result is collapsed to the matmul's shape instead, so that
-// nki-tile can make it the matmul's PSUM epilogue.
+// nki-tile can make it the matmul's PSUM epilogue. Last, the leading
+// parallel dims of generics are collapsed into one, so that softmax and
+// layernorm over [B, S, H] are 2-D row kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,8 +120,8 @@ struct NKIFuseElementwisePass
   }
 
   /// Dims 0..k-1 of a generic that is not a contraction, with k the leading
-  /// parallel dims before the last dim (at least two); the pattern checks
-  /// that every operand keeps them together and in order.
+  /// parallel dims before the last dim (at least two), when every operand
+  /// names them together and in order or not at all.
   static SmallVector<ReassociationIndices>
   collapseLeadingDims(linalg::LinalgOp op) {
     if (!isa<linalg::GenericOp>(op) || isContraction(op))
