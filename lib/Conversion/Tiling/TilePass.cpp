@@ -215,7 +215,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return false;
     rewriter.setInsertionPoint(alloc);
     auto whole = memref::AllocOp::create(rewriter, alloc.getLoc(), type);
-    SmallVector<ReassociationIndices> reassociation;
     Value back;
     if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
       back = memref::CollapseShapeOp::create(rewriter, alloc.getLoc(), whole,
