@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
+#include "Reduce.h"
 
 using namespace mlir;
 using namespace nki::onnx_import;
@@ -39,29 +40,13 @@ LogicalResult gatherElements(Importer &imp, const onnx::NodeProto &node) {
                           << " in every dim but the axis";
   if (t.getNumElements() == 0 || it.getNumElements() == 0)
     return emitError(loc) << "GatherElements of an empty tensor";
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
-  SmallVector<int64_t> inverse(rank);
-  for (int64_t i = 0; i < rank; ++i)
-    inverse[perm[i]] = i;
-  bool moved = axis != rank - 1;
-  int64_t dim = t.getDimSize(axis), k = it.getDimSize(axis);
-  int64_t m = t.getNumElements() / dim;
-  Value x2 =
-      imp.reshape(loc, moved ? imp.transpose(loc, x, perm) : x, {m, dim});
-  Value i2 =
-      imp.reshape(loc, moved ? imp.transpose(loc, idx, perm) : idx, {m, k});
-  Value g = imp.gatherLast(loc, x2, i2, /*perRow=*/true);
-  if (!moved)
-    return imp.define(node, imp.reshape(loc, g, shapeOf(idx)));
-  SmallVector<int64_t> permuted;
-  for (int64_t p : perm)
-    permuted.push_back(it.getDimSize(p));
-  return imp.define(node,
-                    imp.transpose(loc, imp.reshape(loc, g, permuted), inverse));
+  // The axis last: [rows, dim] data and [rows, k] indices.
+  SmallVector<bool> axisMask(rank, false);
+  axisMask[axis] = true;
+  Rows xr = toRows(imp, loc, x, axisMask);
+  Rows ir = toRows(imp, loc, idx, axisMask);
+  Value g = imp.gatherLast(loc, xr.v, ir.v, /*perRow=*/true);
+  return imp.define(node, fromRows(imp, loc, g, ir, shapeOf(idx)));
 }
 } // namespace
 

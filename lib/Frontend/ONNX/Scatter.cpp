@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
+#include "Reduce.h"
 
 #include <limits>
 
@@ -314,31 +315,17 @@ LogicalResult scatterElements(Importer &imp, const onnx::NodeProto &node) {
         attrs(zeros), attrs(block), attrs(ones));
     t = tensorType(data);
   }
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
-  SmallVector<int64_t> inverse(rank);
-  for (int64_t i = 0; i < rank; ++i)
-    inverse[perm[i]] = i;
-  bool moved = axis != rank - 1;
-  int64_t dim = t.getDimSize(axis), k = it.getDimSize(axis);
-  int64_t m = t.getNumElements() / dim;
-  auto toRows = [&](Value v, int64_t cols) {
-    return imp.reshape(loc, moved ? imp.transpose(loc, v, perm) : v, {m, cols});
-  };
+  // The axis last: [rows, dim] data, [rows, k] indices and updates.
+  SmallVector<bool> axisMask(rank, false);
+  axisMask[axis] = true;
+  auto rows = [&](Value v) { return toRows(imp, loc, v, axisMask); };
   Type work = workType(imp, data);
-  Value r = scatterLast(imp, loc, toRows(convert(imp, loc, data, work), dim),
-                        toRows(idx, k), toRows(convert(imp, loc, upd, work), k),
+  Rows dataRows = rows(convert(imp, loc, data, work));
+  Value r = scatterLast(imp, loc, dataRows.v, rows(idx).v,
+                        rows(convert(imp, loc, upd, work)).v,
                         /*perRow=*/true, *red);
-  if (moved) {
-    SmallVector<int64_t> permuted;
-    for (int64_t p : perm)
-      permuted.push_back(t.getDimSize(p));
-    r = imp.transpose(loc, imp.reshape(loc, r, permuted), inverse);
-  }
-  r = convert(imp, loc, imp.reshape(loc, r, block), t.getElementType());
+  r = fromRows(imp, loc, r, dataRows, block);
+  r = convert(imp, loc, r, t.getElementType());
   if (partial)
     r = tensor::InsertSliceOp::create(imp.b, loc, r, whole, attrs(zeros),
                                       attrs(block), attrs(ones));
