@@ -141,36 +141,20 @@ Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
   size_t s = out.size();
   Type elt = xt.getElementType();
 
-  // The filter as [G, F, C*prod(K)], one group at a time into its own
-  // tensor (no reshape on a matmul operand; see im2col below).
+  // The filter as [G, F, C*prod(K)]: a view (nki-fuse-elementwise does not
+  // fold reshapes into contractions).
   int64_t kk = product(k), kc = cg * kk, p = product(out);
-  Value a = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{g, f, kc}, elt);
-  SmallVector<int64_t> wSizes(ws), wOnes(ws.size(), 1);
-  wSizes[0] = 1;
-  SmallVector<ReassociationIndices> wFlat = {{0}, {}};
-  for (size_t d = 1; d < ws.size() - 1; ++d)
+  SmallVector<ReassociationIndices> wFlat = {{0}, {1}, {}};
+  for (size_t d = 2; d < ws.size(); ++d)
     wFlat.back().push_back(d);
-  for (int64_t gi = 0; gi < g; ++gi) {
-    SmallVector<int64_t> wOffsets(ws.size(), 0);
-    wOffsets[0] = gi;
-    Value part = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get(ws.drop_front(), elt), w,
-        indexAttrs(b, wOffsets), indexAttrs(b, wSizes), indexAttrs(b, wOnes));
-    part = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({f, kc}, elt), part, wFlat);
-    a = tensor::InsertSliceOp::create(
-        b, loc, part, a, indexAttrs(b, {gi, 0, 0}), indexAttrs(b, {1, f, kc}),
-        indexAttrs(b, {1, 1, 1}));
-  }
+  Value a = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({g, f, kc}, elt), w, wFlat);
 
   // The images go through in chunks, each an im2col and one contraction
   // over (c, k...) batched over groups. im2col is built directly in the
   // matmul's [G, C*prod(K), images*prod(O)] shape: one strided window of
   // every (g, c) per image and kernel offset, its output dims collapsed,
-  // goes to rows c*prod(K) + k. No reshape touches the matmul's operands or
-  // result, so linalg's reshape propagation (in the elementwise fusion that
-  // follows) cannot turn it into a generic with several K dims, which the
-  // PE kernel does not take. A chunk's windows are one chain of
+  // goes to rows c*prod(K) + k. A chunk's windows are one chain of
   // insert_slices, whose one-shot bufferization analysis grows with the
   // cube of the chain's length (180 windows took 36 s), so a chunk holds at
   // most kMaxWindows windows (or one image).
