@@ -4,6 +4,7 @@
 
 #include "Strings.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace nki::sim {
@@ -18,9 +19,38 @@ std::string fmt(const char *format, double v) {
 
 std::string microseconds(int64_t ps) { return fmt("%.3f", double(ps) * 1e-6); }
 
+/// The ops table: the `top` ops with the most attributed time.
+std::string formatOps(const SimReport &r, size_t top) {
+  if (r.ops.empty() || top == 0)
+    return "";
+  size_t n = std::min(top, r.ops.size());
+  std::string out = cat("top ", n, " of ", r.ops.size(),
+                        " source ops by simulated time\n");
+  char line[256];
+  std::snprintf(line, sizeof line, "%12s %6s %8s %12s %12s %5s %7s %6s  %s\n",
+                "time (us)", "%", "instrs", "MFLOP", "DMA bytes", "bound",
+                "util %", "PE %", "source op");
+  out += line;
+  for (size_t i = 0; i < n; ++i) {
+    const OpProfile &p = r.ops[i];
+    double pct = r.totalPs ? 100.0 * double(p.attributedPs) / double(r.totalPs)
+                           : 0.0;
+    std::snprintf(line, sizeof line,
+                  "%12s %6.2f %8lld %12.3f %12lld %5s %7.2f %6.2f  ",
+                  microseconds(p.attributedPs).c_str(), pct,
+                  static_cast<long long>(p.instructions),
+                  double(p.matmulFlops) * 1e-6,
+                  static_cast<long long>(p.dmaBytes),
+                  std::string(isa::engineName(p.bound)).c_str(),
+                  100.0 * p.boundUtilisation, 100.0 * p.peUtilisation);
+    append(&out, line, p.source, "\n");
+  }
+  return out;
+}
+
 } // namespace
 
-std::string formatReportTable(const SimReport &r) {
+std::string formatReportTable(const SimReport &r, size_t topOps) {
   std::string out =
       cat("target ", r.target, ", total ", microseconds(r.totalPs), " us, ",
           r.instructions, " instructions\n");
@@ -43,6 +73,7 @@ std::string formatReportTable(const SimReport &r) {
   append(&out, "DMA ", r.dmaBytes, " bytes, ",
          fmt("%.2f", r.dmaBytesPerSecond * 1e-9), " GB/s of ",
          fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9), " GB/s peak\n");
+  out += formatOps(r, topOps);
   return out;
 }
 
@@ -55,7 +86,9 @@ std::string formatReportJson(const SimReport &r) {
       ", \"dma_bytes\": ", r.dmaBytes,
       ", \"dma_bytes_per_second\": ", fmt("%.6g", r.dmaBytesPerSecond),
       ", \"dma_peak_bytes_per_second\": ", fmt("%.6g", r.dmaPeakBytesPerSecond),
-      ", \"streams\": [");
+      ", \"pe_peak_flops_per_second\": ", fmt("%.6g", r.pePeakFlopsPerSecond),
+      ", \"pe_peak_flops_per_second_fp32\": ",
+      fmt("%.6g", r.pePeakFp32FlopsPerSecond), ", \"streams\": [");
   for (size_t i = 0; i < r.streams.size(); ++i) {
     const StreamReport &s = r.streams[i];
     append(&out, i ? ", " : "", "{\"stream\": \"", isa::streamName(s.stream),
@@ -63,6 +96,23 @@ std::string formatReportJson(const SimReport &r) {
            ", \"busy_ps\": ", s.busyPs,
            ", \"utilisation\": ", fmt("%.6g", s.utilisation),
            ", \"dma_bytes\": ", s.dmaBytes, "}");
+  }
+  out += "], \"ops\": [";
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const OpProfile &p = r.ops[i];
+    append(&out, i ? ", " : "", "{\"source\": \"", jsonEscape(p.source),
+           "\", \"attributed_ps\": ", p.attributedPs,
+           ", \"first_start_ps\": ", p.firstStartPs,
+           ", \"last_complete_ps\": ", p.lastCompletePs,
+           ", \"instructions\": ", p.instructions, ", \"busy_ps\": {");
+    for (int e = 0; e < kProfileEngines; ++e)
+      append(&out, e ? ", " : "", "\"", isa::engineName(isa::Engine(e)),
+             "\": ", p.busyPs[size_t(e)]);
+    append(&out, "}, \"matmul_flops\": ", p.matmulFlops,
+           ", \"dma_bytes\": ", p.dmaBytes, ", \"bound\": \"",
+           isa::engineName(p.bound), "\", \"bound_utilisation\": ",
+           fmt("%.6g", p.boundUtilisation),
+           ", \"pe_utilisation\": ", fmt("%.6g", p.peUtilisation), "}");
   }
   out += "]}\n";
   return out;

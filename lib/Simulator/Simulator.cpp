@@ -23,11 +23,13 @@
 #include "Strings.h"
 
 #include "nki/ISA/Cost.h"
+#include "nki/Simulator/Profile.h"
 #include "nki/ISA/Verify.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 namespace nki::sim {
 
@@ -80,6 +82,8 @@ public:
              std::string hbm, const SimOptions &options)
       : program_(program), target_(target), options_(options),
         state_(target, std::move(hbm)), sems_(program.numSemaphores) {
+    if (options_.collectProfile)
+      profile_.emplace(program, target);
     // Inputs (the caller filled them) and constants (the binary did) start
     // initialised; outputs, scratch and the padding between tensors do not.
     if (options_.checkUninitialized)
@@ -120,6 +124,7 @@ private:
   std::vector<ByteRun> opRuns_[8];
   SimResult result_;
   double peSecondsAtPeak_ = 0;
+  std::optional<ProfileBuilder> profile_;
   int64_t issued_ = 0, total_ = 0, now_ = 0;
   std::chrono::steady_clock::time_point begin_, lastProgress_;
 };
@@ -348,15 +353,24 @@ absl::Status Simulation::issue(StreamRun &run) {
   result_.report.totalPs = std::max(result_.report.totalPs, complete);
   run.stats.busyPs += d.busyPs;
   ++run.stats.instructions;
-  if (inst.opcode == isa::Opcode::DmaCopy)
-    run.stats.dmaBytes += isa::dmaDescriptors(target_, inst).bytes;
-  if (int64_t flops = isa::matmulFlops(inst)) {
+  int64_t dmaBytes = 0;
+  if (inst.opcode == isa::Opcode::DmaCopy) {
+    dmaBytes = isa::dmaDescriptors(target_, inst).bytes;
+    run.stats.dmaBytes += dmaBytes;
+  }
+  int64_t flops = isa::matmulFlops(inst);
+  double peSeconds = 0;
+  if (flops) {
     result_.report.matmulFlops += flops;
     double peak = target_.peakPeFlops();
     if (inst.src0.dtype == isa::DType::F32)
       peak /= double(target_.peFp32Factor);
-    peSecondsAtPeak_ += double(flops) / peak;
+    peSeconds = double(flops) / peak;
+    peSecondsAtPeak_ += peSeconds;
   }
+  if (profile_)
+    profile_->record(run.stream->id.index(), index, start, d.busyPs,
+                     d.completePs, flops, peSeconds, dmaBytes);
   if (options_.collectTrace)
     result_.trace.push_back(TraceEvent{run.stream->id, int32_t(index), start,
                                        d.busyPs, d.completePs});
@@ -493,6 +507,11 @@ absl::StatusOr<SimResult> Simulation::run() {
   report.dmaBytesPerSecond =
       seconds > 0 ? double(report.dmaBytes) / seconds : 0;
   report.dmaPeakBytesPerSecond = target_.peakDmaBytesPerSecond();
+  report.pePeakFlopsPerSecond = target_.peakPeFlops();
+  report.pePeakFp32FlopsPerSecond =
+      target_.peakPeFlops() / double(target_.peFp32Factor);
+  if (profile_)
+    report.ops = profile_->finish();
   result_.hbm = std::move(state_.hbm);
   return std::move(result_);
 }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,23 @@ template <typename... Args> std::string cat(const Args &...args) {
 }
 template <typename... Args> void append(std::string *out, const Args &...args) {
   absl::StrAppend(out, catArg(args)...);
+}
+
+/// `s` with quotes, backslashes and control characters escaped for JSON.
+inline std::string jsonEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 } // namespace nki::sim

@@ -1,8 +1,8 @@
 //===- Trace.cpp - Chrome trace-event JSON --------------------------------===//
 //
 // One process, one thread (track) per stream named after it, one complete
-// ("X") event per instruction covering its busy time; the event's args give
-// the operands and when it signals.
+// ("X") event per instruction covering its busy time, named by its opcode
+// and source op; the event's args give the operands and when it signals.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,22 +34,6 @@ std::string describeAp(const isa::AccessPattern &ap) {
     append(&s, d ? ", " : "", "(", ap.dims[d].stride, ", ", ap.dims[d].size,
            ")");
   return s + "]";
-}
-
-std::string jsonEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out;
 }
 
 } // namespace
@@ -139,12 +123,14 @@ std::string formatChromeTrace(const isa::Program &program,
     sep();
     append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", e.stream.index(),
            ", \"name\": \"", isa::opcodeName(inst.opcode),
+           inst.loc.empty() ? "" : " ", jsonEscape(inst.loc),
+           "\", \"cat\": \"", isa::opcodeName(inst.opcode),
            "\", \"ts\": ", us(e.startPs), ", \"dur\": ", us(e.busyPs),
            ", \"args\": {\"index\": ", e.index, ", \"operands\": \"",
            jsonEscape(describeOperands(inst)),
            "\", \"signals_at_us\": ", us(e.startPs + e.completePs));
     if (!inst.loc.empty())
-      append(&out, ", \"loc\": \"", jsonEscape(inst.loc), "\"");
+      append(&out, ", \"source\": \"", jsonEscape(inst.loc), "\"");
     out += "}}";
   }
   out += "\n]}\n";

@@ -8,6 +8,7 @@
 #define NKI_SIMULATOR_REPORT_H
 
 #include "nki/ISA/Types.h"
+#include "nki/Simulator/Profile.h"
 
 #include <cstdint>
 #include <string>
@@ -39,10 +40,17 @@ struct SimReport {
   int64_t dmaBytes = 0;
   double dmaBytesPerSecond = 0; // achieved: dmaBytes / total time
   double dmaPeakBytesPerSecond = 0;
+  /// The target's PE peak for 1- and 2-byte inputs and for fp32 inputs,
+  /// so that tools compute rooflines from the target table.
+  double pePeakFlopsPerSecond = 0, pePeakFp32FlopsPerSecond = 0;
+
+  /// Per source op, most attributed time first (SimOptions::collectProfile).
+  std::vector<OpProfile> ops;
 };
 
-/// A fixed-width table for terminals.
-std::string formatReportTable(const SimReport &report);
+/// A fixed-width table for terminals, with the `topOps` ops that take the
+/// most time (all of them in the JSON form).
+std::string formatReportTable(const SimReport &report, size_t topOps = 10);
 /// One JSON object (keys documented in docs/simulator.md).
 std::string formatReportJson(const SimReport &report);
 

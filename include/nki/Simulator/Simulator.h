@@ -47,6 +47,8 @@ struct SimOptions {
   bool checkUninitialized = true;
   /// Record one trace event per instruction (SimResult::trace).
   bool collectTrace = false;
+  /// Build the per-source-op profile (SimReport::ops, Profile.h).
+  bool collectProfile = true;
   /// Called about every `progressIntervalSeconds` of host time.
   std::function<void(const SimProgress &)> progress;
   double progressIntervalSeconds = 1.0;

@@ -54,9 +54,12 @@ std::string nki::nisa::locationToString(Location loc) {
     return (file.getFilename().getValue() + ":" + Twine(file.getStartLine()) +
             ":" + Twine(file.getStartColumn()))
         .str();
+  // A named location is a source op (an ONNX node): its name is what a
+  // user looks for in a profile or a diagnostic.
   if (auto name = dyn_cast<NameLoc>(loc)) {
-    std::string child = locationToString(name.getChildLoc());
-    return child.empty() ? name.getName().str() : child;
+    if (!name.getName().getValue().empty())
+      return name.getName().str();
+    return locationToString(name.getChildLoc());
   }
   if (auto callSite = dyn_cast<CallSiteLoc>(loc))
     return locationToString(callSite.getCallee());

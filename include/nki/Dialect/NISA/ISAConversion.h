@@ -27,8 +27,9 @@ InstructionOpInterface buildInstructionOp(mlir::OpBuilder &builder,
                                           mlir::Location loc,
                                           const isa::Instruction &inst);
 
-/// "file:line:col" for the first file location inside `loc`; for a bare
-/// name location, the name; "" when there is none.
+/// The source op `loc` names: for a name location (an ONNX node's) the
+/// name, else "file:line:col" of the first file location inside `loc`; ""
+/// when there is none.
 std::string locationToString(mlir::Location loc);
 
 /// The inverse of locationToString: a FileLineColLoc for "file:line:col",

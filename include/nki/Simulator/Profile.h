@@ -1,0 +1,85 @@
+//===- Profile.h - Simulated time per source op ----------------*- C++ -*-===//
+//
+// Every instruction carries the source op it came from (isa::Instruction::loc:
+// the ONNX node's name, else the MLIR location). The profile groups the
+// executed instructions by that source and says, per op, how much of the
+// run's time it accounts for, how much work it did (matmul FLOPs, DMA bytes)
+// and which engine bounds it: the view a user needs to find the slow layer.
+//
+// Time attribution: an op is in flight while any of its instructions is
+// (issue to completion, so a DMA's fixed latency counts). Each instant of the
+// run is split equally among the ops in flight then, so the ops' times add
+// up to the time during which anything was in flight (the total minus idle
+// gaps, which are only ever sync latencies).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_SIMULATOR_PROFILE_H
+#define NKI_SIMULATOR_PROFILE_H
+
+#include "nki/ISA/Types.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nki::isa {
+struct Program;
+struct TargetDesc;
+} // namespace nki::isa
+
+namespace nki::sim {
+
+/// The engines a profile row splits busy time over; DMA is all queues.
+constexpr int kProfileEngines = 5; // PE, ACT, DVE, POOL, DMA (isa::Engine)
+
+struct OpProfile {
+  std::string source;   // the instructions' loc; "(unknown)" when empty
+  int64_t instructions = 0;
+  int64_t attributedPs = 0; // this op's share of the run (see above)
+  int64_t firstStartPs = 0, lastCompletePs = 0; // its span
+  /// Busy time per engine (isa::Engine order); DMA sums every queue.
+  std::array<int64_t, kProfileEngines> busyPs{};
+  int64_t matmulFlops = 0;
+  int64_t dmaBytes = 0;
+  /// The engine whose work takes longest: busy time, with DMA's divided by
+  /// the number of queues (the time the op's transfers take spread over all
+  /// of them).
+  isa::Engine bound = isa::Engine::PE;
+  /// That engine's (queue-normalised) busy time over the op's span.
+  double boundUtilisation = 0;
+  /// Useful matmul FLOPs against the peak for their input types, over the
+  /// op's span (as SimReport::peUtilisation does for the whole run).
+  double peUtilisation = 0;
+};
+
+/// Collects one record per executed instruction and builds the profile.
+class ProfileBuilder {
+public:
+  ProfileBuilder(const isa::Program &program, const isa::TargetDesc &target);
+
+  /// Instruction `index` of the stream with dense index `stream` ran from
+  /// `startPs`, busy for `busyPs`, completing at startPs + completePs.
+  /// `peSecondsAtPeak`: its FLOPs over the peak for its input types.
+  void record(int stream, size_t index, int64_t startPs, int64_t busyPs,
+              int64_t completePs, int64_t matmulFlops, double peSecondsAtPeak,
+              int64_t dmaBytes);
+
+  /// The ops, most attributed time first (ties by source).
+  std::vector<OpProfile> finish() const;
+
+private:
+  struct Interval {
+    int64_t start, end;
+    int32_t op;
+  };
+  const isa::TargetDesc &target_;
+  std::vector<std::vector<int32_t>> opOf_; // [stream index][instruction]
+  std::vector<OpProfile> ops_;
+  std::vector<double> peSeconds_;
+  std::vector<Interval> intervals_;
+};
+
+} // namespace nki::sim
+
+#endif // NKI_SIMULATOR_PROFILE_H

@@ -1,0 +1,120 @@
+//===- Profile.cpp - Simulated time per source op -------------------------===//
+
+#include "nki/Simulator/Profile.h"
+
+#include "nki/ISA/Program.h"
+#include "nki/ISA/Target.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace nki::sim {
+
+ProfileBuilder::ProfileBuilder(const isa::Program &program,
+                               const isa::TargetDesc &target)
+    : target_(target) {
+  // One hash lookup per instruction here, none while simulating.
+  std::unordered_map<std::string, int32_t> index;
+  for (const isa::Stream &s : program.streams) {
+    size_t slot = size_t(s.id.index());
+    if (opOf_.size() <= slot)
+      opOf_.resize(slot + 1);
+    std::vector<int32_t> &ops = opOf_[slot];
+    ops.reserve(s.instructions.size());
+    for (const isa::Instruction &inst : s.instructions) {
+      const std::string &source = inst.loc.empty() ? "(unknown)" : inst.loc;
+      auto [it, inserted] = index.try_emplace(source, int32_t(ops_.size()));
+      if (inserted) {
+        ops_.emplace_back();
+        ops_.back().source = source;
+      }
+      ops.push_back(it->second);
+    }
+  }
+  peSeconds_.assign(ops_.size(), 0.0);
+}
+
+void ProfileBuilder::record(int stream, size_t index, int64_t startPs,
+                            int64_t busyPs, int64_t completePs,
+                            int64_t matmulFlops, double peSecondsAtPeak,
+                            int64_t dmaBytes) {
+  int32_t op = opOf_[size_t(stream)][index];
+  OpProfile &p = ops_[size_t(op)];
+  int64_t end = startPs + std::max(busyPs, completePs);
+  if (p.instructions == 0 || startPs < p.firstStartPs)
+    p.firstStartPs = startPs;
+  p.lastCompletePs = std::max(p.lastCompletePs, end);
+  ++p.instructions;
+  p.busyPs[size_t(isa::StreamId::fromIndex(stream).engine)] += busyPs;
+  p.matmulFlops += matmulFlops;
+  p.dmaBytes += dmaBytes;
+  peSeconds_[size_t(op)] += peSecondsAtPeak;
+  if (end > startPs)
+    intervals_.push_back(Interval{startPs, end, op});
+}
+
+std::vector<OpProfile> ProfileBuilder::finish() const {
+  std::vector<OpProfile> ops = ops_;
+  // Sweep over interval ends: `share` integrates 1 / (ops in flight) over
+  // time, so an op in flight over [a, b) is owed share(b) - share(a).
+  struct Event {
+    int64_t time;
+    int32_t op;
+    int32_t delta; // +1 start, -1 end
+  };
+  std::vector<Event> events;
+  events.reserve(2 * intervals_.size());
+  for (const Interval &i : intervals_) {
+    events.push_back(Event{i.start, i.op, +1});
+    events.push_back(Event{i.end, i.op, -1});
+  }
+  std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  std::vector<int32_t> inFlight(ops.size(), 0);
+  std::vector<double> enteredAt(ops.size(), 0.0), owed(ops.size(), 0.0);
+  double share = 0;
+  int64_t distinct = 0, last = 0;
+  for (const Event &e : events) {
+    if (distinct > 0)
+      share += double(e.time - last) / double(distinct);
+    last = e.time;
+    int32_t &n = inFlight[size_t(e.op)];
+    if (e.delta > 0 && n++ == 0) {
+      ++distinct;
+      enteredAt[size_t(e.op)] = share;
+    } else if (e.delta < 0 && --n == 0) {
+      --distinct;
+      owed[size_t(e.op)] += share - enteredAt[size_t(e.op)];
+    }
+  }
+
+  double queues = double(std::max(1, target_.numDmaQueues));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    OpProfile &p = ops[i];
+    p.attributedPs = int64_t(owed[i] + 0.5);
+    double span = double(p.lastCompletePs - p.firstStartPs);
+    double boundPs = -1;
+    for (int e = 0; e < kProfileEngines; ++e) {
+      double busy = double(p.busyPs[size_t(e)]);
+      if (isa::Engine(e) == isa::Engine::DMA)
+        busy /= queues;
+      if (busy > boundPs) {
+        boundPs = busy;
+        p.bound = isa::Engine(e);
+      }
+    }
+    p.boundUtilisation = span > 0 ? boundPs / span : 0;
+    p.peUtilisation = span > 0 ? peSeconds_[i] / (span * 1e-12) : 0;
+  }
+  ops.erase(std::remove_if(ops.begin(), ops.end(),
+                           [](const OpProfile &p) { return !p.instructions; }),
+            ops.end());
+  std::sort(ops.begin(), ops.end(), [](const OpProfile &a, const OpProfile &b) {
+    return a.attributedPs != b.attributedPs ? a.attributedPs > b.attributedPs
+                                            : a.source < b.source;
+  });
+  return ops;
+}
+
+} // namespace nki::sim
