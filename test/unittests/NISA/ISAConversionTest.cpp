@@ -268,9 +268,13 @@ TEST_F(ISAConversionTest, LocationsRoundTrip) {
     EXPECT_EQ(nisa::locationToString(nisa::locationFromString(&context, text)),
               text);
   }
+  // A named location is a source op (an ONNX node): its name is the text.
   Location file = FileLineColLoc::get(&context, "k.mlir", 7, 9);
   EXPECT_EQ(nisa::locationToString(NameLoc::get(
-                StringAttr::get(&context, "matmul"), file)),
+                StringAttr::get(&context, "/layer1/conv1/Conv"), file)),
+            "/layer1/conv1/Conv");
+  EXPECT_EQ(nisa::locationToString(
+                NameLoc::get(StringAttr::get(&context, ""), file)),
             "k.mlir:7:9");
   EXPECT_EQ(nisa::locationToString(FusedLoc::get(
                 &context, {UnknownLoc::get(&context), file})),
