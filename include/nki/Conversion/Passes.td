@@ -18,14 +18,21 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     `entry`), rejects what the compiler does not support (dynamic shapes,
     element types other than f32/bf16, unknown ops) with a diagnostic naming
     the op, decomposes `linalg.softmax`, generalizes named ops other than
-    matmul, batch_matmul, fill and transpose, and with `auto-cast=matmul`
-    rounds matmul inputs to bf16.
+    matmul, batch_matmul, fill and transpose, writes 2-D NCHW convolutions as
+    the implicit-GEMM generic (`conv=implicit-gemm`, docs/compiler.md) and
+    the other convolutions and poolings as im2col matmuls and windowed
+    elementwise ops, and with `auto-cast=matmul` rounds matmul inputs to
+    bf16.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Name of the entry function (default: main or the only public one)">,
     Option<"autoCast", "auto-cast", "std::string", /*default=*/"\"none\"",
            "none | matmul: round matmul inputs to bf16">,
+    Option<"convLowering", "conv", "std::string",
+           /*default=*/"\"implicit-gemm\"",
+           "implicit-gemm | im2col: how 2-D NCHW convolutions are lowered "
+           "(implicit-gemm falls back to im2col where it does not apply)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect",

@@ -366,8 +366,10 @@ void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns) {
       DecomposePoolOp<linalg::PoolingNchwSumOp, false>>(ctx);
 }
 
-LogicalResult nki::decomposeConvolutions(Operation *root) {
+LogicalResult nki::decomposeConvolutions(Operation *root, bool implicitGemm) {
   RewritePatternSet patterns(root->getContext());
+  if (implicitGemm)
+    populateConvToImplicitGemmPatterns(patterns);
   populateDecomposeConvPatterns(patterns);
   if (failed(applyPatternsGreedily(root, std::move(patterns))))
     return failure();

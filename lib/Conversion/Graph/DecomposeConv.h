@@ -17,9 +17,16 @@ namespace nki {
 /// max/sum pooling into elementwise max/add over strided windows.
 void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns);
 
-/// Applies those patterns to `root`, then reports every convolution or
-/// pooling op left (other layouts, dynamic shapes) as unsupported.
-mlir::LogicalResult decomposeConvolutions(mlir::Operation *root);
+/// The pattern that writes a 2-D NCHW convolution as the implicit-GEMM
+/// generic of Conv/ConvGeneric.h (ConvToImplicitGemm.cpp); it takes
+/// precedence over the im2col decomposition where it applies.
+void populateConvToImplicitGemmPatterns(mlir::RewritePatternSet &patterns);
+
+/// Applies those patterns (the implicit-GEMM one when `implicitGemm`) to
+/// `root`, then reports every convolution or pooling op left (other
+/// layouts, dynamic shapes) as unsupported.
+mlir::LogicalResult decomposeConvolutions(mlir::Operation *root,
+                                          bool implicitGemm = true);
 
 } // namespace nki
 

@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Conv/ConvGeneric.h"
+
 #include "nki/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -63,9 +65,13 @@ struct NKIFuseElementwisePass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // As upstream: fuse a producer only into its single user.
+    // Nothing is fused into an implicit-GEMM convolution: its kernel reads
+    // the input once into SBUF and would recompute a fused producer per tap.
     linalg::ControlFusionFn fuse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      return producer && producer->hasOneUse() &&
+             !(consumer && nki::conv::matchConvGeneric(consumer));
     };
     // A reshape is not folded into a contraction, nor into the elementwise
     // consumer of one (its epilogue): that consumer is instead collapsed to

@@ -138,6 +138,11 @@ struct NKIPrepareGraphPass
                          << autoCast << "'";
       return signalPassFailure();
     }
+    if (convLowering != "implicit-gemm" && convLowering != "im2col") {
+      module.emitError() << "conv must be 'implicit-gemm' or 'im2col', got '"
+                         << convLowering << "'";
+      return signalPassFailure();
+    }
     func::FuncOp func = selectEntry(module);
     if (!func)
       return signalPassFailure();
@@ -209,7 +214,7 @@ struct NKIPrepareGraphPass
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
         failed(nki::expandMathFunctions(func)))
       return signalPassFailure();
-    if (failed(nki::decomposeConvolutions(func)))
+    if (failed(nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
       return signalPassFailure();
 
     if (autoCast == "matmul")

@@ -11,6 +11,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+namespace nki::conv {
+struct ConvGeneric;
+} // namespace nki::conv
+
 namespace nki::tiling {
 
 struct TileOptions {
@@ -30,6 +34,22 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const TileOptions &options);
+
+/// A convolution input that is `source` [N, C, height, width] placed at
+/// (top, left) of a buffer filled with `value` (a bufferized tensor.pad).
+struct ConvPadding {
+  mlir::Value source;
+  int64_t top = 0, left = 0, height = 0, width = 0;
+  double value = 0.0;
+};
+
+/// The implicit-GEMM convolution generic (Conv/ConvGeneric.h) `g` of `op`;
+/// with `pad`, its input is read from the padding's source instead.
+/// `zeroInit` and `epilogue` as for tileMatmul.
+mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                             const conv::ConvGeneric &g, const ConvPadding *pad,
+                             bool zeroInit, mlir::linalg::GenericOp epilogue,
+                             const TileOptions &options);
 
 /// A run of 2-D generics over one [R, C] space with reductions along C
 /// (softmax, layernorm) that can run as one kernel with whole rows in SBUF,

@@ -1,4 +1,5 @@
-//===- TilePass.cpp - nki-tile: linalg on HBM memrefs -> tile loops ---------===//
+//===- TilePass.cpp - nki-tile: linalg on HBM memrefs -> tile loops
+//---------===//
 //
 // Walks the entry function after bufferization and replaces each op on HBM
 // buffers by its kernel (Kernels.h). Matmuls absorb the zero fill of their
@@ -8,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+
+#include "../Conv/ConvGeneric.h"
 
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
@@ -37,10 +40,27 @@ static bool isBufferBookkeeping(Operation *op) {
              func::ReturnOp>(op);
 }
 
-/// The zero fill of `buffer` right before `op` (no other use in between).
+/// The ops that use `buffer` or a view of it.
+static DenseSet<Operation *> usersThroughViews(Value buffer) {
+  DenseSet<Operation *> users;
+  SmallVector<Value> work = {buffer};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      users.insert(user);
+      if (isa<ViewLikeOpInterface>(user))
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  return users;
+}
+
+/// The zero fill of `buffer` before `op` with no other use of `buffer` in
+/// between (ops that do not touch it may come between).
 static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
+  DenseSet<Operation *> users = usersThroughViews(buffer);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isBufferBookkeeping(prev))
+    if (isBufferBookkeeping(prev) || !users.contains(prev))
       continue;
     auto fill = dyn_cast<linalg::FillOp>(prev);
     if (!fill || fill.getDpsInits()[0] != buffer)
@@ -111,6 +131,64 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
   return generic;
 }
 
+/// A convolution input `x` that is a bufferized tensor.pad: an allocation
+/// filled with a constant (linalg.fill or linalg.map yielding it) whose
+/// middle a memref.copy writes from the source, read by nothing but `conv`.
+/// The fill, the copy and the view are returned in `ops` (the kernel reads
+/// the source instead, so they become dead).
+static std::optional<ConvPadding>
+findConvPadding(Value x, Operation *conv, SmallVectorImpl<Operation *> &ops) {
+  auto alloc = x.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::CopyOp copy;
+  memref::SubViewOp view;
+  std::optional<double> value;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv)
+      continue;
+    if (auto f = dyn_cast<linalg::FillOp>(user)) {
+      auto c = f.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+      auto attr = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+      if (fill || !attr || f.getDpsInits()[0] != x)
+        return std::nullopt;
+      fill = f;
+      value = attr.getValueAsDouble();
+      continue;
+    }
+    if (auto m = dyn_cast<linalg::MapOp>(user)) {
+      auto yield = cast<linalg::YieldOp>(m.getMapper().front().getTerminator());
+      auto c = yield.getOperand(0).getDefiningOp<arith::ConstantOp>();
+      auto attr = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+      if (fill || !attr || !m.getInputs().empty() || m.getInit() != x)
+        return std::nullopt;
+      fill = m;
+      value = attr.getValueAsDouble();
+      continue;
+    }
+    auto sv = dyn_cast<memref::SubViewOp>(user);
+    if (view || !sv || !sv->hasOneUse())
+      return std::nullopt;
+    view = sv;
+    copy = dyn_cast<memref::CopyOp>(*sv->getUsers().begin());
+    if (!copy || copy.getTarget() != sv.getResult())
+      return std::nullopt;
+  }
+  if (!fill || !view || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv) || !view.hasUnitStride() ||
+      view.getSourceType().getRank() != 4 || view.getType().getRank() != 4)
+    return std::nullopt;
+  ArrayRef<int64_t> offsets = view.getStaticOffsets();
+  ArrayRef<int64_t> sizes = view.getStaticSizes();
+  if (llvm::any_of(offsets, ShapedType::isDynamic) || offsets[0] != 0 ||
+      offsets[1] != 0)
+    return std::nullopt;
+  ops.assign({fill, copy, view});
+  return ConvPadding{copy.getSource(), offsets[2], offsets[3],
+                     sizes[2],         sizes[3],   *value};
+}
+
 namespace {
 struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   using NKITileBase::NKITileBase;
@@ -164,11 +242,19 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // Zero fills that a later matmul turns into its start flag are left to
     // that matmul.
     DenseSet<Operation *> erased, absorbed;
-    for (Operation *op : ops)
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-        if (linalg::FillOp fill = findZeroFill(
-                cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
+    // So are a convolution's zero fill and the fill and copy of its padded
+    // input (its kernel reads the source).
+    for (Operation *op : ops) {
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      bool isConv = generic && nki::conv::matchConvGeneric(generic);
+      SmallVector<Operation *> padOps;
+      if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
+        absorbed.insert(padOps.begin(), padOps.end());
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv)
+        if (linalg::FillOp fill =
+                findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+    }
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||
@@ -242,8 +328,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     for (OpOperand &operand : ret->getOpOperands()) {
       Value v = operand.get();
       auto type = dyn_cast<MemRefType>(v.getType());
-      bool fresh = type && v.getDefiningOp<memref::AllocOp>() &&
-                   seen.insert(v).second;
+      bool fresh =
+          type && v.getDefiningOp<memref::AllocOp>() && seen.insert(v).second;
       if (!type || fresh || reshapeAllocation(rewriter, ret, operand, seen))
         continue;
       rewriter.setInsertionPoint(ret);
@@ -284,8 +370,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // defined there.
       if (epilogue)
         rewriter.setInsertionPoint(epilogue);
-      if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue,
-                            options)))
+      if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue, options)))
         return failure();
       erase(op);
       if (fill)
@@ -295,6 +380,31 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return success();
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (std::optional<nki::conv::ConvGeneric> g =
+            generic ? nki::conv::matchConvGeneric(generic) : std::nullopt) {
+      SmallVector<Operation *> padOps;
+      std::optional<ConvPadding> pad =
+          findConvPadding(generic.getDpsInputs()[0], op, padOps);
+      Value out = generic.getDpsInits()[0];
+      linalg::FillOp fill = findZeroFill(out, op);
+      linalg::GenericOp epilogue = findEpilogue(linalgOp, fill);
+      if (epilogue)
+        rewriter.setInsertionPoint(epilogue);
+      if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
+                          bool(fill), epilogue, options)))
+        return failure();
+      Operation *padAlloc = generic.getDpsInputs()[0].getDefiningOp();
+      erase(op);
+      for (Operation *o : padOps)
+        erase(o);
+      if (pad && padAlloc->use_empty())
+        erase(padAlloc);
+      if (fill)
+        erase(fill);
+      if (epilogue)
+        erase(epilogue);
+      return success();
+    }
     if (!generic) {
       FailureOr<linalg::GenericOp> g =
           linalg::generalizeNamedOp(rewriter, linalgOp);

@@ -1,6 +1,6 @@
 // nki-prepare-graph: convolutions become an im2col gather and one matmul,
 // pooling elementwise max/add over strided windows.
-// RUN: nki-opt %s -split-input-file --nki-prepare-graph -verify-diagnostics | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph=conv=im2col -verify-diagnostics | FileCheck %s
 
 // 2-D, stride 2, dilation 1: the filter viewed as [1, F, C*KH*KW]; 9
 // strided windows, each collapsed to [C, OH*OW] and copied to rows c*9 + k

@@ -1,0 +1,47 @@
+//===- ConvGeneric.h - The implicit-GEMM convolution generic ----*- C++ -*-===//
+//
+// nki-prepare-graph writes a 2-D convolution whose kernel nki-tile runs as
+// implicit GEMM (a matmul per kernel tap over a shifted window of the input
+// in SBUF) as this linalg.generic over (n, f, oh, ow, c, kh, kw):
+//
+//   y[n, f, oh, ow] += x[n, c, oh * sh + kh * dh, ow * sw + kw * dw]
+//                      * w[c, kh, kw, f]
+//
+// The filter is in [C, KH, KW, F] order, so that the stationary operand of
+// every tap (C on the partitions, F along the free axis) is a contiguous
+// run of one SBUF row loaded in one descriptor per partition; constant
+// filters are permuted at compile time. x is already padded (tensor.pad).
+// The graph builder and the tiler both use this header, so the op's form
+// has one home.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_CONV_CONVGENERIC_H
+#define NKI_LIB_CONVERSION_CONV_CONVGENERIC_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace nki::conv {
+
+struct ConvGeneric {
+  int64_t n = 0, c = 0, h = 0, w = 0; // padded input [N, C, H, W]
+  int64_t f = 0, kh = 0, kw = 0;      // filter [C, KH, KW, F]
+  int64_t oh = 0, ow = 0;             // output [N, F, OH, OW]
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+};
+
+/// The convolution `op` is, when it has exactly the form above (maps,
+/// iterator types, a multiply-add body on one float type) and static shapes.
+std::optional<ConvGeneric> matchConvGeneric(mlir::linalg::GenericOp op);
+
+/// Builds the generic: x [N, C, H, W] (padded), w [C, KH, KW, F], init
+/// [N, F, OH, OW], all of one float type.
+mlir::Value buildConvGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x, mlir::Value w, mlir::Value init,
+                             int64_t strideH, int64_t strideW,
+                             int64_t dilationH, int64_t dilationW);
+
+} // namespace nki::conv
+
+#endif // NKI_LIB_CONVERSION_CONV_CONVGENERIC_H

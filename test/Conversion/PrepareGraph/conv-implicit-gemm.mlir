@@ -1,0 +1,73 @@
+// nki-prepare-graph: 2-D NCHW convolutions become the implicit-GEMM generic
+// (lib/Conversion/Conv/ConvGeneric.h) with the filter in [C, KH, KW, F]
+// order; the others keep the im2col decomposition (conv.mlir).
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s
+// RUN: not nki-opt %s --nki-prepare-graph=conv=winograd 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: conv must be 'implicit-gemm' or 'im2col', got 'winograd'
+
+// A constant filter is permuted at compile time: w[f, c, kh, kw] =
+// 10 * f + c at every tap, so [C, KH, KW, F] holds rows [0, 10] and [1, 11].
+// Stride 2 and dilation 3 are the coefficients of the input's map.
+// CHECK-DAG: #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5 * 3, d3 * 2 + d6 * 3)>
+// CHECK-DAG: #[[$W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+// CHECK-DAG: #[[$Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @constant_filter
+// CHECK: %[[F:.*]] = arith.constant dense<{{\[\[\[}}[0.000000e+00, 1.000000e+01], [0.000000e+00, 1.000000e+01]], {{\[\[}}0.000000e+00, 1.000000e+01], [0.000000e+00, 1.000000e+01]]], {{\[\[\[}}1.000000e+00, 1.100000e+01], [1.000000e+00, 1.100000e+01]], {{\[\[}}1.000000e+00, 1.100000e+01], [1.000000e+00, 1.100000e+01]]]]> : tensor<2x2x2x2xf32>
+// CHECK-NOT: linalg.conv
+// CHECK: linalg.generic {indexing_maps = [#[[$X]], #[[$W]], #[[$Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %[[F]] : tensor<1x2x9x9xf32>, tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @constant_filter(%x: tensor<1x2x9x9xf32>) -> tensor<1x2x3x3xf32> {
+  %w = arith.constant dense<[[[[0.0, 0.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]]],
+                             [[[10.0, 10.0], [10.0, 10.0]], [[11.0, 11.0], [11.0, 11.0]]]]> : tensor<2x2x2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<3> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x2x9x9xf32>, tensor<2x2x2x2xf32>) outs(%i : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// A filter that is not a constant goes through a transpose.
+// CHECK-LABEL: func.func @argument_filter
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3x4xf32>) permutation = [1, 2, 3, 0]
+// CHECK: linalg.generic
+func.func @argument_filter(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x5x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x5x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x3x7x5xf32>, tensor<4x3x3x3xf32>) outs(%i : tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+  return %y : tensor<1x4x5x3xf32>
+}
+
+// -----
+
+// The filter and one output row's input rows would take 73,772 bytes per
+// partition (more than 64 KiB): im2col. So do a bf16 input with an f32
+// result (the generic is of one type).
+// CHECK-LABEL: func.func @too_large
+// CHECK: linalg.batch_matmul
+func.func @too_large(%x: tensor<1x1x3x5xf32>, %w: tensor<2048x1x3x3xf32>) -> tensor<1x2048x1x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2048x1x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2048x1x3xf32>) -> tensor<1x2048x1x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x1x3x5xf32>, tensor<2048x1x3x3xf32>) outs(%i : tensor<1x2048x1x3xf32>) -> tensor<1x2048x1x3xf32>
+  return %y : tensor<1x2048x1x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mixed_types
+// CHECK: linalg.batch_matmul
+func.func @mixed_types(%x: tensor<1x3x7x5xbf16>, %w: tensor<4x3x3x3xbf16>) -> tensor<1x4x5x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x5x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x3x7x5xbf16>, tensor<4x3x3x3xbf16>) outs(%i : tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
+  return %y : tensor<1x4x5x3xf32>
+}
