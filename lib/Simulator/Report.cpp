@@ -24,8 +24,8 @@ std::string formatOps(const SimReport &r, size_t top) {
   if (r.ops.empty() || top == 0)
     return "";
   size_t n = std::min(top, r.ops.size());
-  std::string out = cat("top ", n, " of ", r.ops.size(),
-                        " source ops by simulated time\n");
+  std::string out =
+      cat("top ", n, " of ", r.ops.size(), " source ops by simulated time\n");
   char line[256];
   std::snprintf(line, sizeof line, "%12s %6s %8s %12s %12s %5s %7s %6s  %s\n",
                 "time (us)", "%", "instrs", "MFLOP", "DMA bytes", "bound",
@@ -33,16 +33,15 @@ std::string formatOps(const SimReport &r, size_t top) {
   out += line;
   for (size_t i = 0; i < n; ++i) {
     const OpProfile &p = r.ops[i];
-    double pct = r.totalPs ? 100.0 * double(p.attributedPs) / double(r.totalPs)
-                           : 0.0;
-    std::snprintf(line, sizeof line,
-                  "%12s %6.2f %8lld %12.3f %12lld %5s %7.2f %6.2f  ",
-                  microseconds(p.attributedPs).c_str(), pct,
-                  static_cast<long long>(p.instructions),
-                  double(p.matmulFlops) * 1e-6,
-                  static_cast<long long>(p.dmaBytes),
-                  std::string(isa::engineName(p.bound)).c_str(),
-                  100.0 * p.boundUtilisation, 100.0 * p.peUtilisation);
+    double pct =
+        r.totalPs ? 100.0 * double(p.attributedPs) / double(r.totalPs) : 0.0;
+    std::snprintf(
+        line, sizeof line, "%12s %6.2f %8lld %12.3f %12lld %5s %7.2f %6.2f  ",
+        microseconds(p.attributedPs).c_str(), pct,
+        static_cast<long long>(p.instructions), double(p.matmulFlops) * 1e-6,
+        static_cast<long long>(p.dmaBytes),
+        std::string(isa::engineName(p.bound)).c_str(),
+        100.0 * p.boundUtilisation, 100.0 * p.peUtilisation);
     append(&out, line, p.source, "\n");
   }
   return out;
@@ -110,8 +109,8 @@ std::string formatReportJson(const SimReport &r) {
              "\": ", p.busyPs[size_t(e)]);
     append(&out, "}, \"matmul_flops\": ", p.matmulFlops,
            ", \"dma_bytes\": ", p.dmaBytes, ", \"bound\": \"",
-           isa::engineName(p.bound), "\", \"bound_utilisation\": ",
-           fmt("%.6g", p.boundUtilisation),
+           isa::engineName(p.bound),
+           "\", \"bound_utilisation\": ", fmt("%.6g", p.boundUtilisation),
            ", \"pe_utilisation\": ", fmt("%.6g", p.peUtilisation), "}");
   }
   out += "]}\n";

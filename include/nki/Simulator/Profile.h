@@ -34,7 +34,7 @@ namespace nki::sim {
 constexpr int kProfileEngines = 5; // PE, ACT, DVE, POOL, DMA (isa::Engine)
 
 struct OpProfile {
-  std::string source;   // the instructions' loc; "(unknown)" when empty
+  std::string source; // the instructions' loc; "(unknown)" when empty
   int64_t instructions = 0;
   int64_t attributedPs = 0; // this op's share of the run (see above)
   int64_t firstStartPs = 0, lastCompletePs = 0; // its span

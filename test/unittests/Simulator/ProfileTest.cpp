@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/Simulator/Profile.h"
 #include "nki/ISA/Program.h"
 #include "nki/ISA/Target.h"
-#include "nki/Simulator/Profile.h"
 
 #include "gtest/gtest.h"
 
@@ -18,9 +18,9 @@ using isa::Engine;
 using isa::StreamId;
 
 /// A program whose streams hold instructions with the given locs.
-isa::Program program(
-    std::initializer_list<std::pair<StreamId, std::vector<std::string>>>
-        streams) {
+isa::Program
+program(std::initializer_list<std::pair<StreamId, std::vector<std::string>>>
+            streams) {
   isa::Program p;
   for (auto &[id, locs] : streams) {
     isa::Stream &s = p.getOrCreateStream(id);
