@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""The model zoo of the model benchmark (bench/models/run.py) and of the
+end-to-end model tests (test/e2e/models/): one home for the definitions.
+
+    models.py list
+    models.py export NAME --batch B --dir DIR [--opset N] [--fold-bn]
+
+Every model is a torch module in eval mode with seeded random weights
+(nothing is downloaded: torchvision architectures with `weights=None`).
+BatchNorm layers get non-trivial parameters: seeded random affine weight and
+bias, and running statistics measured by one train-mode pass over a seeded
+random calibration batch (so mean/var are not 0/1 and activations stay at a
+sane magnitude through deep nets). The export keeps the BatchNormalization
+nodes (TrainingMode.PRESERVE of an eval-mode module: inference BN), so that
+nki folds them; `--fold-bn` lets torch's exporter fold them into the
+convolutions instead (TrainingMode.EVAL). `export` writes DIR/model.onnx
+(static shapes, constant folding), DIR/input.npy and torch's own output as
+DIR/expected.npy (float32). The ONNX graph's input is named `input`, its
+output `output`; they are the tensor names of the compiled binary.
+
+Runs under /usr/bin/python3 (Debian's python3-torch, python3-torchvision,
+python3-onnx, python3-numpy).
+"""
+import argparse
+import os
+import sys
+
+INPUT_NAME = "input"
+OUTPUT_NAME = "output"
+SEED = 1234
+CALIBRATION_BATCH = 16
+
+
+# --- a U-Net-style segmentation net -----------------------------------------
+
+def _unet_class():
+    import torch
+    from torch import nn
+
+    def block(cin, cout):
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class UNet(nn.Module):
+        """Encoder: `levels` blocks of 2x (conv3x3 + BN + ReLU), each but the
+        bottom followed by a 2x2 maxpool. Decoder: upsample by 2 (nearest
+        Upsample, or ConvTranspose2d when `transpose`), concatenate the
+        encoder's skip, a block. Final 1x1 conv to `classes` channels."""
+
+        def __init__(self, in_ch=3, classes=2, base=16, levels=4,
+                     transpose=False):
+            super().__init__()
+            widths = [base * 2 ** i for i in range(levels)]
+            self.down = nn.ModuleList()
+            cin = in_ch
+            for w in widths:
+                self.down.append(block(cin, w))
+                cin = w
+            self.pool = nn.MaxPool2d(2)
+            self.up = nn.ModuleList()
+            self.dec = nn.ModuleList()
+            for w in reversed(widths[:-1]):
+                if transpose:
+                    self.up.append(nn.ConvTranspose2d(cin, w, 2, stride=2))
+                    up_ch = w
+                else:
+                    self.up.append(nn.Upsample(scale_factor=2,
+                                               mode="nearest"))
+                    up_ch = cin
+                self.dec.append(block(up_ch + w, w))
+                cin = w
+            self.head = nn.Conv2d(cin, classes, 1)
+
+        def forward(self, x):
+            skips = []
+            for i, d in enumerate(self.down):
+                x = d(x)
+                if i + 1 < len(self.down):
+                    skips.append(x)
+                    x = self.pool(x)
+            for up, dec in zip(self.up, self.dec):
+                x = up(x)
+                x = dec(torch.cat([x, skips.pop()], dim=1))
+            return self.head(x)
+
+    return UNet
+
+
+def unet(**kwargs):
+    return _unet_class()(**kwargs)
+
+
+# --- the zoo ----------------------------------------------------------------
+
+def _tv(name, **kwargs):
+    def make():
+        import torchvision.models as tvm
+        return getattr(tvm, name)(weights=None, **kwargs)
+    return make
+
+
+def small_resnet(widths=(16, 32, 64), blocks=1, classes=10):
+    """resnet-style at reduced width: a 3x3 stem conv + BN + ReLU, then per
+    stage `blocks` torchvision BasicBlocks (the first of each stage after
+    the first with stride 2 and a 1x1 conv + BN downsample), global average
+    pool and a linear classifier."""
+    from torch import nn
+    from torchvision.models.resnet import BasicBlock
+    layers = [nn.Conv2d(3, widths[0], 3, padding=1, bias=False),
+              nn.BatchNorm2d(widths[0]), nn.ReLU(inplace=True)]
+    cin = widths[0]
+    for i, w in enumerate(widths):
+        for j in range(blocks):
+            stride = 2 if i > 0 and j == 0 else 1
+            down = None
+            if stride != 1 or cin != w:
+                down = nn.Sequential(nn.Conv2d(cin, w, 1, stride, bias=False),
+                                     nn.BatchNorm2d(w))
+            layers.append(BasicBlock(cin, w, stride, down))
+            cin = w
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, classes)]
+    return nn.Sequential(*layers)
+
+
+def small_efficientnet():
+    """torchvision's EfficientNet (MBConv: depthwise convs, SiLU,
+    squeeze-and-excitation) with efficientnet_b0's stages at a quarter of the
+    width and a third of the depth (one block per stage), 10 classes."""
+    from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+    setting, last = _efficientnet_conf("efficientnet_b0", width_mult=0.25,
+                                       depth_mult=0.34)
+    return EfficientNet(setting, dropout=0.2, last_channel=last,
+                        num_classes=10)
+
+
+# name -> (constructor, input shape of one batch entry [C, H, W], note).
+# `bench` models are the benchmark's defaults; the others are the small
+# models of test/e2e/models/.
+ZOO = {
+    # benchmark (classifiers at 224 x 224)
+    "resnet50": (_tv("resnet50"), (3, 224, 224), "bench"),
+    "mobilenet_v2": (_tv("mobilenet_v2"), (3, 224, 224), "bench"),
+    "efficientnet_b0": (_tv("efficientnet_b0"), (3, 224, 224), "bench"),
+    "unet": (lambda: unet(base=16, levels=4), (3, 128, 128), "bench"),
+    "unet_convt": (lambda: unet(base=16, levels=4, transpose=True),
+                   (3, 128, 128), "bench"),
+    # small models for the lit tests
+    "tiny_resnet": (small_resnet, (3, 32, 32), "test"),
+    "tiny_resnet18": (_tv("resnet18", num_classes=10), (3, 32, 32), "test"),
+    "tiny_resnet50": (_tv("resnet50", num_classes=10), (3, 32, 32), "test"),
+    "tiny_mobilenet_v2": (_tv("mobilenet_v2", width_mult=0.25,
+                              num_classes=10), (3, 32, 32), "test"),
+    "tiny_efficientnet_b0": (_tv("efficientnet_b0", num_classes=10),
+                             (3, 32, 32), "test"),
+    "tiny_efficientnet": (small_efficientnet, (3, 32, 32), "test"),
+    "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
+    "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
+                        (3, 32, 32), "test"),
+}
+
+BENCH_MODELS = [n for n, v in ZOO.items() if v[2] == "bench"]
+
+
+def build(name):
+    """The seeded eval-mode torch module `name` of the zoo."""
+    import torch
+    from torch import nn
+    make, shape, _ = ZOO[name]
+    torch.manual_seed(SEED)
+    model = make()
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    g = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        for bn in bns:
+            c = bn.num_features
+            bn.weight.copy_(0.75 + 0.5 * torch.rand(c, generator=g))
+            bn.bias.copy_(0.2 * (torch.rand(c, generator=g) - 0.5))
+            bn.reset_running_stats()
+            bn.momentum = None  # cumulative average over the calibration
+        # Only the BatchNorms in train mode: dropout and stochastic depth
+        # stay off, so the statistics are those of the eval-mode network.
+        model.eval()
+        for bn in bns:
+            bn.train()
+        if bns:
+            model(torch.randn(CALIBRATION_BATCH, *shape, generator=g))
+    model.eval()
+    return model
+
+
+def export(name, batch, out_dir, opset=13, fold_bn=False):
+    """Writes out_dir/{model.onnx,input.npy,expected.npy}; returns
+    (onnx path, input path, expected path)."""
+    import numpy as np
+    import torch
+    model = build(name)
+    shape = (batch, *ZOO[name][1])
+    g = torch.Generator().manual_seed(SEED + 2)
+    x = torch.randn(*shape, generator=g)
+    with torch.no_grad():
+        y = model(x)
+    os.makedirs(out_dir, exist_ok=True)
+    paths = tuple(os.path.join(out_dir, f) for f in
+                  ("model.onnx", "input.npy", "expected.npy"))
+    torch.onnx.export(model, (x,), paths[0], opset_version=opset,
+                      do_constant_folding=True, input_names=[INPUT_NAME],
+                      output_names=[OUTPUT_NAME], dynamic_axes=None,
+                      training=(torch.onnx.TrainingMode.EVAL if fold_bn
+                                else torch.onnx.TrainingMode.PRESERVE))
+    np.save(paths[1], x.numpy().astype(np.float32))
+    np.save(paths[2], y.numpy().astype(np.float32))
+    return paths
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="print the zoo")
+    e = sub.add_parser("export", help="export one model")
+    e.add_argument("name", choices=sorted(ZOO))
+    e.add_argument("--batch", type=int, default=1)
+    e.add_argument("--dir", required=True)
+    e.add_argument("--opset", type=int, default=13, choices=range(13, 18))
+    e.add_argument("--fold-bn", action="store_true",
+                   help="let torch fold BatchNorm into the convolutions")
+    args = p.parse_args(argv)
+    if args.cmd == "list":
+        for n, (_, shape, kind) in ZOO.items():
+            print(f"{n}\t{'x'.join(map(str, shape))}\t{kind}")
+        return 0
+    # torch.onnx.export prints diagnostics on stdout; keep it for callers.
+    export(args.name, args.batch, args.dir, args.opset, args.fold_bn)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
