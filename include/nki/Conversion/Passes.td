@@ -57,6 +57,13 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     (linalg's folding by collapsing), so that nki-tile runs it on the PSUM
     tiles as the matmul's epilogue, and the `expand_shape` moves after it.
 
+    Before fusion, an elementwise generic whose inputs are all constants
+    and whose result has at most 4096 elements is replaced by the constant
+    it computes (each body op evaluated by its folder): an inference
+    BatchNormalization's scale and shift then cost no kernel, and the
+    normalisation follows its convolution or matmul directly, where nki-tile
+    fuses it as the epilogue.
+
     After fusion, the leading parallel dims (before the last) of every
     generic that is not a contraction are collapsed into one where all its
     operands walk them in order, with fill inits following: softmax and
@@ -82,7 +89,7 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
 
 def NKIUnsharePartialTensors
     : Pass<"nki-unshare-partial-tensors", "mlir::func::FuncOp"> {
-  let summary = "Give each user of a partly built tensor its own insert chain";
+  let summary = "Give each user of a partly built or filled tensor its own copy";
   let description = [{
     Runs before one-shot bufferization. A chain of `tensor.insert_slice`s
     into a `tensor.empty` leaves the elements no piece wrote undefined until
@@ -102,6 +109,13 @@ def NKIUnsharePartialTensors
     ```
     becomes, for `%y2`, `tensor.insert_slice %c into %p2[...]` with `%p2` a
     fresh `tensor.empty` and a clone of the insert of `%a`.
+
+    Likewise a `linalg.fill` of a `tensor.empty` that is the init of several
+    linalg ops (CSE merges the zero fills of every convolution and matmul of
+    one shape): bufferization would fill one buffer and copy it for every
+    other user, an HBM copy each, and those matmuls and convolutions would
+    not see a fill to turn into their start flag. Every user but the first
+    gets its own fill of its own empty tensor, built right before it.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }

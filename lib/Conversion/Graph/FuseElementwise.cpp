@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Conv/ConvGeneric.h"
+#include "FoldConstantGenerics.h"
 
 #include "nki/Conversion/Passes.h"
 
@@ -90,6 +91,14 @@ struct NKIFuseElementwisePass
       return reshape && reshape->hasOneUse() &&
              isContraction(reshape.getSrc().getDefiningOp());
     };
+    // Computations on constants first (BatchNormalization's scale and
+    // shift), before fusion mixes them into generics that also read
+    // activations.
+    {
+      RewritePatternSet folding(context);
+      nki::populateFoldConstantGenericsPatterns(folding);
+      (void)applyPatternsGreedily(getOperation(), std::move(folding));
+    }
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, fuse);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, expand);
@@ -102,6 +111,7 @@ struct NKIFuseElementwisePass
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, fuse);
+    nki::populateFoldConstantGenericsPatterns(patterns);
     // Not converging leaves valid, less fused IR (upstream's pass ignores
     // it); say so rather than fail the compile.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -11,11 +11,17 @@
 // pieces are copied again instead of the partial buffer), so nothing reads
 // undefined memory.
 //
+// A fill shared as the init of several linalg ops is cloned per extra user
+// for a like reason: bufferization would copy the filled buffer for each,
+// and the matmul or convolution kernels would not see the zero fill they
+// turn into their start flag.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nki/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
@@ -73,6 +79,40 @@ struct NKIUnsharePartialTensorsPass
         cloned = b.clone(*link, map)->getResult(0);
       }
       insert.getDestMutable().assign(cloned);
+    }
+
+    SmallVector<linalg::FillOp> fills;
+    getOperation()->walk([&](linalg::FillOp op) { fills.push_back(op); });
+    for (linalg::FillOp fill : fills) {
+      Value filled = fill.getResult(0);
+      auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
+      if (!empty || filled.hasOneUse())
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : filled.getUses())
+        if (auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+            user && user.isDpsInit(&use) &&
+            user->getBlock() == fill->getBlock())
+          uses.push_back(&use);
+      // The earliest init use keeps the fill (a fill used only as an input
+      // keeps it anyway).
+      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+        return a->getOwner()->isBeforeInBlock(b->getOwner());
+      });
+      bool keep = llvm::any_of(filled.getUses(), [&](OpOperand &use) {
+        return !llvm::is_contained(uses, &use);
+      });
+      for (OpOperand *use : uses) {
+        if (!keep) {
+          keep = true;
+          continue;
+        }
+        OpBuilder b(use->getOwner());
+        Operation *e = b.clone(*empty);
+        IRMapping map;
+        map.map(empty.getResult(), e->getResult(0));
+        use->set(b.clone(*fill, map)->getResult(0));
+      }
     }
   }
 };

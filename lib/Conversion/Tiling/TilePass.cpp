@@ -179,6 +179,21 @@ findConvPadding(Value x, Operation *conv, SmallVectorImpl<Operation *> &ops) {
       !copy->isBeforeInBlock(conv) || !view.hasUnitStride() ||
       view.getSourceType().getRank() != 4 || view.getType().getRank() != 4)
     return std::nullopt;
+  // The kernel reads the source where the convolution (or, fused, its
+  // epilogue right after it) is, not where the copy was: nothing may use the
+  // source's buffer in between (bufferization may reuse it for the
+  // epilogue's result).
+  Value root = copy.getSource();
+  while (auto v = root.getDefiningOp<ViewLikeOpInterface>())
+    root = v.getViewSource();
+  DenseSet<Operation *> users = usersThroughViews(root);
+  Operation *end = conv->getNextNode();
+  while (end && isBufferBookkeeping(end) && !isa<func::ReturnOp>(end))
+    end = end->getNextNode();
+  Operation *stop = end ? end->getNextNode() : nullptr;
+  for (Operation *o = copy->getNextNode(); o && o != stop; o = o->getNextNode())
+    if (users.contains(o))
+      return std::nullopt;
   ArrayRef<int64_t> offsets = view.getStaticOffsets();
   ArrayRef<int64_t> sizes = view.getStaticSizes();
   if (llvm::any_of(offsets, ShapedType::isDynamic) || offsets[0] != 0 ||

@@ -86,3 +86,45 @@ func.func @row_sum_rank3(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
   } -> tensor<2x3xf32>
   return %s : tensor<2x3xf32>
 }
+
+// -----
+
+// An inference BatchNormalization's per-channel scale and shift computed
+// from constants (gamma * rsqrt(var + eps), beta - mean * scale) are
+// evaluated at compile time: gamma = [2, 8], var = [3, 15], eps = 1, so the
+// scale is [1, 2]; beta = [1, 1], mean = [4, 1] give the shift [-3, -1].
+// CHECK-LABEL: func.func @batchnorm_constants
+// CHECK-DAG: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: arith.constant dense<[-3.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: math.rsqrt
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @batchnorm_constants(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %gamma = arith.constant dense<[2.0, 8.0]> : tensor<2xf32>
+  %var = arith.constant dense<[3.0, 15.0]> : tensor<2xf32>
+  %beta = arith.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %mean = arith.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %eps = arith.constant 1.0 : f32
+  %e2 = tensor.empty() : tensor<2xf32>
+  %scale = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%gamma, %var : tensor<2xf32>, tensor<2xf32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%g: f32, %v: f32, %o: f32):
+    %ve = arith.addf %v, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %s = arith.mulf %g, %r : f32
+    linalg.yield %s : f32
+  } -> tensor<2xf32>
+  %shift = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%beta, %mean, %scale : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%b: f32, %m: f32, %s: f32, %o: f32):
+    %ms = arith.mulf %m, %s : f32
+    %t = arith.subf %b, %ms : f32
+    linalg.yield %t : f32
+  } -> tensor<2xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale, %shift : tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<3x2xf32>) {
+  ^bb0(%v: f32, %s: f32, %t: f32, %o: f32):
+    %vs = arith.mulf %v, %s : f32
+    %r = arith.addf %vs, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

@@ -36,3 +36,44 @@ func.func @defined_dest(%a: tensor<2x2xf32>, %b: tensor<2x1xf32>) -> (tensor<2x2
   %y2 = tensor.insert_slice %b into %p[0, 1] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
   return %y1, %y2 : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// One zero fill (CSE merged them) as the init of two matmuls and read as an
+// input: each matmul gets its own fill of its own empty tensor, built right
+// before it, so that bufferization copies no filled buffer and nki-tile
+// sees each fill as its matmul's start flag; the input use keeps the
+// original.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4x4xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4x4xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[F1]] : tensor<4x4xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4x4xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[F2]] : tensor<4x4xf32>)
+// CHECK: linalg.add ins(%{{.*}}, %[[F]] : tensor<4x4xf32>, tensor<4x4xf32>)
+func.func @shared_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m2 = linalg.matmul ins(%m1, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = linalg.add ins(%m2, %z : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
+
+// -----
+
+// A fill used by one op is left alone.
+// CHECK-LABEL: func.func @single_fill
+// CHECK-COUNT-1: linalg.fill
+// CHECK-NOT: linalg.fill
+func.func @single_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
+}

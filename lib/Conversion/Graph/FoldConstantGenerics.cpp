@@ -1,0 +1,133 @@
+//===- FoldConstantGenerics.cpp - Evaluate generics on constants ----------===//
+//
+// Each output element runs the body: block arguments are the inputs'
+// elements (through the indexing maps), values from outside the body must
+// be constants, and every op is evaluated by its folder (math.rsqrt, which
+// has none upstream, as 1 / sqrt in double precision, rounded to its type).
+// Anything that does not fold leaves the generic alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FoldConstantGenerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace {
+
+/// Results above this many elements stay generics: folding costs compile
+/// time and constant bytes, and large elementwise ops are cheap on chip.
+constexpr int64_t kMaxFoldedElements = 4096;
+
+/// The value of `op` on constant operands, or null.
+Attribute evaluate(Operation *op, ArrayRef<Attribute> operands) {
+  if (auto rsqrt = dyn_cast<math::RsqrtOp>(op)) {
+    auto x = dyn_cast_or_null<FloatAttr>(operands[0]);
+    if (!x)
+      return {};
+    double v = 1.0 / std::sqrt(x.getValueAsDouble());
+    return FloatAttr::get(x.getType(), v);
+  }
+  SmallVector<OpFoldResult> results;
+  if (op->getNumResults() != 1 || failed(op->fold(operands, results)) ||
+      results.size() != 1)
+    return {};
+  if (auto a = dyn_cast<Attribute>(results[0]))
+    return a;
+  // An identity fold (x * 1, x + 0) names one of the operands.
+  for (auto [v, a] : llvm::zip_equal(op->getOperands(), operands))
+    if (v == cast<Value>(results[0]))
+      return a;
+  return {};
+}
+
+struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1 || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() ||
+        type.getNumElements() > kMaxFoldedElements ||
+        !type.getElementType().isIntOrFloat())
+      return failure();
+    Block &body = op.getRegion().front();
+    // Every operand whose block argument is used must be a constant.
+    SmallVector<DenseElementsAttr> values(op->getNumOperands());
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (body.getArgument(operand.getOperandNumber()).use_empty())
+        continue;
+      if (!matchPattern(operand.get(),
+                        m_Constant(&values[operand.getOperandNumber()])))
+        return failure();
+    }
+    if (llvm::all_of(values, [](DenseElementsAttr v) { return !v; }) &&
+        !body.getArgument(0).use_empty())
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    ArrayRef<int64_t> shape = type.getShape();
+    AffineMap outMap = maps.back();
+    if (!outMap.isIdentity())
+      return failure();
+
+    SmallVector<Attribute> out;
+    out.reserve(type.getNumElements());
+    SmallVector<int64_t> idx(shape.size(), 0);
+    DenseMap<Value, Attribute> env;
+    for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
+      int64_t r = flat;
+      for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+        idx[d] = r % shape[d];
+        r /= shape[d];
+      }
+      env.clear();
+      for (auto [i, v] : llvm::enumerate(values)) {
+        if (!v)
+          continue;
+        SmallVector<int64_t> at = maps[i].compose(idx);
+        ArrayRef<int64_t> vs = v.getType().getShape();
+        int64_t lin = 0;
+        for (auto [a, s] : llvm::zip_equal(at, vs))
+          lin = lin * s + a;
+        env[body.getArgument(i)] = v.getValues<Attribute>()[lin];
+      }
+      for (Operation &inner : body.without_terminator()) {
+        SmallVector<Attribute> operands;
+        for (Value v : inner.getOperands()) {
+          Attribute a = env.lookup(v);
+          if (!a && v.getParentBlock() != &body)
+            matchPattern(v, m_Constant(&a));
+          if (!a)
+            return failure();
+          operands.push_back(a);
+        }
+        Attribute result = evaluate(&inner, operands);
+        if (!result)
+          return failure();
+        env[inner.getResult(0)] = result;
+      }
+      Attribute y = env.lookup(body.getTerminator()->getOperand(0));
+      if (!y)
+        return failure();
+      out.push_back(y);
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void nki::populateFoldConstantGenericsPatterns(RewritePatternSet &patterns) {
+  patterns.add<FoldConstantGeneric>(patterns.getContext());
+}

@@ -1,0 +1,20 @@
+//===- FoldConstantGenerics.h - Evaluate generics on constants --*- C++ -*-===//
+#ifndef NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
+#define NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace nki {
+
+/// A pattern that replaces an elementwise linalg.generic whose inputs are
+/// all constants (and whose result has at most a few thousand elements) by
+/// the constant it computes, evaluated with the body ops' own folders. An
+/// inference BatchNormalization's scale, gamma * rsqrt(var + eps), and its
+/// shift are computed at compile time this way instead of by a kernel of
+/// their own, which also leaves the normalisation right after its
+/// convolution, where nki-tile fuses it into the PSUM evacuation.
+void populateFoldConstantGenericsPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace nki
+
+#endif // NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
