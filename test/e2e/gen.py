@@ -382,8 +382,10 @@ def case_chain(rng, dims, dt):
     return mlir, inputs, ref
 
 
-def conv_ref(x, w, stride, dilation=1):
-    """NCHW x FCHW convolution (no padding) in float64."""
+def conv_ref(x, w, stride, dilation=1, mm=None):
+    """NCHW x FCHW convolution (no padding) in float64; with `mm` (gen's
+    matmul, which rounds its operands under auto-cast) the products of each
+    tap go through it."""
     n, c, h, wd = x.shape
     f, _, kh, kw = w.shape
     oh = (h - dilation * (kh - 1) - 1) // stride + 1
@@ -393,8 +395,13 @@ def conv_ref(x, w, stride, dilation=1):
         for j in range(kw):
             win = x[:, :, i * dilation:i * dilation + (oh - 1) * stride + 1:stride,
                     j * dilation:j * dilation + (ow - 1) * stride + 1:stride]
-            y += np.einsum("nchw,fc->nfhw", win.astype(np.float64),
-                           w[:, :, i, j].astype(np.float64))
+            if mm is None:
+                y += np.einsum("nchw,fc->nfhw", win.astype(np.float64),
+                               w[:, :, i, j].astype(np.float64))
+                continue
+            cols = np.moveaxis(win, 1, 0).reshape(c, -1)  # [c, n*oh*ow]
+            y += np.moveaxis(mm(w[:, :, i, j], cols).reshape(f, n, oh, ow),
+                             0, 1)
     return y
 
 
@@ -425,7 +432,7 @@ def case_conv2d(rng, dims, dt):
     mlir = func([("x", ttype((n, c, h, w), dt)), ("w", ttype((f, c, k, k), dt))],
                 out, body, "y")
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride)
+    return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride, mm=mm)
 
 
 def case_maxpool(rng, dims, dt):

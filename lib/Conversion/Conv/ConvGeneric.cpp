@@ -4,6 +4,7 @@
 #include "ConvGeneric.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -73,31 +74,58 @@ std::optional<ConvGeneric> matchConvGeneric(linalg::GenericOp op) {
       maps != convMaps(op.getContext(), *sh, *sw, *dh, *dw))
     return std::nullopt;
 
-  // Body: yield(out + x * w) on one float type.
-  Type elt;
   for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    auto rt = dyn_cast<RankedTensorType>(v.getType());
-    ShapedType s = t ? ShapedType(t) : ShapedType(rt);
-    if (!s || !s.hasStaticShape() || (elt && s.getElementType() != elt))
+    auto t = dyn_cast<ShapedType>(v.getType());
+    if (!t || !t.hasStaticShape() || !isa<FloatType>(t.getElementType()))
       return std::nullopt;
-    elt = s.getElementType();
   }
-  if (!isa<FloatType>(elt))
-    return std::nullopt;
+  // Body: yield(out + a * b), a and b the input's and filter's elements.
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || body.getOperations().size() != 3)
-    return std::nullopt;
   Value out = body.getArgument(2);
+  if (!add || (add.getLhs() != out && add.getRhs() != out))
+    return std::nullopt;
   Value prod = add.getLhs() == out ? add.getRhs() : add.getLhs();
   auto mul = prod.getDefiningOp<arith::MulFOp>();
-  if (!mul || (add.getLhs() != out && add.getRhs() != out))
+  if (!mul || mul.getType() != out.getType())
     return std::nullopt;
-  Value a0 = body.getArgument(0), a1 = body.getArgument(1);
-  if (!((mul.getLhs() == a0 && mul.getRhs() == a1) ||
-        (mul.getLhs() == a1 && mul.getRhs() == a0)))
+  // The type an operand reaches the multiply in: the argument itself, or
+  // extf(arg), or extf(truncf(arg)) (rounded to the truncf's type first).
+  auto operandType = [&](Value v, unsigned &arg) -> Type {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>()) {
+      v = ext.getIn();
+      if (auto trunc = v.getDefiningOp<arith::TruncFOp>()) {
+        auto a = dyn_cast<BlockArgument>(trunc.getIn());
+        if (!a || a.getOwner() != &body)
+          return {};
+        arg = a.getArgNumber();
+        return trunc.getType();
+      }
+    }
+    auto a = dyn_cast<BlockArgument>(v);
+    if (!a || a.getOwner() != &body)
+      return {};
+    arg = a.getArgNumber();
+    return a.getType();
+  };
+  unsigned argL = 9, argR = 9;
+  Type tl = operandType(mul.getLhs(), argL),
+       tr = operandType(mul.getRhs(), argR);
+  if (!tl || !tr || !((argL == 0 && argR == 1) || (argL == 1 && argR == 0)))
+    return std::nullopt;
+  // Nothing else in the body: the multiply, the add and the casts feeding
+  // them.
+  unsigned casts = 0;
+  for (Operation &inner : body.without_terminator())
+    if (isa<arith::ExtFOp, arith::TruncFOp>(inner))
+      ++casts;
+  if (body.getOperations().size() != 3 + casts)
+    return std::nullopt;
+  Type inputType = argL == 0 ? tl : tr, filterType = argL == 0 ? tr : tl;
+  // The PE multiplies f32 with f32 or 16-bit types with each other.
+  if (inputType.isF32() != filterType.isF32() ||
+      inputType.getIntOrFloatBitWidth() < 16)
     return std::nullopt;
 
   auto shape = [&](int i) {
@@ -117,7 +145,49 @@ std::optional<ConvGeneric> matchConvGeneric(linalg::GenericOp op) {
   g.strideW = *sw;
   g.dilationH = *dh;
   g.dilationW = *dw;
+  g.inputType = inputType;
+  g.filterType = filterType;
   return g;
+}
+
+void castConvGenericToBF16(OpBuilder &b, linalg::GenericOp op) {
+  Type bf16 = b.getBF16Type();
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
+  bool castFilter = true;
+  DenseElementsAttr dense;
+  if (matchPattern(w, m_Constant(&dense)) && dense.getElementType().isF32()) {
+    auto type = cast<RankedTensorType>(w.getType()).clone(bf16);
+    SmallVector<APFloat> values;
+    values.reserve(dense.getNumElements());
+    for (APFloat v : dense.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(v);
+    }
+    w = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+    castFilter = false;
+  }
+  auto generic = linalg::GenericOp::create(
+      b, loc, op->getResultTypes(), ValueRange{x, w}, op.getDpsInits(),
+      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Type f32 = nb.getF32Type();
+        auto round = [&](Value v) {
+          Value t = arith::TruncFOp::create(nb, l, bf16, v);
+          return arith::ExtFOp::create(nb, l, f32, t).getResult();
+        };
+        Value xv = round(args[0]);
+        Value wv = castFilter
+                       ? round(args[1])
+                       : arith::ExtFOp::create(nb, l, f32, args[1]).getResult();
+        Value p = arith::MulFOp::create(nb, l, xv, wv);
+        linalg::YieldOp::create(
+            nb, l, arith::AddFOp::create(nb, l, args[2], p).getResult());
+      });
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
 }
 
 Value buildConvGeneric(OpBuilder &b, Location loc, Value x, Value w, Value init,

@@ -29,10 +29,17 @@ struct ConvGeneric {
   int64_t f = 0, kh = 0, kw = 0;      // filter [C, KH, KW, F]
   int64_t oh = 0, ow = 0;             // output [N, F, OH, OW]
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  /// The types the PE multiplies: the input's and the filter's element
+  /// types, or bf16 for an f32 operand the body rounds to bf16 first
+  /// (auto-cast; the kernel's DMA rounds it while loading).
+  mlir::Type inputType, filterType;
 };
 
 /// The convolution `op` is, when it has exactly the form above (maps,
-/// iterator types, a multiply-add body on one float type) and static shapes.
+/// iterator types, static shapes) and its body is out + a * b with a and b
+/// the input's and the filter's elements, each possibly extended
+/// (`arith.extf`) to the output's float type, the input possibly rounded to
+/// bf16 first (`extf(truncf(x))`, what auto-cast writes).
 std::optional<ConvGeneric> matchConvGeneric(mlir::linalg::GenericOp op);
 
 /// Builds the generic: x [N, C, H, W] (padded), w [C, KH, KW, F], init
@@ -41,6 +48,12 @@ mlir::Value buildConvGeneric(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value x, mlir::Value w, mlir::Value init,
                              int64_t strideH, int64_t strideW,
                              int64_t dilationH, int64_t dilationW);
+
+/// Rebuilds `op` (a matched conv generic with f32 operands) so that the PE
+/// multiplies bf16: a constant f32 filter becomes a bf16 constant, any other
+/// is rounded in the body, and the input is rounded in the body
+/// (`extf(truncf(x))`); accumulation and the result stay f32.
+void castConvGenericToBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op);
 
 } // namespace nki::conv
 

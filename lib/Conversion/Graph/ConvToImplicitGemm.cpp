@@ -27,12 +27,12 @@ using namespace mlir;
 
 namespace {
 
-/// Bytes per partition the kernel needs at the least (the filter of every
-/// input-channel block and one output row's input rows) must stay below
-/// this, a third of the smallest target's SBUF, so that tiles of the
-/// epilogue and the next loads fit beside it. Larger convolutions take the
-/// im2col path.
-constexpr int64_t kMinWorkingSetBytes = 64 * 1024;
+/// The kernel keeps the filter of every input-channel block in SBUF beside
+/// two bands of input rows (Tiling/Conv.cpp gives them half of SBUF); the
+/// filter plus two one-output-row bands must fit half of the smallest
+/// target's SBUF (trn1's 192 KiB), or the convolution takes the im2col
+/// path.
+constexpr int64_t kMinWorkingSetBytes = 96 * 1024;
 constexpr int64_t kPartitions = 128;
 
 /// `w` [F, C, KH, KW] as [C, KH, KW, F]; folded when it is a constant.
@@ -87,7 +87,7 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
     int64_t cBlocks = (xs[1] + kPartitions - 1) / kPartitions;
     int64_t rows = (ws[2] - 1) * dilations[0] + 1;
-    int64_t need = cBlocks * bytes * (ws[2] * ws[3] * ws[0] + rows * xs[3]);
+    int64_t need = cBlocks * bytes * (ws[2] * ws[3] * ws[0] + 2 * rows * xs[3]);
     if (need > kMinWorkingSetBytes)
       return rewriter.notifyMatchFailure(op, "working set too large");
     Location loc = op.getLoc();

@@ -278,12 +278,39 @@ struct DecomposeConvOp : OpRewritePattern<ConvOp> {
   }
 };
 
+/// Whether a 2-D pooling runs as nki-tile's on-chip kernel (Tiling/Pool.cpp)
+/// instead of decomposed: its init is the combiner's identity and two bands
+/// of one output row fit a quarter of the smallest target's SBUF.
+template <typename PoolOp> bool poolsOnChip(PoolOp op, bool isMax) {
+  if (!isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op))
+    return false;
+  auto xt = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto kt = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+  auto yt = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+  if (!xt || !kt || !yt || !xt.hasStaticShape() || !kt.hasStaticShape() ||
+      !yt.hasStaticShape() || xt.getElementType() != yt.getElementType() ||
+      !isa<FloatType>(yt.getElementType()) ||
+      yt.getElementType().getIntOrFloatBitWidth() > 32)
+    return false;
+  std::optional<APFloat> c = filledWith(op.getOutputs()[0]);
+  if (!c || !(isMax ? c->isInfinity() && c->isNegative() : c->isZero()))
+    return false;
+  int64_t bytes = yt.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t rows = (kt.getShape()[0] - 1) * values(op.getDilations())[0] + 1;
+  int64_t w = xt.getShape()[3], ow = yt.getShape()[3];
+  return 2 * bytes * (rows * (w + ow) + ow) <= 48 * 1024;
+}
+
 template <typename PoolOp, bool IsMax>
 struct DecomposePoolOp : OpRewritePattern<PoolOp> {
-  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  DecomposePoolOp(MLIRContext *ctx, bool onChip)
+      : OpRewritePattern<PoolOp>(ctx), onChip(onChip) {}
+  bool onChip;
 
   LogicalResult matchAndRewrite(PoolOp op,
                                 PatternRewriter &rewriter) const override {
+    if (onChip && poolsOnChip(op, IsMax))
+      return rewriter.notifyMatchFailure(op, "runs as the on-chip kernel");
     Value x = op.getInputs()[0], window = op.getInputs()[1];
     Value init = op.getOutputs()[0];
     auto xt = dyn_cast<RankedTensorType>(x.getType());
@@ -350,8 +377,14 @@ struct DecomposePoolOp : OpRewritePattern<PoolOp> {
 
 } // namespace
 
-void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns) {
+void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns,
+                                        bool poolOnChip) {
   MLIRContext *ctx = patterns.getContext();
+  patterns.add<DecomposePoolOp<linalg::PoolingNcwMaxOp, true>,
+               DecomposePoolOp<linalg::PoolingNchwMaxOp, true>,
+               DecomposePoolOp<linalg::PoolingNcwSumOp, false>,
+               DecomposePoolOp<linalg::PoolingNchwSumOp, false>>(ctx,
+                                                                 poolOnChip);
   patterns.add<
       DecomposeConvOp<linalg::Conv1DNcwFcwOp, Layout::Plain>,
       DecomposeConvOp<linalg::Conv2DNchwFchwOp, Layout::Plain>,
@@ -359,22 +392,25 @@ void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns) {
       DecomposeConvOp<linalg::Conv2DNgchwGfchwOp, Layout::Grouped>,
       DecomposeConvOp<linalg::DepthwiseConv1DNcwCwOp, Layout::Depthwise>,
       DecomposeConvOp<linalg::DepthwiseConv2DNchwChwOp, Layout::Depthwise>,
-      DecomposeConvOp<linalg::DepthwiseConv3DNcdhwCdhwOp, Layout::Depthwise>,
-      DecomposePoolOp<linalg::PoolingNcwMaxOp, true>,
-      DecomposePoolOp<linalg::PoolingNchwMaxOp, true>,
-      DecomposePoolOp<linalg::PoolingNcwSumOp, false>,
-      DecomposePoolOp<linalg::PoolingNchwSumOp, false>>(ctx);
+      DecomposeConvOp<linalg::DepthwiseConv3DNcdhwCdhwOp, Layout::Depthwise>>(
+      ctx);
 }
 
 LogicalResult nki::decomposeConvolutions(Operation *root, bool implicitGemm) {
   RewritePatternSet patterns(root->getContext());
   if (implicitGemm)
     populateConvToImplicitGemmPatterns(patterns);
-  populateDecomposeConvPatterns(patterns);
+  populateDecomposeConvPatterns(patterns, /*poolOnChip=*/implicitGemm);
   if (failed(applyPatternsGreedily(root, std::move(patterns))))
     return failure();
   bool ok = true;
   root->walk([&](linalg::ConvolutionOpInterface op) {
+    if (implicitGemm &&
+        ((isa<linalg::PoolingNchwMaxOp>(op) &&
+          poolsOnChip(cast<linalg::PoolingNchwMaxOp>(op), true)) ||
+         (isa<linalg::PoolingNchwSumOp>(op) &&
+          poolsOnChip(cast<linalg::PoolingNchwSumOp>(op), false))))
+      return;
     op->emitOpError("is not supported by the nki compiler: supported "
                     "convolutions are the NC-first (ncw, nchw, ncdhw) "
                     "forms, grouped ngchw_gfchw and depthwise, and pooling "

@@ -15,7 +15,10 @@ namespace nki {
 /// Patterns that rewrite NC-first convolutions (1-D, 2-D, 3-D, grouped,
 /// depthwise) into an im2col gather plus one (batch) matmul, and NC-first
 /// max/sum pooling into elementwise max/add over strided windows.
-void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns);
+/// With `poolOnChip`, 2-D NCHW max/sum poolings whose init is the
+/// identity and whose rows fit stay whole for nki-tile's pooling kernel.
+void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns,
+                                   bool poolOnChip = false);
 
 /// The pattern that writes a 2-D NCHW convolution as the implicit-GEMM
 /// generic of Conv/ConvGeneric.h (ConvToImplicitGemm.cpp); it takes

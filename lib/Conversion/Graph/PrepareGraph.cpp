@@ -1,4 +1,5 @@
-//===- PrepareGraph.cpp - nki-prepare-graph --------------------------------===//
+//===- PrepareGraph.cpp - nki-prepare-graph
+//--------------------------------===//
 //
 // The compiler's front door: picks the entry function, rejects what it cannot
 // compile with a diagnostic at the offending op or argument (never a crash),
@@ -10,6 +11,8 @@
 #include "nki/Conversion/Passes.h"
 
 #include "DecomposeConv.h"
+
+#include "../Conv/ConvGeneric.h"
 #include "ExpandInt.h"
 #include "ExpandMath.h"
 
@@ -100,9 +103,9 @@ static bool isSupportedOp(Operation *op) {
   if (isa<linalg::LinalgOp, linalg::AggregatedOpInterface>(op))
     return true;
   return isa<tensor::EmptyOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
-             tensor::ConcatOp,
-             tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
-             tensor::PadOp, tensor::CastOp, tensor::YieldOp>(op);
+             tensor::ConcatOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             tensor::ReshapeOp, tensor::PadOp, tensor::CastOp, tensor::YieldOp>(
+      op);
 }
 
 namespace {
@@ -170,8 +173,8 @@ struct NKIPrepareGraphPass
       ok &= succeeded(checkType(type, func.getArgument(i).getLoc(),
                                 "argument #" + std::to_string(i)));
     for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
-      ok &= succeeded(checkType(type, func.getLoc(),
-                                "result #" + std::to_string(i)));
+      ok &= succeeded(
+          checkType(type, func.getLoc(), "result #" + std::to_string(i)));
     func.walk([&](Operation *op) {
       if (op == func.getOperation() ||
           op->getParentOfType<linalg::LinalgOp>() ||
@@ -184,10 +187,9 @@ struct NKIPrepareGraphPass
         return;
       }
       for (Value r : op->getResults())
-        ok &= succeeded(checkType(r.getType(), op->getLoc(),
-                                  "result of '" +
-                                      op->getName().getStringRef().str() +
-                                      "'"));
+        ok &= succeeded(checkType(
+            r.getType(), op->getLoc(),
+            "result of '" + op->getName().getStringRef().str() + "'"));
     });
     if (!ok)
       return signalPassFailure();
@@ -195,9 +197,8 @@ struct NKIPrepareGraphPass
     IRRewriter rewriter(&getContext());
     // Softmax and other aggregates become generics.
     SmallVector<linalg::AggregatedOpInterface> aggregates;
-    func.walk([&](linalg::AggregatedOpInterface op) {
-      aggregates.push_back(op);
-    });
+    func.walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     for (linalg::AggregatedOpInterface op : aggregates) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> repl = op.decomposeOperation(rewriter);
@@ -214,7 +215,8 @@ struct NKIPrepareGraphPass
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
         failed(nki::expandMathFunctions(func)))
       return signalPassFailure();
-    if (failed(nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
+    if (failed(
+            nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
       return signalPassFailure();
 
     if (autoCast == "matmul")
@@ -224,6 +226,18 @@ struct NKIPrepareGraphPass
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
   /// rate); accumulation stays fp32.
   void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func) {
+    // Implicit-GEMM convolutions round their f32 operands in the body (the
+    // kernel's loads do it on the way in; a constant filter is converted
+    // here).
+    SmallVector<linalg::GenericOp> convs;
+    func.walk([&](linalg::GenericOp op) {
+      std::optional<nki::conv::ConvGeneric> g = nki::conv::matchConvGeneric(op);
+      if (g && g->inputType.isF32() && g->filterType.isF32())
+        convs.push_back(op);
+    });
+    for (linalg::GenericOp op : convs)
+      nki::conv::castConvGenericToBF16(rewriter, op);
+
     SmallVector<linalg::LinalgOp> matmuls;
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))

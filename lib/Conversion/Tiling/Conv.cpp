@@ -33,9 +33,12 @@
 #include "BodyLowering.h"
 #include "Kernels.h"
 #include "TileUtils.h"
+#include "WindowInput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace nki;
@@ -44,14 +47,19 @@ using namespace nki::tiling;
 namespace {
 constexpr int64_t kBankColumns = 512; // fp32 columns in one PSUM bank
 constexpr int64_t kChunksPerGroup = 4;
-
-struct Layout {
-  Value buffer;
-  int64_t offset = 0;
-  SmallVector<int64_t> strides;
-};
+// Kernel rows are folded into the contraction up to this many channels
+// (beyond it the contraction is large enough and the folded input tile,
+// which holds every input row KH / stride times, would cost SBUF and DMA).
+constexpr int64_t kMaxFoldedChannels = 32;
+using Layout = HbmLayout;
 
 struct ConvKernel {
+  ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
+             const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
+             const TileOptions &options)
+      : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
+        options(options), loc(op.getLoc()) {}
+
   OpBuilder &b;
   linalg::GenericOp op;
   const conv::ConvGeneric &g;
@@ -60,13 +68,18 @@ struct ConvKernel {
   linalg::GenericOp epilogue;
   const TileOptions &options;
   Location loc;
-  Layout src; // the unpadded input when `pad`
+  WindowInput input;
 
   Layout x, w, y;
-  Type elt;
+  Type elt; // the output's element type
   SmallVector<Access> epi;
   SmallVector<bool> epiReadsProduct;
   int64_t cBlocks = 0, fBlocks = 0, bandRows = 0, chunkRows = 0, chunkCols = 0;
+  /// Few input channels: the kernel rows go on the partitions too
+  /// (partition kh * C + c holds the input rows that tap row kh reads), so
+  /// each matmul contracts C * KH instead of C (the 3-channel 7x7 stem of a
+  /// ResNet uses 21 PE rows instead of 3).
+  bool foldRows = false;
   LogicalResult status = success();
 
   int64_t P() const { return numPartitions(); }
@@ -75,13 +88,15 @@ struct ConvKernel {
   int64_t inRows(int64_t outRows) const {
     return (outRows - 1) * g.strideH + (g.kh - 1) * g.dilationH + 1;
   }
+  /// Rows per partition of a band's input tile.
+  int64_t tileRows(int64_t outRows) const {
+    return foldRows ? outRows : inRows(outRows);
+  }
 
   LogicalResult analyze();
   void emit();
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
-  void loadInput(OpBuilder &b, int64_t n, int64_t c0, int64_t cs, int64_t h0,
-                 int64_t rows, Value tile);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc);
   Value hbm(OpBuilder &b, const Layout &l, ArrayRef<Value> ivs,
@@ -92,49 +107,39 @@ struct ConvKernel {
   }
 };
 
-FailureOr<Layout> layoutOf(Operation *op, Value v) {
-  Layout l;
-  l.buffer = v;
-  if (failed(
-          getStaticLayout(cast<MemRefType>(v.getType()), l.strides, l.offset)))
-    return op->emitOpError("convolution operand has a dynamic layout");
-  return l;
-}
 } // namespace
 
 LogicalResult ConvKernel::analyze() {
-  FailureOr<Layout> lx = layoutOf(op, op.getDpsInputs()[0]),
-                    lw = layoutOf(op, op.getDpsInputs()[1]),
-                    ly = layoutOf(op, op.getDpsInits()[0]);
+  FailureOr<Layout> lx = hbmLayoutOf(op, op.getDpsInputs()[0]),
+                    lw = hbmLayoutOf(op, op.getDpsInputs()[1]),
+                    ly = hbmLayoutOf(op, op.getDpsInits()[0]);
   if (failed(lx) || failed(lw) || failed(ly))
     return failure();
   x = *lx;
   w = *lw;
   y = *ly;
-  if (pad) {
-    FailureOr<Layout> ls = layoutOf(op, pad->source);
-    if (failed(ls))
-      return failure();
-    src = *ls;
-    if (src.strides[3] != 1 || src.strides[2] != pad->width)
-      return op->emitOpError("convolution input must be row-major");
-  }
-  elt = cast<MemRefType>(x.buffer.getType()).getElementType();
+  if (failed(input.init(op, x.buffer, pad, g.w)))
+    return failure();
+  elt = cast<MemRefType>(y.buffer.getType()).getElementType();
   // The filter rows and the input rows must be contiguous.
   if (w.strides[3] != 1 || w.strides[2] != g.f || w.strides[1] != g.kw * g.f ||
       (!pad && (x.strides[3] != 1 || x.strides[2] != g.w)) || y.strides[3] != 1)
     return op->emitOpError("convolution operands must be row-major");
   cBlocks = (g.c + P() - 1) / P();
   fBlocks = (g.f + P() - 1) / P();
-  int64_t bytes = tile::storageBytes(elt);
-  int64_t filterBytes = cBlocks * g.kh * g.kw * g.f * bytes;
+  int64_t bytes = tile::storageBytes(g.inputType);
+  int64_t filterBytes =
+      cBlocks * g.kh * g.kw * g.f * tile::storageBytes(g.filterType);
   // Two bands in flight beside the filter, with half of SBUF left for the
   // evacuated chunks and the epilogue's operands.
   int64_t budget = options.sbufBytesPerPartition / 2 - filterBytes;
+  foldRows = cBlocks == 1 && g.kh > 1 && g.c <= kMaxFoldedChannels &&
+             g.c * g.kh <= P();
   bandRows = g.oh;
-  while (bandRows > 1 && 2 * cBlocks * inRows(bandRows) * g.w * bytes > budget)
+  while (bandRows > 1 &&
+         2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     bandRows = (bandRows + 1) / 2;
-  if (2 * cBlocks * inRows(bandRows) * g.w * bytes > budget)
+  if (2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     return op->emitOpError("convolution input rows do not fit in SBUF");
 
   if (epilogue) {
@@ -241,61 +246,26 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                       view2d(out.buffer, out.offset, out.strides, cols));
 }
 
-void ConvKernel::loadInput(OpBuilder &b, int64_t n, int64_t c0, int64_t cs,
-                           int64_t h0, int64_t rows, Value tile) {
-  auto region = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
-    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(r0),
-                                         b.getIndexAttr(q0)};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(cs), b.getIndexAttr(rn),
-                                       b.getIndexAttr(qn)};
-    SmallVector<OpFoldResult> steps(3, b.getIndexAttr(1));
-    return memref::SubViewOp::create(b, loc, tile, offsets, sizes, steps);
-  };
-  if (!pad) {
-    // A band of whole rows: one contiguous run per partition.
-    Value view = hbmView(b, loc, x.buffer,
-                         indexConst(b, loc,
-                                    x.offset + n * x.strides[0] +
-                                        c0 * x.strides[1] + h0 * x.strides[2]),
-                         {cs, rows, g.w}, {x.strides[1], x.strides[2], 1});
-    tile::DmaOp::create(b, loc, view, tile);
-    return;
-  }
-  // The padded rows [h0, h0 + rows): the source's rows go to the middle
-  // columns, the border is set to the padding value.
-  int64_t top = pad->top, left = pad->left;
-  int64_t ra = std::max(h0, top), rb = std::min(h0 + rows, top + pad->height);
-  float value = float(pad->value);
-  auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
-    if (rn > 0 && qn > 0)
-      tile::MemsetOp::create(b, loc, region(r0, rn, q0, qn),
-                             b.getF32FloatAttr(value));
-  };
-  if (ra >= rb) {
-    fill(0, rows, 0, g.w);
-    return;
-  }
-  fill(0, ra - h0, 0, g.w);
-  fill(rb - h0, h0 + rows - rb, 0, g.w);
-  fill(ra - h0, rb - ra, 0, left);
-  fill(ra - h0, rb - ra, left + pad->width, g.w - left - pad->width);
-  Value view =
-      hbmView(b, loc, src.buffer,
-              indexConst(b, loc,
-                         src.offset + n * src.strides[0] + c0 * src.strides[1] +
-                             (ra - top) * src.strides[2]),
-              {cs, rb - ra, pad->width}, {src.strides[1], src.strides[2], 1});
-  tile::DmaOp::create(b, loc, view, region(ra - h0, rb - ra, left, pad->width));
-}
-
 void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                           ArrayRef<Value> filters) {
-  int64_t ir = inRows(rows);
   SmallVector<Value> inputs;
-  for (int64_t cb = 0; cb < cBlocks; ++cb) {
+  if (foldRows) {
+    // Partition kh * C + c, row r: padded input row (oh0 + r) * sh + kh * dh
+    // of channel c. The padding is set for the whole tile first (a memset
+    // may not start at partition kh * C); the loads overwrite the rest.
+    Value t = allocTile(b, loc, {g.c * g.kh, rows, g.w}, g.inputType);
+    if (pad)
+      tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(float(pad->value)));
+    for (int64_t kh = 0; kh < g.kh; ++kh)
+      input.loadBand(b, loc, n, 0, g.c, oh0 * g.strideH + kh * g.dilationH,
+                     rows, t, /*p0=*/kh * g.c, /*rowStep=*/g.strideH,
+                     /*fillBorder=*/false);
+    inputs.push_back(t);
+  }
+  for (int64_t cb = 0; cb < cBlocks && !foldRows; ++cb) {
     int64_t cs = cbAt(cb);
-    Value t = allocTile(b, loc, {cs, ir, g.w}, elt);
-    loadInput(b, n, cb * P(), cs, oh0 * g.strideH, ir, t);
+    Value t = allocTile(b, loc, {cs, inRows(rows), g.w}, g.inputType);
+    input.loadBand(b, loc, n, cb * P(), cs, oh0 * g.strideH, inRows(rows), t);
     inputs.push_back(t);
   }
   // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band.
@@ -307,7 +277,10 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
     for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
       chunks.push_back({r0, std::min(chunkRows, rows - r0), q0,
                         std::min(chunkCols, g.ow - q0)});
-  int64_t taps = g.kh * g.kw;
+  // Folded, a tap is a kernel column: its stationary operand is rows
+  // [kh * C + c] of column kw, its window starts at row r (already strided).
+  int64_t taps = foldRows ? g.kw : g.kh * g.kw;
+  int64_t parts = foldRows ? g.c * g.kh : 0;
   for (int64_t fbk = 0; fbk < fBlocks; ++fbk) {
     int64_t f0 = fbk * P(), fb = fbAt(fbk);
     for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup) {
@@ -318,25 +291,18 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
         accs.push_back(allocTile(b, loc, {fb, ch.rc * ch.wc}, b.getF32Type(),
                                  tile::MemorySpace::PSUM));
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
-        int64_t cs = cbAt(cb);
+        int64_t cs = foldRows ? parts : cbAt(cb);
         for (int64_t tap = 0; tap < taps; ++tap) {
-          int64_t kh = tap / g.kw, kw = tap % g.kw;
+          int64_t kh = foldRows ? 0 : tap / g.kw, kw = tap % g.kw;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * g.f + f0, fb);
           bool first = cb == 0 && tap == 0;
           for (auto [ch, acc] : llvm::zip_equal(group, accs)) {
-            SmallVector<OpFoldResult> offsets = {
-                b.getIndexAttr(0),
-                b.getIndexAttr(ch.r0 * g.strideH + kh * g.dilationH),
-                b.getIndexAttr(ch.q0 * g.strideW + kw * g.dilationW)};
-            SmallVector<OpFoldResult> sizes = {b.getIndexAttr(cs),
-                                               b.getIndexAttr(ch.rc),
-                                               b.getIndexAttr(ch.wc)};
-            SmallVector<OpFoldResult> steps = {b.getIndexAttr(1),
-                                               b.getIndexAttr(g.strideH),
-                                               b.getIndexAttr(g.strideW)};
-            Value moving = memref::SubViewOp::create(b, loc, inputs[cb],
-                                                     offsets, sizes, steps);
+            int64_t r0 =
+                foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
+            Value moving = windowOf(
+                b, loc, inputs[cb], cs, r0, ch.rc, foldRows ? 1 : g.strideH,
+                ch.q0 * g.strideW + kw * g.dilationW, ch.wc, g.strideW);
             tile::MatmulOp::create(b, loc, stationary, moving, acc,
                                    first ? UnitAttr() : b.getUnitAttr());
           }
@@ -349,17 +315,30 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
 }
 
 void ConvKernel::emit() {
+  // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
+  // partition kh * C + c holding w[c, kh, :, :]), loaded in pieces.
   SmallVector<Value> filters;
-  int64_t row = g.kh * g.kw * g.f;
+  int64_t rows = foldRows ? g.kh : 1;
+  int64_t row = g.kh * g.kw * g.f / rows;
+  int64_t pieces = std::clamp<int64_t>(row * tile::storageBytes(g.filterType) /
+                                           kMinLoadPieceBytes,
+                                       1, kMaxLoadPieces);
+  int64_t step = (row + pieces - 1) / pieces;
   for (int64_t cb = 0; cb < cBlocks; ++cb) {
     int64_t cs = cbAt(cb);
-    Value t = allocTile(b, loc, {cs, row}, elt);
-    tile::DmaOp::create(
-        b, loc,
-        hbmView(b, loc, w.buffer,
-                indexConst(b, loc, w.offset + cb * P() * w.strides[0]),
-                {cs, row}, {w.strides[0], 1}),
-        t);
+    Value t = allocTile(b, loc, {cs * rows, row}, g.filterType);
+    for (int64_t kh = 0; kh < rows; ++kh)
+      for (int64_t q = 0; q < row; q += step) {
+        int64_t m = std::min(step, row - q);
+        tile::DmaOp::create(
+            b, loc,
+            hbmView(
+                b, loc, w.buffer,
+                indexConst(b, loc,
+                           w.offset + cb * P() * w.strides[0] + kh * row + q),
+                {cs, m}, {w.strides[0], 1}),
+            tileSlice(b, loc, t, kh * cs, cs, q, m));
+      }
     filters.push_back(t);
   }
   // Static loops: nki-unroll would unroll them anyway, and the padding's
@@ -374,8 +353,7 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                const ConvPadding *pad, bool zeroInit,
                                linalg::GenericOp epilogue,
                                const TileOptions &options) {
-  ConvKernel kernel{b,        op,      g,           pad,     zeroInit,
-                    epilogue, options, op.getLoc(), Layout{}};
+  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -51,6 +51,16 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
                              const TileOptions &options);
 
+/// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
+/// channels on the partitions: bands of input rows in SBUF, the window's
+/// max or sum taken along W and then along H on strided views of them.
+/// `identityInit`: the output was filled with the combiner's identity (the
+/// fill is dropped); otherwise the old output takes part. `pad` as for
+/// tileConv.
+mlir::LogicalResult tilePool(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
+                             bool isMax, const ConvPadding *pad,
+                             bool identityInit, const TileOptions &options);
+
 /// A run of 2-D generics over one [R, C] space with reductions along C
 /// (softmax, layernorm) that can run as one kernel with whole rows in SBUF,
 /// starting at ops[start]; empty when there is none.

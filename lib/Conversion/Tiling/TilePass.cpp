@@ -23,6 +23,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 namespace nki {
 #define GEN_PASS_DEF_NKITILE
 #include "nki/Conversion/Passes.h.inc"
@@ -55,9 +57,9 @@ static DenseSet<Operation *> usersThroughViews(Value buffer) {
   return users;
 }
 
-/// The zero fill of `buffer` before `op` with no other use of `buffer` in
-/// between (ops that do not touch it may come between).
-static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
+/// The fill of `buffer` with `value` before `op` with no other use of
+/// `buffer` in between (ops that do not touch it may come between).
+static linalg::FillOp findFill(Value buffer, Operation *op, double value) {
   DenseSet<Operation *> users = usersThroughViews(buffer);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (isBufferBookkeeping(prev) || !users.contains(prev))
@@ -69,9 +71,28 @@ static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
     if (!cst)
       return {};
     auto f = dyn_cast<FloatAttr>(cst.getValue());
-    return f && f.getValue().isZero() ? fill : linalg::FillOp();
+    return f && f.getValueAsDouble() == value ? fill : linalg::FillOp();
   }
   return {};
+}
+
+static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
+  return findFill(buffer, op, 0.0);
+}
+
+/// A 2-D NCHW max or sum pooling (kept whole by nki-prepare-graph) and
+/// whether it is a max.
+static std::optional<bool> isPooling(Operation *op) {
+  if (isa<linalg::PoolingNchwMaxOp>(op))
+    return true;
+  if (isa<linalg::PoolingNchwSumOp>(op))
+    return false;
+  return std::nullopt;
+}
+
+/// The identity of a pooling's combiner.
+static double poolIdentity(bool isMax) {
+  return isMax ? -std::numeric_limits<double>::infinity() : 0.0;
 }
 
 /// An elementwise generic that consumes the matmul's product, right after
@@ -260,6 +281,16 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // So are a convolution's zero fill and the fill and copy of its padded
     // input (its kernel reads the source).
     for (Operation *op : ops) {
+      if (std::optional<bool> isMax = isPooling(op)) {
+        auto pool = cast<linalg::LinalgOp>(op);
+        SmallVector<Operation *> padOps;
+        if (findConvPadding(pool.getDpsInputs()[0], op, padOps))
+          absorbed.insert(padOps.begin(), padOps.end());
+        if (linalg::FillOp fill =
+                findFill(pool.getDpsInits()[0], op, poolIdentity(*isMax)))
+          absorbed.insert(fill);
+        continue;
+      }
       auto generic = dyn_cast<linalg::GenericOp>(op);
       bool isConv = generic && nki::conv::matchConvGeneric(generic);
       SmallVector<Operation *> padOps;
@@ -392,6 +423,25 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         erase(fill);
       if (epilogue)
         erase(epilogue);
+      return success();
+    }
+    if (std::optional<bool> isMax = isPooling(op)) {
+      SmallVector<Operation *> padOps;
+      std::optional<ConvPadding> pad =
+          findConvPadding(linalgOp.getDpsInputs()[0], op, padOps);
+      linalg::FillOp fill =
+          findFill(linalgOp.getDpsInits()[0], op, poolIdentity(*isMax));
+      if (failed(tilePool(rewriter, linalgOp, *isMax, pad ? &*pad : nullptr,
+                          bool(fill), options)))
+        return failure();
+      Operation *padAlloc = linalgOp.getDpsInputs()[0].getDefiningOp();
+      erase(op);
+      for (Operation *o : padOps)
+        erase(o);
+      if (pad && padAlloc->use_empty())
+        erase(padAlloc);
+      if (fill)
+        erase(fill);
       return success();
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);

@@ -2,6 +2,7 @@
 // (lib/Conversion/Conv/ConvGeneric.h) with the filter in [C, KH, KW, F]
 // order; the others keep the im2col decomposition (conv.mlir).
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph=auto-cast=matmul | FileCheck %s --check-prefix=CAST
 // RUN: not nki-opt %s --nki-prepare-graph=conv=winograd 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: conv must be 'implicit-gemm' or 'im2col', got 'winograd'
 
@@ -17,6 +18,18 @@
 // CHECK: linalg.generic {indexing_maps = [#[[$X]], #[[$W]], #[[$Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %[[F]] : tensor<1x2x9x9xf32>, tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
+// With auto-cast the permuted filter becomes a bf16 constant and the input
+// is rounded to bf16 in the body (the kernel's DMA does it); the product
+// and the sum stay f32.
+// CAST-LABEL: func.func @constant_filter
+// CAST: %[[F:.*]] = arith.constant dense<{{.*}}> : tensor<2x2x2x2xbf16>
+// CAST: linalg.generic {{.*}} ins(%{{.*}}, %[[F]] : tensor<1x2x9x9xf32>, tensor<2x2x2x2xbf16>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CAST-NEXT: ^bb0(%[[X:.*]]: f32, %[[W:.*]]: bf16, %[[O:.*]]: f32):
+// CAST-NEXT: %[[T:.*]] = arith.truncf %[[X]] : f32 to bf16
+// CAST-NEXT: %[[XE:.*]] = arith.extf %[[T]] : bf16 to f32
+// CAST-NEXT: %[[WE:.*]] = arith.extf %[[W]] : bf16 to f32
+// CAST-NEXT: %[[P:.*]] = arith.mulf %[[XE]], %[[WE]] : f32
+// CAST-NEXT: arith.addf %[[O]], %[[P]] : f32
 func.func @constant_filter(%x: tensor<1x2x9x9xf32>) -> tensor<1x2x3x3xf32> {
   %w = arith.constant dense<[[[[0.0, 0.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]]],
                              [[[10.0, 10.0], [10.0, 10.0]], [[11.0, 11.0], [11.0, 11.0]]]]> : tensor<2x2x2x2xf32>
@@ -45,18 +58,18 @@ func.func @argument_filter(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> 
 
 // -----
 
-// The filter and one output row's input rows would take 73,772 bytes per
-// partition (more than 64 KiB): im2col. So do a bf16 input with an f32
+// The filter and two bands of one output row's input rows would take
+// 110,712 bytes per partition (more than 96 KiB): im2col. So do a bf16 input with an f32
 // result (the generic is of one type).
 // CHECK-LABEL: func.func @too_large
 // CHECK: linalg.batch_matmul
-func.func @too_large(%x: tensor<1x1x3x5xf32>, %w: tensor<2048x1x3x3xf32>) -> tensor<1x2048x1x3xf32> {
+func.func @too_large(%x: tensor<1x1x3x5xf32>, %w: tensor<3072x1x3x3xf32>) -> tensor<1x3072x1x3xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x2048x1x3xf32>
-  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2048x1x3xf32>) -> tensor<1x2048x1x3xf32>
+  %e = tensor.empty() : tensor<1x3072x1x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
   %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
-         ins(%x, %w : tensor<1x1x3x5xf32>, tensor<2048x1x3x3xf32>) outs(%i : tensor<1x2048x1x3xf32>) -> tensor<1x2048x1x3xf32>
-  return %y : tensor<1x2048x1x3xf32>
+         ins(%x, %w : tensor<1x1x3x5xf32>, tensor<3072x1x3x3xf32>) outs(%i : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
+  return %y : tensor<1x3072x1x3xf32>
 }
 
 // -----
@@ -70,4 +83,20 @@ func.func @mixed_types(%x: tensor<1x3x7x5xbf16>, %w: tensor<4x3x3x3xbf16>) -> te
   %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
          ins(%x, %w : tensor<1x3x7x5xbf16>, tensor<4x3x3x3xbf16>) outs(%i : tensor<1x4x5x3xf32>) -> tensor<1x4x5x3xf32>
   return %y : tensor<1x4x5x3xf32>
+}
+
+// -----
+
+// A 2-D max pooling with an identity (-inf) init stays whole for nki-tile's
+// on-chip pooling kernel (conv=im2col decomposes it: conv.mlir).
+// CHECK-LABEL: func.func @maxpool
+// CHECK: linalg.pooling_nchw_max
+func.func @maxpool(%x: tensor<1x3x9x9xf32>) -> tensor<1x3x4x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x3x4x4xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %y = linalg.pooling_nchw_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %win : tensor<1x3x9x9xf32>, tensor<3x3xf32>) outs(%i : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
 }

@@ -1,0 +1,125 @@
+//===- Pool.cpp - 2-D max and sum pooling on SBUF windows -----------------===//
+//
+// y[n, c, oh, ow] = max (or sum) over (kh, kw) of
+// x[n, c, oh * sh + kh * dh, ow * sw + kw * dw], channels on the partitions:
+//
+//   for image, for 128-channel block, for band of output rows:
+//     input: [c, band's input rows, W] (WindowInput.h: one run per
+//            partition, padding set on chip)
+//     rows:  [c, input rows, OW] = combine over kw of the input's columns
+//            q * sw + kw * dw (strided views, one DVE/POOL op per tap)
+//     out:   [c, band rows, OW] = combine over kh of rows r * sh + kh * dh
+//     DMA out (whole rows: one run per partition)
+//
+// Separable, like the decomposition nki-prepare-graph would otherwise write
+// (KH + KW - 2 ops instead of KH * KW - 1), but on SBUF views instead of
+// element-strided HBM windows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "TileUtils.h"
+#include "WindowInput.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+
+struct PoolShape {
+  int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw;
+};
+
+template <typename PoolOp> PoolShape shapeOf(PoolOp op) {
+  auto xs = cast<MemRefType>(op.getInputs()[0].getType()).getShape();
+  auto ks = cast<MemRefType>(op.getInputs()[1].getType()).getShape();
+  auto ys = cast<MemRefType>(op.getOutputs()[0].getType()).getShape();
+  SmallVector<int64_t> s(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> d(op.getDilations().template getValues<int64_t>());
+  return {xs[0], xs[1], xs[2], xs[3], ks[0], ks[1],
+          ys[2], ys[3], s[0],  s[1],  d[0],  d[1]};
+}
+
+} // namespace
+
+LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
+                               const ConvPadding *pad, bool identityInit,
+                               const TileOptions &options) {
+  Location loc = op.getLoc();
+  PoolShape g = isMax ? shapeOf(cast<linalg::PoolingNchwMaxOp>(op))
+                      : shapeOf(cast<linalg::PoolingNchwSumOp>(op));
+  Value x = op.getDpsInputs()[0];
+  Type elt = cast<MemRefType>(x.getType()).getElementType();
+  WindowInput input;
+  if (failed(input.init(op, x, pad, g.w)))
+    return failure();
+  FailureOr<HbmLayout> y = hbmLayoutOf(op, op.getDpsInits()[0]);
+  if (failed(y))
+    return failure();
+  if (y->strides[3] != 1 || y->strides[2] != g.ow)
+    return op->emitOpError("pooling output must be row-major");
+  StringRef combine = isMax ? "max" : "add";
+  int64_t P = numPartitions(), bytes = tile::storageBytes(elt);
+  auto inRows = [&](int64_t rows) {
+    return (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  };
+  // A band's tiles (input, rows, output) twice over within half of SBUF.
+  auto bandBytes = [&](int64_t rows) {
+    return bytes * (inRows(rows) * (g.w + g.ow) + rows * g.ow);
+  };
+  int64_t bandRows = g.oh;
+  while (bandRows > 1 &&
+         2 * bandBytes(bandRows) > options.sbufBytesPerPartition / 2)
+    bandRows = (bandRows + 1) / 2;
+  if (2 * bandBytes(bandRows) > options.sbufBytesPerPartition / 2)
+    return op->emitOpError("pooling input rows do not fit in SBUF");
+
+  // Combines `windows` (views of one shape) into `dst`, a view of a tile.
+  auto reduce = [&](ArrayRef<Value> windows, Value dst) {
+    if (windows.size() == 1) {
+      tile::CopyOp::create(b, loc, windows[0], dst);
+      return;
+    }
+    tile::TensorTensorOp::create(b, loc, combine, windows[0], windows[1], dst);
+    for (Value v : windows.drop_front(2))
+      tile::TensorTensorOp::create(b, loc, combine, dst, v, dst);
+  };
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t c0 = 0; c0 < g.c; c0 += P) {
+      int64_t cs = std::min(P, g.c - c0);
+      for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows) {
+        int64_t rb = std::min(bandRows, g.oh - oh0), ir = inRows(rb);
+        Value in = allocTile(b, loc, {cs, ir, g.w}, elt);
+        input.loadBand(b, loc, n, c0, cs, oh0 * g.sh, ir, in);
+        Value rows = allocTile(b, loc, {cs, ir, g.ow}, elt);
+        SmallVector<Value> cols;
+        for (int64_t k = 0; k < g.kw; ++k)
+          cols.push_back(
+              windowOf(b, loc, in, cs, 0, ir, 1, k * g.dw, g.ow, g.sw));
+        reduce(cols, rows);
+        Value out = allocTile(b, loc, {cs, rb, g.ow}, elt);
+        SmallVector<Value> rowWindows;
+        for (int64_t k = 0; k < g.kh; ++k)
+          rowWindows.push_back(
+              windowOf(b, loc, rows, cs, k * g.dh, rb, g.sh, 0, g.ow, 1));
+        reduce(rowWindows, out);
+        Value view =
+            hbmView(b, loc, y->buffer,
+                    indexConst(b, loc,
+                               y->offset + n * y->strides[0] +
+                                   c0 * y->strides[1] + oh0 * y->strides[2]),
+                    {cs, rb, g.ow}, {y->strides[1], y->strides[2], 1});
+        if (!identityInit) {
+          // The init takes part: combine the old output in.
+          Value old = allocTile(b, loc, {cs, rb, g.ow}, elt);
+          tile::DmaOp::create(b, loc, view, old);
+          tile::TensorTensorOp::create(b, loc, combine, out, old, out);
+        }
+        tile::DmaOp::create(b, loc, out, view);
+      }
+    }
+  return success();
+}

@@ -1,0 +1,99 @@
+//===- WindowInput.cpp - Input bands of windowed kernels ------------------===//
+
+#include "WindowInput.h"
+
+#include "TileUtils.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+FailureOr<HbmLayout> tiling::hbmLayoutOf(Operation *op, Value v) {
+  HbmLayout l;
+  l.buffer = v;
+  if (failed(
+          getStaticLayout(cast<MemRefType>(v.getType()), l.strides, l.offset)))
+    return op->emitOpError("window operand has a dynamic layout");
+  return l;
+}
+
+LogicalResult WindowInput::init(Operation *op, Value x, const ConvPadding *p,
+                                int64_t w) {
+  pad = p;
+  width = w;
+  FailureOr<HbmLayout> l = hbmLayoutOf(op, pad ? pad->source : x);
+  if (failed(l))
+    return failure();
+  (pad ? source : padded) = *l;
+  const HbmLayout &rows = pad ? source : padded;
+  if (rows.strides[3] != 1 || rows.strides[2] != (pad ? pad->width : width))
+    return op->emitOpError("window input must be row-major");
+  return success();
+}
+
+Value tiling::windowOf(OpBuilder &b, Location loc, Value tile, int64_t cs,
+                       int64_t r0, int64_t rn, int64_t rs, int64_t q0,
+                       int64_t qn, int64_t qs, int64_t p0) {
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(p0), b.getIndexAttr(r0),
+                                       b.getIndexAttr(q0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(cs), b.getIndexAttr(rn),
+                                     b.getIndexAttr(qn)};
+  SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(rs),
+                                     b.getIndexAttr(qs)};
+  return memref::SubViewOp::create(b, loc, tile, offsets, sizes, steps);
+}
+
+void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,
+                           int64_t cs, int64_t h0, int64_t rows, Value tile,
+                           int64_t p0, int64_t rowStep, bool fillBorder) const {
+  Type elt = cast<MemRefType>(tile.getType()).getElementType();
+  // Tile rows [r0, r0 + rn) from source rows srcRow, srcRow + rowStep, ...
+  // of `l` at column q0, in a few DMAs (a DMA may cast to the tile's type).
+  auto loadRows = [&](const HbmLayout &l, int64_t srcRow, int64_t r0,
+                      int64_t rn, int64_t q0, int64_t w) {
+    int64_t rowBytes = w * tile::storageBytes(elt);
+    int64_t pieces = std::clamp<int64_t>(rn * rowBytes / kMinLoadPieceBytes, 1,
+                                         kMaxLoadPieces);
+    int64_t step = (rn + pieces - 1) / pieces;
+    for (int64_t r = 0; r < rn; r += step) {
+      int64_t m = std::min(step, rn - r);
+      Value view =
+          hbmView(b, loc, l.buffer,
+                  indexConst(b, loc,
+                             l.offset + n * l.strides[0] + c0 * l.strides[1] +
+                                 (srcRow + r * rowStep) * l.strides[2]),
+                  {cs, m, w}, {l.strides[1], l.strides[2] * rowStep, 1});
+      tile::DmaOp::create(
+          b, loc, view, windowOf(b, loc, tile, cs, r0 + r, m, 1, q0, w, 1, p0));
+    }
+  };
+  if (!pad)
+    return loadRows(padded, h0, 0, rows, 0, width);
+  // Tile row r is padded row h0 + r * rowStep; those in [top, top + height)
+  // are the source's, in the middle columns; the border is the padding.
+  int64_t top = pad->top, left = pad->left;
+  auto ceilDiv = [](int64_t a, int64_t d) {
+    return a <= 0 ? 0 : (a + d - 1) / d;
+  };
+  int64_t ra = std::min(rows, ceilDiv(top - h0, rowStep));
+  int64_t rb = std::min(rows, ceilDiv(top + pad->height - h0, rowStep));
+  auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
+    if (fillBorder && rn > 0 && qn > 0)
+      tile::MemsetOp::create(b, loc,
+                             windowOf(b, loc, tile, cs, r0, rn, 1, q0, qn, 1),
+                             b.getF32FloatAttr(float(pad->value)));
+  };
+  if (ra >= rb) {
+    fill(0, rows, 0, width);
+    return;
+  }
+  fill(0, ra, 0, width);
+  fill(rb, rows - rb, 0, width);
+  fill(ra, rb - ra, 0, left);
+  fill(ra, rb - ra, left + pad->width, width - left - pad->width);
+  loadRows(source, h0 + ra * rowStep - top, ra, rb - ra, left, pad->width);
+}

@@ -1,0 +1,64 @@
+//===- WindowInput.h - Input bands of windowed kernels ----------*- C++ -*-===//
+//
+// Convolutions and poolings read an NCHW input in bands of whole rows with
+// the channels on the partitions: a [channels, rows, W] SBUF tile per band,
+// loaded in one run per partition and row range, or, for a padded input
+// whose padding nki-tile absorbed (ConvPadding), with the source's rows in
+// the middle and the border set on chip.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_WINDOWINPUT_H
+#define NKI_LIB_CONVERSION_TILING_WINDOWINPUT_H
+
+#include "Kernels.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace nki::tiling {
+
+/// An HBM buffer with its static element offset and strides.
+struct HbmLayout {
+  mlir::Value buffer;
+  int64_t offset = 0;
+  llvm::SmallVector<int64_t> strides;
+};
+
+/// The layout of `v`, or a diagnostic at `op` for a dynamic one.
+mlir::FailureOr<HbmLayout> hbmLayoutOf(mlir::Operation *op, mlir::Value v);
+
+/// Where a windowed kernel's input comes from: `padded` ([N, C, H, W] as
+/// the kernel indexes it), or, with `pad`, `source` placed inside it.
+struct WindowInput {
+  HbmLayout padded, source;
+  const ConvPadding *pad = nullptr;
+  int64_t width = 0; // W of the padded input
+  /// Checks that the rows are contiguous (diagnostic at `op`).
+  mlir::LogicalResult init(mlir::Operation *op, mlir::Value x,
+                           const ConvPadding *pad, int64_t width);
+  /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
+  /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
+  /// ([P, rows, width]). With `fillBorder` the padding is set too (only for
+  /// p0 = 0: the engines' start-partition rule); otherwise the caller sets
+  /// it for the whole tile first.
+  void loadBand(mlir::OpBuilder &b, mlir::Location loc, int64_t n, int64_t c0,
+                int64_t cs, int64_t h0, int64_t rows, mlir::Value tile,
+                int64_t p0 = 0, int64_t rowStep = 1,
+                bool fillBorder = true) const;
+};
+
+/// The static-offset subview [p0:+cs, r0:+rn (step rs), q0:+qn (step qs)]
+/// of a [P, rows, cols] tile.
+mlir::Value windowOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
+                     int64_t cs, int64_t r0, int64_t rn, int64_t rs, int64_t q0,
+                     int64_t qn, int64_t qs, int64_t p0 = 0);
+
+/// Loads are split into at most kMaxLoadPieces DMAs of at least
+/// kMinLoadPieceBytes per partition: nki-schedule spreads one DMA over at
+/// most four queues (by partitions), so a wide filter or a large band needs
+/// several DMAs to use all sixteen.
+constexpr int64_t kMaxLoadPieces = 4;
+constexpr int64_t kMinLoadPieceBytes = 2048;
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_WINDOWINPUT_H
