@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
@@ -99,8 +100,188 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 };
 
+/// The zero fill `init` is, if it is one.
+bool isZeroFilled(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  FloatAttr f;
+  return fill && matchPattern(fill.getInputs()[0], m_Constant(&f)) &&
+         f.getValue().isZero();
+}
+
+/// A depthwise convolution with a constant filter, per block of up to 128
+/// channels, as a dense convolution whose filter [cb, KH, KW, cb] is zero
+/// off the diagonal (built here, at compile time): on the PE, a tap is one
+/// matmul with a diagonal stationary operand, all taps accumulated in PSUM,
+/// instead of an im2col batch matmul per channel. The PE does 128 times the
+/// useful multiplies, which its throughput affords; the filter grows by the
+/// block size in HBM. A padded input is padded per block, so that the
+/// kernel still sets the padding on chip. `x` is [N, C, H, W] (padded),
+/// `weights` the filter's C * KH * KW values; returns [N, C, OH, OW] or
+/// null when the working set is too large.
+Value depthwise(PatternRewriter &rewriter, Location loc, Value x,
+                ArrayRef<APFloat> weights, int64_t kh, int64_t kw,
+                ArrayRef<int64_t> ys, ArrayRef<int64_t> strides,
+                ArrayRef<int64_t> dilations) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  Type elt = xt.getElementType();
+  ArrayRef<int64_t> xs = xt.getShape();
+  int64_t c = xs[1];
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  int64_t block = std::min(c, kPartitions);
+  int64_t rows = (kh - 1) * dilations[0] + 1;
+  if (bytes * (kh * kw * block + 2 * rows * xs[3]) > kMinWorkingSetBytes)
+    return {};
+  MLIRContext *ctx = rewriter.getContext();
+  auto idx = [&](ArrayRef<int64_t> v) {
+    return getAsIndexOpFoldResult(ctx, v);
+  };
+  auto pad = x.getDefiningOp<tensor::PadOp>();
+  bool padPerBlock = pad && pad.getConstantPaddingValue() &&
+                     pad.getStaticLow()[1] == 0 && pad.getStaticHigh()[1] == 0;
+  Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
+  SmallVector<APFloat> filter;
+  for (int64_t c0 = 0; c0 < c; c0 += block) {
+    int64_t cb = std::min(block, c - c0);
+    // The block's input: the padded slice, or the pad of the source's.
+    auto slice = [&](Value v) -> Value {
+      if (cb == c)
+        return v;
+      SmallVector<int64_t> sizes(
+          cast<RankedTensorType>(v.getType()).getShape());
+      sizes[1] = cb;
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc, v, idx({0, c0, 0, 0}), idx(sizes), idx({1, 1, 1, 1}));
+    };
+    Value xb;
+    if (padPerBlock && cb != c) {
+      SmallVector<int64_t> padded(xs);
+      padded[1] = cb;
+      xb = tensor::PadOp::create(
+          rewriter, loc, RankedTensorType::get(padded, elt),
+          slice(pad.getSource()), pad.getMixedLowPad(), pad.getMixedHighPad(),
+          pad.getConstantPaddingValue());
+    } else {
+      xb = slice(x);
+    }
+    // w[c0 + i, kh, kw] on the diagonal of [cb, KH, KW, cb].
+    filter.assign(size_t(cb * kh * kw * cb),
+                  APFloat::getZero(cast<FloatType>(elt).getFloatSemantics()));
+    for (int64_t i = 0; i < cb; ++i)
+      for (int64_t t = 0; t < kh * kw; ++t)
+        filter[size_t((i * kh * kw + t) * cb + i)] =
+            weights[size_t((c0 + i) * kh * kw + t)];
+    Value wb = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(RankedTensorType::get({cb, kh, kw, cb}, elt),
+                               filter));
+    SmallVector<int64_t> yShape(ys);
+    yShape[1] = cb;
+    Value e = tensor::EmptyOp::create(rewriter, loc, yShape, elt);
+    Value z = linalg::FillOp::create(rewriter, loc, zero, e).getResult(0);
+    Value yb =
+        nki::conv::buildConvGeneric(rewriter, loc, xb, wb, z, strides[0],
+                                    strides[1], dilations[0], dilations[1]);
+    if (cb == c)
+      return yb;
+    y = tensor::InsertSliceOp::create(rewriter, loc, yb, y, idx({0, c0, 0, 0}),
+                                      idx(yShape), idx({1, 1, 1, 1}));
+  }
+  return y;
+}
+
+/// The checks both depthwise forms share: static float tensors of one
+/// type, a constant filter, a zero init.
+LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
+                             Value w, Value init, DenseElementsAttr &dense) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto wt = dyn_cast<RankedTensorType>(w.getType());
+  auto yt = dyn_cast<RankedTensorType>(init.getType());
+  if (!xt || !wt || !yt || !xt.hasStaticShape() || !yt.hasStaticShape() ||
+      op->getNumResults() != 1 || !matchPattern(w, m_Constant(&dense)) ||
+      !isZeroFilled(init))
+    return rewriter.notifyMatchFailure(
+        op, "needs static tensors, a constant filter and a zero init");
+  Type elt = xt.getElementType();
+  if (!isa<FloatType>(elt) || wt.getElementType() != elt ||
+      yt.getElementType() != elt || elt.getIntOrFloatBitWidth() > 32)
+    return rewriter.notifyMatchFailure(op, "needs one float type");
+  return success();
+}
+
+struct DepthwiseToImplicitGemm
+    : OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> {
+  DepthwiseToImplicitGemm(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::DepthwiseConv2DNchwChwOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], w = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    DenseElementsAttr dense;
+    if (failed(checkDepthwise(rewriter, op, x, w, init, dense)))
+      return failure();
+    ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    auto weights = llvm::to_vector(dense.getValues<APFloat>());
+    Value y = depthwise(rewriter, op.getLoc(), x, weights, ws[1], ws[2],
+                        cast<RankedTensorType>(init.getType()).getShape(),
+                        strides, dilations);
+    if (!y)
+      return rewriter.notifyMatchFailure(op, "working set too large");
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// A grouped convolution with one input and one output channel per group
+/// (how the ONNX importer writes a depthwise Conv): x [N, G, 1, H, W],
+/// w [G, 1, 1, KH, KW], y [N, G, 1, OH, OW] go to the depthwise form above.
+struct GroupedDepthwiseToImplicitGemm
+    : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
+  GroupedDepthwiseToImplicitGemm(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNgchwGfchwOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], w = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    DenseElementsAttr dense;
+    if (failed(checkDepthwise(rewriter, op, x, w, init, dense)))
+      return failure();
+    ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape(),
+                      ws = cast<RankedTensorType>(w.getType()).getShape(),
+                      ys = cast<RankedTensorType>(init.getType()).getShape();
+    if (xs[2] != 1 || ws[1] != 1 || ws[2] != 1)
+      return rewriter.notifyMatchFailure(op, "not one channel per group");
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
+    // The 4-D input: through the importer's expand_shape when there is one
+    // (so that a pad before it stays visible), else a collapse.
+    Value x4;
+    if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getReassociationIndices() == groups)
+      x4 = expand.getSrc();
+    else
+      x4 = tensor::CollapseShapeOp::create(rewriter, loc, x, groups);
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    auto weights = llvm::to_vector(dense.getValues<APFloat>());
+    Value y = depthwise(rewriter, loc, x4, weights, ws[3], ws[4],
+                        {ys[0], ys[1], ys[3], ys[4]}, strides, dilations);
+    if (!y)
+      return rewriter.notifyMatchFailure(op, "working set too large");
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
+                                                       groups);
+    return success();
+  }
+};
+
 } // namespace
 
 void nki::populateConvToImplicitGemmPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvToImplicitGemm>(patterns.getContext());
+  patterns.add<ConvToImplicitGemm, DepthwiseToImplicitGemm,
+               GroupedDepthwiseToImplicitGemm>(patterns.getContext());
 }

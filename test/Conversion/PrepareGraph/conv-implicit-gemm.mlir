@@ -100,3 +100,23 @@ func.func @maxpool(%x: tensor<1x3x9x9xf32>) -> tensor<1x3x4x4xf32> {
          ins(%x, %win : tensor<1x3x9x9xf32>, tensor<3x3xf32>) outs(%i : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// A depthwise convolution (one channel per group, as the ONNX importer
+// writes it) with a constant filter: a dense conv generic whose [C, KH, KW,
+// C] filter holds w[c] on the diagonal (w[c, 0, 0, kh, kw] = c + 1 here).
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[F:.*]] = arith.constant dense<{{\[\[\[}}[1.000000e+00, 0.000000e+00], [1.000000e+00, 0.000000e+00]], {{\[\[}}1.000000e+00, 0.000000e+00], [1.000000e+00, 0.000000e+00]]], {{\[\[\[}}0.000000e+00, 2.000000e+00], [0.000000e+00, 2.000000e+00]], {{\[\[}}0.000000e+00, 2.000000e+00], [0.000000e+00, 2.000000e+00]]]]> : tensor<2x2x2x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[F]] : tensor<1x2x5x5xf32>, tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 1, 4, 4]
+func.func @depthwise(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x1x4x4xf32> {
+  %w = arith.constant dense<[[[[[1.0, 1.0], [1.0, 1.0]]]], [[[[2.0, 2.0], [2.0, 2.0]]]]]> : tensor<2x1x1x2x2xf32>
+  %x5 = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 1, 5, 5] : tensor<1x2x5x5xf32> into tensor<1x2x1x5x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x1x4x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x1x4x4xf32>) -> tensor<1x2x1x4x4xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x5, %w : tensor<1x2x1x5x5xf32>, tensor<2x1x1x2x2xf32>) outs(%i : tensor<1x2x1x4x4xf32>) -> tensor<1x2x1x4x4xf32>
+  return %y : tensor<1x2x1x4x4xf32>
+}
