@@ -31,6 +31,7 @@
 #include "../Conv/ConvGeneric.h"
 #include "Access.h"
 #include "BodyLowering.h"
+#include "Epilogue.h"
 #include "Kernels.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
@@ -72,8 +73,7 @@ struct ConvKernel {
 
   Layout x, w, y;
   Type elt; // the output's element type
-  SmallVector<Access> epi;
-  SmallVector<bool> epiReadsProduct;
+  Epilogue epi;
   int64_t cBlocks = 0, fBlocks = 0, bandRows = 0, chunkRows = 0, chunkCols = 0;
   /// Few input channels: the kernel rows go on the partitions too
   /// (partition kh * C + c holds the input rows that tap row kh reads), so
@@ -142,21 +142,12 @@ LogicalResult ConvKernel::analyze() {
   if (2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     return op->emitOpError("convolution input rows do not fit in SBUF");
 
-  if (epilogue) {
-    for (OpOperand &operand : epilogue->getOpOperands()) {
-      FailureOr<Access> e = analyzeOperand(epilogue, operand);
-      if (failed(e))
-        return failure();
-      epiReadsProduct.push_back(operand.get() == op.getDpsInits()[0] &&
-                                operand.getOperandNumber() <
-                                    epilogue.getNumDpsInputs());
-      epi.push_back(*e);
-    }
-  }
+  if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
+    return failure();
   // A chunk of whole output rows is one free dim of every operand when the
   // rows are consecutive in memory; otherwise a chunk is part of one row.
   bool rowsMerge = y.strides[2] == g.ow;
-  for (const Access &e : epi)
+  for (const Access &e : epi.operands)
     if (e.buffer && e.strides[2] != g.ow * e.strides[3])
       rowsMerge = false;
   if (g.ow <= kBankColumns && rowsMerge) {
@@ -202,47 +193,22 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                         view2d(y.buffer, y.offset, y.strides, cols));
     return;
   }
-  Block &body = epilogue.getRegion().front();
-  for (auto [i, e] : llvm::enumerate(epi)) {
-    BlockArgument arg = body.getArgument(i);
-    if (epiReadsProduct[i]) {
-      TileValue p = product;
-      if (!elt.isF32() && p.tile == acc) {
-        // The product is rounded to the conv's type before the epilogue.
-        Value r = allocTile(b, loc, {fb, cols}, elt);
-        tile::CopyOp::create(b, loc, acc, r);
-        p = {TileValue::Full, 0.0, r, elt};
-      }
-      lowering.bind(arg, p);
-      continue;
-    }
-    if (!e.buffer) {
-      lowering.bind(arg, {TileValue::Scalar, e.scalar, {}, e.elementType});
-      continue;
-    }
-    if (arg.use_empty() || i == epi.size() - 1)
-      continue;
-    bool column = e.strides[2] == 0 && e.strides[3] == 0;
-    int64_t width = column ? 1 : cols;
-    Value t = allocTile(b, loc, {fb, width}, e.elementType);
-    tile::DmaOp::create(b, loc, view2d(e.buffer, e.offset, e.strides, width),
-                        t);
-    lowering.bind(arg, {column ? TileValue::Column : TileValue::Full, 0.0, t,
-                        e.elementType});
-  }
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  FailureOr<TileValue> r = lowering.lower(yield.getOperand(0));
-  if (failed(r)) {
+  FailureOr<Value> t = epi.compute(
+      b, loc, lowering, product, acc, elt, fb, cols,
+      [&](const Access &e) -> std::pair<Value, bool> {
+        bool column = e.strides[2] == 0 && e.strides[3] == 0;
+        int64_t width = column ? 1 : cols;
+        Value tile = allocTile(b, loc, {fb, width}, e.elementType);
+        tile::DmaOp::create(b, loc,
+                            view2d(e.buffer, e.offset, e.strides, width), tile);
+        return {tile, column};
+      });
+  if (failed(t)) {
     status = failure();
     return;
   }
-  const Access &out = epi.back();
-  Value t = lowering.materializeFull(*r, r->elementType);
-  if (t == acc) {
-    t = allocTile(b, loc, {fb, cols}, out.elementType);
-    tile::CopyOp::create(b, loc, acc, t);
-  }
-  tile::DmaOp::create(b, loc, t,
+  const Access &out = epi.operands.back();
+  tile::DmaOp::create(b, loc, *t,
                       view2d(out.buffer, out.offset, out.strides, cols));
 }
 

@@ -1,4 +1,5 @@
-//===- Matmul.cpp - Blocked matmuls on the PE ------------------------------===//
+//===- Matmul.cpp - Blocked matmuls on the PE
+//------------------------------===//
 //
 // Loop order, chosen so that the PE stays busy and DMA traffic stays low:
 //
@@ -16,6 +17,7 @@
 
 #include "Access.h"
 #include "BodyLowering.h"
+#include "Epilogue.h"
 #include "Kernels.h"
 #include "TileUtils.h"
 
@@ -33,8 +35,8 @@ constexpr int64_t kMaxPanelColumns = 2048;
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
                linalg::GenericOp epilogue, const TileOptions &options)
-      : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit),
-        epilogue(epilogue), options(options) {}
+      : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit), epilogue(epilogue),
+        options(options) {}
 
   OpBuilder &b;
   linalg::LinalgOp op;
@@ -46,8 +48,7 @@ struct MatmulKernel {
   int bDim = -1, mDim = 0, nDim = 0, kDim = 0;
   SmallVector<int64_t> extents;
   Access A, B, C;
-  SmallVector<Access> epi; // epilogue operands (inputs then output)
-  SmallVector<bool> epiReadsProduct; // per epilogue operand
+  Epilogue epi;
   LogicalResult status = success();
 
   int64_t P() const { return numPartitions(); }
@@ -107,18 +108,7 @@ LogicalResult MatmulKernel::analyze() {
   if (!epilogue)
     return success();
   // The epilogue walks C's iteration space: map its dims onto (b, m, n).
-  for (OpOperand &operand : epilogue->getOpOperands()) {
-    FailureOr<Access> e = analyzeOperand(epilogue, operand);
-    if (failed(e))
-      return failure();
-    // Every input that names the product reads the PSUM tile (an input may
-    // appear several times, e.g. x + x).
-    epiReadsProduct.push_back(operand.get() == op.getDpsInits()[0] &&
-                              operand.getOperandNumber() <
-                                  epilogue.getNumDpsInputs());
-    epi.push_back(*e);
-  }
-  return success();
+  return epi.analyze(epilogue, op.getDpsInits()[0]);
 }
 
 Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
@@ -143,8 +133,8 @@ Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
     Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, blockIvs),
                          {cw, rows}, {a.strides[colDim], a.strides[rowDim]});
     tile::DmaOp::create(b, loc, view, src);
-    Value t = allocTile(b, loc, {rows, cw}, b.getF32Type(),
-                        tile::MemorySpace::PSUM);
+    Value t =
+        allocTile(b, loc, {rows, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
     tile::TransposeOp::create(b, loc, src, t);
     tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
   }
@@ -162,15 +152,13 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
   if (!zeroInit) {
     // C += A x B: add the existing output.
     Value old = allocTile(b, loc, {mm, nw}, C.elementType);
-    tile::DmaOp::create(
-        b, loc,
-        hbmView(b, loc, C.buffer, C.offsetAt(b, loc, ivs), {mm, nw},
-                {C.strides[mDim], C.strides[nDim]}),
-        old);
-    FailureOr<TileValue> sum =
-        lowering.binary("add", product,
-                        {TileValue::Full, 0.0, old, C.elementType},
-                        C.elementType);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, C.buffer, C.offsetAt(b, loc, ivs),
+                                {mm, nw}, {C.strides[mDim], C.strides[nDim]}),
+                        old);
+    FailureOr<TileValue> sum = lowering.binary(
+        "add", product, {TileValue::Full, 0.0, old, C.elementType},
+        C.elementType);
     product = *sum;
   }
   if (!epilogue) {
@@ -186,7 +174,6 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
     return;
   }
   // Fused epilogue: C's dims are the epilogue's dims 0..rank-1 in order.
-  Block &body = epilogue.getRegion().front();
   unsigned rank = extents.size() - 1;
   SmallVector<Value> cIvs(rank);
   SmallVector<int64_t> cDims = {mDim, nDim};
@@ -196,49 +183,25 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
   for (unsigned r = 0; r < rank; ++r)
     cIvs[r] = ivs[cDims[r]];
   unsigned pDim = rank - 2, fDim = rank - 1;
-  for (auto [i, e] : llvm::enumerate(epi)) {
-    BlockArgument arg = body.getArgument(i);
-    if (epiReadsProduct[i]) {
-      TileValue p = product;
-      if (!C.elementType.isF32() && p.tile == acc) {
-        // The product is rounded to C's type before the epilogue reads it.
-        Value r = allocTile(b, loc, {mm, nw}, C.elementType);
-        tile::CopyOp::create(b, loc, acc, r);
-        p = {TileValue::Full, 0.0, r, C.elementType};
-      }
-      lowering.bind(arg, p);
-      continue;
-    }
-    if (!e.buffer) {
-      lowering.bind(arg, {TileValue::Scalar, e.scalar, {}, e.elementType});
-      continue;
-    }
-    if (arg.use_empty() || i == epi.size() - 1)
-      continue;
-    bool column = e.strides[fDim] == 0;
-    int64_t w = column ? 1 : nw;
-    Value t = allocTile(b, loc, {mm, w}, e.elementType);
-    tile::DmaOp::create(b, loc,
-                        hbmView(b, loc, e.buffer, e.offsetAt(b, loc, cIvs),
-                                {mm, w},
-                                {e.strides[pDim], column ? 1 : e.strides[fDim]}),
-                        t);
-    lowering.bind(arg, {column ? TileValue::Column : TileValue::Full, 0.0, t,
-                        e.elementType});
-  }
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  FailureOr<TileValue> r = lowering.lower(yield.getOperand(0));
-  if (failed(r)) {
+  FailureOr<Value> tile = epi.compute(
+      b, loc, lowering, product, acc, C.elementType, mm, nw,
+      [&](const Access &e) -> std::pair<Value, bool> {
+        bool column = e.strides[fDim] == 0;
+        int64_t w = column ? 1 : nw;
+        Value t = allocTile(b, loc, {mm, w}, e.elementType);
+        tile::DmaOp::create(
+            b, loc,
+            hbmView(b, loc, e.buffer, e.offsetAt(b, loc, cIvs), {mm, w},
+                    {e.strides[pDim], column ? 1 : e.strides[fDim]}),
+            t);
+        return {t, column};
+      });
+  if (failed(tile)) {
     status = failure();
     return;
   }
-  const Access &out = epi.back();
-  Value tile = lowering.materializeFull(*r, r->elementType);
-  if (tile == acc) {
-    tile = allocTile(b, loc, {mm, nw}, out.elementType);
-    tile::CopyOp::create(b, loc, acc, tile);
-  }
-  tile::DmaOp::create(b, loc, tile,
+  const Access &out = epi.operands.back();
+  tile::DmaOp::create(b, loc, *tile,
                       hbmView(b, loc, out.buffer, out.offsetAt(b, loc, cIvs),
                               {mm, nw},
                               {out.strides[pDim], out.strides[fDim]}));
@@ -260,13 +223,13 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
     banks.push_back({n0, std::min(kBankColumns, np - n0)});
   SmallVector<Value> accs;
   for (auto [n0, nw] : banks)
-    accs.push_back(allocTile(b, loc, {mm, nw}, b.getF32Type(),
-                             tile::MemorySpace::PSUM));
+    accs.push_back(
+        allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
   for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
     int64_t kk = std::min<int64_t>(P(), K - int64_t(kb) * P());
     for (auto [bank, acc] : llvm::zip_equal(banks, accs)) {
-      Value moving = tileSlice(b, loc, bTiles[kb], 0, kk, bank.first,
-                               bank.second);
+      Value moving =
+          tileSlice(b, loc, bTiles[kb], 0, kk, bank.first, bank.second);
       tile::MatmulOp::create(b, loc, aTile, moving, acc,
                              kb ? b.getUnitAttr() : UnitAttr());
     }
@@ -281,8 +244,8 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
   SmallVector<Value> bTiles;
   for (int64_t k0 = 0; k0 < K; k0 += P()) {
     int64_t kk = std::min(P(), K - k0);
-    SmallVector<Value> ivs = ivsFor(batch, Value(), nOff,
-                                    indexConst(b, loc, k0));
+    SmallVector<Value> ivs =
+        ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
     bTiles.push_back(loadOperand(b, B, ivs, kDim, kk, nDim, np));
   }
   tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {

@@ -425,6 +425,23 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         erase(epilogue);
       return success();
     }
+    // A tiled convolution or pooling goes, with the ops its kernel
+    // absorbed: the fill of its output, the padding's fill and copy (and
+    // the padded buffer once nothing uses it), its epilogue.
+    auto eraseWindowed = [&](Operation *windowed, bool padded,
+                             ArrayRef<Operation *> padOps, Operation *fill,
+                             Operation *epilogue) {
+      Operation *padAlloc = windowed->getOperand(0).getDefiningOp();
+      erase(windowed);
+      for (Operation *o : padOps)
+        erase(o);
+      if (padded && padAlloc->use_empty())
+        erase(padAlloc);
+      if (fill)
+        erase(fill);
+      if (epilogue)
+        erase(epilogue);
+    };
     if (std::optional<bool> isMax = isPooling(op)) {
       SmallVector<Operation *> padOps;
       std::optional<ConvPadding> pad =
@@ -434,14 +451,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (failed(tilePool(rewriter, linalgOp, *isMax, pad ? &*pad : nullptr,
                           bool(fill), options)))
         return failure();
-      Operation *padAlloc = linalgOp.getDpsInputs()[0].getDefiningOp();
-      erase(op);
-      for (Operation *o : padOps)
-        erase(o);
-      if (pad && padAlloc->use_empty())
-        erase(padAlloc);
-      if (fill)
-        erase(fill);
+      eraseWindowed(op, pad.has_value(), padOps, fill, {});
       return success();
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -458,16 +468,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
                           bool(fill), epilogue, options)))
         return failure();
-      Operation *padAlloc = generic.getDpsInputs()[0].getDefiningOp();
-      erase(op);
-      for (Operation *o : padOps)
-        erase(o);
-      if (pad && padAlloc->use_empty())
-        erase(padAlloc);
-      if (fill)
-        erase(fill);
-      if (epilogue)
-        erase(epilogue);
+      eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
       return success();
     }
     if (!generic) {
