@@ -13,9 +13,9 @@
 #include "nki/Simulator/TensorFile.h"
 
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -321,6 +321,7 @@ int main(int argc, char **argv) {
   opts.checkRaces = o.races;
   opts.checkUninitialized = o.uninit;
   opts.collectTrace = !o.traceFile.empty();
+  opts.collectProfile = o.report != Options::Report::None;
   opts.progressIntervalSeconds = 2.0;
   opts.progress = [](const sim::SimProgress &p) {
     if (p.hostSeconds < 2.0 || p.instructionsDone == p.instructionsTotal)

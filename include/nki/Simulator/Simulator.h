@@ -47,8 +47,10 @@ struct SimOptions {
   bool checkUninitialized = true;
   /// Record one trace event per instruction (SimResult::trace).
   bool collectTrace = false;
-  /// Build the per-source-op profile (SimReport::ops, Profile.h).
-  bool collectProfile = true;
+  /// Build the per-source-op profile (SimReport::ops, Profile.h): one
+  /// record per instruction and a sort at the end, so only when a report
+  /// is wanted.
+  bool collectProfile = false;
   /// Called about every `progressIntervalSeconds` of host time.
   std::function<void(const SimProgress &)> progress;
   double progressIntervalSeconds = 1.0;

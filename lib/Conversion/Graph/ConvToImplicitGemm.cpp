@@ -115,22 +115,22 @@ bool isZeroFilled(Value init) {
 /// instead of an im2col batch matmul per channel. The PE does 128 times the
 /// useful multiplies, which its throughput affords; the filter grows by the
 /// block size in HBM. A padded input is padded per block, so that the
-/// kernel still sets the padding on chip. `x` is [N, C, H, W] (padded),
-/// `weights` the filter's C * KH * KW values; returns [N, C, OH, OW] or
-/// null when the working set is too large.
-Value depthwise(PatternRewriter &rewriter, Location loc, Value x,
-                ArrayRef<APFloat> weights, int64_t kh, int64_t kw,
-                ArrayRef<int64_t> ys, ArrayRef<int64_t> strides,
-                ArrayRef<int64_t> dilations) {
+/// kernel still sets the padding on chip. `x` is [N, C, H, W] (padded);
+/// returns [N, C, OH, OW].
+template <typename ConvOp>
+Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
+                DenseElementsAttr dense, int64_t kh, int64_t kw,
+                ArrayRef<int64_t> ys) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dilations(
+      op.getDilations().template getValues<int64_t>());
+  auto weights = llvm::to_vector(dense.getValues<APFloat>());
   auto xt = cast<RankedTensorType>(x.getType());
   Type elt = xt.getElementType();
   ArrayRef<int64_t> xs = xt.getShape();
   int64_t c = xs[1];
-  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
   int64_t block = std::min(c, kPartitions);
-  int64_t rows = (kh - 1) * dilations[0] + 1;
-  if (bytes * (kh * kw * block + 2 * rows * xs[3]) > kMinWorkingSetBytes)
-    return {};
   MLIRContext *ctx = rewriter.getContext();
   auto idx = [&](ArrayRef<int64_t> v) {
     return getAsIndexOpFoldResult(ctx, v);
@@ -192,9 +192,12 @@ Value depthwise(PatternRewriter &rewriter, Location loc, Value x,
 }
 
 /// The checks both depthwise forms share: static float tensors of one
-/// type, a constant filter, a zero init.
+/// type, a constant filter, a zero init, and the kernel's working set (a
+/// block's diagonal filter and two one-row bands of `width`) within the
+/// limit.
 LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
-                             Value w, Value init, DenseElementsAttr &dense) {
+                             Value w, Value init, int64_t khDim, int64_t width,
+                             int64_t dilation, DenseElementsAttr &dense) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   auto wt = dyn_cast<RankedTensorType>(w.getType());
   auto yt = dyn_cast<RankedTensorType>(init.getType());
@@ -207,6 +210,13 @@ LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
   if (!isa<FloatType>(elt) || wt.getElementType() != elt ||
       yt.getElementType() != elt || elt.getIntOrFloatBitWidth() > 32)
     return rewriter.notifyMatchFailure(op, "needs one float type");
+  ArrayRef<int64_t> ws = wt.getShape();
+  int64_t kh = ws[khDim], kw = ws[khDim + 1];
+  int64_t block = std::min(xt.getShape()[1], kPartitions);
+  int64_t rows = (kh - 1) * dilation + 1;
+  if (elt.getIntOrFloatBitWidth() / 8 * (kh * kw * block + 2 * rows * width) >
+      kMinWorkingSetBytes)
+    return rewriter.notifyMatchFailure(op, "working set too large");
   return success();
 }
 
@@ -220,18 +230,15 @@ struct DepthwiseToImplicitGemm
     Value x = op.getInputs()[0], w = op.getInputs()[1];
     Value init = op.getOutputs()[0];
     DenseElementsAttr dense;
-    if (failed(checkDepthwise(rewriter, op, x, w, init, dense)))
+    if (failed(checkDepthwise(rewriter, op, x, w, init, /*khDim=*/1,
+                              cast<ShapedType>(x.getType()).getShape()[3],
+                              *op.getDilations().getValues<int64_t>().begin(),
+                              dense)))
       return failure();
     ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
-    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-    auto weights = llvm::to_vector(dense.getValues<APFloat>());
-    Value y = depthwise(rewriter, op.getLoc(), x, weights, ws[1], ws[2],
-                        cast<RankedTensorType>(init.getType()).getShape(),
-                        strides, dilations);
-    if (!y)
-      return rewriter.notifyMatchFailure(op, "working set too large");
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(
+        op, depthwise(rewriter, op, x, dense, ws[1], ws[2],
+                      cast<RankedTensorType>(init.getType()).getShape()));
     return success();
   }
 };
@@ -248,15 +255,17 @@ struct GroupedDepthwiseToImplicitGemm
                                 PatternRewriter &rewriter) const override {
     Value x = op.getInputs()[0], w = op.getInputs()[1];
     Value init = op.getOutputs()[0];
-    DenseElementsAttr dense;
-    if (failed(checkDepthwise(rewriter, op, x, w, init, dense)))
-      return failure();
-    ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape(),
-                      ws = cast<RankedTensorType>(w.getType()).getShape(),
-                      ys = cast<RankedTensorType>(init.getType()).getShape();
-    if (xs[2] != 1 || ws[1] != 1 || ws[2] != 1)
+    auto xt = cast<ShapedType>(x.getType()), wt = cast<ShapedType>(w.getType());
+    if (!xt.hasRank() || !wt.hasRank() || xt.getDimSize(2) != 1 ||
+        wt.getDimSize(1) != 1 || wt.getDimSize(2) != 1)
       return rewriter.notifyMatchFailure(op, "not one channel per group");
-    Location loc = op.getLoc();
+    DenseElementsAttr dense;
+    if (failed(checkDepthwise(
+            rewriter, op, x, w, init, /*khDim=*/3, xt.getDimSize(4),
+            *op.getDilations().getValues<int64_t>().begin(), dense)))
+      return failure();
+    ArrayRef<int64_t> ws = wt.getShape(),
+                      ys = cast<RankedTensorType>(init.getType()).getShape();
     SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
     // The 4-D input: through the importer's expand_shape when there is one
     // (so that a pad before it stays visible), else a collapse.
@@ -265,14 +274,9 @@ struct GroupedDepthwiseToImplicitGemm
         expand && expand.getReassociationIndices() == groups)
       x4 = expand.getSrc();
     else
-      x4 = tensor::CollapseShapeOp::create(rewriter, loc, x, groups);
-    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
-    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-    auto weights = llvm::to_vector(dense.getValues<APFloat>());
-    Value y = depthwise(rewriter, loc, x4, weights, ws[3], ws[4],
-                        {ys[0], ys[1], ys[3], ys[4]}, strides, dilations);
-    if (!y)
-      return rewriter.notifyMatchFailure(op, "working set too large");
+      x4 = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), x, groups);
+    Value y = depthwise(rewriter, op, x4, dense, ws[3], ws[4],
+                        {ys[0], ys[1], ys[3], ys[4]});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
                                                        groups);
     return success();

@@ -59,3 +59,34 @@ func.func @empty_contraction(%a: memref<4x0xf32>, %b: memref<0x8xf32>, %c: memre
   linalg.matmul ins(%a, %b : memref<4x0xf32>, memref<0x8xf32>) outs(%c : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// An implicit-GEMM convolution (Conv/ConvGeneric.h) whose three input rows
+// of 60000 columns, twice over, do not fit half of SBUF.
+#cx = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>
+#cw = affine_map<(n, f, oh, ow, c, kh, kw) -> (c, kh, kw, f)>
+#cy = affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>
+func.func @conv_rows_too_wide(%x: memref<1x1x3x60000xf32>, %w: memref<1x3x3x1xf32>, %y: memref<1x1x1x59998xf32>) {
+  // expected-error @+1 {{convolution input rows do not fit in SBUF}}
+  linalg.generic {indexing_maps = [#cx, #cw, #cy], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : memref<1x1x3x60000xf32>, memref<1x3x3x1xf32>) outs(%y : memref<1x1x1x59998xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A pooling whose three input rows and their window maxima, twice over, do
+// not fit half of SBUF.
+func.func @pool_rows_too_wide(%x: memref<1x1x3x30000xf32>, %y: memref<1x1x1x29998xf32>) {
+  %win = memref.alloc() : memref<3x3xf32>
+  // expected-error @+1 {{pooling input rows do not fit in SBUF}}
+  linalg.pooling_nchw_max {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+      ins(%x, %win : memref<1x1x3x30000xf32>, memref<3x3xf32>) outs(%y : memref<1x1x1x29998xf32>)
+  return
+}
