@@ -72,6 +72,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     NKITileOptions tile;
     tile.freeChunk = options.freeChunk;
     tile.target = options.target;
+    tile.sbufResident = options.sbufResident;
     pm.addNestedPass<func::FuncOp>(createNKITile(tile));
     return;
   }

@@ -1,4 +1,5 @@
-//===- nki-compile.cpp - The compiler driver -------------------------------===//
+//===- nki-compile.cpp - The compiler driver
+//-------------------------------===//
 //
 //   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
@@ -56,6 +57,11 @@ static cl::opt<std::string>
              cl::desc("none | matmul (round matmul inputs to bf16)"),
              cl::init("none"));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function name"));
+static cl::opt<bool> sbufResident(
+    "sbuf-resident",
+    cl::desc("Keep tensors that convolutions and poolings exchange in SBUF "
+             "when they fit (default true)"),
+    cl::init(true));
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("MODEL.onnx: static shape of a graph input, "
@@ -188,6 +194,7 @@ int main(int argc, char **argv) {
   options.target = target;
   options.entry = entry;
   options.autoCast = autoCast;
+  options.sbufResident = sbufResident;
   options.compileTo = *phase;
 
   // One pass manager per phase, so --report can time each of them.
@@ -212,8 +219,7 @@ int main(int argc, char **argv) {
       return 1;
     rep.phaseSeconds.push_back(
         {nki::compilePhaseName(p).str(),
-         std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
              .count()});
     if (p == nki::CompilePhase::Planned)
       recordMemoryPeaks(*module, rep);
@@ -221,7 +227,8 @@ int main(int argc, char **argv) {
       break;
   }
 
-  std::string outName = outputFilename.empty() ? "-" : outputFilename.getValue();
+  std::string outName =
+      outputFilename.empty() ? "-" : outputFilename.getValue();
   auto output = openOutputFile(outName, &error);
   if (!output) {
     llvm::errs() << "nki-compile: " << error << "\n";
@@ -244,9 +251,9 @@ int main(int argc, char **argv) {
       return 1;
     output->os() << *bytes;
     rep.phaseSeconds.push_back(
-        {"binary", std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count()});
+        {"binary",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+             .count()});
   }
   output->keep();
   if (report)

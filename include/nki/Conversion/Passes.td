@@ -136,6 +136,11 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
       PSUM in steps of 128, the stationary operand reused across N blocks;
       A is transposed on the PE; a zero `linalg.fill` of the output becomes
       the start flag, an elementwise consumer becomes the PSUM epilogue.
+    - 2-D convolutions (implicit GEMM) and poolings: channels on the
+      partitions, input rows in SBUF bands. An NCHW tensor that only such
+      kernels (and convolution epilogues) write and read stays in SBUF
+      between them when the whole-program residency plan finds room
+      (`sbuf-resident`); its HBM buffer goes away.
 
     Before:
     ```mlir
@@ -158,6 +163,9 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
            "Elements per partition of an elementwise tile">,
     Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
            "trn1 | trn2: the SBUF size tiles are budgeted against">,
+    Option<"sbufResident", "sbuf-resident", "bool", /*default=*/"true",
+           "Keep NCHW tensors that convolutions and poolings exchange in "
+           "SBUF when they fit (docs/memory-planning.md)">,
   ];
   let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

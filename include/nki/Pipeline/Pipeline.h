@@ -39,6 +39,8 @@ struct CompileOptions {
   std::string autoCast = "none";
   CompilePhase compileTo = CompilePhase::Binary;
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
+  /// Tensors convolutions and poolings exchange stay in SBUF when they fit.
+  bool sbufResident = true;
 };
 
 /// Adds the passes that take a module of tensor functions to `phase`

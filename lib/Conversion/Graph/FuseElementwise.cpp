@@ -142,6 +142,13 @@ struct NKIFuseElementwisePass
   collapseLeadingDims(linalg::LinalgOp op) {
     if (!isa<linalg::GenericOp>(op) || isContraction(op))
       return {};
+    // A convolution's consumer keeps the convolution's [N, F, OH, OW]
+    // space: it is the kernel's epilogue (computed on its PSUM tiles).
+    if (llvm::any_of(op.getDpsInputs(), [](Value in) {
+          auto conv = in.getDefiningOp<linalg::GenericOp>();
+          return conv && nki::conv::matchConvGeneric(conv);
+        }))
+      return {};
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     ReassociationIndices leading;
     for (int64_t d = 0; d + 1 < int64_t(iterators.size()) &&

@@ -16,6 +16,15 @@
 // and the matmul or convolution kernels would not see the zero fill they
 // turn into their start flag.
 //
+// A tensor.empty shared as the init of several linalg ops (CSE merges
+// every empty of one shape) is cloned per extra init use too: one-shot
+// bufferization would give all of them one buffer, each op writing over the
+// previous one's result once it is dead, which ties unrelated tensors
+// together (a convolution's epilogue writing the buffer its input was
+// padded from, so the input cannot be read in place, and a tensor that
+// could stay in SBUF sharing a buffer with one that cannot). HBM does not
+// reuse buffers in any case (docs/memory-planning.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "nki/Conversion/Passes.h"
@@ -112,6 +121,34 @@ struct NKIUnsharePartialTensorsPass
         IRMapping map;
         map.map(empty.getResult(), e->getResult(0));
         use->set(b.clone(*fill, map)->getResult(0));
+      }
+    }
+
+    SmallVector<tensor::EmptyOp> empties;
+    getOperation()->walk([&](tensor::EmptyOp op) { empties.push_back(op); });
+    for (tensor::EmptyOp empty : empties) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : empty.getResult().getUses())
+        if (auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+            user && user.isDpsInit(&use) &&
+            user->getBlock() == empty->getBlock())
+          uses.push_back(&use);
+      if (uses.empty())
+        continue;
+      // Every init use but the first (or all, when the empty has other
+      // uses too) gets its own empty right before its op.
+      bool keep = uses.size() ==
+                  size_t(std::distance(empty->use_begin(), empty->use_end()));
+      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+        return a->getOwner()->isBeforeInBlock(b->getOwner());
+      });
+      for (OpOperand *use : uses) {
+        if (keep) {
+          keep = false;
+          continue;
+        }
+        OpBuilder b(use->getOwner());
+        use->set(b.clone(*empty)->getResult(0));
       }
     }
   }

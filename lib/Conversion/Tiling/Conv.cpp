@@ -33,6 +33,7 @@
 #include "BodyLowering.h"
 #include "Epilogue.h"
 #include "Kernels.h"
+#include "Residents.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
 
@@ -118,7 +119,7 @@ LogicalResult ConvKernel::analyze() {
   x = *lx;
   w = *lw;
   y = *ly;
-  if (failed(input.init(op, x.buffer, pad, g.w)))
+  if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
   elt = cast<MemRefType>(y.buffer.getType()).getElementType();
   // The filter rows and the input rows must be contiguous.
@@ -133,13 +134,16 @@ LogicalResult ConvKernel::analyze() {
   // Two bands in flight beside the filter, with half of SBUF left for the
   // evacuated chunks and the epilogue's operands.
   int64_t budget = options.sbufBytesPerPartition / 2 - filterBytes;
-  foldRows = cBlocks == 1 && g.kh > 1 && g.c <= kMaxFoldedChannels &&
-             g.c * g.kh <= P();
+  // A resident input is read in place: one band of every row, no folding
+  // (which would copy rows onto more partitions).
+  foldRows = !input.resident && cBlocks == 1 && g.kh > 1 &&
+             g.c <= kMaxFoldedChannels && g.c * g.kh <= P();
   bandRows = g.oh;
-  while (bandRows > 1 &&
+  while (!input.resident && bandRows > 1 &&
          2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     bandRows = (bandRows + 1) / 2;
-  if (2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
+  if (!input.resident &&
+      2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     return op->emitOpError("convolution input rows do not fit in SBUF");
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
@@ -174,29 +178,68 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     int64_t free = width == 1 ? 1 : strides[3];
     return hbm(b, v, ivs, {fb, width}, {strides[1], free});
   };
+  // A resident operand's chunk: [fb, rc, wc] of its SBUF tile.
+  auto resident = [&](Value buffer) -> Value {
+    std::optional<ResidentRef> r =
+        options.residents ? options.residents->lookup(buffer) : std::nullopt;
+    if (!r)
+      return {};
+    return options.residents->view(b, loc, *r, n, f0, fb, oh, rc, 1, ow0, wc,
+                                   1);
+  };
+  Value outBuffer = epilogue ? epi.operands.back().buffer : y.buffer;
+  Value outView = resident(outBuffer);
+  // Writes the chunk's value `t` (a full SBUF or PSUM tile) out: into the
+  // resident tensor (a fresh tile of its type is replaced by the view, so
+  // the last instruction writes there), else by DMA.
+  auto store = [&](Value t) {
+    if (!outView) {
+      Layout l = y;
+      if (epilogue) {
+        const Access &o = epi.operands.back();
+        l = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
+      }
+      tile::DmaOp::create(b, loc, t,
+                          view2d(l.buffer, l.offset, l.strides, cols));
+      return;
+    }
+    auto alloc = t.getDefiningOp<tile::AllocOp>();
+    if (alloc && t != acc &&
+        cast<MemRefType>(t.getType()).getElementType() ==
+            cast<MemRefType>(outView.getType()).getElementType()) {
+      t.replaceAllUsesWith(outView);
+      alloc->erase();
+      return;
+    }
+    tile::CopyOp::create(b, loc, t, outView);
+  };
   BodyLowering lowering(b, loc, fb, cols);
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
   if (!zeroInit) {
-    Value old = allocTile(b, loc, {fb, cols}, elt);
-    tile::DmaOp::create(b, loc, view2d(y.buffer, y.offset, y.strides, cols),
-                        old);
+    Value old = resident(y.buffer);
+    if (!old) {
+      old = allocTile(b, loc, {fb, cols}, elt);
+      tile::DmaOp::create(b, loc, view2d(y.buffer, y.offset, y.strides, cols),
+                          old);
+    }
     product =
         *lowering.binary("add", product, {TileValue::Full, 0.0, old, elt}, elt);
   }
   if (!epilogue) {
     Value out = lowering.materializeFull(product, elt);
-    if (out == acc) {
+    if (out == acc && !outView) {
       out = allocTile(b, loc, {fb, cols}, elt);
       tile::CopyOp::create(b, loc, acc, out);
     }
-    tile::DmaOp::create(b, loc, out,
-                        view2d(y.buffer, y.offset, y.strides, cols));
+    store(out);
     return;
   }
   FailureOr<Value> t = epi.compute(
       b, loc, lowering, product, acc, elt, fb, cols,
       [&](const Access &e) -> std::pair<Value, bool> {
         bool column = e.strides[2] == 0 && e.strides[3] == 0;
+        if (Value v = column ? Value() : resident(e.buffer))
+          return {v, false};
         int64_t width = column ? 1 : cols;
         Value tile = allocTile(b, loc, {fb, width}, e.elementType);
         tile::DmaOp::create(b, loc,
@@ -207,9 +250,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     status = failure();
     return;
   }
-  const Access &out = epi.operands.back();
-  tile::DmaOp::create(b, loc, *t,
-                      view2d(out.buffer, out.offset, out.strides, cols));
+  store(*t);
 }
 
 void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
@@ -228,12 +269,9 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                      /*fillBorder=*/false);
     inputs.push_back(t);
   }
-  for (int64_t cb = 0; cb < cBlocks && !foldRows; ++cb) {
-    int64_t cs = cbAt(cb);
-    Value t = allocTile(b, loc, {cs, inRows(rows), g.w}, g.inputType);
-    input.loadBand(b, loc, n, cb * P(), cs, oh0 * g.strideH, inRows(rows), t);
-    inputs.push_back(t);
-  }
+  for (int64_t cb = 0; cb < cBlocks && !foldRows; ++cb)
+    inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
+                                inRows(rows), g.inputType));
   // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band.
   struct Chunk {
     int64_t r0, rc, q0, wc;

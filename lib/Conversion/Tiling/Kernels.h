@@ -17,9 +17,14 @@ struct ConvGeneric;
 
 namespace nki::tiling {
 
+class Residents;
+
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
   int64_t sbufBytesPerPartition = 0; // capacity the kernels budget against
+  /// Tensors kept in SBUF (Residents.h); convolutions and poolings read and
+  /// write them there.
+  const Residents *residents = nullptr;
 };
 
 /// Elementwise generics and reductions over trailing dims.

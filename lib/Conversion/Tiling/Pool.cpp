@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "Residents.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
 
@@ -54,7 +55,7 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
   Value x = op.getDpsInputs()[0];
   Type elt = cast<MemRefType>(x.getType()).getElementType();
   WindowInput input;
-  if (failed(input.init(op, x, pad, g.w)))
+  if (failed(input.init(op, x, pad, g.w, options.residents)))
     return failure();
   FailureOr<HbmLayout> y = hbmLayoutOf(op, op.getDpsInits()[0]);
   if (failed(y))
@@ -70,12 +71,17 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
   auto bandBytes = [&](int64_t rows) {
     return bytes * (inRows(rows) * (g.w + g.ow) + rows * g.ow);
   };
+  // Only the row and output tiles of a resident input's band are new.
   int64_t bandRows = g.oh;
-  while (bandRows > 1 &&
+  while (!input.resident && bandRows > 1 &&
          2 * bandBytes(bandRows) > options.sbufBytesPerPartition / 2)
     bandRows = (bandRows + 1) / 2;
-  if (2 * bandBytes(bandRows) > options.sbufBytesPerPartition / 2)
+  if (!input.resident &&
+      2 * bandBytes(bandRows) > options.sbufBytesPerPartition / 2)
     return op->emitOpError("pooling input rows do not fit in SBUF");
+  std::optional<ResidentRef> out =
+      options.residents ? options.residents->lookup(op.getDpsInits()[0])
+                        : std::nullopt;
 
   // Combines `windows` (views of one shape) into `dst`, a view of a tile.
   auto reduce = [&](ArrayRef<Value> windows, Value dst) {
@@ -92,21 +98,32 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
       int64_t cs = std::min(P, g.c - c0);
       for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows) {
         int64_t rb = std::min(bandRows, g.oh - oh0), ir = inRows(rb);
-        Value in = allocTile(b, loc, {cs, ir, g.w}, elt);
-        input.loadBand(b, loc, n, c0, cs, oh0 * g.sh, ir, in);
+        Value in = input.band(b, loc, n, c0, cs, oh0 * g.sh, ir, elt);
         Value rows = allocTile(b, loc, {cs, ir, g.ow}, elt);
         SmallVector<Value> cols;
         for (int64_t k = 0; k < g.kw; ++k)
           cols.push_back(
               windowOf(b, loc, in, cs, 0, ir, 1, k * g.dw, g.ow, g.sw));
         reduce(cols, rows);
-        Value out = allocTile(b, loc, {cs, rb, g.ow}, elt);
+        // A resident output is written in place (combined with its old
+        // value when the init takes part).
+        Value view = out ? options.residents->view(b, loc, *out, n, c0, cs, oh0,
+                                                   rb, 1, 0, g.ow, 1)
+                         : Value();
+        Value result = view && identityInit
+                           ? view
+                           : allocTile(b, loc, {cs, rb, g.ow}, elt);
         SmallVector<Value> rowWindows;
         for (int64_t k = 0; k < g.kh; ++k)
           rowWindows.push_back(
               windowOf(b, loc, rows, cs, k * g.dh, rb, g.sh, 0, g.ow, 1));
-        reduce(rowWindows, out);
-        Value view =
+        reduce(rowWindows, result);
+        if (view) {
+          if (!identityInit)
+            tile::TensorTensorOp::create(b, loc, combine, result, view, view);
+          continue;
+        }
+        Value dst =
             hbmView(b, loc, y->buffer,
                     indexConst(b, loc,
                                y->offset + n * y->strides[0] +
@@ -115,10 +132,10 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
         if (!identityInit) {
           // The init takes part: combine the old output in.
           Value old = allocTile(b, loc, {cs, rb, g.ow}, elt);
-          tile::DmaOp::create(b, loc, view, old);
-          tile::TensorTensorOp::create(b, loc, combine, out, old, out);
+          tile::DmaOp::create(b, loc, dst, old);
+          tile::TensorTensorOp::create(b, loc, combine, result, old, result);
         }
-        tile::DmaOp::create(b, loc, out, view);
+        tile::DmaOp::create(b, loc, result, dst);
       }
     }
   return success();

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "Match.h"
+#include "Residents.h"
 
 #include "../Conv/ConvGeneric.h"
 
@@ -33,197 +35,6 @@ namespace nki {
 using namespace mlir;
 
 using namespace nki::tiling;
-
-/// Ops that only name or shape HBM buffers; they stay as they are.
-static bool isBufferBookkeeping(Operation *op) {
-  return isa<memref::AllocOp, memref::SubViewOp, memref::CollapseShapeOp,
-             memref::ExpandShapeOp, memref::ReinterpretCastOp, memref::CastOp,
-             memref::DeallocOp, memref::GetGlobalOp, arith::ConstantOp,
-             func::ReturnOp>(op);
-}
-
-/// The ops that use `buffer` or a view of it.
-static DenseSet<Operation *> usersThroughViews(Value buffer) {
-  DenseSet<Operation *> users;
-  SmallVector<Value> work = {buffer};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      users.insert(user);
-      if (isa<ViewLikeOpInterface>(user))
-        llvm::append_range(work, user->getResults());
-    }
-  }
-  return users;
-}
-
-/// The fill of `buffer` with `value` before `op` with no other use of
-/// `buffer` in between (ops that do not touch it may come between).
-static linalg::FillOp findFill(Value buffer, Operation *op, double value) {
-  DenseSet<Operation *> users = usersThroughViews(buffer);
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isBufferBookkeeping(prev) || !users.contains(prev))
-      continue;
-    auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill || fill.getDpsInits()[0] != buffer)
-      return {};
-    auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-    if (!cst)
-      return {};
-    auto f = dyn_cast<FloatAttr>(cst.getValue());
-    return f && f.getValueAsDouble() == value ? fill : linalg::FillOp();
-  }
-  return {};
-}
-
-static linalg::FillOp findZeroFill(Value buffer, Operation *op) {
-  return findFill(buffer, op, 0.0);
-}
-
-/// A 2-D NCHW max or sum pooling (kept whole by nki-prepare-graph) and
-/// whether it is a max.
-static std::optional<bool> isPooling(Operation *op) {
-  if (isa<linalg::PoolingNchwMaxOp>(op))
-    return true;
-  if (isa<linalg::PoolingNchwSumOp>(op))
-    return false;
-  return std::nullopt;
-}
-
-/// The identity of a pooling's combiner.
-static double poolIdentity(bool isMax) {
-  return isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-}
-
-/// An elementwise generic that consumes the matmul's product, right after
-/// it, where the product buffer is a scratch allocation used by nothing
-/// else.
-static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul,
-                                      linalg::FillOp fill) {
-  Value product = matmul.getDpsInits()[0];
-  // The product's buffer, or a reshape view of it (a result of another
-  // shape that freshResults gave the allocation).
-  Operation *view = product.getDefiningOp();
-  if (!isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(view))
-    view = nullptr;
-  Value root = view ? view->getOperand(0) : product;
-  if (!root.getDefiningOp<memref::AllocOp>())
-    return {};
-  Operation *next = matmul->getNextNode();
-  while (next && isBufferBookkeeping(next) && !isa<func::ReturnOp>(next))
-    next = next->getNextNode();
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
-  // The epilogue may write the product's own buffer (bufferization does that
-  // when it reuses the allocation): it reads each element before writing it.
-  if (!generic || generic.getNumDpsInits() != 1 ||
-      generic.getNumReductionLoops() != 0)
-    return {};
-  auto productType = cast<MemRefType>(product.getType());
-  if (generic.getNumLoops() != unsigned(productType.getRank()) ||
-      productType.getRank() < 2)
-    return {};
-  bool usesProduct = false;
-  for (OpOperand *in : generic.getDpsInputOperands()) {
-    if (in->get() != product)
-      continue;
-    if (!generic.getMatchingIndexingMap(in).isIdentity())
-      return {};
-    usesProduct = true;
-  }
-  if (!usesProduct)
-    return {};
-  // Nobody else may see the bare product; when the epilogue writes the
-  // product's buffer, later readers see the epilogue's result, which the
-  // fused kernel stores.
-  bool inPlace = generic.getDpsInits()[0] == product;
-  for (Operation *user : product.getUsers())
-    if (user != matmul.getOperation() && user != generic.getOperation() &&
-        user != fill.getOperation() &&
-        !(inPlace && generic->isBeforeInBlock(user)))
-      return {};
-  if (view)
-    for (Operation *user : root.getUsers())
-      if (user != view && !(inPlace && generic->isBeforeInBlock(user)))
-        return {};
-  // The epilogue writes whole rows of its output in the product's shape.
-  auto outType = cast<MemRefType>(generic.getDpsInits()[0].getType());
-  if (outType.getShape() != productType.getShape())
-    return {};
-  return generic;
-}
-
-/// A convolution input `x` that is a bufferized tensor.pad: an allocation
-/// filled with a constant (linalg.fill or linalg.map yielding it) whose
-/// middle a memref.copy writes from the source, read by nothing but `conv`.
-/// The fill, the copy and the view are returned in `ops` (the kernel reads
-/// the source instead, so they become dead).
-static std::optional<ConvPadding>
-findConvPadding(Value x, Operation *conv, SmallVectorImpl<Operation *> &ops) {
-  auto alloc = x.getDefiningOp<memref::AllocOp>();
-  if (!alloc)
-    return std::nullopt;
-  Operation *fill = nullptr;
-  memref::CopyOp copy;
-  memref::SubViewOp view;
-  std::optional<double> value;
-  for (Operation *user : alloc->getUsers()) {
-    if (user == conv)
-      continue;
-    if (auto f = dyn_cast<linalg::FillOp>(user)) {
-      auto c = f.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-      auto attr = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
-      if (fill || !attr || f.getDpsInits()[0] != x)
-        return std::nullopt;
-      fill = f;
-      value = attr.getValueAsDouble();
-      continue;
-    }
-    if (auto m = dyn_cast<linalg::MapOp>(user)) {
-      auto yield = cast<linalg::YieldOp>(m.getMapper().front().getTerminator());
-      auto c = yield.getOperand(0).getDefiningOp<arith::ConstantOp>();
-      auto attr = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
-      if (fill || !attr || !m.getInputs().empty() || m.getInit() != x)
-        return std::nullopt;
-      fill = m;
-      value = attr.getValueAsDouble();
-      continue;
-    }
-    auto sv = dyn_cast<memref::SubViewOp>(user);
-    if (view || !sv || !sv->hasOneUse())
-      return std::nullopt;
-    view = sv;
-    copy = dyn_cast<memref::CopyOp>(*sv->getUsers().begin());
-    if (!copy || copy.getTarget() != sv.getResult())
-      return std::nullopt;
-  }
-  if (!fill || !view || !fill->isBeforeInBlock(copy) ||
-      !copy->isBeforeInBlock(conv) || !view.hasUnitStride() ||
-      view.getSourceType().getRank() != 4 || view.getType().getRank() != 4)
-    return std::nullopt;
-  // The kernel reads the source where the convolution (or, fused, its
-  // epilogue right after it) is, not where the copy was: nothing may use the
-  // source's buffer in between (bufferization may reuse it for the
-  // epilogue's result).
-  Value root = copy.getSource();
-  while (auto v = root.getDefiningOp<ViewLikeOpInterface>())
-    root = v.getViewSource();
-  DenseSet<Operation *> users = usersThroughViews(root);
-  Operation *end = conv->getNextNode();
-  while (end && isBufferBookkeeping(end) && !isa<func::ReturnOp>(end))
-    end = end->getNextNode();
-  Operation *stop = end ? end->getNextNode() : nullptr;
-  for (Operation *o = copy->getNextNode(); o && o != stop; o = o->getNextNode())
-    if (users.contains(o))
-      return std::nullopt;
-  ArrayRef<int64_t> offsets = view.getStaticOffsets();
-  ArrayRef<int64_t> sizes = view.getStaticSizes();
-  if (llvm::any_of(offsets, ShapedType::isDynamic) || offsets[0] != 0 ||
-      offsets[1] != 0)
-    return std::nullopt;
-  ops.assign({fill, copy, view});
-  return ConvPadding{copy.getSource(), offsets[2], offsets[3],
-                     sizes[2],         sizes[3],   *value};
-}
 
 namespace {
 struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
@@ -301,17 +112,26 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
     }
+    // Tensors that convolutions and poolings exchange stay in SBUF where
+    // they fit; each kernel budgets against what they leave.
+    Residents residents;
+    if (sbufResident)
+      residents =
+          planResidents(rewriter, ops, absorbed, options.sbufBytesPerPartition);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||
           isBufferBookkeeping(op))
         continue;
+      TileOptions opOptions = options;
+      opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
+      opOptions.residents = &residents;
       rewriter.setInsertionPoint(op);
       // Row-wise kernels (softmax, layernorm) stay whole.
-      if (SmallVector<Operation *> group = findRowGroup(ops, i, options);
+      if (SmallVector<Operation *> group = findRowGroup(ops, i, opOptions);
           !group.empty()) {
         rewriter.setInsertionPoint(group.back());
-        if (failed(tileRowGroup(rewriter, group, options)))
+        if (failed(tileRowGroup(rewriter, group, opOptions)))
           return signalPassFailure();
         for (Operation *member : group) {
           erased.insert(member);
@@ -319,7 +139,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         }
         continue;
       }
-      if (failed(tileOne(rewriter, op, options, erased)))
+      if (failed(tileOne(rewriter, op, opOptions, erased)))
         return signalPassFailure();
     }
     // Scratch buffers nobody reads any more (fused products) go away.

@@ -22,9 +22,12 @@ FailureOr<HbmLayout> tiling::hbmLayoutOf(Operation *op, Value v) {
 }
 
 LogicalResult WindowInput::init(Operation *op, Value x, const ConvPadding *p,
-                                int64_t w) {
+                                int64_t w, const Residents *r) {
   pad = p;
   width = w;
+  residents = r;
+  if (residents)
+    resident = residents->lookup(pad ? pad->source : x);
   FailureOr<HbmLayout> l = hbmLayoutOf(op, pad ? pad->source : x);
   if (failed(l))
     return failure();
@@ -45,6 +48,25 @@ Value tiling::windowOf(OpBuilder &b, Location loc, Value tile, int64_t cs,
   SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(rs),
                                      b.getIndexAttr(qs)};
   return memref::SubViewOp::create(b, loc, tile, offsets, sizes, steps);
+}
+
+Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
+                        int64_t cs, int64_t h0, int64_t rows, Type type) const {
+  if (!resident) {
+    Value t = allocTile(b, loc, {cs, rows, width}, type);
+    loadBand(b, loc, n, c0, cs, h0, rows, t);
+    return t;
+  }
+  // Padded coordinates are the resident tensor's shifted by this reader's
+  // padding (the tensor's border is at least as wide).
+  int64_t top = pad ? pad->top : 0, left = pad ? pad->left : 0;
+  Value v = residents->view(b, loc, *resident, n, c0, cs, h0 - top, rows, 1,
+                            -left, width, 1);
+  if (cast<MemRefType>(v.getType()).getElementType() == type)
+    return v;
+  Value t = allocTile(b, loc, {cs, rows, width}, type);
+  tile::CopyOp::create(b, loc, v, t);
+  return t;
 }
 
 void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,

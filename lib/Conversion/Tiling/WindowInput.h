@@ -11,6 +11,7 @@
 #define NKI_LIB_CONVERSION_TILING_WINDOWINPUT_H
 
 #include "Kernels.h"
+#include "Residents.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -32,9 +33,20 @@ struct WindowInput {
   HbmLayout padded, source;
   const ConvPadding *pad = nullptr;
   int64_t width = 0; // W of the padded input
+  /// The input stays in SBUF (Residents.h): bands are views of it.
+  const Residents *residents = nullptr;
+  std::optional<ResidentRef> resident;
   /// Checks that the rows are contiguous (diagnostic at `op`).
   mlir::LogicalResult init(mlir::Operation *op, mlir::Value x,
-                           const ConvPadding *pad, int64_t width);
+                           const ConvPadding *pad, int64_t width,
+                           const Residents *residents);
+  /// The [cs, rows, width] band of padded rows h0, h0 + 1, ... of channels
+  /// [c0, c0 + cs) of image n, in `type`: a view of the resident input
+  /// (copied when it is kept in another type), else a tile loaded by
+  /// loadBand.
+  mlir::Value band(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
+                   int64_t c0, int64_t cs, int64_t h0, int64_t rows,
+                   mlir::Type type) const;
   /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
   /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
   /// ([P, rows, width]). With `fillBorder` the padding is set too (only for

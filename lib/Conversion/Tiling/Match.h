@@ -1,0 +1,57 @@
+//===- Match.h - What nki-tile fuses into a kernel --------------*- C++ -*-===//
+//
+// The ops around a matmul, convolution or pooling that its kernel absorbs:
+// the fill of its output (a start flag), the bufferized tensor.pad of its
+// input (padding set on chip) and the elementwise consumer of its product
+// (the epilogue, computed while PSUM is evacuated). nki-tile and its
+// SBUF-residency plan (Residents.h) ask the same questions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_MATCH_H
+#define NKI_LIB_CONVERSION_TILING_MATCH_H
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+
+namespace nki::tiling {
+
+/// Ops that only name or shape HBM buffers; they stay as they are.
+bool isBufferBookkeeping(mlir::Operation *op);
+
+/// The ops that use `buffer` or a view of it.
+llvm::DenseSet<mlir::Operation *> usersThroughViews(mlir::Value buffer);
+
+/// The fill of `buffer` with `value` before `op` with no other use of
+/// `buffer` in between (ops that do not touch it may come between).
+mlir::linalg::FillOp findFill(mlir::Value buffer, mlir::Operation *op,
+                              double value);
+mlir::linalg::FillOp findZeroFill(mlir::Value buffer, mlir::Operation *op);
+
+/// A 2-D NCHW max or sum pooling (kept whole by nki-prepare-graph) and
+/// whether it is a max.
+std::optional<bool> isPooling(mlir::Operation *op);
+
+/// The identity of a pooling's combiner.
+double poolIdentity(bool isMax);
+
+/// An elementwise generic that consumes the matmul's (or convolution's)
+/// product, right after it, where the product buffer is a scratch
+/// allocation used by nothing else.
+mlir::linalg::GenericOp findEpilogue(mlir::linalg::LinalgOp matmul,
+                                     mlir::linalg::FillOp fill);
+
+/// A convolution input `x` that is a bufferized tensor.pad: an allocation
+/// filled with a constant whose middle a memref.copy writes from the source,
+/// read by nothing but `conv`. The fill, the copy and the view are returned
+/// in `ops` (the kernel reads the source instead, so they become dead).
+std::optional<ConvPadding>
+findConvPadding(mlir::Value x, mlir::Operation *conv,
+                llvm::SmallVectorImpl<mlir::Operation *> &ops);
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_MATCH_H

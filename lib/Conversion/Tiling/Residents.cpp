@@ -1,0 +1,403 @@
+//===- Residents.cpp - Tensors kept in SBUF between kernels ---------------===//
+//
+// The plan: every HBM allocation [N, C, H, W] is a candidate when each of
+// its uses is a kernel that can work on an SBUF-resident tensor (a
+// convolution's or pooling's input or output, an operand of a
+// convolution's fused epilogue) through a unit-stride view; one other use
+// (an elementwise kernel, a matmul, a copy, a result) keeps it in HBM. Its
+// live range runs over the positions of those kernels; a kernel's capacity
+// is the SBUF its own tiles leave, estimated the way the kernel sizes
+// them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Residents.h"
+
+#include "../Conv/ConvGeneric.h"
+#include "Match.h"
+#include "TileUtils.h"
+
+#include "nki/Analysis/Residency.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+// Room for a kernel's evacuated chunks, epilogue operands and output tiles
+// beside its filter and input bands.
+constexpr int64_t kKernelScratchBytes = 32 * 1024;
+
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// A 4-D identity-layout HBM allocation: what may become resident.
+bool isCandidateRoot(Value root) {
+  auto alloc = root.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return false;
+  MemRefType t = alloc.getType();
+  return t.getRank() == 4 && t.hasStaticShape() && t.getLayout().isIdentity();
+}
+
+/// Where `v` (a view of `root`) starts in root's [N, C, H, W] coordinates,
+/// when it is a 4-D unit-stride subview.
+std::optional<std::array<int64_t, 4>> startOf(Value v, Value root) {
+  auto type = cast<MemRefType>(v.getType());
+  auto rootType = cast<MemRefType>(root.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() != 4 || !type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset))
+    return std::nullopt;
+  ArrayRef<int64_t> s = rootType.getShape();
+  int64_t rowMajor[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+  for (int d = 0; d < 4; ++d)
+    if (strides[d] != rowMajor[d] && type.getDimSize(d) > 1)
+      return std::nullopt;
+  std::array<int64_t, 4> at;
+  for (int d = 0; d < 4; ++d) {
+    at[d] = offset / rowMajor[d];
+    offset %= rowMajor[d];
+  }
+  return at;
+}
+
+/// What the plan knows of one candidate.
+struct Candidate {
+  bool ok = true;
+  int64_t first = INT64_MAX, last = -1, writes = 0, reads = 0;
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  std::optional<double> padValue;
+  /// Every read is a convolution that multiplies in this type (bf16 under
+  /// auto-cast): the tensor is kept in it.
+  std::optional<Type> convReadType;
+  bool otherReads = false;
+};
+
+struct Planner {
+  ArrayRef<Operation *> ops;
+  const DenseSet<Operation *> &absorbed;
+  int64_t sbufBytes;
+  llvm::MapVector<Value, Candidate> candidates;
+  std::vector<int64_t> capacity;
+  DenseMap<Operation *, int64_t> kernelPos;  // op -> where its code lands
+  DenseMap<Operation *, Operation *> anchor; // kernel position -> first op
+
+  Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
+          int64_t sbufBytes)
+      : ops(ops), absorbed(absorbed), sbufBytes(sbufBytes),
+        capacity(ops.size(), sbufBytes) {}
+
+  Candidate *at(Value v) {
+    Value root = rootOf(v);
+    if (!isCandidateRoot(root))
+      return nullptr;
+    return &candidates[root];
+  }
+  void reject(Value v) {
+    if (Candidate *c = at(v))
+      c->ok = false;
+  }
+  /// A use by a kernel at `pos`; `pad` for a padded windowed read.
+  void use(Value v, int64_t pos, bool write, const ConvPadding *pad = nullptr,
+           std::optional<Type> convType = std::nullopt) {
+    Candidate *c = at(v);
+    if (!c)
+      return;
+    Value root = rootOf(v);
+    std::optional<std::array<int64_t, 4>> start = startOf(v, root);
+    int64_t cs = cast<MemRefType>(v.getType()).getDimSize(1);
+    int64_t p0 = start ? (*start)[1] % numPartitions() : 0;
+    // Channel blocks of the view start at partition p0: the engines'
+    // start-partition rule.
+    bool partitionsOk =
+        p0 == 0 || (p0 + cs <= numPartitions() && (cs > 64   ? false
+                                                   : cs > 32 ? p0 % 64 == 0
+                                                             : p0 % 32 == 0));
+    if (!start || !partitionsOk) {
+      c->ok = false;
+      return;
+    }
+    c->first = std::min(c->first, pos);
+    c->last = std::max(c->last, pos);
+    (write ? c->writes : c->reads) += 1;
+    if (!write) {
+      if (convType && (!c->convReadType || *c->convReadType == *convType))
+        c->convReadType = *convType;
+      else
+        c->otherReads = true;
+    }
+    if (!pad)
+      return;
+    if (c->padValue && *c->padValue != pad->value) {
+      c->ok = false;
+      return;
+    }
+    c->padValue = pad->value;
+    c->top = std::max(c->top, pad->top);
+    c->left = std::max(c->left, pad->left);
+  }
+  void padBelow(Value v, int64_t bottom, int64_t right) {
+    if (Candidate *c = at(v)) {
+      c->bottom = std::max(c->bottom, bottom);
+      c->right = std::max(c->right, right);
+    }
+  }
+
+  /// The padding's bottom and right border (ConvPadding names top and left).
+  void recordPadding(Value x, const ConvPadding &pad) {
+    auto padded = cast<MemRefType>(x.getType());
+    padBelow(pad.source, padded.getDimSize(2) - pad.top - pad.height,
+             padded.getDimSize(3) - pad.left - pad.width);
+  }
+
+  void visitConv(linalg::GenericOp op, const conv::ConvGeneric &g, int64_t pos,
+                 DenseSet<Operation *> &fused) {
+    Value x = op.getDpsInputs()[0], y = op.getDpsInits()[0];
+    SmallVector<Operation *> padOps;
+    std::optional<ConvPadding> pad = findConvPadding(x, op, padOps);
+    linalg::FillOp fill = findZeroFill(y, op);
+    linalg::GenericOp epilogue =
+        findEpilogue(cast<linalg::LinalgOp>(op.getOperation()), fill);
+    int64_t kpos = pos;
+    if (epilogue) {
+      fused.insert(epilogue);
+      kpos = llvm::find(ops, epilogue.getOperation()) - ops.begin();
+    }
+    kernelPos[op] = kpos;
+    anchor[ops[kpos]] = op;
+    Value in = pad ? pad->source : x;
+    use(in, kpos, false, pad ? &*pad : nullptr, g.inputType);
+    if (pad)
+      recordPadding(x, *pad);
+    reject(op.getDpsInputs()[1]); // the filter
+    Value out = y;
+    if (epilogue) {
+      out = epilogue.getDpsInits()[0];
+      for (OpOperand *in : epilogue.getDpsInputOperands()) {
+        if (in->get() == y || !isa<MemRefType>(in->get().getType()))
+          continue;
+        // Residual operands are read element for element.
+        if (epilogue.getMatchingIndexingMap(in).isIdentity() &&
+            cast<MemRefType>(in->get().getType()).getShape() ==
+                cast<MemRefType>(out.getType()).getShape())
+          use(in->get(), kpos, false);
+        else
+          reject(in->get());
+      }
+    } else if (!fill) {
+      use(y, kpos, false); // the old output is added
+    }
+    use(out, kpos, true);
+    if (Candidate *c = at(in); c && rootOf(in) == rootOf(out))
+      c->ok = false; // the kernel would overwrite rows it still reads
+    // Filter, two bands of the fewest rows and scratch, twice over (the
+    // kernel budgets bands against half of what it is given).
+    int64_t cBlocks = (g.c + numPartitions() - 1) / numPartitions();
+    int64_t filter =
+        cBlocks * g.kh * g.kw * g.f * tile::storageBytes(g.filterType);
+    int64_t band = cBlocks * ((g.kh - 1) * g.dilationH + 1) * g.w *
+                   tile::storageBytes(g.inputType);
+    capacity[kpos] = std::max<int64_t>(0, sbufBytes - 2 * (filter + 2 * band) -
+                                              kKernelScratchBytes);
+  }
+
+  void visitPool(linalg::LinalgOp op, bool isMax, int64_t pos) {
+    Value x = op.getDpsInputs()[0], y = op.getDpsInits()[0];
+    SmallVector<Operation *> padOps;
+    std::optional<ConvPadding> pad = findConvPadding(x, op, padOps);
+    kernelPos[op] = pos;
+    anchor[op] = op;
+    Value in = pad ? pad->source : x;
+    use(in, pos, false, pad ? &*pad : nullptr);
+    if (pad)
+      recordPadding(x, *pad);
+    if (!findFill(y, op, poolIdentity(isMax)))
+      use(y, pos, false);
+    use(y, pos, true);
+    if (Candidate *c = at(in); c && rootOf(in) == rootOf(y))
+      c->ok = false;
+    // Pool.cpp: a band's input, row and output tiles twice over within half
+    // of what it is given.
+    auto xs = cast<MemRefType>(x.getType()).getShape();
+    auto ks = cast<MemRefType>(op.getDpsInputs()[1].getType()).getShape();
+    auto ys = cast<MemRefType>(y.getType()).getShape();
+    int64_t bytes =
+        tile::storageBytes(cast<MemRefType>(x.getType()).getElementType());
+    int64_t band = bytes * (ks[0] * (xs[3] + ys[3]) + ys[3]);
+    capacity[pos] =
+        std::max<int64_t>(0, sbufBytes - 4 * band - kKernelScratchBytes);
+  }
+
+  void visit() {
+    DenseSet<Operation *> fused;
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      int64_t pos = int64_t(i);
+      if (absorbed.contains(op) || fused.contains(op))
+        continue;
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (Value v : ret.getOperands())
+          reject(v);
+        continue;
+      }
+      if (isBufferBookkeeping(op))
+        continue;
+      if (std::optional<bool> isMax = isPooling(op)) {
+        visitPool(cast<linalg::LinalgOp>(op), *isMax, pos);
+        continue;
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (std::optional<conv::ConvGeneric> g =
+              generic ? conv::matchConvGeneric(generic) : std::nullopt) {
+        visitConv(generic, *g, pos, fused);
+        continue;
+      }
+      // Any other kernel reads and writes HBM; it leaves its tiles half of
+      // SBUF (they budget against up to 3/4 of what they are given).
+      for (Value v : op->getOperands())
+        if (isa<MemRefType>(v.getType()))
+          reject(v);
+      capacity[pos] = sbufBytes / 2;
+    }
+  }
+};
+} // namespace
+
+std::optional<ResidentRef> Residents::lookup(Value v) const {
+  if (tensors.empty() || !isa<MemRefType>(v.getType()))
+    return std::nullopt;
+  Value root = rootOf(v);
+  auto it = tensors.find(root);
+  if (it == tensors.end())
+    return std::nullopt;
+  std::optional<std::array<int64_t, 4>> start = startOf(v, root);
+  if (!start)
+    return std::nullopt;
+  return ResidentRef{&it->second, (*start)[0], (*start)[1], (*start)[2],
+                     (*start)[3]};
+}
+
+Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
+                      int64_t n, int64_t c, int64_t cs, int64_t h, int64_t rows,
+                      int64_t rowStep, int64_t w, int64_t cols,
+                      int64_t colStep) const {
+  const ResidentTensor &t = *r.tensor;
+  int64_t ca = r.c + c, P = numPartitions();
+  SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n, t.top + r.h + h,
+                                  t.left + r.w + w};
+  SmallVector<int64_t> sizes = {cs, 1, 1, rows, cols};
+  SmallVector<int64_t> steps = {1, 1, 1, rowStep, colStep};
+  auto type = memref::SubViewOp::inferRankReducedResultType(
+      {cs, rows, cols}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
+      steps);
+  return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
+}
+
+/// The tensor `root` would be, with its border and element type.
+static std::pair<ResidentTensor, Type> tensorOf(Value root,
+                                                const Candidate &c) {
+  auto type = cast<MemRefType>(root.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  ResidentTensor t;
+  t.n = s[0];
+  t.c = s[1];
+  t.h = s[2];
+  t.w = s[3];
+  t.top = c.top;
+  t.left = c.left;
+  t.bottom = c.bottom;
+  t.right = c.right;
+  t.padValue = c.padValue.value_or(0.0);
+  Type elt =
+      c.convReadType && !c.otherReads ? *c.convReadType : type.getElementType();
+  return {t, elt};
+}
+
+Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
+                                const DenseSet<Operation *> &absorbed,
+                                int64_t sbufBytes) {
+  Residents residents;
+  Planner planner(ops, absorbed, sbufBytes);
+  planner.visit();
+
+  int64_t P = numPartitions();
+  ResidencyProblem problem;
+  problem.capacity = planner.capacity;
+  SmallVector<Value> roots;
+  for (auto &[root, c] : planner.candidates) {
+    if (!c.ok || !c.writes || !c.reads)
+      continue;
+    auto [t, elt] = tensorOf(root, c);
+    int64_t bytes = (t.c + P - 1) / P * t.n * (t.top + t.h + t.bottom) *
+                    (t.left + t.w + t.right) * tile::storageBytes(elt);
+    auto type = cast<MemRefType>(root.getType());
+    int64_t hbmBytes =
+        type.getNumElements() * tile::storageBytes(type.getElementType());
+    // Each write and read of the tensor would otherwise be a pass over HBM.
+    problem.candidates.push_back(
+        {bytes, c.first, c.last, hbmBytes * (c.writes + c.reads), ""});
+    roots.push_back(root);
+  }
+  ResidencySolution solution;
+  if (!solve(problem, solution).ok())
+    return residents;
+
+  std::vector<int64_t> delta(ops.size() + 1, 0);
+  Block *block = ops.empty() ? nullptr : ops.front()->getBlock();
+  for (auto [index, root] : llvm::enumerate(roots)) {
+    if (!solution.resident[index])
+      continue;
+    const ResidencyCandidate &rc = problem.candidates[index];
+    delta[rc.liveStart] += rc.bytes;
+    delta[rc.liveEnd + 1] -= rc.bytes;
+    auto [tensor, elt] = tensorOf(root, planner.candidates[root]);
+    ResidentTensor &t = residents.tensors[root] = tensor;
+    Location loc = root.getLoc();
+    int64_t cs = std::min(P, t.c), blocks = (t.c + P - 1) / P;
+    int64_t hp = t.top + t.h + t.bottom, wp = t.left + t.w + t.right;
+    b.setInsertionPointToStart(block);
+    t.tile = allocTile(b, loc, {cs, blocks, t.n, hp, wp}, elt);
+    // The border, set before the first kernel that writes the tensor: rows
+    // above and below, then the columns left and right of the rows between.
+    b.setInsertionPoint(planner.anchor.lookup(ops[rc.liveStart]));
+    auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
+      if (rn <= 0 || qn <= 0)
+        return;
+      SmallVector<int64_t> offsets = {0, 0, 0, r0, q0};
+      SmallVector<int64_t> sizes = {cs, blocks, t.n, rn, qn};
+      SmallVector<int64_t> steps(5, 1);
+      Value v =
+          memref::SubViewOp::create(b, loc, t.tile, offsets, sizes, steps);
+      tile::MemsetOp::create(b, loc, v, b.getF32FloatAttr(float(t.padValue)));
+    };
+    fill(0, t.top, 0, wp);
+    fill(t.top + t.h, t.bottom, 0, wp);
+    fill(t.top, t.h, 0, t.left);
+    fill(t.top, t.h, t.left + t.w, t.right);
+  }
+  int64_t live = 0;
+  std::vector<int64_t> liveAt(ops.size(), 0);
+  for (size_t p = 0; p < ops.size(); ++p) {
+    live += delta[p];
+    liveAt[p] = live;
+  }
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    auto it = planner.kernelPos.find(op);
+    residents.liveBytes[op] =
+        liveAt[it == planner.kernelPos.end() ? i : it->second];
+  }
+  return residents;
+}

@@ -1,0 +1,77 @@
+//===- Residents.h - Tensors kept in SBUF between kernels -------*- C++ -*-===//
+//
+// nki-tile keeps an NCHW tensor that convolutions and poolings exchange in
+// SBUF instead of HBM when it fits: one tile with the channels on the
+// partitions (the layout those kernels compute in) and a border of the
+// padding its padded readers want, so a producer evacuates straight into it
+// and a consumer's matmuls read their shifted windows from it. Which
+// tensors stay is the whole-program problem of nki/Analysis/Residency.h:
+// live ranges over the kernels, each kernel leaving the SBUF its own tiles
+// need. docs/memory-planning.md describes the dataflow.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_TILING_RESIDENTS_H
+#define NKI_LIB_CONVERSION_TILING_RESIDENTS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+
+namespace nki::tiling {
+
+/// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
+/// top + H + bottom, left + W + right], channel c on partition c % 128 of
+/// block c / 128, the border holding `padValue`.
+struct ResidentTensor {
+  mlir::Value tile;
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  double padValue = 0.0;
+};
+
+/// A view of a resident tensor: the tensor and the (n, c, h, w) it starts
+/// at.
+struct ResidentRef {
+  const ResidentTensor *tensor = nullptr;
+  int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+class Residents {
+public:
+  /// The resident tensor `v` is part of: `v` is its HBM buffer or a
+  /// unit-stride 4-D subview of it.
+  std::optional<ResidentRef> lookup(mlir::Value v) const;
+
+  /// The [cs, rows, cols] view of channels [c, c + cs), image n, rows h,
+  /// h + rowStep, ... and columns w, w + colStep, ..., all relative to `r`
+  /// (rows and columns outside the tensor are its border).
+  mlir::Value view(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
+                   int64_t n, int64_t c, int64_t cs, int64_t h, int64_t rows,
+                   int64_t rowStep, int64_t w, int64_t cols,
+                   int64_t colStep) const;
+
+  /// SBUF bytes per partition the resident tensors hold while `op`'s kernel
+  /// runs (0 for ops the plan did not see).
+  int64_t liveBytesAt(mlir::Operation *op) const {
+    return liveBytes.lookup(op);
+  }
+
+  llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer
+  llvm::DenseMap<mlir::Operation *, int64_t> liveBytes;
+};
+
+/// Chooses the tensors of `ops` (the entry function's body, in order; the
+/// ops in `absorbed` belong to a later kernel) that stay in SBUF, given
+/// `sbufBytes` per partition, and allocates their tiles, with the border
+/// set before the first kernel that writes them.
+Residents planResidents(mlir::OpBuilder &b,
+                        llvm::ArrayRef<mlir::Operation *> ops,
+                        const llvm::DenseSet<mlir::Operation *> &absorbed,
+                        int64_t sbufBytes);
+
+} // namespace nki::tiling
+
+#endif // NKI_LIB_CONVERSION_TILING_RESIDENTS_H
