@@ -4,6 +4,7 @@
 #include "ConvGeneric.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -188,6 +189,72 @@ void castConvGenericToBF16(OpBuilder &b, linalg::GenericOp op) {
       });
   op->replaceAllUsesWith(generic->getResults());
   op->erase();
+}
+
+Value buildDiagonalFilter(OpBuilder &b, Location loc, Value w) {
+  auto type = cast<RankedTensorType>(w.getType());
+  ArrayRef<int64_t> s = type.getShape();
+  Type elt = type.getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, {s[0], s[1], s[2], s[0]}, elt);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d0, d1, d2}, ctx),
+                                 AffineMap::getMultiDimIdentityMap(4, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{w}, init, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value c = linalg::IndexOp::create(nb, l, 0);
+        Value f = linalg::IndexOp::create(nb, l, 3);
+        Value diagonal =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, c, f);
+        Value zero = arith::ConstantOp::create(
+            nb, l, cast<TypedAttr>(nb.getZeroAttr(elt)));
+        linalg::YieldOp::create(
+            nb, l,
+            arith::SelectOp::create(nb, l, diagonal, args[0], zero)
+                .getResult());
+      });
+  return generic.getResult(0);
+}
+
+std::optional<Value> matchDiagonalFilter(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  if (op.getIndexingMapsArray() !=
+      SmallVector<AffineMap>{AffineMap::get(4, 0, {d0, d1, d2}, ctx),
+                             AffineMap::getMultiDimIdentityMap(4, ctx)})
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
+                    : arith::CmpIOp();
+  auto dimOf = [](Value v) -> int64_t {
+    auto index = v.getDefiningOp<linalg::IndexOp>();
+    return index ? int64_t(index.getDim()) : -1;
+  };
+  FloatAttr zero;
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  int64_t l = dimOf(cmp.getLhs()), r = dimOf(cmp.getRhs());
+  if (std::min(l, r) != 0 || std::max(l, r) != 3 ||
+      select.getTrueValue() != body.getArgument(0) ||
+      !matchPattern(select.getFalseValue(), m_Constant(&zero)) ||
+      !zero.getValue().isZero())
+    return std::nullopt;
+  ArrayRef<int64_t> in =
+      cast<ShapedType>(op.getDpsInputs()[0].getType()).getShape();
+  ArrayRef<int64_t> out =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getShape();
+  if (in.size() != 3 || out[0] != in[0] || out[3] != in[0])
+    return std::nullopt;
+  return op.getDpsInputs()[0];
 }
 
 Value buildConvGeneric(OpBuilder &b, Location loc, Value x, Value w, Value init,

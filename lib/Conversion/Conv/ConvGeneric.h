@@ -49,6 +49,18 @@ mlir::Value buildConvGeneric(mlir::OpBuilder &b, mlir::Location loc,
                              int64_t strideH, int64_t strideW,
                              int64_t dilationH, int64_t dilationW);
 
+/// A depthwise filter as a dense one: the generic
+///   d[c, kh, kw, f] = c == f ? w[c, kh, kw] : 0
+/// over w [C, KH, KW] (the filter of a block of depthwise channels). Its
+/// convolution runs each tap as one matmul with a diagonal stationary
+/// operand; nki-tile builds the diagonal on chip from `w` instead of moving
+/// C times the weights (matchDiagonalFilter).
+mlir::Value buildDiagonalFilter(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value w);
+
+/// The compact filter `w` of a generic buildDiagonalFilter built.
+std::optional<mlir::Value> matchDiagonalFilter(mlir::linalg::GenericOp op);
+
 /// Rebuilds `op` (a matched conv generic with f32 operands) so that the PE
 /// multiplies bf16: a constant f32 filter becomes a bf16 constant, any other
 /// is rounded in the body, and the input is rounded in the body

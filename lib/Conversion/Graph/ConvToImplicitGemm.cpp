@@ -110,11 +110,12 @@ bool isZeroFilled(Value init) {
 
 /// A depthwise convolution with a constant filter, per block of up to 128
 /// channels, as a dense convolution whose filter [cb, KH, KW, cb] is zero
-/// off the diagonal (built here, at compile time): on the PE, a tap is one
-/// matmul with a diagonal stationary operand, all taps accumulated in PSUM,
-/// instead of an im2col batch matmul per channel. The PE does 128 times the
-/// useful multiplies, which its throughput affords; the filter grows by the
-/// block size in HBM. A padded input is padded per block, so that the
+/// off the diagonal (ConvGeneric.h's buildDiagonalFilter of the block's
+/// [cb, KH, KW] weights; nki-tile builds it on chip): on the PE, a tap is
+/// one matmul with a diagonal stationary operand, all taps accumulated in
+/// PSUM, instead of an im2col batch matmul per channel. The PE does 128
+/// times the useful multiplies, which its throughput affords. A padded
+/// input is padded per block, so that the
 /// kernel still sets the padding on chip. `x` is [N, C, H, W] (padded);
 /// returns [N, C, OH, OW].
 template <typename ConvOp>
@@ -166,16 +167,13 @@ Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
       xb = slice(x);
     }
     // w[c0 + i, kh, kw] on the diagonal of [cb, KH, KW, cb].
-    filter.assign(size_t(cb * kh * kw * cb),
-                  APFloat::getZero(cast<FloatType>(elt).getFloatSemantics()));
-    for (int64_t i = 0; i < cb; ++i)
-      for (int64_t t = 0; t < kh * kw; ++t)
-        filter[size_t((i * kh * kw + t) * cb + i)] =
-            weights[size_t((c0 + i) * kh * kw + t)];
-    Value wb = arith::ConstantOp::create(
+    filter.assign(weights.begin() + c0 * kh * kw,
+                  weights.begin() + (c0 + cb) * kh * kw);
+    Value compact = arith::ConstantOp::create(
         rewriter, loc,
-        DenseElementsAttr::get(RankedTensorType::get({cb, kh, kw, cb}, elt),
+        DenseElementsAttr::get(RankedTensorType::get({cb, kh, kw}, elt),
                                filter));
+    Value wb = nki::conv::buildDiagonalFilter(rewriter, loc, compact);
     SmallVector<int64_t> yShape(ys);
     yShape[1] = cb;
     Value e = tensor::EmptyOp::create(rewriter, loc, yShape, elt);

@@ -143,8 +143,10 @@ struct NKIFuseElementwisePass
     if (!isa<linalg::GenericOp>(op) || isContraction(op))
       return {};
     // A convolution's consumer keeps the convolution's [N, F, OH, OW]
-    // space: it is the kernel's epilogue (computed on its PSUM tiles).
-    if (llvm::any_of(op.getDpsInputs(), [](Value in) {
+    // space: it is the kernel's epilogue (computed on its PSUM tiles). A
+    // diagonal filter keeps its form: the kernel builds it on chip.
+    if (nki::conv::matchDiagonalFilter(cast<linalg::GenericOp>(op)) ||
+        llvm::any_of(op.getDpsInputs(), [](Value in) {
           auto conv = in.getDefiningOp<linalg::GenericOp>();
           return conv && nki::conv::matchConvGeneric(conv);
         }))

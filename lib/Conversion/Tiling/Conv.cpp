@@ -58,9 +58,9 @@ using Layout = HbmLayout;
 struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
-             const TileOptions &options)
+             Value diagonal, const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
-        options(options), loc(op.getLoc()) {}
+        diagonal(diagonal), options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -68,6 +68,7 @@ struct ConvKernel {
   const ConvPadding *pad;
   bool zeroInit;
   linalg::GenericOp epilogue;
+  Value diagonal; // the compact weights of a diagonal (depthwise) filter
   const TileOptions &options;
   Location loc;
   WindowInput input;
@@ -96,6 +97,7 @@ struct ConvKernel {
 
   LogicalResult analyze();
   void emit();
+  Value buildDiagonal();
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
@@ -109,6 +111,13 @@ struct ConvKernel {
 };
 
 } // namespace
+
+/// Few input channels and a filter that is not a diagonal one: the kernel
+/// rows go on the partitions too.
+static bool convFoldsRows(const conv::ConvGeneric &g, bool diagonal) {
+  return !diagonal && g.c <= numPartitions() && g.kh > 1 &&
+         g.c <= kMaxFoldedChannels && g.c * g.kh <= numPartitions();
+}
 
 LogicalResult ConvKernel::analyze() {
   FailureOr<Layout> lx = hbmLayoutOf(op, op.getDpsInputs()[0]),
@@ -134,16 +143,16 @@ LogicalResult ConvKernel::analyze() {
   // Two bands in flight beside the filter, with half of SBUF left for the
   // evacuated chunks and the epilogue's operands.
   int64_t budget = options.sbufBytesPerPartition / 2 - filterBytes;
-  // A resident input is read in place: one band of every row, no folding
-  // (which would copy rows onto more partitions).
-  foldRows = !input.resident && cBlocks == 1 && g.kh > 1 &&
-             g.c <= kMaxFoldedChannels && g.c * g.kh <= P();
+  // A resident input is read in place (one band of every row), unless the
+  // rows are folded: a DMA within SBUF then copies them onto the KH
+  // partition groups of a band tile.
+  foldRows = convFoldsRows(g, bool(diagonal));
+  bool newBands = !input.resident || foldRows;
   bandRows = g.oh;
-  while (!input.resident && bandRows > 1 &&
+  while (newBands && bandRows > 1 &&
          2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     bandRows = (bandRows + 1) / 2;
-  if (!input.resident &&
-      2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
+  if (newBands && 2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     return op->emitOpError("convolution input rows do not fit in SBUF");
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
@@ -258,15 +267,23 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
   SmallVector<Value> inputs;
   if (foldRows) {
     // Partition kh * C + c, row r: padded input row (oh0 + r) * sh + kh * dh
-    // of channel c. The padding is set for the whole tile first (a memset
-    // may not start at partition kh * C); the loads overwrite the rest.
+    // of channel c, in one DMA per kernel row: from the resident tensor
+    // (within SBUF; its border is the padding), else from HBM with the
+    // padding set for the whole tile first (a memset may not start at
+    // partition kh * C) and the loads overwriting the rest.
     Value t = allocTile(b, loc, {g.c * g.kh, rows, g.w}, g.inputType);
-    if (pad)
+    if (pad && !input.resident)
       tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(float(pad->value)));
-    for (int64_t kh = 0; kh < g.kh; ++kh)
-      input.loadBand(b, loc, n, 0, g.c, oh0 * g.strideH + kh * g.dilationH,
-                     rows, t, /*p0=*/kh * g.c, /*rowStep=*/g.strideH,
-                     /*fillBorder=*/false);
+    for (int64_t kh = 0; kh < g.kh; ++kh) {
+      int64_t h0 = oh0 * g.strideH + kh * g.dilationH;
+      if (input.resident)
+        tile::DmaOp::create(
+            b, loc, input.residentRows(b, loc, n, 0, g.c, h0, rows, g.strideH),
+            windowOf(b, loc, t, g.c, 0, rows, 1, 0, g.w, 1, kh * g.c));
+      else
+        input.loadBand(b, loc, n, 0, g.c, h0, rows, t, /*p0=*/kh * g.c,
+                       /*rowStep=*/g.strideH, /*fillBorder=*/false);
+    }
     inputs.push_back(t);
   }
   for (int64_t cb = 0; cb < cBlocks && !foldRows; ++cb)
@@ -318,10 +335,49 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
   }
 }
 
+/// The [C, KH * KW * C] filter tile of a depthwise block from its compact
+/// [C, KH, KW] weights: one DMA of KH * KW elements per partition, then one
+/// POOL affine_select over a view that repeats each weight along the filter
+/// axis, keeping element (c, tap, f) where f - c == 0 and zeroing the rest
+/// (the diagonal filter in HBM would be C times as many bytes).
+Value ConvKernel::buildDiagonal() {
+  int64_t taps = g.kh * g.kw, cs = g.c;
+  HbmLayout l = *hbmLayoutOf(op, diagonal);
+  Value compact = allocTile(b, loc, {cs, taps}, g.filterType);
+  tile::DmaOp::create(b, loc,
+                      hbmView(b, loc, l.buffer, indexConst(b, loc, l.offset),
+                              {cs, taps}, {l.strides[0], 1}),
+                      compact);
+  Value t = allocTile(b, loc, {cs, taps * g.f}, g.filterType);
+  auto view = [&](Value tile, ArrayRef<int64_t> strides) -> Value {
+    auto type = cast<MemRefType>(tile.getType());
+    auto layout = StridedLayoutAttr::get(b.getContext(), 0, strides);
+    auto viewType = MemRefType::get({cs, taps, g.f}, g.filterType, layout,
+                                    type.getMemorySpace());
+    return memref::ReinterpretCastOp::create(
+        b, loc, viewType, tile, b.getIndexAttr(0),
+        {b.getIndexAttr(cs), b.getIndexAttr(taps), b.getIndexAttr(g.f)},
+        {b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1]),
+         b.getIndexAttr(strides[2])});
+  };
+  tile::AffineSelectOp::create(
+      b, loc, view(compact, {taps, 1, 0}), view(t, {taps * g.f, g.f, 1}),
+      b.getStringAttr("eq"), b.getF32FloatAttr(0.0f), b.getI64IntegerAttr(0),
+      b.getI64IntegerAttr(-1), b.getDenseI64ArrayAttr({0, 1}));
+  return t;
+}
+
 void ConvKernel::emit() {
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
   // partition kh * C + c holding w[c, kh, :, :]), loaded in pieces.
   SmallVector<Value> filters;
+  if (diagonal) {
+    filters.push_back(buildDiagonal());
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows)
+        emitBand(b, n, oh0, std::min(bandRows, g.oh - oh0), filters);
+    return;
+  }
   int64_t rows = foldRows ? g.kh : 1;
   int64_t row = g.kh * g.kw * g.f / rows;
   int64_t pieces = std::clamp<int64_t>(row * tile::storageBytes(g.filterType) /
@@ -355,9 +411,9 @@ void ConvKernel::emit() {
 LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                const conv::ConvGeneric &g,
                                const ConvPadding *pad, bool zeroInit,
-                               linalg::GenericOp epilogue,
+                               linalg::GenericOp epilogue, Value diagonal,
                                const TileOptions &options) {
-  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, options);
+  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -50,11 +50,13 @@ struct ConvPadding {
 
 /// The implicit-GEMM convolution generic (Conv/ConvGeneric.h) `g` of `op`;
 /// with `pad`, its input is read from the padding's source instead.
-/// `zeroInit` and `epilogue` as for tileMatmul.
+/// `zeroInit` and `epilogue` as for tileMatmul. With `diagonal` (the
+/// [C, KH, KW] weights of a depthwise block, Match.h's
+/// findDiagonalFilter), the filter is built on chip from them.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
-                             const TileOptions &options);
+                             mlir::Value diagonal, const TileOptions &options);
 
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's
@@ -65,6 +67,15 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 mlir::LogicalResult tilePool(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                              bool isMax, const ConvPadding *pad,
                              bool identityInit, const TileOptions &options);
+
+/// An elementwise generic over [N, C, H, W] whose operands are row-major
+/// tensors of that shape, per-channel values or scalars
+/// (ChannelGeneric.cpp), and its kernel with the channels on the
+/// partitions, which reads and writes tensors kept in SBUF in place.
+bool isChannelGeneric(mlir::linalg::GenericOp op);
+mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
+                                       mlir::linalg::GenericOp op,
+                                       const TileOptions &options);
 
 /// A run of 2-D generics over one [R, C] space with reductions along C
 /// (softmax, layernorm) that can run as one kernel with whole rows in SBUF,

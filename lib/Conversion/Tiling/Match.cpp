@@ -2,6 +2,8 @@
 
 #include "Match.h"
 
+#include "../Conv/ConvGeneric.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -201,4 +203,28 @@ tiling::findConvPadding(Value x, Operation *conv,
   ops.assign({fill, copy, view});
   return ConvPadding{copy.getSource(), offsets[2], offsets[3],
                      sizes[2],         sizes[3],   *value};
+}
+
+std::optional<Value> tiling::findDiagonalFilter(Value w,
+                                                linalg::GenericOp &builder) {
+  if (!w.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  builder = {};
+  std::optional<Value> compact;
+  for (OpOperand &use : w.getUses()) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic)
+      return std::nullopt;
+    if (std::optional<Value> c = nki::conv::matchDiagonalFilter(generic);
+        c && generic.getDpsInits()[0] == w && !builder) {
+      builder = generic;
+      compact = c;
+      continue;
+    }
+    if (!nki::conv::matchConvGeneric(generic) || use.getOperandNumber() != 1)
+      return std::nullopt;
+  }
+  if (!builder)
+    return std::nullopt;
+  return compact;
 }

@@ -52,6 +52,13 @@ std::optional<ConvPadding>
 findConvPadding(mlir::Value x, mlir::Operation *conv,
                 llvm::SmallVectorImpl<mlir::Operation *> &ops);
 
+/// The compact weights [C, KH, KW] of a convolution filter `w` that a
+/// diagonal-filter generic (Conv/ConvGeneric.h) writes and only
+/// convolutions read: their kernels build the diagonal on chip. `builder`
+/// is set to that generic (erased once they are tiled).
+std::optional<mlir::Value> findDiagonalFilter(mlir::Value w,
+                                              mlir::linalg::GenericOp &builder);
+
 } // namespace nki::tiling
 
 #endif // NKI_LIB_CONVERSION_TILING_MATCH_H

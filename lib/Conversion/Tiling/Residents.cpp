@@ -93,8 +93,10 @@ struct Planner {
   int64_t sbufBytes;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
-  DenseMap<Operation *, int64_t> kernelPos;  // op -> where its code lands
-  DenseMap<Operation *, Operation *> anchor; // kernel position -> first op
+  DenseMap<Operation *, int64_t> kernelPos; // op -> where its code lands
+  /// The first op of the kernel at a position (a convolution before its
+  /// epilogue), where the code before the kernel goes.
+  DenseMap<Operation *, Operation *> anchor;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
           int64_t sbufBytes)
@@ -242,6 +244,30 @@ struct Planner {
         std::max<int64_t>(0, sbufBytes - 4 * band - kKernelScratchBytes);
   }
 
+  /// ChannelGeneric.cpp's kernel: its [N, C, H, W] operands are read and
+  /// written in place; per-channel ones come from HBM.
+  void visitChannelGeneric(linalg::GenericOp op, int64_t pos) {
+    anchor[op] = op;
+    auto shape = cast<MemRefType>(op.getDpsInits()[0].getType()).getShape();
+    for (OpOperand &o : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(o.get().getType());
+      if (!type)
+        continue;
+      if (!op.getMatchingIndexingMap(&o).isIdentity() ||
+          type.getShape() != shape) {
+        reject(o.get());
+        continue;
+      }
+      bool init = op.isDpsInit(&o);
+      if (!init || !op.getMatchingBlockArgument(&o).use_empty())
+        use(o.get(), pos, false);
+      if (init)
+        use(o.get(), pos, true);
+    }
+    // A few chunk tiles per operand in flight.
+    capacity[pos] = std::max<int64_t>(0, sbufBytes - 2 * kKernelScratchBytes);
+  }
+
   void visit() {
     DenseSet<Operation *> fused;
     for (auto [i, op] : llvm::enumerate(ops)) {
@@ -264,6 +290,22 @@ struct Planner {
               generic ? conv::matchConvGeneric(generic) : std::nullopt) {
         visitConv(generic, *g, pos, fused);
         continue;
+      }
+      if (generic && isChannelGeneric(generic)) {
+        visitChannelGeneric(generic, pos);
+        continue;
+      }
+      // A matmul's epilogue is part of its kernel, which reads HBM.
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+        auto matmul = cast<linalg::LinalgOp>(op);
+        Value out = matmul.getDpsInits()[0];
+        if (linalg::GenericOp epilogue =
+                findEpilogue(matmul, findZeroFill(out, op))) {
+          fused.insert(epilogue);
+          for (Value v : epilogue->getOperands())
+            if (isa<MemRefType>(v.getType()))
+              reject(v);
+        }
       }
       // Any other kernel reads and writes HBM; it leaves its tiles half of
       // SBUF (they budget against up to 3/4 of what they are given).

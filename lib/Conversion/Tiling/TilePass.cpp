@@ -89,6 +89,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // Zero fills that a later matmul turns into its start flag are left to
     // that matmul.
     DenseSet<Operation *> erased, absorbed;
+    SmallVector<Operation *> diagonalFilters;
     // So are a convolution's zero fill and the fill and copy of its padded
     // input (its kernel reads the source).
     for (Operation *op : ops) {
@@ -111,6 +112,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+      // A diagonal filter is built on chip by every convolution reading it.
+      linalg::GenericOp builder;
+      if (isConv && findDiagonalFilter(generic.getDpsInputs()[1], builder))
+        if (absorbed.insert(builder).second)
+          diagonalFilters.push_back(builder);
     }
     // Tensors that convolutions and poolings exchange stay in SBUF where
     // they fit; each kernel budgets against what they leave.
@@ -142,7 +148,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (failed(tileOne(rewriter, op, opOptions, erased)))
         return signalPassFailure();
     }
-    // Scratch buffers nobody reads any more (fused products) go away.
+    // Diagonal-filter builders (their convolutions are tiled) and scratch
+    // buffers nobody reads any more (fused products) go away.
+    for (Operation *op : diagonalFilters)
+      rewriter.eraseOp(op);
     for (Operation *op : ops)
       if (!erased.contains(op))
         if (auto alloc = dyn_cast<memref::AllocOp>(op))
@@ -283,10 +292,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       Value out = generic.getDpsInits()[0];
       linalg::FillOp fill = findZeroFill(out, op);
       linalg::GenericOp epilogue = findEpilogue(linalgOp, fill);
+      linalg::GenericOp builder;
+      std::optional<Value> diagonal =
+          findDiagonalFilter(generic.getDpsInputs()[1], builder);
       if (epilogue)
         rewriter.setInsertionPoint(epilogue);
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
-                          bool(fill), epilogue, options)))
+                          bool(fill), epilogue, diagonal.value_or(Value()),
+                          options)))
         return failure();
       eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
       return success();
@@ -300,8 +313,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       generic = *g;
       rewriter.setInsertionPoint(generic);
     }
-    if (failed(tileGeneric(rewriter, generic, options)))
+    // Channels on the partitions when it reads or writes a tensor kept in
+    // SBUF.
+    bool touchesResident =
+        options.residents && llvm::any_of(generic->getOperands(), [&](Value v) {
+          return options.residents->lookup(v).has_value();
+        });
+    if (touchesResident && isChannelGeneric(generic)) {
+      if (failed(tileChannelGeneric(rewriter, generic, options)))
+        return failure();
+    } else if (failed(tileGeneric(rewriter, generic, options))) {
       return failure();
+    }
     erase(generic);
     return success();
   }

@@ -57,16 +57,22 @@ Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
     loadBand(b, loc, n, c0, cs, h0, rows, t);
     return t;
   }
-  // Padded coordinates are the resident tensor's shifted by this reader's
-  // padding (the tensor's border is at least as wide).
-  int64_t top = pad ? pad->top : 0, left = pad ? pad->left : 0;
-  Value v = residents->view(b, loc, *resident, n, c0, cs, h0 - top, rows, 1,
-                            -left, width, 1);
+  Value v = residentRows(b, loc, n, c0, cs, h0, rows, 1);
   if (cast<MemRefType>(v.getType()).getElementType() == type)
     return v;
   Value t = allocTile(b, loc, {cs, rows, width}, type);
   tile::CopyOp::create(b, loc, v, t);
   return t;
+}
+
+Value WindowInput::residentRows(OpBuilder &b, Location loc, int64_t n,
+                                int64_t c0, int64_t cs, int64_t h0,
+                                int64_t rows, int64_t rowStep) const {
+  // Padded coordinates are the resident tensor's shifted by this reader's
+  // padding (the tensor's border is at least as wide).
+  int64_t top = pad ? pad->top : 0, left = pad ? pad->left : 0;
+  return residents->view(b, loc, *resident, n, c0, cs, h0 - top, rows, rowStep,
+                         -left, width, 1);
 }
 
 void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,

@@ -47,6 +47,11 @@ struct WindowInput {
   mlir::Value band(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
                    int64_t c0, int64_t cs, int64_t h0, int64_t rows,
                    mlir::Type type) const;
+  /// The [cs, rows, width] view of padded rows h0, h0 + rowStep, ... of a
+  /// resident input (its border is the padding).
+  mlir::Value residentRows(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
+                           int64_t c0, int64_t cs, int64_t h0, int64_t rows,
+                           int64_t rowStep) const;
   /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
   /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
   /// ([P, rows, width]). With `fillBorder` the padding is set too (only for

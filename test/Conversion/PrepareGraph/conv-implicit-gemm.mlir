@@ -105,9 +105,16 @@ func.func @maxpool(%x: tensor<1x3x9x9xf32>) -> tensor<1x3x4x4xf32> {
 
 // A depthwise convolution (one channel per group, as the ONNX importer
 // writes it) with a constant filter: a dense conv generic whose [C, KH, KW,
-// C] filter holds w[c] on the diagonal (w[c, 0, 0, kh, kw] = c + 1 here).
+// C] filter holds w[c] on the diagonal (w[c, 0, 0, kh, kw] = c + 1 here),
+// built by a generic from the compact [C, KH, KW] weights (nki-tile builds
+// it on chip).
 // CHECK-LABEL: func.func @depthwise
-// CHECK: %[[F:.*]] = arith.constant dense<{{\[\[\[}}[1.000000e+00, 0.000000e+00], [1.000000e+00, 0.000000e+00]], {{\[\[}}1.000000e+00, 0.000000e+00], [1.000000e+00, 0.000000e+00]]], {{\[\[\[}}0.000000e+00, 2.000000e+00], [0.000000e+00, 2.000000e+00]], {{\[\[}}0.000000e+00, 2.000000e+00], [0.000000e+00, 2.000000e+00]]]]> : tensor<2x2x2x2xf32>
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00]], {{\[\[}}2.000000e+00, 2.000000e+00], [2.000000e+00, 2.000000e+00]]]> : tensor<2x2x2xf32>
+// CHECK: %[[F:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2x2xf32>)
+// CHECK: %[[C:.*]] = linalg.index 0
+// CHECK: %[[K:.*]] = linalg.index 3
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[C]], %[[K]]
+// CHECK: arith.select %[[EQ]]
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[F]] : tensor<1x2x5x5xf32>, tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 1, 4, 4]
 func.func @depthwise(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x1x4x4xf32> {
