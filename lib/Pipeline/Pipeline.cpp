@@ -63,11 +63,18 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
   case CompilePhase::Tiled: {
     // Tensors become HBM buffers; ops become loops over tiles.
     pm.addNestedPass<func::FuncOp>(createNKIUnsharePartialTensors());
+    // An op whose result is inserted into a larger tensor (a channel block
+    // of a depthwise convolution, a part of a concat) computes it in place
+    // there instead of in a buffer of its own that is then copied.
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;
     bufferize.functionBoundaryTypeConversion =
         bufferization::LayoutMapOption::IdentityLayoutMap;
     pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+    // CSE merges the two subviews of an insert_slice computed in place, so
+    // that its copy (of the slice onto itself) folds away.
+    pm.addPass(createCSEPass());
     pm.addPass(createCanonicalizerPass());
     NKITileOptions tile;
     tile.freeChunk = options.freeChunk;

@@ -136,7 +136,15 @@ Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
   auto idx = [&](ArrayRef<int64_t> v) {
     return getAsIndexOpFoldResult(ctx, v);
   };
-  auto pad = x.getDefiningOp<tensor::PadOp>();
+  // The pad, also through reshapes that give back its shape (the importer
+  // flattens and expands the input of a grouped convolution).
+  Value unshaped = x;
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      unshaped.getDefiningOp()))
+    unshaped = unshaped.getDefiningOp()->getOperand(0);
+  auto pad = unshaped.getType() == x.getType()
+                 ? unshaped.getDefiningOp<tensor::PadOp>()
+                 : tensor::PadOp();
   bool padPerBlock = pad && pad.getConstantPaddingValue() &&
                      pad.getStaticLow()[1] == 0 && pad.getStaticHigh()[1] == 0;
   Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
@@ -176,7 +184,15 @@ Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
     Value wb = nki::conv::buildDiagonalFilter(rewriter, loc, compact);
     SmallVector<int64_t> yShape(ys);
     yShape[1] = cb;
-    Value e = tensor::EmptyOp::create(rewriter, loc, yShape, elt);
+    // The block's result is computed in its slice of the whole one (so that
+    // bufferization writes it there, not into a buffer of its own copied
+    // in).
+    Value e = cb == c ? tensor::EmptyOp::create(rewriter, loc, yShape, elt)
+                            .getResult()
+                      : tensor::ExtractSliceOp::create(
+                            rewriter, loc, y, idx({0, c0, 0, 0}), idx(yShape),
+                            idx({1, 1, 1, 1}))
+                            .getResult();
     Value z = linalg::FillOp::create(rewriter, loc, zero, e).getResult(0);
     Value yb =
         nki::conv::buildConvGeneric(rewriter, loc, xb, wb, z, strides[0],

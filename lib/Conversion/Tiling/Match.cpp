@@ -193,7 +193,7 @@ tiling::findConvPadding(Value x, Operation *conv,
     end = end->getNextNode();
   Operation *stop = end ? end->getNextNode() : nullptr;
   for (Operation *o = copy->getNextNode(); o && o != stop; o = o->getNextNode())
-    if (users.contains(o))
+    if (users.contains(o) && !isBufferBookkeeping(o))
       return std::nullopt;
   ArrayRef<int64_t> offsets = view.getStaticOffsets();
   ArrayRef<int64_t> sizes = view.getStaticSizes();
