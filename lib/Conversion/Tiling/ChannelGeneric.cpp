@@ -37,12 +37,25 @@ enum class Kind { Scalar, Column, Full };
 /// all, per channel (and image), or fully with contiguous rows; nothing
 /// when one does otherwise.
 std::optional<SmallVector<Kind>> classify(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.getNumLoops() != 4 ||
-      op.getNumReductionLoops() != 0)
+  if (op.getNumDpsInits() != 1 || op.getNumLoops() != 4)
+    return std::nullopt;
+  // Elementwise, or reducing H and W into [N, C] (global pooling).
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  bool reduces = op.getNumReductionLoops() != 0;
+  if (reduces && (op.getNumReductionLoops() != 2 ||
+                  iters[2] != utils::IteratorType::reduction ||
+                  iters[3] != utils::IteratorType::reduction))
     return std::nullopt;
   auto out = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (!out || !out.hasStaticShape() || out.getShape()[3] > 2048 ||
-      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out || !out.hasStaticShape() ||
+      (reduces ? outMap.getNumResults() == 0 || outMap.isFunctionOfDim(2) ||
+                     outMap.isFunctionOfDim(3)
+               : !outMap.isIdentity()))
+    return std::nullopt;
+  // The [N, C, H, W] space; rows must fit a chunk.
+  SmallVector<int64_t> space = op.getStaticLoopRanges();
+  if (space[3] > 2048)
     return std::nullopt;
   SmallVector<Kind> kinds;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -67,8 +80,7 @@ std::optional<SmallVector<Kind>> classify(linalg::GenericOp op) {
     }
     if (strides[2] == 0 && strides[3] == 0)
       kinds.push_back(Kind::Column);
-    else if (strides[3] == 1 && strides[2] == out.getShape()[3] &&
-             strides[1] != 0)
+    else if (strides[3] == 1 && strides[2] == space[3] && strides[1] != 0)
       kinds.push_back(Kind::Full);
     else
       return std::nullopt;
@@ -77,33 +89,159 @@ std::optional<SmallVector<Kind>> classify(linalg::GenericOp op) {
 }
 } // namespace
 
+namespace {
+/// The kernel's view of `op`: [N, C, H, W] and each operand's access in it.
+struct Space {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  SmallVector<Access> operands;
+  SmallVector<Kind> kinds;
+};
+
+/// A global pooling as the ONNX importer writes it: a reduction over
+/// [N * C, H * W] (parallel, reduction) whose inputs are collapse_shape
+/// [[0, 1], [2, 3]] views of one [N, C, H, W] shape (or scalars) and whose
+/// output is [N * C]. Seen as the [N, C, H, W] reduction it is.
+std::optional<Space> collapsedPooling(linalg::GenericOp op) {
+  if (op.getNumLoops() != 2 || op.getNumReductionLoops() != 1 ||
+      op.getNumDpsInits() != 1 ||
+      op.getIteratorTypesArray()[1] != utils::IteratorType::reduction)
+    return std::nullopt;
+  Space s;
+  MLIRContext *ctx = op.getContext();
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    Access a;
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type) {
+      auto cst = v.getDefiningOp<arith::ConstantOp>();
+      auto f = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+      if (!f)
+        return std::nullopt;
+      a.elementType = v.getType();
+      a.scalar = f.getValueAsDouble();
+      a.strides.assign(4, 0);
+      s.operands.push_back(a);
+      s.kinds.push_back(Kind::Scalar);
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<int64_t> strides;
+    if (op.isDpsInit(&operand)) {
+      if (map != AffineMap::getMultiDimMapWithTargets(2, {0}, ctx) ||
+          failed(getStaticLayout(type, strides, a.offset)))
+        return std::nullopt;
+      a.buffer = v;
+      a.elementType = type.getElementType();
+      s.operands.push_back(a);
+      s.kinds.push_back(Kind::Column);
+      continue;
+    }
+    auto collapse = v.getDefiningOp<memref::CollapseShapeOp>();
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2, 3}};
+    if (!map.isIdentity() || !collapse ||
+        collapse.getReassociationIndices() != groups ||
+        failed(getStaticLayout(collapse.getSrcType(), strides, a.offset)))
+      return std::nullopt;
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    if (s.c && (shape[0] != s.n || shape[1] != s.c || shape[2] != s.h ||
+                shape[3] != s.w))
+      return std::nullopt;
+    s.n = shape[0];
+    s.c = shape[1];
+    s.h = shape[2];
+    s.w = shape[3];
+    if (strides[3] != 1 || strides[2] != s.w || s.w > 2048)
+      return std::nullopt;
+    a.buffer = collapse.getSrc();
+    a.elementType = type.getElementType();
+    a.strides = strides;
+    s.operands.push_back(a);
+    s.kinds.push_back(Kind::Full);
+  }
+  if (!s.c)
+    return std::nullopt;
+  // The output [N * C] is per channel and image of the 4-D space.
+  Access &out = s.operands.back();
+  SmallVector<int64_t> outStrides;
+  int64_t offset;
+  (void)getStaticLayout(cast<MemRefType>(out.buffer.getType()), outStrides,
+                        offset);
+  out.strides = {s.c * outStrides[0], outStrides[0], 0, 0};
+  return s;
+}
+
+/// The space of either form.
+std::optional<Space> spaceOf(linalg::GenericOp op) {
+  if (std::optional<SmallVector<Kind>> kinds = classify(op)) {
+    Space s;
+    SmallVector<int64_t> r = op.getStaticLoopRanges();
+    s.n = r[0];
+    s.c = r[1];
+    s.h = r[2];
+    s.w = r[3];
+    s.kinds = *kinds;
+    for (OpOperand &operand : op->getOpOperands()) {
+      FailureOr<Access> a = analyzeOperand(op, operand);
+      if (failed(a))
+        return std::nullopt;
+      s.operands.push_back(*a);
+    }
+    return s;
+  }
+  return collapsedPooling(op);
+}
+} // namespace
+
 bool tiling::isChannelGeneric(linalg::GenericOp op) {
-  return classify(op).has_value();
+  return classify(op).has_value() || collapsedPooling(op).has_value();
+}
+
+SmallVector<std::pair<Value, bool>>
+tiling::channelTensors(linalg::GenericOp op) {
+  SmallVector<std::pair<Value, bool>> tensors;
+  std::optional<Space> s = spaceOf(op);
+  if (!s)
+    return tensors;
+  for (auto [i, a] : llvm::enumerate(s->operands)) {
+    if (s->kinds[i] != Kind::Full)
+      continue;
+    bool init = i + 1 == s->operands.size();
+    if (!init || !op.getRegion().front().getArgument(i).use_empty())
+      tensors.push_back({a.buffer, false});
+    if (init)
+      tensors.push_back({a.buffer, true});
+  }
+  return tensors;
 }
 
 LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                                          const TileOptions &options) {
   Location loc = op.getLoc();
-  ArrayRef<int64_t> shape =
-      cast<MemRefType>(op.getDpsInits()[0].getType()).getShape();
-  int64_t N = shape[0], C = shape[1], H = shape[2], W = shape[3];
-  std::optional<SmallVector<Kind>> kinds = classify(op);
-  if (!kinds)
-    return op->emitOpError("is not an elementwise op over [N, C, H, W] with "
-                           "per-channel or row-major operands");
-  SmallVector<Access> operands;
-  for (OpOperand &operand : op->getOpOperands()) {
-    FailureOr<Access> a = analyzeOperand(op, operand);
-    if (failed(a))
-      return failure();
-    operands.push_back(*a);
-  }
+  std::optional<Space> space = spaceOf(op);
+  if (!space)
+    return op->emitOpError("is not an elementwise op or global pooling over "
+                           "[N, C, H, W] with per-channel or row-major "
+                           "operands");
+  int64_t N = space->n, C = space->c, H = space->h, W = space->w;
+  SmallVector<Access> &operands = space->operands;
+  SmallVector<Kind> *kinds = &space->kinds;
   const Residents *residents = options.residents;
   auto residentOf = [&](const Access &a) -> std::optional<ResidentRef> {
     return residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt;
   };
   Block &body = op.getRegion().front();
   unsigned outArg = op.getNumDpsInputs();
+  // A reduction over H and W (into [N, C]): its body is out = combine(out,
+  // expr); each chunk's expr is reduced along the free axis into a [P, 1]
+  // column, the columns combined, and the output's initial value with them.
+  bool reduces = op.getNumReductionLoops() != 0;
+  std::optional<ReductionBody> reduction;
+  if (reduces) {
+    FailureOr<ReductionBody> r = matchReductionBody(op, body, outArg);
+    if (failed(r))
+      return failure();
+    reduction = *r;
+  }
   const Access &out = operands.back();
   std::optional<ResidentRef> outRes = residentOf(out);
   int64_t P = numPartitions();
@@ -114,7 +252,8 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       // Per-channel operands: one column per image and block.
       SmallVector<Value> columns(operands.size());
       for (auto [i, a] : llvm::enumerate(operands))
-        if ((*kinds)[i] == Kind::Column && !body.getArgument(i).use_empty()) {
+        if ((*kinds)[i] == Kind::Column && !body.getArgument(i).use_empty() &&
+            !(reduces && i == outArg)) {
           columns[i] = allocTile(b, loc, {cs, 1}, a.elementType);
           tile::DmaOp::create(b, loc,
                               hbmView(b, loc, a.buffer,
@@ -124,6 +263,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                                       {cs, 1}, {a.strides[1], 1}),
                               columns[i]);
         }
+      Value acc; // a reduction's [cs, 1] fp32 column so far
       for (int64_t r0 = 0; r0 < H; r0 += chunkRows) {
         int64_t rc = std::min(chunkRows, H - r0), cols = rc * W;
         auto fullView = [&](const Access &a) -> Value {
@@ -138,11 +278,11 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                                         c0 * a.strides[1] + r0 * a.strides[2]),
                          {cs, cols}, {a.strides[1], 1});
         };
-        Value dst = outRes ? fullView(out) : Value();
+        Value dst = outRes && !reduces ? fullView(out) : Value();
         BodyLowering lowering(b, loc, cs, cols);
         for (auto [i, a] : llvm::enumerate(operands)) {
           BlockArgument arg = body.getArgument(i);
-          if (arg.use_empty())
+          if (arg.use_empty() || (reduces && i == outArg))
             continue;
           if ((*kinds)[i] == Kind::Scalar) {
             lowering.bind(arg,
@@ -162,6 +302,20 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
           lowering.bind(arg, {TileValue::Full, 0.0, t, a.elementType});
         }
         auto yield = cast<linalg::YieldOp>(body.getTerminator());
+        if (reduces) {
+          FailureOr<TileValue> v = lowering.lower(reduction->expr);
+          FailureOr<Value> part =
+              failed(v) ? FailureOr<Value>(failure())
+                        : lowering.reduceRows(reduction->combine, *v);
+          if (failed(part))
+            return failure();
+          if (acc)
+            tile::TensorTensorOp::create(b, loc, reduction->combine, acc, *part,
+                                         acc);
+          else
+            acc = *part;
+          continue;
+        }
         FailureOr<TileValue> r = lowering.lower(yield.getOperand(0));
         if (failed(r))
           return failure();
@@ -181,6 +335,21 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
           tile::CopyOp::create(b, loc, t, dst);
         }
       }
+      if (!reduces)
+        continue;
+      // combine(initial value, reduction) stored as the [cs, 1] column of
+      // image n (a per-channel output: strides 0 along H and W).
+      Value column = hbmView(
+          b, loc, out.buffer,
+          indexConst(b, loc,
+                     out.offset + n * out.strides[0] + c0 * out.strides[1]),
+          {cs, 1}, {out.strides[1], 1});
+      Value old = allocTile(b, loc, {cs, 1}, out.elementType);
+      tile::DmaOp::create(b, loc, column, old);
+      Value result = allocTile(b, loc, {cs, 1}, out.elementType);
+      tile::TensorTensorOp::create(b, loc, reduction->combine, old, acc,
+                                   result);
+      tile::DmaOp::create(b, loc, result, column);
     }
   return success();
 }

@@ -69,10 +69,14 @@ mlir::LogicalResult tilePool(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                              bool identityInit, const TileOptions &options);
 
 /// An elementwise generic over [N, C, H, W] whose operands are row-major
-/// tensors of that shape, per-channel values or scalars
-/// (ChannelGeneric.cpp), and its kernel with the channels on the
-/// partitions, which reads and writes tensors kept in SBUF in place.
+/// tensors of that shape, per-channel values or scalars, or a reduction of
+/// such a body over H and W (global pooling, also as [N * C, H * W] over
+/// collapsed views) (ChannelGeneric.cpp), and its kernel with the channels
+/// on the partitions, which reads and writes tensors kept in SBUF in place.
 bool isChannelGeneric(mlir::linalg::GenericOp op);
+/// The [N, C, H, W] buffers that kernel reads (false) and writes (true).
+llvm::SmallVector<std::pair<mlir::Value, bool>>
+channelTensors(mlir::linalg::GenericOp op);
 mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
                                        mlir::linalg::GenericOp op,
                                        const TileOptions &options);

@@ -245,25 +245,21 @@ struct Planner {
   }
 
   /// ChannelGeneric.cpp's kernel: its [N, C, H, W] operands are read and
-  /// written in place; per-channel ones come from HBM.
+  /// written in place; per-channel ones (and a global pooling's result)
+  /// come from and go to HBM.
   void visitChannelGeneric(linalg::GenericOp op, int64_t pos) {
     anchor[op] = op;
-    auto shape = cast<MemRefType>(op.getDpsInits()[0].getType()).getShape();
-    for (OpOperand &o : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(o.get().getType());
-      if (!type)
-        continue;
-      if (!op.getMatchingIndexingMap(&o).isIdentity() ||
-          type.getShape() != shape) {
-        reject(o.get());
-        continue;
-      }
-      bool init = op.isDpsInit(&o);
-      if (!init || !op.getMatchingBlockArgument(&o).use_empty())
-        use(o.get(), pos, false);
-      if (init)
-        use(o.get(), pos, true);
-    }
+    SmallVector<std::pair<Value, bool>> tensors = channelTensors(op);
+    for (Value v : op->getOperands())
+      if (isa<MemRefType>(v.getType()) &&
+          llvm::none_of(tensors, [&](auto &t) { return t.first == v; }) &&
+          !(isa_and_nonnull<memref::CollapseShapeOp>(v.getDefiningOp()) &&
+            llvm::any_of(tensors, [&](auto &t) {
+              return t.first == v.getDefiningOp()->getOperand(0);
+            })))
+        reject(v);
+    for (auto [v, write] : tensors)
+      use(v, pos, write);
     // A few chunk tiles per operand in flight.
     capacity[pos] = std::max<int64_t>(0, sbufBytes - 2 * kKernelScratchBytes);
   }

@@ -36,6 +36,14 @@ using namespace mlir;
 
 using namespace nki::tiling;
 
+/// Whether `op` is a channel-major generic (ChannelGeneric.cpp) with a
+/// tensor kept in SBUF.
+static bool readsResident(linalg::GenericOp op, const Residents &residents) {
+  return llvm::any_of(channelTensors(op), [&](auto &t) {
+    return residents.lookup(t.first).has_value();
+  });
+}
+
 namespace {
 struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   using NKITileBase::NKITileBase;
@@ -133,9 +141,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
       opOptions.residents = &residents;
       rewriter.setInsertionPoint(op);
-      // Row-wise kernels (softmax, layernorm) stay whole.
-      if (SmallVector<Operation *> group = findRowGroup(ops, i, opOptions);
-          !group.empty()) {
+      // Row-wise kernels (softmax, layernorm) stay whole; not with a global
+      // pooling of a tensor kept in SBUF (its kernel reads it there).
+      SmallVector<Operation *> group = findRowGroup(ops, i, opOptions);
+      if (llvm::any_of(group, [&](Operation *member) {
+            auto generic = dyn_cast<linalg::GenericOp>(member);
+            return generic && readsResident(generic, residents);
+          }))
+        group.clear();
+      if (!group.empty()) {
         rewriter.setInsertionPoint(group.back());
         if (failed(tileRowGroup(rewriter, group, opOptions)))
           return signalPassFailure();
@@ -152,6 +166,17 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // buffers nobody reads any more (fused products) go away.
     for (Operation *op : diagonalFilters)
       rewriter.eraseOp(op);
+    // Every kernel that reads or writes a resident tensor does so in SBUF:
+    // its HBM buffer is left to views nobody uses (a kernel still naming
+    // it would read what was never stored).
+    for (auto &[root, tensor] : residents.tensors)
+      for (Operation *user : usersThroughViews(root))
+        if (!isBufferBookkeeping(user)) {
+          user->emitOpError("internal error: reads or writes a tensor kept in "
+                            "SBUF through HBM (rerun with "
+                            "--nki-tile=sbuf-resident=false)");
+          return signalPassFailure();
+        }
     for (Operation *op : ops)
       if (!erased.contains(op))
         if (auto alloc = dyn_cast<memref::AllocOp>(op))
@@ -315,11 +340,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
     // Channels on the partitions when it reads or writes a tensor kept in
     // SBUF.
-    bool touchesResident =
-        options.residents && llvm::any_of(generic->getOperands(), [&](Value v) {
-          return options.residents->lookup(v).has_value();
-        });
-    if (touchesResident && isChannelGeneric(generic)) {
+    if (options.residents && readsResident(generic, *options.residents)) {
       if (failed(tileChannelGeneric(rewriter, generic, options)))
         return failure();
     } else if (failed(tileGeneric(rewriter, generic, options))) {
