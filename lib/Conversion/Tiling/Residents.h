@@ -1,13 +1,14 @@
 //===- Residents.h - Tensors kept in SBUF between kernels -------*- C++ -*-===//
 //
-// nki-tile keeps an NCHW tensor that convolutions and poolings exchange in
-// SBUF instead of HBM when it fits: one tile with the channels on the
+// nki-tile keeps an NCHW tensor that convolutions, poolings and
+// channel-major elementwise kernels exchange in SBUF instead of HBM when it
+// fits: one tile with the channels on the
 // partitions (the layout those kernels compute in) and a border of the
 // padding its padded readers want, so a producer evacuates straight into it
 // and a consumer's matmuls read their shifted windows from it. Which
 // tensors stay is the whole-program problem of nki/Analysis/Residency.h:
 // live ranges over the kernels, each kernel leaving the SBUF its own tiles
-// need. docs/memory-planning.md describes the dataflow.
+// need. docs/compiler.md and docs/memory-planning.md describe the dataflow.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_LIB_CONVERSION_TILING_RESIDENTS_H

@@ -3,7 +3,10 @@
 // the compact [4, 3x3] weights are loaded (9 elements per partition, not
 // 4 x 9 x 4) and one POOL affine_select over a view that repeats each
 // weight along the filter axis keeps element (c, tap, f) where f - c == 0.
-// The builder generic and its HBM buffer go away.
+// With 4 channels the kernel rows are folded into the contraction: one DMA
+// within SBUF per kernel row moves its columns to partitions [4 kh, 4 kh +
+// 4) of the [12, 3 x 4] folded filter. The builder generic and its HBM
+// buffer go away.
 // RUN: nki-opt %s --nki-tile | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
@@ -14,7 +17,14 @@
 // CHECK: %[[SRC:.*]] = memref.reinterpret_cast %[[W]] to offset: [0], sizes: [4, 9, 4], strides: [9, 1, 0]
 // CHECK: %[[DST:.*]] = memref.reinterpret_cast %[[D]] to offset: [0], sizes: [4, 9, 4], strides: [36, 4, 1]
 // CHECK: nki.affine_select %[[SRC]] into %[[DST]] {cmp = "eq", coefs = array<i64: 0, 1>, fill = 0.000000e+00 : f32, offset = 0 : i64, pcoef = -1 : i64}
-// CHECK: %[[TAP:.*]] = memref.subview %[[D]][0, 0] [4, 4] [1, 1]
+// CHECK: %[[F:.*]] = nki.alloc : memref<12x12xf32, #nki.memory<sbuf>>
+// CHECK: %[[R0:.*]] = memref.subview %[[D]][0, 0] [4, 12] [1, 1]
+// CHECK: %[[P0:.*]] = memref.subview %[[F]][0, 0] [4, 12] [1, 1]
+// CHECK: nki.dma %[[R0]] to %[[P0]]
+// CHECK: %[[R2:.*]] = memref.subview %[[D]][0, 24] [4, 12] [1, 1]
+// CHECK: %[[P2:.*]] = memref.subview %[[F]][8, 0] [4, 12] [1, 1]
+// CHECK: nki.dma %[[R2]] to %[[P2]]
+// CHECK: %[[TAP:.*]] = memref.subview %[[F]][0, 0] [12, 4] [1, 1]
 // CHECK: nki.matmul %[[TAP]], %{{.*}} into
 // CHECK-NOT: linalg.generic
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
