@@ -1,4 +1,5 @@
-//===- Copy.cpp - HBM-to-HBM copies ----------------------------------------===//
+//===- Copy.cpp - HBM-to-HBM copies
+//----------------------------------------===//
 //
 // memref.copy between HBM buffers (from bufferized slices, pads, concats and
 // results) is a DMA that never touches SBUF. Dims both sides walk
@@ -8,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "Residents.h"
 #include "TileUtils.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace nki;
@@ -66,13 +70,50 @@ LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
            [&](OpBuilder &nb, Value row, int64_t rows) {
              SmallVector<int64_t> sizes(shape);
              sizes[0] = rows;
-             Value s = hbmView(nb, loc, src,
-                               linearIndex(nb, loc, so, {row}, {ss[0]}), sizes,
-                               ss);
-             Value d = hbmView(nb, loc, dst,
-                               linearIndex(nb, loc, dso, {row}, {ds[0]}),
-                               sizes, ds);
+             Value s =
+                 hbmView(nb, loc, src, linearIndex(nb, loc, so, {row}, {ss[0]}),
+                         sizes, ss);
+             Value d =
+                 hbmView(nb, loc, dst,
+                         linearIndex(nb, loc, dso, {row}, {ds[0]}), sizes, ds);
              tile::DmaOp::create(nb, loc, s, d);
            });
+  return success();
+}
+
+LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
+                                       Value dst, const Residents &residents) {
+  // A copy of [N, C, H, W] into (or out of) a tensor kept in SBUF, such as
+  // a concat's part: one DMA per image and run of channels that stays in
+  // one partition block on both sides (a DMA may move partitions; the
+  // engines may not). An HBM side is read or written in rows.
+  Location loc = op->getLoc();
+  std::optional<ResidentRef> rs = residents.lookup(src),
+                             rd = residents.lookup(dst);
+  auto type = cast<MemRefType>(src.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t N = shape[0], C = shape[1], H = shape[2], W = shape[3];
+  int64_t P = numPartitions();
+  auto side = [&](Value v, const std::optional<ResidentRef> &r, int64_t n,
+                  int64_t c, int64_t cs) -> Value {
+    if (r)
+      return residents.view(b, loc, *r, n, c, cs, 0, H, 1, 0, W, 1);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)getStaticLayout(cast<MemRefType>(v.getType()), strides, offset);
+    return hbmView(b, loc, v,
+                   indexConst(b, loc, offset + n * strides[0] + c * strides[1]),
+                   {cs, H, W}, {strides[1], strides[2], strides[3]});
+  };
+  auto blockLeft = [&](const std::optional<ResidentRef> &r, int64_t c) {
+    return r ? P - (r->c + c) % P : C;
+  };
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C;) {
+      int64_t cs = std::min({C - c, blockLeft(rs, c), blockLeft(rd, c), P});
+      tile::DmaOp::create(b, loc, side(src, rs, n, c, cs),
+                          side(dst, rd, n, c, cs));
+      c += cs;
+    }
   return success();
 }

@@ -94,6 +94,11 @@ mlir::LogicalResult tileRowGroup(mlir::OpBuilder &b,
 /// memref.copy between HBM buffers: DMA, split across queues.
 mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
                              mlir::Value src, mlir::Value dst);
+/// memref.copy of [N, C, H, W] from or to a tensor kept in SBUF
+/// (Residents.h): DMAs within SBUF or between SBUF and HBM.
+mlir::LogicalResult tileResidentCopy(mlir::OpBuilder &b, mlir::Operation *op,
+                                     mlir::Value src, mlir::Value dst,
+                                     const Residents &residents);
 
 } // namespace nki::tiling
 

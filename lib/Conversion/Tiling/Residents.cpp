@@ -117,9 +117,10 @@ struct Planner {
     if (Candidate *c = at(v))
       c->ok = false;
   }
-  /// A use by a kernel at `pos`; `pad` for a padded windowed read.
+  /// A use by a kernel at `pos`; `pad` for a padded windowed read. `byDma`:
+  /// only DMAs touch the view (no start-partition rule).
   void use(Value v, int64_t pos, bool write, const ConvPadding *pad = nullptr,
-           std::optional<Type> convType = std::nullopt) {
+           std::optional<Type> convType = std::nullopt, bool byDma = false) {
     Candidate *c = at(v);
     if (!c)
       return;
@@ -130,7 +131,7 @@ struct Planner {
     // Channel blocks of the view start at partition p0: the engines'
     // start-partition rule.
     bool partitionsOk =
-        p0 == 0 || (p0 + cs <= numPartitions() && (cs > 64   ? false
+        p0 == 0 || byDma || (p0 + cs <= numPartitions() && (cs > 64   ? false
                                                    : cs > 32 ? p0 % 64 == 0
                                                              : p0 % 32 == 0));
     if (!start || !partitionsOk) {
@@ -293,6 +294,15 @@ struct Planner {
       }
       if (generic && isChannelGeneric(generic)) {
         visitChannelGeneric(generic, pos);
+        continue;
+      }
+      // A copy of [N, C, H, W] (a concat's part) is DMAs on either side.
+      if (auto copy = dyn_cast<memref::CopyOp>(op);
+          copy && copy.getSource().getType().getRank() == 4) {
+        anchor[op] = op;
+        use(copy.getSource(), pos, false, nullptr, std::nullopt, true);
+        use(copy.getTarget(), pos, true, nullptr, std::nullopt, true);
+        capacity[pos] = sbufBytes - kKernelScratchBytes;
         continue;
       }
       // A matmul's epilogue is part of its kernel, which reads HBM.

@@ -254,7 +254,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return op->emitOpError(
           "works on tensors: run bufferization before nki-tile");
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-      if (failed(tileCopy(rewriter, op, copy.getSource(), copy.getTarget())))
+      bool resident = options.residents &&
+                      (options.residents->lookup(copy.getSource()) ||
+                       options.residents->lookup(copy.getTarget()));
+      if (failed(resident ? tileResidentCopy(rewriter, op, copy.getSource(),
+                                             copy.getTarget(),
+                                             *options.residents)
+                          : tileCopy(rewriter, op, copy.getSource(),
+                                     copy.getTarget())))
         return failure();
       erase(op);
       return success();
