@@ -1,10 +1,10 @@
-//===- Copy.cpp - HBM-to-HBM copies
-//----------------------------------------===//
+//===- Copy.cpp - memref.copy as DMAs -------------------------------------===//
 //
 // memref.copy between HBM buffers (from bufferized slices, pads, concats and
 // results) is a DMA that never touches SBUF. Dims both sides walk
 // contiguously are merged; the copy is split along its outermost dim into
-// pieces of about 64 KiB so that several DMA queues share it.
+// pieces of about 64 KiB so that several DMA queues share it. A copy from
+// or to a tensor kept in SBUF (Residents.h) is DMAs per channel block.
 //
 //===----------------------------------------------------------------------===//
 
