@@ -116,6 +116,14 @@ def NKIUnsharePartialTensors
     other user, an HBM copy each, and those matmuls and convolutions would
     not see a fill to turn into their start flag. Every user but the first
     gets its own fill of its own empty tensor, built right before it.
+
+    And a `tensor.empty` that is the init of several linalg ops (CSE merges
+    every empty of one shape) is cloned for each init use but the first
+    (for all of them when it has other uses too): bufferization would give
+    them one buffer, each op writing over the previous one's dead result,
+    which ties unrelated tensors together (a convolution's epilogue writing
+    the buffer its input was padded from; a tensor nki-tile could keep in
+    SBUF sharing a buffer with one it cannot).
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }

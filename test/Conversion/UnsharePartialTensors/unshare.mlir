@@ -77,3 +77,19 @@ func.func @single_fill(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf
   %m = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %m : tensor<4x4xf32>
 }
+
+// -----
+
+// An empty tensor that is the init of two elementwise ops: the second gets
+// its own, so that bufferization gives the two results two buffers.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[R:.*]] = linalg.exp ins(%{{.*}} : tensor<4x4xf32>) outs(%[[E]] : tensor<4x4xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: linalg.add ins(%[[R]], %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%[[E2]] : tensor<4x4xf32>)
+func.func @shared_empty(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.exp ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = linalg.add ins(%r, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
+}
