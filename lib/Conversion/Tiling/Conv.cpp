@@ -97,6 +97,7 @@ struct ConvKernel {
 
   LogicalResult analyze();
   void emit();
+  SmallVector<Value> loadFilters();
   Value buildDiagonal();
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
@@ -340,7 +341,8 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
 /// [C, KH, KW] weights: one DMA of KH * KW elements per partition, then one
 /// POOL affine_select over a view that repeats each weight along the filter
 /// axis, keeping element (c, tap, f) where f - c == 0 and zeroing the rest
-/// (the diagonal filter in HBM would be C times as many bytes).
+/// (the diagonal filter in HBM would be C times as many bytes); with folded
+/// rows, then in the folded layout.
 Value ConvKernel::buildDiagonal() {
   int64_t taps = g.kh * g.kw, cs = g.c;
   HbmLayout l = *hbmLayoutOf(op, diagonal);
@@ -365,32 +367,23 @@ Value ConvKernel::buildDiagonal() {
       b, loc, view(compact, {taps, 1, 0}), view(t, {taps * g.f, g.f, 1}),
       b.getStringAttr("eq"), b.getF32FloatAttr(0.0f), b.getI64IntegerAttr(0),
       b.getI64IntegerAttr(-1), b.getDenseI64ArrayAttr({0, 1}));
-  return t;
+  if (!foldRows)
+    return t;
+  // Folded: partition kh * C + c holds w[c, kh, :, :], the columns of
+  // kernel row kh of the diagonal tile, moved there by a DMA within SBUF
+  // (an engine keeps data on its partitions).
+  int64_t row = g.kw * g.f;
+  Value folded = allocTile(b, loc, {g.kh * g.c, row}, g.filterType);
+  for (int64_t kh = 0; kh < g.kh; ++kh)
+    tile::DmaOp::create(b, loc, tileSlice(b, loc, t, 0, g.c, kh * row, row),
+                        tileSlice(b, loc, folded, kh * g.c, g.c, 0, row));
+  return folded;
 }
 
-void ConvKernel::emit() {
+SmallVector<Value> ConvKernel::loadFilters() {
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
   // partition kh * C + c holding w[c, kh, :, :]), loaded in pieces.
   SmallVector<Value> filters;
-  if (diagonal) {
-    Value d = buildDiagonal();
-    if (foldRows) {
-      // Folded: partition kh * C + c holds w[c, kh, :, :], the columns of
-      // kernel row kh of the diagonal tile, moved there by a DMA within
-      // SBUF (an engine keeps data on its partitions).
-      int64_t row = g.kw * g.f;
-      Value folded = allocTile(b, loc, {g.kh * g.c, row}, g.filterType);
-      for (int64_t kh = 0; kh < g.kh; ++kh)
-        tile::DmaOp::create(b, loc, tileSlice(b, loc, d, 0, g.c, kh * row, row),
-                            tileSlice(b, loc, folded, kh * g.c, g.c, 0, row));
-      d = folded;
-    }
-    filters.push_back(d);
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows)
-        emitBand(b, n, oh0, std::min(bandRows, g.oh - oh0), filters);
-    return;
-  }
   int64_t rows = foldRows ? g.kh : 1;
   int64_t row = g.kh * g.kw * g.f / rows;
   int64_t pieces = std::clamp<int64_t>(row * tile::storageBytes(g.filterType) /
@@ -414,6 +407,12 @@ void ConvKernel::emit() {
       }
     filters.push_back(t);
   }
+  return filters;
+}
+
+void ConvKernel::emit() {
+  SmallVector<Value> filters =
+      diagonal ? SmallVector<Value>{buildDiagonal()} : loadFilters();
   // Static loops: nki-unroll would unroll them anyway, and the padding's
   // border differs from band to band.
   for (int64_t n = 0; n < g.n; ++n)
