@@ -61,6 +61,19 @@ bool isEpilogue(Operation *op) {
   });
 }
 
+/// A generic that reads an operand through a map that is not a projected
+/// permutation (an upsample's (h floordiv 2, w floordiv 2)): nki-tile has
+/// a kernel for it as it is; fused with its neighbours it would be an
+/// elementwise body nothing can tile.
+bool readsThroughNonPermutation(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic &&
+         llvm::any_of(generic.getIndexingMapsArray(), [](AffineMap m) {
+           return !m.isProjectedPermutation(
+               /*allowZeroInResults=*/true);
+         });
+}
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -68,11 +81,14 @@ struct NKIFuseElementwisePass
     // As upstream: fuse a producer only into its single user.
     // Nothing is fused into an implicit-GEMM convolution: its kernel reads
     // the input once into SBUF and would recompute a fused producer per tap.
+    // Nor into or out of an upsample.
     linalg::ControlFusionFn fuse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
       return producer && producer->hasOneUse() &&
-             !(consumer && nki::conv::matchConvGeneric(consumer));
+             !(consumer && nki::conv::matchConvGeneric(consumer)) &&
+             !readsThroughNonPermutation(producer) &&
+             !readsThroughNonPermutation(consumer);
     };
     // A reshape is not folded into a contraction, nor into the elementwise
     // consumer of one (its epilogue): that consumer is instead collapsed to

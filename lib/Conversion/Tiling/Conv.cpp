@@ -386,9 +386,7 @@ SmallVector<Value> ConvKernel::loadFilters() {
   SmallVector<Value> filters;
   int64_t rows = foldRows ? g.kh : 1;
   int64_t row = g.kh * g.kw * g.f / rows;
-  int64_t pieces = std::clamp<int64_t>(row * tile::storageBytes(g.filterType) /
-                                           kMinLoadPieceBytes,
-                                       1, kMaxLoadPieces);
+  int64_t pieces = loadPieces(row * tile::storageBytes(g.filterType));
   int64_t step = (row + pieces - 1) / pieces;
   for (int64_t cb = 0; cb < cBlocks; ++cb) {
     int64_t cs = cbAt(cb);

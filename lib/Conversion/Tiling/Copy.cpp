@@ -11,6 +11,7 @@
 #include "Kernels.h"
 #include "Residents.h"
 #include "TileUtils.h"
+#include "WindowInput.h"
 
 #include <algorithm>
 
@@ -36,7 +37,14 @@ LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
     ss = {1};
     ds = {1};
   }
-  // Merge dims contiguous on both sides.
+  // Size-1 dims walk nothing (a batch of one); then merge dims contiguous
+  // on both sides.
+  for (int d = int(shape.size()) - 1; d >= 0 && shape.size() > 1; --d)
+    if (shape[d] == 1) {
+      shape.erase(shape.begin() + d);
+      ss.erase(ss.begin() + d);
+      ds.erase(ds.begin() + d);
+    }
   for (int d = int(shape.size()) - 2; d >= 0; --d) {
     if (ss[d] != ss[d + 1] * shape[d + 1] || ds[d] != ds[d + 1] * shape[d + 1])
       continue;
@@ -94,16 +102,19 @@ LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
   ArrayRef<int64_t> shape = type.getShape();
   int64_t N = shape[0], C = shape[1], H = shape[2], W = shape[3];
   int64_t P = numPartitions();
+  int64_t bytes = tile::storageBytes(type.getElementType());
   auto side = [&](Value v, const std::optional<ResidentRef> &r, int64_t n,
-                  int64_t c, int64_t cs) -> Value {
+                  int64_t c, int64_t cs, int64_t h, int64_t rows) -> Value {
     if (r)
-      return residents.view(b, loc, *r, n, c, cs, 0, H, 1, 0, W, 1);
+      return residents.view(b, loc, *r, n, c, cs, h, rows, 1, 0, W, 1);
     SmallVector<int64_t> strides;
     int64_t offset;
     (void)getStaticLayout(cast<MemRefType>(v.getType()), strides, offset);
-    return hbmView(b, loc, v,
-                   indexConst(b, loc, offset + n * strides[0] + c * strides[1]),
-                   {cs, H, W}, {strides[1], strides[2], strides[3]});
+    return hbmView(
+        b, loc, v,
+        indexConst(b, loc,
+                   offset + n * strides[0] + c * strides[1] + h * strides[2]),
+        {cs, rows, W}, {strides[1], strides[2], strides[3]});
   };
   auto blockLeft = [&](const std::optional<ResidentRef> &r, int64_t c) {
     return r ? P - (r->c + c) % P : C;
@@ -111,8 +122,14 @@ LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C;) {
       int64_t cs = std::min({C - c, blockLeft(rs, c), blockLeft(rd, c), P});
-      tile::DmaOp::create(b, loc, side(src, rs, n, c, cs),
-                          side(dst, rd, n, c, cs));
+      // In row pieces: a DMA spreads over at most four queues.
+      int64_t pieces = loadPieces(H * W * bytes);
+      int64_t step = (H + pieces - 1) / pieces;
+      for (int64_t h = 0; h < H; h += step) {
+        int64_t rows = std::min(step, H - h);
+        tile::DmaOp::create(b, loc, side(src, rs, n, c, cs, h, rows),
+                            side(dst, rd, n, c, cs, h, rows));
+      }
       c += cs;
     }
   return success();

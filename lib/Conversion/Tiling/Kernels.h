@@ -81,6 +81,19 @@ mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
                                        mlir::linalg::GenericOp op,
                                        const TileOptions &options);
 
+/// An integer-factor upsample: a generic over [N, C, H * fh, W * fw] that
+/// copies `in` [N, C, H, W] at (n, c, h floordiv fh, w floordiv fw) into
+/// `out` (the ONNX importer's nearest Resize), and its kernel
+/// (Upsample.cpp): copies into strided views on chip, reading and writing
+/// tensors kept in SBUF in place.
+struct Upsample {
+  mlir::Value in, out;
+  int64_t fh = 1, fw = 1;
+};
+std::optional<Upsample> matchUpsample(mlir::linalg::GenericOp op);
+mlir::LogicalResult tileUpsample(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                                 const Upsample &u, const TileOptions &options);
+
 /// A run of 2-D generics over one [R, C] space with reductions along C
 /// (softmax, layernorm) that can run as one kernel with whole rows in SBUF,
 /// starting at ops[start]; empty when there is none.

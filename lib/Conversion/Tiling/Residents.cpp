@@ -4,7 +4,8 @@
 // its uses is a kernel that can work on an SBUF-resident tensor (a
 // convolution's or pooling's input or output, an operand of a
 // convolution's fused epilogue, a [N, C, H, W] operand of a channel-major
-// elementwise op or global pooling) through a unit-stride view; one other
+// elementwise op or global pooling, an upsample's input or output, a
+// concat part's copy) through a unit-stride view; one other
 // use (another elementwise kernel, a matmul, a copy, a result) keeps it in
 // HBM. Its
 // live range runs over the positions of those kernels; a kernel's capacity
@@ -290,6 +291,18 @@ struct Planner {
       if (std::optional<conv::ConvGeneric> g =
               generic ? conv::matchConvGeneric(generic) : std::nullopt) {
         visitConv(generic, *g, pos, fused);
+        continue;
+      }
+      if (std::optional<Upsample> u =
+              generic ? matchUpsample(generic) : std::nullopt) {
+        // Upsample.cpp: copies from the input's rows into the output's.
+        anchor[op] = op;
+        use(u->in, pos, false);
+        use(u->out, pos, true);
+        if (Candidate *c = at(u->in); c && rootOf(u->in) == rootOf(u->out))
+          c->ok = false;
+        capacity[pos] =
+            std::max<int64_t>(0, sbufBytes - 2 * kKernelScratchBytes);
         continue;
       }
       if (generic && isChannelGeneric(generic)) {

@@ -345,6 +345,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       generic = *g;
       rewriter.setInsertionPoint(generic);
     }
+    if (std::optional<Upsample> u =
+            generic ? matchUpsample(generic) : std::nullopt) {
+      if (failed(tileUpsample(rewriter, generic, *u, options)))
+        return failure();
+      erase(generic);
+      return success();
+    }
     // Channels on the partitions when it reads or writes a tensor kept in
     // SBUF.
     if (options.residents && readsResident(generic, *options.residents)) {

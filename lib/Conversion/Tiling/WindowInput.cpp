@@ -84,8 +84,7 @@ void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,
   auto loadRows = [&](const HbmLayout &l, int64_t srcRow, int64_t r0,
                       int64_t rn, int64_t q0, int64_t w) {
     int64_t rowBytes = w * tile::storageBytes(elt);
-    int64_t pieces = std::clamp<int64_t>(rn * rowBytes / kMinLoadPieceBytes, 1,
-                                         kMaxLoadPieces);
+    int64_t pieces = loadPieces(rn * rowBytes);
     int64_t step = (rn + pieces - 1) / pieces;
     for (int64_t r = 0; r < rn; r += step) {
       int64_t m = std::min(step, rn - r);

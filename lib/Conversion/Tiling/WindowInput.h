@@ -15,6 +15,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 namespace nki::tiling {
 
 /// An HBM buffer with its static element offset and strides.
@@ -75,6 +77,10 @@ mlir::Value windowOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
 /// several DMAs to use all sixteen.
 constexpr int64_t kMaxLoadPieces = 4;
 constexpr int64_t kMinLoadPieceBytes = 2048;
+/// The number of DMAs for a transfer of `bytes` per partition.
+inline int64_t loadPieces(int64_t bytes) {
+  return std::clamp<int64_t>(bytes / kMinLoadPieceBytes, 1, kMaxLoadPieces);
+}
 
 } // namespace nki::tiling
 

@@ -121,6 +121,8 @@ std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
 constexpr int32_t kPartitionBlock = 32;
 /// Memory ids: HBM, then SBUF blocks, then PSUM blocks.
 constexpr uint32_t kMaxBlocks = 128 / kPartitionBlock;
+/// An HBM access is at most this many intervals (addAccess).
+constexpr int64_t kMaxHbmPieces = 128;
 
 void addAccess(std::vector<sched::MemoryAccess> &out,
                const isa::AccessPattern &ap, bool isWrite) {
@@ -134,8 +136,43 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   if (begin < 0 || end <= begin)
     return; // out of bounds: the ISA verifier rejected it already
   if (ap.memory == isa::Memory::HBM) {
-    out.push_back(
-        sched::MemoryAccess{0, uint64_t(begin), uint64_t(end), isWrite});
+    // Outer dims whose steps clear the bytes below them (a band of rows of
+    // several channels) give one interval per index, up to kMaxHbmPieces:
+    // the bounding interval of one band would overlap every other band's
+    // and order all of a tensor's stores one after another.
+    auto spanFrom = [&](int from) {
+      int64_t span = 0;
+      for (int d = from; d < ap.rank; ++d)
+        span += ap.dims[d].stride * (ap.dims[d].size - 1);
+      return span;
+    };
+    int split = 0;
+    int64_t pieces = 1;
+    for (; lo == 0 && split < ap.rank; ++split) {
+      const isa::Dim &dim = ap.dims[split];
+      if ((dim.size > 1 && dim.stride <= spanFrom(split + 1)) ||
+          pieces * dim.size > kMaxHbmPieces)
+        break;
+      pieces *= dim.size;
+    }
+    int64_t below = spanFrom(split);
+    if (split == 0) {
+      out.push_back(
+          sched::MemoryAccess{0, uint64_t(begin), uint64_t(end), isWrite});
+      return;
+    }
+    // The dims before `split`, walked as an odometer; each piece spans the
+    // `below + 1` elements of the dims after them.
+    std::array<int64_t, isa::AccessPattern::kMaxDims> index{};
+    for (int64_t p = 0; p < pieces; ++p) {
+      int64_t at = ap.offset;
+      for (int d = 0; d < split; ++d)
+        at += index[d] * ap.dims[d].stride * eb;
+      out.push_back(sched::MemoryAccess{
+          0, uint64_t(at), uint64_t(at + (below + 1) * eb), isWrite});
+      for (int d = split - 1; d >= 0 && ++index[d] == ap.dims[d].size; --d)
+        index[d] = 0;
+    }
     return;
   }
   uint32_t base = ap.memory == isa::Memory::SBUF ? 1 : 1 + kMaxBlocks;

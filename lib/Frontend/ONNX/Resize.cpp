@@ -10,6 +10,13 @@
 // that map outside the input `extrapolation_value`: their row of W is zero
 // and a constant bias adds the value (out = W x + b).
 //
+// One case is not a matmul: an integer-factor upsample of H and W of an
+// [N, C, H, W] tensor in which every output element copies input element
+// (h / fh, w / fw) (nearest, with any transformation that maps so) is one
+// linalg.generic whose input map is (n, c, h floordiv fh, w floordiv fw):
+// nki-tile runs it as copies on chip (Tiling/Upsample.cpp) instead of two
+// matmuls by 0/1 matrices with transposes between them.
+//
 // Scales, sizes and (for tf_crop_and_resize) roi must therefore be
 // compile-time constants. The formulas are the spec's; like ONNX's
 // reference, the transformations divide by the unrounded in * scale, and
@@ -55,6 +62,21 @@ struct AxisWeights {
           return false;
     }
     return true;
+  }
+  /// f when output o copies input o / f (m = f * n), else 0.
+  int64_t replication() const {
+    int64_t m = bias.size(), n = m ? w.size() / m : 0;
+    if (!n || m % n)
+      return 0;
+    int64_t f = m / n;
+    for (int64_t o = 0; o < m; ++o) {
+      if (bias[o] != 0.0)
+        return 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (w[o * n + i] != (i == o / f ? 1.0 : 0.0))
+          return 0;
+    }
+    return f;
   }
 };
 
@@ -166,6 +188,35 @@ LogicalResult lowerResize(Importer &imp, const onnx::NodeProto &node, Value x,
   }
   if (t.getNumElements() == 0)
     return emitError(loc) << node.op_type() << " of an empty tensor " << t;
+  // An integer-factor upsample of H and W: one generic that copies.
+  SmallVector<AxisWeights> weights;
+  for (int64_t d = 0; d < rank; ++d) {
+    double start = roi.empty() ? 0.0 : roi[d];
+    double end = roi.empty() ? 1.0 : roi[rank + d];
+    weights.push_back(
+        axisWeights(a, t.getDimSize(d), outShape[d], scales[d], start, end));
+  }
+  if (rank == 4 && weights[0].identity() && weights[1].identity() &&
+      weights[2].replication() && weights[3].replication() &&
+      !(weights[2].identity() && weights[3].identity())) {
+    MLIRContext *ctx = imp.b.getContext();
+    AffineExpr h = getAffineDimExpr(2, ctx), w = getAffineDimExpr(3, ctx);
+    AffineMap in =
+        AffineMap::get(4, 0,
+                       {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx),
+                        h.floorDiv(weights[2].replication()),
+                        w.floorDiv(weights[3].replication())},
+                       ctx);
+    Value init = imp.emptyLike(loc, outShape, elt);
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    auto op = linalg::GenericOp::create(
+        imp.b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+        ArrayRef<AffineMap>{in, imp.b.getMultiDimIdentityMap(4)}, iters,
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, args[0]);
+        });
+    return imp.define(node, op.getResult(0));
+  }
   Type f32 = imp.b.getF32Type();
   Value y = x;
   if (intElt)
@@ -176,10 +227,8 @@ LogicalResult lowerResize(Importer &imp, const onnx::NodeProto &node, Value x,
         },
         f32);
   for (int64_t d = rank - 1; d >= 0; --d) {
-    int64_t n = t.getDimSize(d), m = outShape[d];
-    double start = roi.empty() ? 0.0 : roi[d];
-    double end = roi.empty() ? 1.0 : roi[rank + d];
-    AxisWeights aw = axisWeights(a, n, m, scales[d], start, end);
+    int64_t m = outShape[d];
+    const AxisWeights &aw = weights[d];
     if (aw.identity())
       continue;
     bool hasBias = llvm::any_of(aw.bias, [](double v) { return v != 0.0; });

@@ -128,3 +128,40 @@ func.func @batchnorm_constants(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   } -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// An upsample (a generic reading through floordiv) is fused neither with
+// the relu before it nor with the add after it: nki-tile has a kernel for
+// it as it is.
+// CHECK-LABEL: func.func @upsample_between
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], {{.*}} ins(%{{.*}} : tensor<1x4x2x2xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+func.func @upsample_between(%x: tensor<1x4x2x2xf32>, %skip: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x4x2x2xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x2x2xf32>) outs(%e0 : tensor<1x4x2x2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x2x2xf32>
+  %e1 = tensor.empty() : tensor<1x4x4x4xf32>
+  %u = linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r : tensor<1x4x2x2xf32>) outs(%e1 : tensor<1x4x4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x4x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%u, %skip : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) outs(%e1 : tensor<1x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<1x4x4x4xf32>
+  return %s : tensor<1x4x4x4xf32>
+}

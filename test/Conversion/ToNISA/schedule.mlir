@@ -188,3 +188,26 @@ func.func @main() -> memref<128x4xf32> {
   nki.dma %r to %o : memref<128x4xf32, #nki.memory<sbuf>> to memref<128x4xf32>
   return %o : memref<128x4xf32>
 }
+
+// -----
+
+// Stores of two column halves of one HBM tensor: their bytes interleave
+// row by row but never overlap, so neither waits for the other (an HBM
+// access is an interval per row here, not one bounding interval); both
+// wait for the load only.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(1)
+// CHECK:       nisa.stream @dma0 {
+// CHECK-NEXT:    nisa.dma_copy sbuf[0:16, 0, f32][(1,32)], hbm[0, f32][(1,512)] signal([[LOAD:s[0-9]+]])
+// CHECK-NEXT:    nisa.dma_copy hbm[4096, f32][(64,16),(1,32)], sbuf[0:16, 0, f32][(1,32)] wait([[LOAD]] >= 1){{$}}
+// CHECK:       nisa.stream @dma1 {
+// CHECK-NEXT:    nisa.dma_copy hbm[4224, f32][(64,16),(1,32)], sbuf[0:16, 0, f32][(1,32)] wait([[LOAD]] >= 1){{$}}
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<16x64xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 4096 : i64} : memref<16x64xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<16x32xf32> to memref<16x32xf32, #nki.memory<sbuf>>
+  %left = memref.subview %out[0, 0] [16, 32] [1, 1] : memref<16x64xf32> to memref<16x32xf32, strided<[64, 1]>>
+  %right = memref.subview %out[0, 32] [16, 32] [1, 1] : memref<16x64xf32> to memref<16x32xf32, strided<[64, 1], offset: 32>>
+  nki.dma %t to %left : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32, strided<[64, 1]>>
+  nki.dma %t to %right : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32, strided<[64, 1], offset: 32>>
+  return %out : memref<16x64xf32>
+}

@@ -134,7 +134,27 @@ save("r_shape_sizes", [
     helper.make_node("Shape", ["x"], ["s"]),
     helper.make_node("Mul", ["s", "two"], ["sizes"]),
     helper.make_node("Resize", ["x", "", "", "sizes"], ["y"])],
-    [vi("x", x.shape)], [vi("y", (1, 1, 4, 6))], [i64("two", [1, 1, 2, 2])])
+    [vi("x", x.shape)], [vi("y", (1, 1, 4, 6))], [i64("two", [1, 1, 2, 2])])# Integer-factor nearest upsamples of H and W (one copying generic): two
+# images and two blocks of channels by 2 x 2, as torch's nn.Upsample
+# exports it; integers by 3 x 1 with half_pixel and round_prefer_floor,
+# which map the same way. (Their references repeat elements: ONNX's
+# evaluates each output element in Python, too slow for this size.)
+def upsample(name, shape, attrs, scales, t=F, dtype=np.float32):
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
+    y = x.repeat(scales[2], axis=2).repeat(scales[3], axis=3)
+    save(name, helper.make_node("Resize", ["x", "", "scales"], ["y"], **attrs),
+         [vi("x", shape, t)], [vi("y", y.shape, t)],
+         [f32("scales", scales)])
+    pb(name + "_x", x)
+    pb(name + "_y", y)
+
+
+upsample("r_up2", (2, 130, 6, 8),
+         dict(mode="nearest", coordinate_transformation_mode="asymmetric",
+              nearest_mode="floor"), [1, 1, 2, 2])
+upsample("r_up_int", (1, 3, 5, 4), dict(mode="nearest"), [1, 1, 3, 1],
+         t=I32, dtype=np.int32)
+
 pb("r_shape_sizes_x", x)
 pb("r_shape_sizes_y", interpolate_nd(x.astype(np.float64), nearest_coeffs,
                                      output_size=[1, 1, 4, 6])

@@ -1,0 +1,91 @@
+// nki-tile runs an integer-factor upsample (the ONNX importer's nearest
+// Resize: a generic reading (n, c, h floordiv fh, w floordiv fw)) as copies
+// on chip (lib/Conversion/Tiling/Upsample.cpp): each band of input rows
+// goes fh x fw times into the strided view of one output phase. Between
+// two convolutions both tensors stay in SBUF; with residency off the band
+// is loaded and the output tile stored by DMA.
+// RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-tile=sbuf-resident=false | FileCheck %s --check-prefix=OFF
+
+// CHECK-LABEL: func.func @main(
+// CHECK-DAG: %[[OUT:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
+// CHECK-DAG: %[[IN:.*]] = nki.alloc : memref<16x1x1x4x4xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<16x16xf32, #nki.memory<psum>> into
+// CHECK: %[[BAND:.*]] = memref.subview %[[IN]][0, 0, 0, 0, 0] [16, 1, 1, 4, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[P00:.*]] = memref.subview %[[OUT]][0, 0, 0, 0, 0] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
+// CHECK-NEXT: nki.copy %[[BAND]] into %[[P00]]
+// CHECK: %[[P01:.*]] = memref.subview %[[OUT]][0, 0, 0, 0, 1] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
+// CHECK-NEXT: nki.copy %[[BAND]] into %[[P01]]
+// CHECK: %[[P10:.*]] = memref.subview %[[OUT]][0, 0, 0, 1, 0] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
+// CHECK-NEXT: nki.copy %[[BAND]] into %[[P10]]
+// CHECK: %[[P11:.*]] = memref.subview %[[OUT]][0, 0, 0, 1, 1] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
+// CHECK-NEXT: nki.copy %[[BAND]] into %[[P11]]
+// CHECK-NOT: linalg.generic
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<16x32xf32, #nki.memory<sbuf>>, memref<16x8x8xf32
+// CHECK: return
+// OFF-LABEL: func.func @main(
+// OFF: %[[UP:.*]] = memref.alloc() {{.*}} : memref<1x16x8x8xf32>
+// OFF: nki.dma %{{.*}} to %[[BAND:.*]] : memref<16x4x4xf32, strided<[16, 4, 1], offset: ?>> to memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
+// OFF: %[[T:.*]] = nki.alloc : memref<16x8x8xf32, #nki.memory<sbuf>>
+// OFF-COUNT-4: nki.copy %{{.*}} into %{{.*}} : memref<16x4x4xf32, #nki.memory<sbuf>> into memref<16x4x4xf32, strided<[64, 16, 2]{{.*}}>, #nki.memory<sbuf>>
+// OFF: memref.reinterpret_cast %[[UP]] to offset: [%{{.*}}], sizes: [16, 8, 8], strides: [64, 8, 1]
+// OFF: %[[V:.*]] = memref.subview %[[T]][0, 0, 0] [16, 8, 8] [1, 1, 1]
+// OFF: nki.dma %[[V]] to
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+module {
+  memref.global "private" constant @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  memref.global "private" constant @__constant_16x1x1x32xf32 : memref<16x1x1x32xf32> = dense<2.500000e-01> {alignment = 64 : i64}
+  func.func @main(%arg0: memref<1x16x4x4xf32>) -> memref<1x32x8x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = memref.get_global @__constant_16x1x1x32xf32 : memref<16x1x1x32xf32>
+    %1 = memref.get_global @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32>
+    %alloc_0 = memref.alloc() {alignment = 64 : i64} : memref<1x16x4x4xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc_0 : memref<1x16x4x4xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %1 : memref<1x16x4x4xf32>, memref<16x1x1x16xf32>) outs(%alloc_0 : memref<1x16x4x4xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x8xf32>
+    linalg.generic {indexing_maps = [#up, #map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alloc_0 : memref<1x16x4x4xf32>) outs(%alloc_1 : memref<1x16x8x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    %alloc_2 = memref.alloc() {alignment = 64 : i64} : memref<1x32x8x8xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc_2 : memref<1x32x8x8xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%alloc_1, %0 : memref<1x16x8x8xf32>, memref<16x1x1x32xf32>) outs(%alloc_2 : memref<1x32x8x8xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    return %alloc_2 : memref<1x32x8x8xf32>
+  }
+}
+
+// -----
+
+// An upsample into the interior of a padded buffer in HBM: the output
+// tile's rows are stored at the buffer's row stride.
+// OFF-LABEL: func.func @padded(
+// OFF: %[[PAD:.*]] = memref.alloc() : memref<1x16x10x10xf32>
+// OFF: %[[INNER:.*]] = memref.subview %[[PAD]][0, 0, 1, 1]
+// OFF-COUNT-4: nki.copy
+// OFF: memref.reinterpret_cast %[[INNER]] to offset: [%c11], sizes: [16, 8, 8], strides: [100, 10, 1]
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @padded(%arg0: memref<1x16x4x4xf32>) -> memref<1x16x10x10xf32> {
+  %pad = memref.alloc() : memref<1x16x10x10xf32>
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<1x16x4x4xf32>) outs(%inner : memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return %pad : memref<1x16x10x10xf32>
+}
