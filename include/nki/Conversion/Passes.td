@@ -174,6 +174,9 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"sbufResident", "sbuf-resident", "bool", /*default=*/"true",
            "Keep NCHW tensors that convolutions and poolings exchange in "
            "SBUF when they fit (docs/memory-planning.md)">,
+    Option<"packBands", "pack-bands", "bool", /*default=*/"true",
+           "Convolutions with few channels and filters compute several "
+           "bands of output rows side by side on the partitions">,
   ];
   let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

@@ -19,6 +19,14 @@
 //       evacuate each chunk (copy, the old output added, or the fused
 //       epilogue: bias, activation, residual) and DMA it out
 //
+// Few channels and filters leave most of the PE idle (16 of its 128 rows
+// and columns for a 16-channel layer): then up to 128 / max(C, F) bands of
+// output rows go side by side on the partitions, band j's input on
+// partitions j * C.. and its filters at columns j * F.. of a block-diagonal
+// filter, so that each matmul computes every band; operands move onto and
+// off those partitions by DMA (chooseBands weighs the PE time saved
+// against the DMA time added).
+//
 // No im2col: the input is read from HBM once per band, the filter once. A
 // zero-padded input (tensor.pad before bufferization: a filled buffer with
 // the source copied into its middle) is read from the source, and the
@@ -82,6 +90,13 @@ struct ConvKernel {
   /// each matmul contracts C * KH instead of C (the 3-channel 7x7 stem of a
   /// ResNet uses 21 PE rows instead of 3).
   bool foldRows = false;
+  /// Few channels and filters: `bands` bands of bandH output rows each
+  /// side by side on the partitions (input partition (j * KH' + kh) * C + c
+  /// and output partition j * F + f for band j, KH' = KH folded, else 1),
+  /// the filter block-diagonal, so that one matmul computes every band.
+  int64_t bands = 1, bandH = 0;
+  /// Per-channel epilogue operands loaded so far, by buffer and offset.
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
   LogicalResult status = success();
 
   int64_t P() const { return numPartitions(); }
@@ -96,9 +111,14 @@ struct ConvKernel {
   }
 
   LogicalResult analyze();
+  void chooseBands();
   void emit();
   SmallVector<Value> loadFilters();
   Value buildDiagonal();
+  Value packFilter(Value filter);
+  /// Rows of the filter tile that one band's channels use: C * KH'.
+  int64_t bandParts() const { return g.c * (foldRows ? g.kh : 1); }
+  int64_t taps() const { return foldRows ? g.kw : g.kh * g.kw; }
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
@@ -117,6 +137,66 @@ struct ConvKernel {
 static bool convFoldsRows(const conv::ConvGeneric &g) {
   return g.c <= numPartitions() && g.kh > 1 && g.c <= kMaxFoldedChannels &&
          g.c * g.kh <= numPartitions();
+}
+
+/// Packs bands when that makes the kernel faster by a simple model: PE
+/// time (matmul columns: taps / bands per output pixel, x4 for fp32) plus
+/// the DMA time packing adds (a resident input copied into the band tile,
+/// a resident output or residual written or read per band by DMA, rows of
+/// at least a descriptor's minimum). The candidates: the kernel as decided
+/// so far, and with the kernel rows folded or not as many bands as the
+/// contraction and the filters fit on the partitions and as divide OH.
+void ConvKernel::chooseBands() {
+  const TileOptions::Rates &t = options.rates;
+  if (cBlocks != 1 || fBlocks != 1 || !options.packBands || !t.peClockMHz)
+    return;
+  auto most = [&](int64_t parts) {
+    int64_t limit = std::min(P() / parts, P() / g.f);
+    while (limit > 1 && g.oh % limit)
+      --limit;
+    return std::max<int64_t>(limit, 1);
+  };
+  const Residents *residents = options.residents;
+  auto isResident = [&](Value v) {
+    return residents && residents->lookup(v).has_value();
+  };
+  Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
+  // Tensors read or written per band by DMA once bands are packed.
+  int64_t perBand = isResident(out);
+  if (epilogue)
+    for (Value v : epilogue.getDpsInputs())
+      if (v != y.buffer && isa<MemRefType>(v.getType()) &&
+          cast<MemRefType>(v.getType()).getShape() ==
+              cast<MemRefType>(out.getType()).getShape() &&
+          isResident(v))
+        ++perBand;
+  int64_t inBytes = tile::storageBytes(g.inputType);
+  int64_t outBytes = tile::storageBytes(elt);
+  int64_t pixels = g.n * g.oh * g.ow;
+  double peCycleNs = 1000.0 / double(t.peClockMHz) *
+                     double(g.inputType.isF32() ? t.peFp32Factor : 1);
+  double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
+  struct Choice {
+    bool fold;
+    int64_t bands;
+  };
+  auto cost = [&](Choice c) {
+    double columns = double(c.fold ? g.kw : g.kh * g.kw) * pixels / c.bands;
+    double dma = 0;
+    if (input.resident && (c.fold || c.bands > 1))
+      dma += double(g.n * g.c) * input.width * inBytes *
+             (c.fold ? g.kh * g.oh : inRows(g.oh) + (c.bands - 1) * (g.kh - 1));
+    if (c.bands > 1)
+      dma += double(perBand * g.n * g.f * g.oh) *
+             std::max(g.ow * outBytes, t.dmaMinDescriptorBytes);
+    return columns * peCycleNs + dma * dmaNsPerByte;
+  };
+  Choice best{foldRows, 1};
+  for (Choice c : {Choice{true, most(g.c * g.kh)}, Choice{false, most(g.c)}})
+    if ((!c.fold || convFoldsRows(g)) && cost(c) < cost(best))
+      best = c;
+  foldRows = best.fold;
+  bands = best.bands;
 }
 
 LogicalResult ConvKernel::analyze() {
@@ -149,8 +229,15 @@ LogicalResult ConvKernel::analyze() {
   // fp32 (4 cycles a column; MobileNetV2 b1: 831 -> 684 us) but not bf16
   // (319 -> 343 us).
   foldRows = convFoldsRows(g) && (!input.resident || g.inputType.isF32());
-  bool newBands = !input.resident || foldRows;
-  bandRows = g.oh;
+  chooseBands();
+  bool newBands = !input.resident || foldRows || bands > 1;
+  bandH = g.oh / bands;
+  bandRows = bandH;
+  // Packed bands go in groups of chunks, so that the next group's input
+  // (which moves by DMA) loads while this one multiplies.
+  if (bands > 1)
+    bandRows = std::min(
+        bandRows, kChunksPerGroup * std::max<int64_t>(1, kBankColumns / g.ow));
   while (newBands && bandRows > 1 &&
          2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     bandRows = (bandRows + 1) / 2;
@@ -179,39 +266,64 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                           int64_t oh, int64_t ow0, int64_t rc, int64_t wc,
                           Value acc) {
   int64_t cols = rc * wc;
-  SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
-                            indexConst(b, loc, oh), indexConst(b, loc, ow0)};
-  // [fb, rc * wc] of a 4-D operand: partitions along f, the chunk's pixels
-  // along the free axis (whole rows merge; else rc == 1).
-  auto view2d = [&](Value buffer, int64_t offset, ArrayRef<int64_t> strides,
-                    int64_t width) {
-    Layout v{buffer, offset, SmallVector<int64_t>(strides)};
-    int64_t free = width == 1 ? 1 : strides[3];
-    return hbm(b, v, ivs, {fb, width}, {strides[1], free});
+  // Packed bands (bands > 1): partitions [j * F, (j + 1) * F) of the chunk
+  // are output rows oh + j * bandH; every operand moves by DMA.
+  int64_t fs = fb / bands;
+  // [fs, rc * wc] of band j of a 4-D operand: partitions along f, the
+  // chunk's pixels along the free axis (whole rows merge; else rc == 1).
+  auto view2d = [&](const Layout &l, int64_t width, int64_t j) {
+    SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
+                              indexConst(b, loc, oh + j * bandH),
+                              indexConst(b, loc, ow0)};
+    int64_t free = width == 1 ? 1 : l.strides[3];
+    return hbm(b, l, ivs, {fs, width}, {l.strides[1], free});
   };
-  // A resident operand's chunk: [fb, rc, wc] of its SBUF tile.
-  auto resident = [&](Value buffer) -> Value {
+  // A resident operand's chunk: [fs, rc, wc] of its SBUF tile.
+  auto resident = [&](Value buffer, int64_t j) -> Value {
     std::optional<ResidentRef> r =
         options.residents ? options.residents->lookup(buffer) : std::nullopt;
     if (!r)
       return {};
-    return options.residents->view(b, loc, *r, n, f0, fb, oh, rc, 1, ow0, wc,
-                                   1);
+    return options.residents->view(b, loc, *r, n, f0, fs, oh + j * bandH, rc, 1,
+                                   ow0, wc, 1);
   };
-  Value outBuffer = epilogue ? epi.operands.back().buffer : y.buffer;
-  Value outView = resident(outBuffer);
+  // An operand's tile, [fb, cols] or a per-channel [fb, 1] `column`: a
+  // resident view (one band), else one DMA per band; a column once per
+  // image and filter block.
+  auto load = [&](const Layout &l, Type type, bool column) -> Value {
+    if (Value v = !column && bands == 1 ? resident(l.buffer, 0) : Value())
+      return v;
+    int64_t width = column ? 1 : cols;
+    std::pair<Value, int64_t> key = {l.buffer, l.offset + n * l.strides[0] +
+                                                   f0 * l.strides[1]};
+    if (Value cached = column ? columns.lookup(key) : Value())
+      return cached;
+    Value t = allocTile(b, loc, {fb, width}, type);
+    if (column)
+      columns[key] = t;
+    for (int64_t j = 0; j < bands; ++j) {
+      Value r = column ? Value() : resident(l.buffer, j);
+      tile::DmaOp::create(b, loc, r ? r : view2d(l, width, j),
+                          tileSlice(b, loc, t, j * fs, fs, 0, width));
+    }
+    return t;
+  };
+  Layout out = y;
+  if (epilogue) {
+    const Access &o = epi.operands.back();
+    out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
+  }
+  Value outView = bands == 1 ? resident(out.buffer, 0) : Value();
   // Writes the chunk's value `t` (a full SBUF or PSUM tile) out: into the
   // resident tensor (a fresh tile of its type is replaced by the view, so
   // the last instruction writes there), else by DMA.
   auto store = [&](Value t) {
     if (!outView) {
-      Layout l = y;
-      if (epilogue) {
-        const Access &o = epi.operands.back();
-        l = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
+      for (int64_t j = 0; j < bands; ++j) {
+        Value r = resident(out.buffer, j);
+        tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
+                            r ? r : view2d(out, cols, j));
       }
-      tile::DmaOp::create(b, loc, t,
-                          view2d(l.buffer, l.offset, l.strides, cols));
       return;
     }
     auto alloc = t.getDefiningOp<tile::AllocOp>();
@@ -226,36 +338,24 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   };
   BodyLowering lowering(b, loc, fb, cols);
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
-  if (!zeroInit) {
-    Value old = resident(y.buffer);
-    if (!old) {
-      old = allocTile(b, loc, {fb, cols}, elt);
-      tile::DmaOp::create(b, loc, view2d(y.buffer, y.offset, y.strides, cols),
-                          old);
-    }
-    product =
-        *lowering.binary("add", product, {TileValue::Full, 0.0, old, elt}, elt);
-  }
+  if (!zeroInit)
+    product = *lowering.binary(
+        "add", product, {TileValue::Full, 0.0, load(y, elt, false), elt}, elt);
   if (!epilogue) {
-    Value out = lowering.materializeFull(product, elt);
-    if (out == acc && !outView) {
-      out = allocTile(b, loc, {fb, cols}, elt);
-      tile::CopyOp::create(b, loc, acc, out);
+    Value t = lowering.materializeFull(product, elt);
+    if (t == acc && !outView) {
+      t = allocTile(b, loc, {fb, cols}, elt);
+      tile::CopyOp::create(b, loc, acc, t);
     }
-    store(out);
+    store(t);
     return;
   }
   FailureOr<Value> t = epi.compute(
       b, loc, lowering, product, acc, elt, fb, cols,
       [&](const Access &e) -> std::pair<Value, bool> {
         bool column = e.strides[2] == 0 && e.strides[3] == 0;
-        if (Value v = column ? Value() : resident(e.buffer))
-          return {v, false};
-        int64_t width = column ? 1 : cols;
-        Value tile = allocTile(b, loc, {fb, width}, e.elementType);
-        tile::DmaOp::create(b, loc,
-                            view2d(e.buffer, e.offset, e.strides, width), tile);
-        return {tile, column};
+        Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
+        return {load(l, e.elementType, column), column};
       });
   if (failed(t)) {
     status = failure();
@@ -267,28 +367,43 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
 void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                           ArrayRef<Value> filters) {
   SmallVector<Value> inputs;
-  if (foldRows) {
-    // Partition kh * C + c, row r: padded input row (oh0 + r) * sh + kh * dh
-    // of channel c, in one DMA per kernel row: from the resident tensor
-    // (within SBUF; its border is the padding), else from HBM with the
-    // padding set for the whole tile first (a memset may not start at
-    // partition kh * C) and the loads overwriting the rest.
-    Value t = allocTile(b, loc, {g.c * g.kh, rows, g.w}, g.inputType);
+  bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
+  if (packed) {
+    // Partition (j * KH' + kh) * C + c, row r: padded input row
+    // (oh0 + j * bandH + r) * sh + kh * dh of channel c when folded (KH' =
+    // KH), row (oh0 + j * bandH) * sh + r otherwise (KH' = 1, kh = 0), in
+    // one DMA per band and kernel row: from the resident tensor (within
+    // SBUF; its border is the padding), else from HBM with the padding set
+    // for the whole tile first (a memset may not start at any partition)
+    // and the loads overwriting the rest.
+    int64_t fold = foldRows ? g.kh : 1, step = foldRows ? g.strideH : 1;
+    int64_t tr = tileRows(rows);
+    Value t = allocTile(b, loc, {bands * bandParts(), tr, g.w}, g.inputType);
     if (pad && !input.resident)
       tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(float(pad->value)));
-    for (int64_t kh = 0; kh < g.kh; ++kh) {
-      int64_t h0 = oh0 * g.strideH + kh * g.dilationH;
-      if (input.resident)
-        tile::DmaOp::create(
-            b, loc, input.residentRows(b, loc, n, 0, g.c, h0, rows, g.strideH),
-            windowOf(b, loc, t, g.c, 0, rows, 1, 0, g.w, 1, kh * g.c));
-      else
-        input.loadBand(b, loc, n, 0, g.c, h0, rows, t, /*p0=*/kh * g.c,
-                       /*rowStep=*/g.strideH, /*fillBorder=*/false);
-    }
+    for (int64_t j = 0; j < bands; ++j)
+      for (int64_t kh = 0; kh < fold; ++kh) {
+        int64_t h0 = (oh0 + j * bandH) * g.strideH + kh * g.dilationH;
+        int64_t p0 = (j * fold + kh) * g.c;
+        if (input.resident) {
+          // In row pieces: a DMA spreads over at most four queues.
+          int64_t pieces =
+              loadPieces(tr * g.w * tile::storageBytes(g.inputType));
+          int64_t rs = (tr + pieces - 1) / pieces;
+          for (int64_t r = 0; r < tr; r += rs) {
+            int64_t m = std::min(rs, tr - r);
+            tile::DmaOp::create(
+                b, loc,
+                input.residentRows(b, loc, n, 0, g.c, h0 + r * step, m, step),
+                windowOf(b, loc, t, g.c, r, m, 1, 0, g.w, 1, p0));
+          }
+        } else
+          input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
+                         /*fillBorder=*/false);
+      }
     inputs.push_back(t);
   }
-  for (int64_t cb = 0; cb < cBlocks && !foldRows; ++cb)
+  for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
     inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
                                 inRows(rows), g.inputType));
   // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band.
@@ -302,10 +417,12 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                         std::min(chunkCols, g.ow - q0)});
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
-  int64_t taps = foldRows ? g.kw : g.kh * g.kw;
-  int64_t parts = foldRows ? g.c * g.kh : 0;
+  // Packed, the operands span every band's partitions.
+  int64_t taps = this->taps();
+  int64_t parts = packed ? bands * bandParts() : 0;
+  int64_t filterCols = bands * g.f;
   for (int64_t fbk = 0; fbk < fBlocks; ++fbk) {
-    int64_t f0 = fbk * P(), fb = fbAt(fbk);
+    int64_t f0 = fbk * P(), fb = bands * fbAt(fbk);
     for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup) {
       ArrayRef<Chunk> group = ArrayRef<Chunk>(chunks).slice(
           c0, std::min<size_t>(kChunksPerGroup, chunks.size() - c0));
@@ -314,11 +431,11 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
         accs.push_back(allocTile(b, loc, {fb, ch.rc * ch.wc}, b.getF32Type(),
                                  tile::MemorySpace::PSUM));
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
-        int64_t cs = foldRows ? parts : cbAt(cb);
+        int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t tap = 0; tap < taps; ++tap) {
           int64_t kh = foldRows ? 0 : tap / g.kw, kw = tap % g.kw;
           Value stationary =
-              tileSlice(b, loc, filters[cb], 0, cs, tap * g.f + f0, fb);
+              tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
           bool first = cb == 0 && tap == 0;
           for (auto [ch, acc] : llvm::zip_equal(group, accs)) {
             int64_t r0 =
@@ -408,14 +525,60 @@ SmallVector<Value> ConvKernel::loadFilters() {
   return filters;
 }
 
+/// The block-diagonal filter of packed bands, [bands * C * KH', taps x
+/// bands x F]: band j's copy of `filter` ([C * KH', taps * F]) at
+/// partitions [j * C * KH', (j + 1) * C * KH') and filters [j * F, (j + 1)
+/// * F) of each tap, zero elsewhere. The copies are moved onto their
+/// partitions by one DMA each (whole rows: few descriptors); two POOL
+/// affine_selects then spread them along the bands, keeping element (p,
+/// tap, j, f) where j * C * KH' <= p < (j + 1) * C * KH'.
+Value ConvKernel::packFilter(Value filter) {
+  int64_t parts = bandParts(), n = taps(), row = n * g.f;
+  Value staged = allocTile(b, loc, {bands * parts, row}, g.filterType);
+  for (int64_t j = 0; j < bands; ++j)
+    tile::DmaOp::create(b, loc, filter,
+                        tileSlice(b, loc, staged, j * parts, parts, 0, row));
+  Value packed =
+      allocTile(b, loc, {bands * parts, n * bands * g.f}, g.filterType);
+  auto view = [&](Value tile, ArrayRef<int64_t> strides) -> Value {
+    auto type = cast<MemRefType>(tile.getType());
+    SmallVector<int64_t> sizes = {bands * parts, n, bands, g.f};
+    auto layout = StridedLayoutAttr::get(b.getContext(), 0, strides);
+    auto viewType =
+        MemRefType::get(sizes, g.filterType, layout, type.getMemorySpace());
+    SmallVector<OpFoldResult> sizeOfr, strideOfr;
+    for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
+      sizeOfr.push_back(b.getIndexAttr(size));
+      strideOfr.push_back(b.getIndexAttr(stride));
+    }
+    return memref::ReinterpretCastOp::create(
+        b, loc, viewType, tile, b.getIndexAttr(0), sizeOfr, strideOfr);
+  };
+  // Every band's filters over the staged copy (stride 0 along the bands).
+  Value src = view(staged, {row, g.f, 0, 1});
+  Value dst = view(packed, {n * bands * g.f, bands * g.f, g.f, 1});
+  auto select = [&](Value from, StringRef cmp, int64_t offset) {
+    tile::AffineSelectOp::create(
+        b, loc, from, dst, b.getStringAttr(cmp), b.getF32FloatAttr(0.0f),
+        b.getI64IntegerAttr(offset), b.getI64IntegerAttr(1),
+        b.getDenseI64ArrayAttr({0, -parts, 0}));
+  };
+  select(src, "ge", 0);      // p - j * parts >= 0
+  select(dst, "lt", -parts); // p - j * parts - parts < 0
+  return packed;
+}
+
 void ConvKernel::emit() {
   SmallVector<Value> filters =
       diagonal ? SmallVector<Value>{buildDiagonal()} : loadFilters();
+  if (bands > 1)
+    filters = {packFilter(filters.front())};
   // Static loops: nki-unroll would unroll them anyway, and the padding's
-  // border differs from band to band.
+  // border differs from band to band. Packed, rows [oh0, oh0 + rows) of
+  // each band go at once.
   for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows)
-      emitBand(b, n, oh0, std::min(bandRows, g.oh - oh0), filters);
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
+      emitBand(b, n, oh0, std::min(bandRows, bandH - oh0), filters);
 }
 
 LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,

@@ -22,9 +22,18 @@ class Residents;
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
   int64_t sbufBytesPerPartition = 0; // capacity the kernels budget against
+  /// The chosen target's rates that kernels weigh choices by (nki-tile
+  /// copies them from its table; 0: unknown, no such choices).
+  struct Rates {
+    int64_t peClockMHz = 0, peFp32Factor = 0;
+    int64_t dmaQueues = 0, dmaBytesPerNs = 0, dmaMinDescriptorBytes = 0;
+  } rates;
   /// Tensors kept in SBUF (Residents.h); convolutions and poolings read and
   /// write them there.
   const Residents *residents = nullptr;
+  /// Convolutions with few channels and filters put several bands of
+  /// output rows side by side on the partitions (Conv.cpp).
+  bool packBands = true;
 };
 
 /// Elementwise generics and reductions over trailing dims.

@@ -54,6 +54,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return;
     TileOptions options;
     options.freeChunk = freeChunk;
+    options.packBands = packBands;
     const nki::isa::TargetDesc *desc = nki::isa::lookupTarget(target);
     if (!desc) {
       func.emitError() << "unknown target '" << target
@@ -61,6 +62,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return signalPassFailure();
     }
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
+    options.rates = {desc->peClockMHz, desc->peFp32Factor, desc->numDmaQueues,
+                     desc->dmaBytesPerNs, desc->dmaMinDescriptorBytes};
     if (freeChunk < 1) {
       func.emitError("free-chunk must be positive");
       return signalPassFailure();

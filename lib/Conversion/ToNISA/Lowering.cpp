@@ -193,14 +193,34 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
 /// 1.3 us completion latencies overlap.
 constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 
-/// `inst` as transfers of one partition block each, or just `inst` when it
-/// is small or its HBM side cannot be cut along the partitions (the HBM
+/// `inst` as transfers of one partition block each (of its destination,
+/// for one within SBUF), or just `inst` when it is small or its HBM side
+/// cannot be cut along the partitions (the HBM
 /// pattern must step over the tile's partitions with its outermost dim, or
 /// be one dim covering them all).
 SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
   SmallVector<isa::Instruction, 4> parts;
   bool dstOnChip = inst.dst.memory != isa::Memory::HBM;
   bool srcOnChip = inst.src0.memory != isa::Memory::HBM;
+  // Within SBUF (partitions moved to others): both sides cut alike.
+  if (dstOnChip && srcOnChip &&
+      inst.dst.numPartitions == inst.src0.numPartitions &&
+      inst.dst.numPartitions > kPartitionBlock &&
+      inst.dst.numPartitions * inst.dst.elementsPerPartition() *
+              isa::dtypeBytes(inst.dst.dtype) >=
+          kMinSplitDmaBytes) {
+    int64_t p = inst.dst.numPartitions;
+    for (int64_t first = 0; first < p; first += kPartitionBlock) {
+      isa::Instruction part = inst;
+      for (isa::AccessPattern *ap : {&part.dst, &part.src0}) {
+        ap->startPartition += int32_t(first);
+        ap->numPartitions =
+            int32_t(std::min<int64_t>(kPartitionBlock, p - first));
+      }
+      parts.push_back(std::move(part));
+    }
+    return parts;
+  }
   const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
   int64_t p = chip.numPartitions, f = chip.elementsPerPartition();

@@ -3,7 +3,7 @@
 // convolution reads and writes resident tiles, and a global sum pooling of
 // a convolution's result reduces the resident tile into per-channel
 // columns. No activation goes through HBM but the results.
-// RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
 // CHECK-NOT: memref.alloc() {{.*}} : memref<1x16x8x8xf32>

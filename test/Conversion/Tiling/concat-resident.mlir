@@ -3,7 +3,7 @@
 // [64, 1 block, 1 image, 8, 8] tile, the convolution computing the other
 // part evacuates into partitions [32, 64), and the next convolution reads
 // all 64 (Tiling/Copy.cpp tileResidentCopy, Residents.h).
-// RUN: nki-opt %s --nki-tile | FileCheck %s
+// RUN: nki-opt %s --nki-tile=pack-bands=false | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
 // CHECK: %[[T:.*]] = nki.alloc : memref<64x1x1x8x8xf32, #nki.memory<sbuf>>

@@ -7,7 +7,7 @@
 // within SBUF per kernel row moves its columns to partitions [4 kh, 4 kh +
 // 4) of the [12, 3 x 4] folded filter. The builder generic and its HBM
 // buffer go away.
-// RUN: nki-opt %s --nki-tile | FileCheck %s
+// RUN: nki-opt %s --nki-tile=pack-bands=false | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
 // CHECK-NOT: memref<4x3x3x4xf32>

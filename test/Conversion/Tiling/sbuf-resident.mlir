@@ -2,8 +2,8 @@
 // (lib/Conversion/Tiling/Residents.h): the padded 3x3 convolution's ReLU
 // epilogue writes straight into a [16, 1 block, 1 image, 8, 8] SBUF tile
 // and the 1x1 convolution's matmul reads it there; its HBM buffer is gone.
-// RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s
-// RUN: nki-opt %s -split-input-file --nki-tile=sbuf-resident=false | FileCheck %s --check-prefix=OFF
+// RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-tile="sbuf-resident=false pack-bands=false" | FileCheck %s --check-prefix=OFF
 
 // CHECK-LABEL: func.func @main(
 // CHECK: %[[T:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>

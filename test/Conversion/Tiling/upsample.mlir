@@ -4,8 +4,8 @@
 // goes fh x fw times into the strided view of one output phase. Between
 // two convolutions both tensors stay in SBUF; with residency off the band
 // is loaded and the output tile stored by DMA.
-// RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s
-// RUN: nki-opt %s -split-input-file --nki-tile=sbuf-resident=false | FileCheck %s --check-prefix=OFF
+// RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-tile="sbuf-resident=false pack-bands=false" | FileCheck %s --check-prefix=OFF
 
 // CHECK-LABEL: func.func @main(
 // CHECK-DAG: %[[OUT:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
