@@ -2,6 +2,7 @@
 //-------------===//
 
 #include "ConvGeneric.h"
+#include "../Graph/FoldConstantGenerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -157,17 +158,8 @@ void castConvGenericToBF16(OpBuilder &b, linalg::GenericOp op) {
   b.setInsertionPoint(op);
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
   bool castFilter = true;
-  DenseElementsAttr dense;
-  if (matchPattern(w, m_Constant(&dense)) && dense.getElementType().isF32()) {
-    auto type = cast<RankedTensorType>(w.getType()).clone(bf16);
-    SmallVector<APFloat> values;
-    values.reserve(dense.getNumElements());
-    for (APFloat v : dense.getValues<APFloat>()) {
-      bool lost;
-      v.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(v);
-    }
-    w = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  if (Value rounded = roundConstantToBF16(b, loc, w)) {
+    w = rounded;
     castFilter = false;
   }
   auto generic = linalg::GenericOp::create(

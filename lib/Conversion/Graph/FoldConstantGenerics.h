@@ -2,6 +2,7 @@
 #ifndef NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
 #define NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace nki {
@@ -14,6 +15,13 @@ namespace nki {
 /// their own, which also leaves the normalisation right after its
 /// convolution, where nki-tile fuses it into the PSUM evacuation.
 void populateFoldConstantGenericsPatterns(mlir::RewritePatternSet &patterns);
+
+/// `v` rounded to bf16 (nearest even) at compile time when it is a dense
+/// f32 constant, as a new constant; null otherwise. Weights that
+/// --auto-cast=matmul rounds are converted once here, not read, rounded and
+/// stored again by a kernel.
+mlir::Value roundConstantToBF16(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value v);
 
 } // namespace nki
 

@@ -15,6 +15,7 @@
 #include "../Conv/ConvGeneric.h"
 #include "ExpandInt.h"
 #include "ExpandMath.h"
+#include "FoldConstantGenerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -255,6 +256,11 @@ struct NKIPrepareGraphPass
           continue;
         }
         Location loc = op.getLoc();
+        changed = true;
+        if (Value rounded = nki::roundConstantToBF16(rewriter, loc, in)) {
+          inputs.push_back(rounded);
+          continue;
+        }
         Value empty =
             tensor::EmptyOp::create(rewriter, loc, type.getShape(), bf16);
         auto map = rewriter.getMultiDimIdentityMap(type.getRank());
@@ -268,7 +274,6 @@ struct NKIPrepareGraphPass
               linalg::YieldOp::create(b, l, t);
             });
         inputs.push_back(cast.getResult(0));
-        changed = true;
       }
       if (!changed)
         continue;

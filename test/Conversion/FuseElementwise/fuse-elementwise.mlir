@@ -165,3 +165,27 @@ func.func @upsample_between(%x: tensor<1x4x2x2xf32>, %skip: tensor<1x4x4x4xf32>)
   } -> tensor<1x4x4x4xf32>
   return %s : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// --auto-cast=matmul's rounding of a weight to bf16 is done at compile
+// time whatever the weight's size (here 5120 elements, read through a
+// transpose), so no kernel reads, rounds and stores it again.
+// CHECK-LABEL: func.func @weight_cast
+// CHECK: %[[W:.*]] = arith.constant dense<1.507810e+00> : tensor<2560x2xbf16>
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.matmul ins(%{{.*}}, %[[W]] : tensor<1x2560xbf16>, tensor<2560x2xbf16>)
+func.func @weight_cast(%x: tensor<1x2560xbf16>) -> tensor<1x2xf32> {
+  %w = arith.constant dense<1.505> : tensor<2x2560xf32>
+  %e = tensor.empty() : tensor<2560x2xbf16>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<2x2560xf32>) outs(%e : tensor<2560x2xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %t = arith.truncf %v : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<2560x2xbf16>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tensor.empty() : tensor<1x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<1x2xf32>) -> tensor<1x2xf32>
+  %y = linalg.matmul ins(%x, %c : tensor<1x2560xbf16>, tensor<2560x2xbf16>) outs(%acc : tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
