@@ -13,7 +13,8 @@ namespace nki {
 /// inference BatchNormalization's scale, gamma * rsqrt(var + eps), and its
 /// shift are computed at compile time this way instead of by a kernel of
 /// their own, which also leaves the normalisation right after its
-/// convolution, where nki-tile fuses it into the PSUM evacuation.
+/// convolution, where nki-tile fuses it into the PSUM evacuation. Also the
+/// rounding of a constant of any size to bf16 (through a permutation).
 void populateFoldConstantGenericsPatterns(mlir::RewritePatternSet &patterns);
 
 /// `v` rounded to bf16 (nearest even) at compile time when it is a dense

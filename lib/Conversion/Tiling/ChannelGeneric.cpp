@@ -214,6 +214,66 @@ tiling::channelTensors(linalg::GenericOp op) {
   return tensors;
 }
 
+std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {
+  std::optional<SmallVector<Kind>> kinds = classify(op);
+  if (!kinds || op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto mul = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != &body ||
+      !body.getArgument(op.getNumDpsInputs()).use_empty())
+    return std::nullopt;
+  // One full input, used once: as a factor of the yielded product.
+  std::optional<unsigned> full;
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i)
+    if ((*kinds)[i] == Kind::Full && !body.getArgument(i).use_empty()) {
+      if (full)
+        return std::nullopt;
+      full = i;
+    }
+  if (!full)
+    return std::nullopt;
+  BlockArgument x = body.getArgument(*full);
+  if (!x.hasOneUse() || (mul.getLhs() != x && mul.getRhs() != x))
+    return std::nullopt;
+  return ChannelScale{op, op.getDpsInputs()[*full],
+                      mul.getLhs() == x ? mul.getRhs() : mul.getLhs()};
+}
+
+FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
+                                            const ChannelScale &scale,
+                                            int64_t n, int64_t c0, int64_t cs) {
+  linalg::GenericOp op = scale.op;
+  std::optional<Space> space = spaceOf(op);
+  if (!space)
+    return failure();
+  Block &body = op.getRegion().front();
+  BodyLowering lowering(b, loc, cs, 1);
+  for (auto [i, a] : llvm::enumerate(space->operands)) {
+    BlockArgument arg = body.getArgument(i);
+    if (arg.use_empty() || space->kinds[i] == Kind::Full)
+      continue;
+    if (space->kinds[i] == Kind::Scalar) {
+      lowering.bind(arg, {TileValue::Scalar, a.scalar, {}, a.elementType});
+      continue;
+    }
+    Value column = allocTile(b, loc, {cs, 1}, a.elementType);
+    tile::DmaOp::create(
+        b, loc,
+        hbmView(
+            b, loc, a.buffer,
+            indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
+            {cs, 1}, {a.strides[1], 1}),
+        column);
+    lowering.bind(arg, {TileValue::Column, 0.0, column, a.elementType});
+  }
+  FailureOr<TileValue> factor = lowering.lower(scale.factor);
+  if (failed(factor))
+    return failure();
+  return lowering.materializeColumn(*factor, b.getF32Type());
+}
+
 LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                                          const TileOptions &options) {
   Location loc = op.getLoc();

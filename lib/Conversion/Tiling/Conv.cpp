@@ -66,9 +66,10 @@ using Layout = HbmLayout;
 struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
-             Value diagonal, const TileOptions &options)
+             Value diagonal, const ChannelScale *scale,
+             const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
-        diagonal(diagonal), options(options), loc(op.getLoc()) {}
+        diagonal(diagonal), scale(scale), options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -77,6 +78,7 @@ struct ConvKernel {
   bool zeroInit;
   linalg::GenericOp epilogue;
   Value diagonal; // the compact weights of a diagonal (depthwise) filter
+  const ChannelScale *scale; // per-image factors of the input's channels
   const TileOptions &options;
   Location loc;
   WindowInput input;
@@ -116,6 +118,7 @@ struct ConvKernel {
   SmallVector<Value> loadFilters();
   Value buildDiagonal();
   Value packFilter(Value filter);
+  LogicalResult scaleFilters(int64_t n, SmallVector<Value> &tiles);
   /// Rows of the filter tile that one band's channels use: C * KH'.
   int64_t bandParts() const { return g.c * (foldRows ? g.kh : 1); }
   int64_t taps() const { return foldRows ? g.kw : g.kh * g.kw; }
@@ -148,7 +151,8 @@ static bool convFoldsRows(const conv::ConvGeneric &g) {
 /// contraction and the filters fit on the partitions and as divide OH.
 void ConvKernel::chooseBands() {
   const TileOptions::Rates &t = options.rates;
-  if (cBlocks != 1 || fBlocks != 1 || !options.packBands || !t.peClockMHz)
+  if (cBlocks != 1 || fBlocks != 1 || !options.packBands || !t.peClockMHz ||
+      scale)
     return;
   auto most = [&](int64_t parts) {
     int64_t limit = std::min(P() / parts, P() / g.f);
@@ -200,7 +204,8 @@ void ConvKernel::chooseBands() {
 }
 
 LogicalResult ConvKernel::analyze() {
-  FailureOr<Layout> lx = hbmLayoutOf(op, op.getDpsInputs()[0]),
+  FailureOr<Layout> lx = hbmLayoutOf(op, scale ? scale->source
+                                               : op.getDpsInputs()[0]),
                     lw = hbmLayoutOf(op, op.getDpsInputs()[1]),
                     ly = hbmLayoutOf(op, op.getDpsInits()[0]);
   if (failed(lx) || failed(lw) || failed(ly))
@@ -228,7 +233,8 @@ LogicalResult ConvKernel::analyze() {
   // partition groups of a band tile, which pays off when the PE multiplies
   // fp32 (4 cycles a column; MobileNetV2 b1: 831 -> 684 us) but not bf16
   // (319 -> 343 us).
-  foldRows = convFoldsRows(g) && (!input.resident || g.inputType.isF32());
+  foldRows =
+      convFoldsRows(g) && !scale && (!input.resident || g.inputType.isF32());
   chooseBands();
   bool newBands = !input.resident || foldRows || bands > 1;
   bandH = g.oh / bands;
@@ -576,17 +582,51 @@ void ConvKernel::emit() {
   // Static loops: nki-unroll would unroll them anyway, and the padding's
   // border differs from band to band. Packed, rows [oh0, oh0 + rows) of
   // each band go at once.
-  for (int64_t n = 0; n < g.n; ++n)
+  for (int64_t n = 0; n < g.n; ++n) {
+    SmallVector<Value> imageFilters = filters;
+    if (scale && failed(scaleFilters(n, imageFilters)))
+      return;
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
-      emitBand(b, n, oh0, std::min(bandRows, bandH - oh0), filters);
+      emitBand(b, n, oh0, std::min(bandRows, bandH - oh0), imageFilters);
+  }
+}
+
+/// Squeeze-and-excitation before the convolution: x * s[n, c] convolved is
+/// x convolved with the filter's rows of channel c times s[n, c], so each
+/// image's filter tiles are scaled (C x KH x KW x F multiplies, not C x H x
+/// W).
+LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
+  for (int64_t cb = 0; cb < int64_t(tiles.size()); ++cb) {
+    Value &t = tiles[cb];
+    int64_t cs = cbAt(cb);
+    FailureOr<Value> column =
+        channelScaleColumn(b, loc, *scale, n, cb * P(), cs);
+    if (failed(column)) {
+      status = op->emitOpError("cannot compute the channel scale it absorbs");
+      return failure();
+    }
+    int64_t row = cast<MemRefType>(t.getType()).getDimSize(1);
+    BodyLowering lowering(b, loc, cs, row);
+    FailureOr<TileValue> scaled = lowering.binary(
+        "mul", {TileValue::Full, 0.0, t, g.filterType},
+        {TileValue::Column, 0.0, *column, b.getF32Type()}, g.filterType);
+    if (failed(scaled)) {
+      status = failure();
+      return failure();
+    }
+    t = lowering.materializeFull(*scaled, g.filterType);
+  }
+  return success();
 }
 
 LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                const conv::ConvGeneric &g,
                                const ConvPadding *pad, bool zeroInit,
                                linalg::GenericOp epilogue, Value diagonal,
+                               const ChannelScale *scale,
                                const TileOptions &options) {
-  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, options);
+  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale,
+                    options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

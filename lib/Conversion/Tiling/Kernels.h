@@ -57,15 +57,27 @@ struct ConvPadding {
   double value = 0.0;
 };
 
+/// A channel-major elementwise generic whose result is `source` [N, C, H,
+/// W] times `factor`, a value of its body computed from per-channel and
+/// scalar operands only (squeeze-and-excitation's scale); and that factor
+/// as an fp32 [cs, 1] column for image n and channels [c0, c0 + cs).
+struct ChannelScale {
+  mlir::linalg::GenericOp op;
+  mlir::Value source, factor;
+};
+
 /// The implicit-GEMM convolution generic (Conv/ConvGeneric.h) `g` of `op`;
 /// with `pad`, its input is read from the padding's source instead.
 /// `zeroInit` and `epilogue` as for tileMatmul. With `diagonal` (the
 /// [C, KH, KW] weights of a depthwise block, Match.h's
 /// findDiagonalFilter), the filter is built on chip from them.
+/// With `scale` (Match.h's findChannelScale), the input is the scale's
+/// source and each image's filter rows are multiplied by its factor.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
-                             mlir::Value diagonal, const TileOptions &options);
+                             mlir::Value diagonal, const ChannelScale *scale,
+                             const TileOptions &options);
 
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's
@@ -89,6 +101,14 @@ channelTensors(mlir::linalg::GenericOp op);
 mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
                                        mlir::linalg::GenericOp op,
                                        const TileOptions &options);
+
+/// The channel scale's matcher and its factor (ChannelGeneric.cpp).
+std::optional<ChannelScale> matchChannelScale(mlir::linalg::GenericOp op);
+mlir::FailureOr<mlir::Value> channelScaleColumn(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                const ChannelScale &scale,
+                                                int64_t n, int64_t c0,
+                                                int64_t cs);
 
 /// An integer-factor upsample: a generic over [N, C, H * fh, W * fw] that
 /// copies `in` [N, C, H, W] at (n, c, h floordiv fh, w floordiv fw) into

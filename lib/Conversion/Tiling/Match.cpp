@@ -228,3 +228,35 @@ std::optional<Value> tiling::findDiagonalFilter(Value w,
     return std::nullopt;
   return compact;
 }
+
+std::optional<ChannelScale> tiling::findChannelScale(Value x, Operation *conv) {
+  if (!x.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  linalg::GenericOp writer;
+  for (Operation *user : usersThroughViews(x)) {
+    if (user == conv || isBufferBookkeeping(user))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || writer || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != x)
+      return std::nullopt;
+    writer = g;
+  }
+  if (!writer || writer->getBlock() != conv->getBlock() ||
+      !writer->isBeforeInBlock(conv))
+    return std::nullopt;
+  std::optional<ChannelScale> scale = matchChannelScale(writer);
+  if (!scale)
+    return std::nullopt;
+  // The convolution reads the scale's operands later: nothing between may
+  // touch them (bufferization may reuse a buffer).
+  for (Value v : writer.getDpsInputs()) {
+    if (!isa<MemRefType>(v.getType()))
+      continue;
+    DenseSet<Operation *> users = usersThroughViews(v);
+    for (Operation *op = writer->getNextNode(); op != conv;
+         op = op->getNextNode())
+      if (users.contains(op) && !isBufferBookkeeping(op))
+        return std::nullopt;
+  }
+  return scale;
+}

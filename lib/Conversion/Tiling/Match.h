@@ -59,6 +59,12 @@ findConvPadding(mlir::Value x, mlir::Operation *conv,
 std::optional<mlir::Value> findDiagonalFilter(mlir::Value w,
                                               mlir::linalg::GenericOp &builder);
 
+/// The channel scale (Kernels.h) that writes convolution input `x`, an
+/// allocation nothing but it and `conv` uses: the convolution reads the
+/// scale's source and scales its filter instead.
+std::optional<ChannelScale> findChannelScale(mlir::Value x,
+                                             mlir::Operation *conv);
+
 } // namespace nki::tiling
 
 #endif // NKI_LIB_CONVERSION_TILING_MATCH_H

@@ -188,6 +188,15 @@ struct Planner {
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;
     Value in = pad ? pad->source : x;
+    // An absorbed channel scale: the kernel reads its source, and its
+    // per-channel operands by DMA.
+    if (std::optional<ChannelScale> scale = findChannelScale(x, op);
+        scale && absorbed.contains(scale->op)) {
+      in = scale->source;
+      for (Value v : scale->op.getDpsInputs())
+        if (v != in && isa<MemRefType>(v.getType()))
+          reject(v);
+    }
     use(in, kpos, false, pad ? &*pad : nullptr, g.inputType);
     if (pad)
       recordPadding(x, *pad);

@@ -119,6 +119,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       SmallVector<Operation *> padOps;
       if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
         absorbed.insert(padOps.begin(), padOps.end());
+      // A channel scale before an unpadded convolution with a plain filter
+      // is absorbed too (its filter is scaled instead).
+      linalg::GenericOp unused;
+      if (isConv && padOps.empty() &&
+          !findDiagonalFilter(generic.getDpsInputs()[1], unused))
+        if (std::optional<ChannelScale> scale =
+                findChannelScale(generic.getDpsInputs()[0], op))
+          absorbed.insert(scale->op);
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv)
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
@@ -330,13 +338,19 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       linalg::GenericOp builder;
       std::optional<Value> diagonal =
           findDiagonalFilter(generic.getDpsInputs()[1], builder);
+      // A channel scale before an unpadded convolution scales its filter.
+      std::optional<ChannelScale> scale =
+          pad || diagonal ? std::nullopt
+                          : findChannelScale(generic.getDpsInputs()[0], op);
       if (epilogue)
         rewriter.setInsertionPoint(epilogue);
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
                           bool(fill), epilogue, diagonal.value_or(Value()),
-                          options)))
+                          scale ? &*scale : nullptr, options)))
         return failure();
       eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
+      if (scale)
+        erase(scale->op);
       return success();
     }
     if (!generic) {

@@ -1,0 +1,54 @@
+// A squeeze-and-excitation scale (x times a per-channel factor computed
+// from [N, C, 1, 1] operands) whose only reader is a convolution is not a
+// kernel of its own: the convolution reads x and multiplies its filter's
+// rows by the factor, once per image (Tiling/Conv.cpp scaleFilters): C x F
+// multiplies instead of C x H x W. The factor (a sigmoid here) is computed
+// on an [8, 1] column.
+// RUN: nki-opt %s --nki-tile | FileCheck %s
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: %[[X:[^:]*]]: memref<2x8x4x4xf32>
+// CHECK: %[[W:.*]] = nki.alloc : memref<8x4xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %[[W]]
+// CHECK: %[[S:.*]] = nki.alloc : memref<8x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %[[S]] : memref<8x1xf32
+// CHECK: nki.activation "exp"
+// CHECK: nki.tensor_scalar %{{.*}} into %[[F:.*]] {imm0 = 1.000000e+00 : f32, op0 = "div", reverse0}
+// CHECK: %[[WS:.*]] = nki.alloc : memref<8x4xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_scalar %[[W]] into %[[WS]] s0 %[[F]] : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// CHECK: memref.reinterpret_cast %[[X]] to offset: [%{{.*}}], sizes: [8, 4, 4]
+// CHECK: nki.matmul %[[WS]], %{{.*}} into
+// CHECK-NOT: memref<8x16xf32
+// CHECK: return
+#conv = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#filt = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#col = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+module {
+  memref.global "private" constant @w : memref<8x1x1x4xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @main(%x: memref<2x8x4x4xf32>, %s: memref<2x8x1x1xf32>) -> memref<2x4x4x4xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %w = memref.get_global @w : memref<8x1x1x4xf32>
+    %scaled = memref.alloc() {alignment = 64 : i64} : memref<2x8x4x4xf32>
+    linalg.generic {indexing_maps = [#col, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %x : memref<2x8x1x1xf32>, memref<2x8x4x4xf32>) outs(%scaled : memref<2x8x4x4xf32>) {
+    ^bb0(%in: f32, %v: f32, %o: f32):
+      %n = arith.negf %in : f32
+      %e = math.exp %n : f32
+      %d = arith.addf %e, %one : f32
+      %sig = arith.divf %one, %d : f32
+      %r = arith.mulf %sig, %v : f32
+      linalg.yield %r : f32
+    }
+    %y = memref.alloc() {alignment = 64 : i64} : memref<2x4x4x4xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<2x4x4x4xf32>)
+    linalg.generic {indexing_maps = [#conv, #filt, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%scaled, %w : memref<2x8x4x4xf32>, memref<8x1x1x4xf32>) outs(%y : memref<2x4x4x4xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %o: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %o, %2 : f32
+      linalg.yield %3 : f32
+    }
+    return %y : memref<2x4x4x4xf32>
+  }
+}
