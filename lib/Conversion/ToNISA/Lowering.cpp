@@ -114,13 +114,17 @@ std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
   }
 }
 
+/// DMAs are split into transfers of this many partitions (splitDma): the
+/// start-partition granularity.
+constexpr int32_t kPartitionBlock = 32;
 /// Dependences are tracked per block of this many partitions: finer than
 /// "all partitions share the bytes", so that tiles (and DMA chunks) in
 /// disjoint blocks do not depend on each other, yet few intervals per
-/// operand. Any value is correct; 32 is the start-partition granularity.
-constexpr int32_t kPartitionBlock = 32;
+/// operand. Any value is correct; 16 lets the loads of 16-channel bands
+/// packed side by side (Tiling/Conv.cpp) overlap.
+constexpr int32_t kDependenceBlock = 16;
 /// Memory ids: HBM, then SBUF blocks, then PSUM blocks.
-constexpr uint32_t kMaxBlocks = 128 / kPartitionBlock;
+constexpr uint32_t kMaxBlocks = 128 / kDependenceBlock;
 /// An HBM access is at most this many intervals (addAccess).
 constexpr int64_t kMaxHbmPieces = 128;
 
@@ -176,8 +180,8 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
     return;
   }
   uint32_t base = ap.memory == isa::Memory::SBUF ? 1 : 1 + kMaxBlocks;
-  int32_t first = ap.startPartition / kPartitionBlock;
-  int32_t last = (ap.startPartition + ap.numPartitions - 1) / kPartitionBlock;
+  int32_t first = ap.startPartition / kDependenceBlock;
+  int32_t last = (ap.startPartition + ap.numPartitions - 1) / kDependenceBlock;
   // Partitions beyond the machine's are rejected by the ISA verifier; keep
   // their ids apart from the next memory's anyway.
   for (int32_t b = std::max(first, 0);

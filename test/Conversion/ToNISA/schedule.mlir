@@ -211,3 +211,27 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
   nki.dma %t to %right : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32, strided<[64, 1], offset: 32>>
   return %out : memref<16x64xf32>
 }
+
+// -----
+
+// Loads into partitions [0, 16) and [16, 32) of one tile at the same bytes do
+// not wait for each other (dependences are tracked per 16 partitions); the
+// store of the whole tile waits for both.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(2)
+// CHECK:       nisa.stream @dma0 {
+// CHECK-NEXT:    nisa.dma_copy sbuf[0:16, 0, f32][(1,32)], hbm[0, f32][(1,512)] signal([[A:s[0-9]+]]){{$}}
+// CHECK-NEXT:    nisa.dma_copy hbm[4096, f32][(1,1024)], sbuf[0:32, 0, f32][(1,32)] wait({{.*}})
+// CHECK:       nisa.stream @dma1 {
+// CHECK-NEXT:    nisa.dma_copy sbuf[16:32, 0, f32][(1,32)], hbm[2048, f32][(1,512)] signal([[B:s[0-9]+]]){{$}}
+func.func @main(%arg0: memref<32x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<32x32xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 4096 : i64} : memref<32x32xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<32x32xf32, #nki.memory<sbuf>>
+  %top = memref.subview %arg0[0, 0] [16, 32] [1, 1] : memref<32x32xf32> to memref<16x32xf32, strided<[32, 1]>>
+  %bottom = memref.subview %arg0[16, 0] [16, 32] [1, 1] : memref<32x32xf32> to memref<16x32xf32, strided<[32, 1], offset: 512>>
+  %t0 = memref.subview %t[0, 0] [16, 32] [1, 1] : memref<32x32xf32, #nki.memory<sbuf>> to memref<16x32xf32, strided<[32, 1]>, #nki.memory<sbuf>>
+  %t1 = memref.subview %t[16, 0] [16, 32] [1, 1] : memref<32x32xf32, #nki.memory<sbuf>> to memref<16x32xf32, strided<[32, 1], offset: 512>, #nki.memory<sbuf>>
+  nki.dma %top to %t0 : memref<16x32xf32, strided<[32, 1]>> to memref<16x32xf32, strided<[32, 1]>, #nki.memory<sbuf>>
+  nki.dma %bottom to %t1 : memref<16x32xf32, strided<[32, 1], offset: 512>> to memref<16x32xf32, strided<[32, 1], offset: 512>, #nki.memory<sbuf>>
+  nki.dma %t to %out : memref<32x32xf32, #nki.memory<sbuf>> to memref<32x32xf32>
+  return %out : memref<32x32xf32>
+}
