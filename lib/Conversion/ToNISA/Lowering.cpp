@@ -116,7 +116,7 @@ std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
 
 /// DMAs are split into transfers of this many partitions (splitDma): the
 /// start-partition granularity.
-constexpr int32_t kPartitionBlock = 32;
+constexpr int32_t kPartitionBlock = 16;
 /// Dependences are tracked per block of this many partitions: finer than
 /// "all partitions share the bytes", so that tiles (and DMA chunks) in
 /// disjoint blocks do not depend on each other, yet few intervals per
@@ -190,11 +190,12 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
                                       uint64_t(end), isWrite});
 }
 
-/// A transfer at least this large between a tile of more than one partition
-/// block (starting at a block boundary) and an HBM window is split into one
-/// transfer per block (the last may be shorter), which the scheduler spreads
-/// over queues: each queue moves a quarter (or less) of the bytes, and the
-/// 1.3 us completion latencies overlap.
+/// A transfer that costs a queue at least this much (each partition's run
+/// at least a descriptor) between a tile of more than one partition block
+/// (starting at a block boundary) and an HBM window, or within SBUF, is
+/// split into one transfer per block (the last may be shorter), which the
+/// scheduler spreads over queues: each queue moves an eighth (or less) of
+/// the bytes, and the 1.3 us completion latencies overlap.
 constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 
 /// `inst` as transfers of one partition block each (of its destination,
@@ -202,7 +203,8 @@ constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 /// cannot be cut along the partitions (the HBM
 /// pattern must step over the tile's partitions with its outermost dim, or
 /// be one dim covering them all).
-SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
+SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
+                                          const isa::TargetDesc &target) {
   SmallVector<isa::Instruction, 4> parts;
   bool dstOnChip = inst.dst.memory != isa::Memory::HBM;
   bool srcOnChip = inst.src0.memory != isa::Memory::HBM;
@@ -228,9 +230,12 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst) {
   const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
   int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
+  // What the transfer costs a queue: a descriptor per partition at least
+  // (a [C, 1] column is C descriptors of 4 bytes, each paid as 512).
+  int64_t cost = p * std::max<int64_t>(f * isa::dtypeBytes(chip.dtype),
+                                       target.dmaMinDescriptorBytes);
   if (dstOnChip == srcOnChip || chip.startPartition % kPartitionBlock ||
-      p <= kPartitionBlock ||
-      p * f * isa::dtypeBytes(chip.dtype) < kMinSplitDmaBytes || hbm.rank < 1) {
+      p <= kPartitionBlock || cost < kMinSplitDmaBytes || hbm.rank < 1) {
     parts.push_back(inst);
     return parts;
   }
@@ -488,7 +493,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *act);
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
-    for (const isa::Instruction &part : splitDma(inst)) {
+    for (const isa::Instruction &part : splitDma(inst, target)) {
       lowered.variants.clear();
       tryVariant(isa::StreamId{isa::Engine::DMA, 0}, part);
       if (lowered.variants.empty())

@@ -13,22 +13,22 @@
 // CHECK:         nki.dma {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["dma{{[0-9]+}}"]}
 // TRN1-LABEL: func.func @main
 // TRN1-SAME:    attributes {nki.makespan_ps = {{[0-9]+}} : i64}
-func.func @main(%arg0: memref<128x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<128x32xf32> {
-  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<128x32xf32>
-  %t = nki.alloc {offset = 0 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
-  nki.dma %arg0 to %t : memref<128x32xf32> to memref<128x32xf32, #nki.memory<sbuf>>
-  %u = nki.alloc {offset = 256 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
-  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<128x32xf32, #nki.memory<sbuf>> into memref<128x32xf32, #nki.memory<sbuf>>
-  nki.dma %u to %out : memref<128x32xf32, #nki.memory<sbuf>> to memref<128x32xf32>
-  return %out : memref<128x32xf32>
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<16x32xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<16x32xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<16x32xf32> to memref<16x32xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<16x32xf32, #nki.memory<sbuf>> into memref<16x32xf32, #nki.memory<sbuf>>
+  nki.dma %u to %out : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32>
+  return %out : memref<16x32xf32>
 }
 
 // -----
 
-// A load of 64 KiB per 32-partition block is one instruction per block:
-// four entries, on four different queues so that they run side by side.
+// A load of 32 KiB per 16-partition block is one instruction per block:
+// eight entries, on eight different queues so that they run side by side.
 // CHECK-LABEL: func.func @main
-// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
+// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
 func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %out = memref.alloc() {nki.hbm_offset = 262144 : i64} : memref<128x512xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
