@@ -229,7 +229,7 @@ def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
   let description = [{
     Runs on planned, straight-line tile code (after nki-plan-memory).
     Instruction selection: every tile op becomes one machine instruction (a
-    DMA costing 32 KiB or more of queue time between whole 16-partition
+    DMA costing 32 KiB or more of queue time between whole 32-partition
     blocks and an HBM window or within SBUF: one per block, spread over
     queues), with access patterns read
     from the operand's view type and the root's planned offset, and may run

@@ -114,9 +114,10 @@ std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
   }
 }
 
-/// DMAs are split into transfers of this many partitions (splitDma): the
-/// start-partition granularity.
-constexpr int32_t kPartitionBlock = 16;
+/// DMAs are split into transfers of this many partitions (splitDma). 16
+/// (as fine as dependences are tracked) made the descriptor-bound
+/// transfers of EfficientNet-B0 3 % faster for 50 % more instructions.
+constexpr int32_t kPartitionBlock = 32;
 /// Dependences are tracked per block of this many partitions: finer than
 /// "all partitions share the bytes", so that tiles (and DMA chunks) in
 /// disjoint blocks do not depend on each other, yet few intervals per
@@ -194,7 +195,7 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
 /// at least a descriptor) between a tile of more than one partition block
 /// (starting at a block boundary) and an HBM window, or within SBUF, is
 /// split into one transfer per block (the last may be shorter), which the
-/// scheduler spreads over queues: each queue moves an eighth (or less) of
+/// scheduler spreads over queues: each queue moves a quarter (or less) of
 /// the bytes, and the 1.3 us completion latencies overlap.
 constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 
@@ -208,34 +209,33 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
   SmallVector<isa::Instruction, 4> parts;
   bool dstOnChip = inst.dst.memory != isa::Memory::HBM;
   bool srcOnChip = inst.src0.memory != isa::Memory::HBM;
+  const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
+  int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
+  // What the transfer costs a queue: a descriptor per partition at least
+  // (a [C, 1] column is C descriptors of 4 bytes, each paid as 512).
+  int64_t run = f * isa::dtypeBytes(chip.dtype);
+  int64_t cost = p * std::max<int64_t>(run, target.dmaMinDescriptorBytes);
+  int64_t block = kPartitionBlock;
   // Within SBUF (partitions moved to others): both sides cut alike.
-  if (dstOnChip && srcOnChip &&
-      inst.dst.numPartitions == inst.src0.numPartitions &&
-      inst.dst.numPartitions > kPartitionBlock &&
-      inst.dst.numPartitions * inst.dst.elementsPerPartition() *
-              isa::dtypeBytes(inst.dst.dtype) >=
-          kMinSplitDmaBytes) {
-    int64_t p = inst.dst.numPartitions;
-    for (int64_t first = 0; first < p; first += kPartitionBlock) {
+  if (dstOnChip && srcOnChip) {
+    if (inst.src0.numPartitions != p || p <= block ||
+        cost < kMinSplitDmaBytes) {
+      parts.push_back(inst);
+      return parts;
+    }
+    for (int64_t first = 0; first < p; first += block) {
       isa::Instruction part = inst;
       for (isa::AccessPattern *ap : {&part.dst, &part.src0}) {
         ap->startPartition += int32_t(first);
-        ap->numPartitions =
-            int32_t(std::min<int64_t>(kPartitionBlock, p - first));
+        ap->numPartitions = int32_t(std::min<int64_t>(block, p - first));
       }
       parts.push_back(std::move(part));
     }
     return parts;
   }
-  const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
-  int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
-  // What the transfer costs a queue: a descriptor per partition at least
-  // (a [C, 1] column is C descriptors of 4 bytes, each paid as 512).
-  int64_t cost = p * std::max<int64_t>(f * isa::dtypeBytes(chip.dtype),
-                                       target.dmaMinDescriptorBytes);
-  if (dstOnChip == srcOnChip || chip.startPartition % kPartitionBlock ||
-      p <= kPartitionBlock || cost < kMinSplitDmaBytes || hbm.rank < 1) {
+  if (dstOnChip == srcOnChip || chip.startPartition % block || p <= block ||
+      cost < kMinSplitDmaBytes || hbm.rank < 1) {
     parts.push_back(inst);
     return parts;
   }
@@ -253,9 +253,9 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
     parts.push_back(inst);
     return parts;
   }
-  // Blocks of kPartitionBlock partitions; the last one may be shorter.
-  for (int64_t first = 0; first < p; first += kPartitionBlock) {
-    int64_t rows = std::min<int64_t>(kPartitionBlock, p - first);
+  // Blocks of `block` partitions; the last one may be shorter.
+  for (int64_t first = 0; first < p; first += block) {
+    int64_t rows = std::min<int64_t>(block, p - first);
     isa::Instruction part = inst;
     isa::AccessPattern &partChip = dstOnChip ? part.dst : part.src0;
     isa::AccessPattern &partHbm = dstOnChip ? part.src0 : part.dst;

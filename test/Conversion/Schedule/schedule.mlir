@@ -25,14 +25,29 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
 
 // -----
 
-// A load of 32 KiB per 16-partition block is one instruction per block:
-// eight entries, on eight different queues so that they run side by side.
+// A load of 64 KiB per 32-partition block is one instruction per block:
+// four entries, on four different queues so that they run side by side.
 // CHECK-LABEL: func.func @main
-// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
+// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
 func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %out = memref.alloc() {nki.hbm_offset = 262144 : i64} : memref<128x512xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
   nki.dma %arg0 to %t : memref<128x512xf32> to memref<128x512xf32, #nki.memory<sbuf>>
   nki.dma %t to %out : memref<128x512xf32, #nki.memory<sbuf>> to memref<128x512xf32>
   return %out : memref<128x512xf32>
+}
+
+// -----
+
+// A [128, 1] column of 4-byte values is 128 descriptors, each paid as 512
+// bytes: 64 KiB of queue time for 512 bytes of data, so it is split over
+// four queues like a large transfer.
+// CHECK-LABEL: func.func @main
+// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
+func.func @main(%arg0: memref<128x1xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x1xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 512 : i64} : memref<128x1xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<128x1xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<128x1xf32> to memref<128x1xf32, #nki.memory<sbuf>>
+  nki.dma %t to %out : memref<128x1xf32, #nki.memory<sbuf>> to memref<128x1xf32>
+  return %out : memref<128x1xf32>
 }

@@ -109,27 +109,19 @@ func.func @main() -> memref<128x64xf32> {
 
 // -----
 
-// A large transfer of whole 16-partition blocks is split into one transfer
+// A large transfer of whole 32-partition blocks is split into one transfer
 // per block, on separate queues, each moving its rows of the HBM window;
 // the consumer waits for all of them.
-// CHECK-LABEL: nisa.program target("trn2") semaphores(9)
-// CHECK:         nisa.activation identity sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 1.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
-// CHECK-DAG:     nisa.dma_copy sbuf[0:16, 0, f32][(1,512)], hbm[4096, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[16:32, 0, f32][(1,512)], hbm[69632, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[32:48, 0, f32][(1,512)], hbm[135168, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[48:64, 0, f32][(1,512)], hbm[200704, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[64:80, 0, f32][(1,512)], hbm[266240, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[80:96, 0, f32][(1,512)], hbm[331776, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[96:112, 0, f32][(1,512)], hbm[397312, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[112:128, 0, f32][(1,512)], hbm[462848, f32][(1024,16),(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[524288, f32][(1,8192)], sbuf[0:16, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[557056, f32][(1,8192)], sbuf[16:32, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[589824, f32][(1,8192)], sbuf[32:48, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[622592, f32][(1,8192)], sbuf[48:64, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[655360, f32][(1,8192)], sbuf[64:80, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[688128, f32][(1,8192)], sbuf[80:96, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[720896, f32][(1,8192)], sbuf[96:112, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[753664, f32][(1,8192)], sbuf[112:128, 4096, f32][(1,512)]
+// CHECK-LABEL: nisa.program target("trn2") semaphores(5)
+// CHECK:         nisa.activation identity sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 1.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,512)], hbm[4096, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,512)], hbm[135168, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[64:96, 0, f32][(1,512)], hbm[266240, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[96:128, 0, f32][(1,512)], hbm[397312, f32][(1024,32),(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[524288, f32][(1,16384)], sbuf[0:32, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[589824, f32][(1,16384)], sbuf[32:64, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[655360, f32][(1,16384)], sbuf[64:96, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[720896, f32][(1,16384)], sbuf[96:128, 4096, f32][(1,512)]
 func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %o = memref.alloc() {nki.hbm_offset = 524288 : i64} : memref<128x512xf32>
   %xv = memref.reinterpret_cast %x to offset: [1024], sizes: [128, 512], strides: [1024, 1] : memref<128x1024xf32> to memref<128x512xf32, strided<[1024, 1], offset: 1024>>
@@ -143,13 +135,11 @@ func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<1
 
 // -----
 
-// 80 partitions: five blocks of 16; the single HBM dim is cut at the same
-// rows.
+// 80 partitions: two full blocks and a short one; the single HBM dim is cut
+// at the same rows.
 // CHECK-LABEL: nisa.program
-// CHECK-DAG:     nisa.dma_copy sbuf[0:16, 0, f32][(1,128)], hbm[0, f32][(1,2048)]
-// CHECK-DAG:     nisa.dma_copy sbuf[16:32, 0, f32][(1,128)], hbm[8192, f32][(1,2048)]
-// CHECK-DAG:     nisa.dma_copy sbuf[32:48, 0, f32][(1,128)], hbm[16384, f32][(1,2048)]
-// CHECK-DAG:     nisa.dma_copy sbuf[48:64, 0, f32][(1,128)], hbm[24576, f32][(1,2048)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,128)], hbm[0, f32][(1,4096)]
+// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,128)], hbm[16384, f32][(1,4096)]
 // CHECK-DAG:     nisa.dma_copy sbuf[64:80, 0, f32][(1,128)], hbm[32768, f32][(1,2048)]
 func.func @main(%x: memref<80x128xf32> {nki.hbm_offset = 0 : i64}) -> memref<80x128xf32> {
   %o = memref.alloc() {nki.hbm_offset = 65536 : i64} : memref<80x128xf32>
