@@ -126,6 +126,55 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// f32 bits rounded to bf16, to nearest even (as APFloat does; NaNs stay
+/// quiet NaNs).
+uint16_t bf16Bits(uint32_t f) {
+  if ((f & 0x7f800000u) == 0x7f800000u && (f & 0x007fffffu))
+    return uint16_t((f >> 16) | 0x40u);
+  return uint16_t((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
+}
+
+/// The f32 constant `dense` rounded to bf16 as `type`, its element at
+/// output index i read through the permutation `map` (output dims to input
+/// dims), on raw bits: 6 bytes per element, so that a large weight costs
+/// the compiler little.
+DenseElementsAttr roundToBF16(DenseElementsAttr dense, RankedTensorType type,
+                              AffineMap map) {
+  if (dense.isSplat())
+    return DenseElementsAttr::get(
+        type, APFloat(APFloat::BFloat(),
+                      APInt(16, bf16Bits(dense.getSplatValue<APFloat>()
+                                             .bitcastToAPInt()
+                                             .getZExtValue()))));
+  ArrayRef<char> raw = dense.getRawData();
+  auto in = ArrayRef<uint32_t>(reinterpret_cast<const uint32_t *>(raw.data()),
+                               raw.size() / 4);
+  ArrayRef<int64_t> shape = type.getShape(),
+                    inShape = dense.getType().getShape();
+  int64_t rank = shape.size();
+  // The input's row-major strides along the output's dims.
+  SmallVector<int64_t> inStrides(rank, 0);
+  int64_t stride = 1;
+  for (int64_t r = rank - 1; r >= 0; --r) {
+    inStrides[map.getDimPosition(r)] = stride;
+    stride *= inShape[r];
+  }
+  std::vector<uint16_t> out;
+  out.reserve(type.getNumElements());
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      at += idx[d] * inStrides[d];
+    out.push_back(bf16Bits(in[at]));
+    for (int64_t d = rank - 1; d >= 0 && ++idx[d] == shape[d]; --d)
+      idx[d] = 0;
+  }
+  return DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(reinterpret_cast<const char *>(out.data()),
+                           out.size() * sizeof(uint16_t)));
+}
+
 /// The rounding of a constant to bf16 (--auto-cast=matmul's cast of a
 /// weight, through a transpose or not), whatever its size: a kernel would
 /// read the f32 weights, round them and store them again before the matmul
@@ -152,33 +201,8 @@ struct FoldConstantBF16Cast : OpRewritePattern<linalg::GenericOp> {
         !dense.getElementType().isF32() || !maps[0].isPermutation() ||
         !maps[1].isIdentity())
       return failure();
-    ArrayRef<int64_t> shape = type.getShape(),
-                      inShape = dense.getType().getShape();
-    int64_t rank = shape.size();
-    // The input's row-major strides along the output's dims.
-    SmallVector<int64_t> inStrides(rank, 0);
-    int64_t stride = 1;
-    for (int64_t r = rank - 1; r >= 0; --r) {
-      inStrides[maps[0].getDimPosition(r)] = stride;
-      stride *= inShape[r];
-    }
-    SmallVector<APFloat> in(dense.getValues<APFloat>());
-    SmallVector<APFloat> out;
-    out.reserve(type.getNumElements());
-    SmallVector<int64_t> idx(rank, 0);
-    for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
-      int64_t at = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        at += idx[d] * inStrides[d];
-      APFloat v = in[at];
-      bool lost;
-      v.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
-      out.push_back(v);
-      for (int64_t d = rank - 1; d >= 0 && ++idx[d] == shape[d]; --d)
-        idx[d] = 0;
-    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(type, out));
+        op, roundToBF16(dense, type, maps[0]));
     return success();
   }
 };
@@ -194,15 +218,8 @@ Value nki::roundConstantToBF16(OpBuilder &b, Location loc, Value v) {
   DenseElementsAttr dense;
   if (!matchPattern(v, m_Constant(&dense)) || !dense.getElementType().isF32())
     return {};
-  Type bf16 = b.getBF16Type();
-  auto type = cast<RankedTensorType>(v.getType()).clone(bf16);
-  SmallVector<APFloat> values;
-  values.reserve(dense.getNumElements());
-  for (APFloat x : dense.getValues<APFloat>()) {
-    bool lost;
-    x.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
-    values.push_back(x);
-  }
-  return arith::ConstantOp::create(b, loc,
-                                   DenseElementsAttr::get(type, values));
+  auto type = cast<RankedTensorType>(v.getType()).clone(b.getBF16Type());
+  return arith::ConstantOp::create(
+      b, loc,
+      roundToBF16(dense, type, b.getMultiDimIdentityMap(type.getRank())));
 }
