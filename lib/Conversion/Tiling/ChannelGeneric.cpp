@@ -214,6 +214,21 @@ tiling::channelTensors(linalg::GenericOp op) {
   return tensors;
 }
 
+/// The per-channel operand `a` of image n, channels [c0, c0 + cs), as a
+/// [cs, 1] tile loaded by DMA.
+static Value loadColumn(OpBuilder &b, Location loc, const Access &a, int64_t n,
+                        int64_t c0, int64_t cs) {
+  Value column = allocTile(b, loc, {cs, 1}, a.elementType);
+  tile::DmaOp::create(
+      b, loc,
+      hbmView(
+          b, loc, a.buffer,
+          indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
+          {cs, 1}, {a.strides[1], 1}),
+      column);
+  return column;
+}
+
 std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {
   std::optional<SmallVector<Kind>> kinds = classify(op);
   if (!kinds || op.getNumReductionLoops() != 0)
@@ -258,15 +273,8 @@ FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
       lowering.bind(arg, {TileValue::Scalar, a.scalar, {}, a.elementType});
       continue;
     }
-    Value column = allocTile(b, loc, {cs, 1}, a.elementType);
-    tile::DmaOp::create(
-        b, loc,
-        hbmView(
-            b, loc, a.buffer,
-            indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
-            {cs, 1}, {a.strides[1], 1}),
-        column);
-    lowering.bind(arg, {TileValue::Column, 0.0, column, a.elementType});
+    lowering.bind(arg, {TileValue::Column, 0.0,
+                        loadColumn(b, loc, a, n, c0, cs), a.elementType});
   }
   FailureOr<TileValue> factor = lowering.lower(scale.factor);
   if (failed(factor))
@@ -314,14 +322,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       for (auto [i, a] : llvm::enumerate(operands))
         if ((*kinds)[i] == Kind::Column && !body.getArgument(i).use_empty() &&
             !(reduces && i == outArg)) {
-          columns[i] = allocTile(b, loc, {cs, 1}, a.elementType);
-          tile::DmaOp::create(b, loc,
-                              hbmView(b, loc, a.buffer,
-                                      indexConst(b, loc,
-                                                 a.offset + n * a.strides[0] +
-                                                     c0 * a.strides[1]),
-                                      {cs, 1}, {a.strides[1], 1}),
-                              columns[i]);
+          columns[i] = loadColumn(b, loc, a, n, c0, cs);
         }
       Value acc; // a reduction's [cs, 1] fp32 column so far
       for (int64_t r0 = 0; r0 < H; r0 += chunkRows) {

@@ -119,23 +119,22 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       SmallVector<Operation *> padOps;
       if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
         absorbed.insert(padOps.begin(), padOps.end());
-      // A channel scale before an unpadded convolution with a plain filter
-      // is absorbed too (its filter is scaled instead).
-      linalg::GenericOp unused;
-      if (isConv && padOps.empty() &&
-          !findDiagonalFilter(generic.getDpsInputs()[1], unused))
-        if (std::optional<ChannelScale> scale =
-                findChannelScale(generic.getDpsInputs()[0], op))
-          absorbed.insert(scale->op);
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv)
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
-      // A diagonal filter is built on chip by every convolution reading it.
+      // A diagonal filter is built on chip by every convolution reading it;
+      // a channel scale before an unpadded convolution with a plain filter
+      // is absorbed too (its filter is scaled instead).
       linalg::GenericOp builder;
-      if (isConv && findDiagonalFilter(generic.getDpsInputs()[1], builder))
+      if (isConv && findDiagonalFilter(generic.getDpsInputs()[1], builder)) {
         if (absorbed.insert(builder).second)
           diagonalFilters.push_back(builder);
+      } else if (isConv && padOps.empty()) {
+        if (std::optional<ChannelScale> scale =
+                findChannelScale(generic.getDpsInputs()[0], op))
+          absorbed.insert(scale->op);
+      }
     }
     // Tensors that convolutions and poolings exchange stay in SBUF where
     // they fit; each kernel budgets against what they leave.
