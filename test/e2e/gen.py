@@ -435,6 +435,66 @@ def case_conv2d(rng, dims, dt):
     return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride, mm=mm)
 
 
+# Batch norm (scale, shift per channel) then an activation, written as the
+# ONNX importer writes them (sigmoid as 1 / (1 + exp(-y))).
+BN_ACTS = {
+    "relu": ("""
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %v, %z : f32""", lambda y: np.maximum(y, 0)),
+    "relu6": ("""
+    %z = arith.constant 0.0 : f32
+    %six = arith.constant 6.0 : f32
+    %m = arith.maximumf %v, %z : f32
+    %r = arith.minimumf %m, %six : f32""", lambda y: np.clip(y, 0, 6)),
+    "sigmoid": ("""
+    %one = arith.constant 1.0 : f32
+    %ny = arith.negf %v : f32
+    %e = math.exp %ny : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %one, %d : f32""", lambda y: 1 / (1 + np.exp(-y))),
+    "silu": ("""
+    %one = arith.constant 1.0 : f32
+    %ny = arith.negf %v : f32
+    %e = math.exp %ny : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %one, %d : f32
+    %r = arith.mulf %v, %s : f32""", lambda y: y / (1 + np.exp(-y))),
+}
+
+
+def case_conv_bn_act(rng, dims, dt):
+    """conv2d (N, C, H, W, F, K, stride, pad as there), then y * scale[f] +
+    shift[f] and the activation BN_ACTS[act] (dims[8]: its index in
+    sorted order: relu, relu6, sigmoid, silu): the convolution's epilogue."""
+    act = sorted(BN_ACTS)[dims[8]]
+    mlir, inputs, conv = case_conv2d(rng, dims[:8], dt)
+    f = dims[4]
+    scale = rng.uniform(0.5, 2.0, (f,)).astype(np.float32)
+    shift = rng.uniform(-1.0, 1.0, (f,)).astype(np.float32)
+    # The convolution's result type and name: func() wrote `return %y : T`.
+    out = mlir.rsplit("return %y : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    body_ops, ref_act = BN_ACTS[act]
+    ew = elementwise_mlir("a", ["y", "scale", "shift"], [shape, (f,), (f,)],
+                          shape, f"""
+    %sc = arith.mulf %a0, %a1 : f32
+    %v = arith.addf %sc, %a2 : f32{body_ops}
+    linalg.yield %r : f32""", maps=[[0, 1, 2, 3], [1], [1]])
+    mlir = mlir.replace(
+        f"  return %y : {out}",
+        f"{ew}\n  return %a : {out}").replace(
+        f'%w: {ttype((f, dims[1], dims[5], dims[5]), dt)} {{nki.name = "w"}}',
+        f'%w: {ttype((f, dims[1], dims[5], dims[5]), dt)} {{nki.name = "w"}}, '
+        f'%scale: {ttype((f,), dt)} {{nki.name = "scale"}}, '
+        f'%shift: {ttype((f,), dt)} {{nki.name = "shift"}}')
+
+    def ref(mm):
+        y = conv(mm) * scale[None, :, None, None].astype(np.float64) + \
+            shift[None, :, None, None].astype(np.float64)
+        return ref_act(y)
+    return mlir, {**inputs, "scale": scale, "shift": shift}, ref
+
+
 def case_maxpool(rng, dims, dt):
     """N x C x H x W input, K x K windows, stride, -inf padding."""
     n, c, h, w, k, stride, pad = dims
@@ -536,6 +596,7 @@ CASES = {
     "add": case_add,
     "transpose": case_transpose,
     "conv2d": case_conv2d,
+    "conv_bn_act": case_conv_bn_act,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,
     "bool_mask": case_bool_mask,

@@ -74,6 +74,138 @@ bool readsThroughNonPermutation(Operation *op) {
          });
 }
 
+/// The parts of `v` when it is a chain of insert_slices into a
+/// tensor.empty that covers it exactly, each part a block of dim 1 (whole
+/// along the other dims, unit strides), in chain order: (offset, part).
+std::optional<SmallVector<std::pair<int64_t, Value>>>
+channelBlocks(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 2)
+    return std::nullopt;
+  SmallVector<std::pair<int64_t, Value>> parts;
+  int64_t covered = 0;
+  while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>()) {
+    ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+    ArrayRef<int64_t> sizes = insert.getStaticSizes();
+    auto src = cast<RankedTensorType>(insert.getSourceType());
+    if (ShapedType::isDynamicShape(offsets) ||
+        ShapedType::isDynamicShape(sizes) || !insert.hasUnitStride() ||
+        src.getRank() != type.getRank())
+      return std::nullopt;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != 1 && (offsets[d] != 0 || sizes[d] != type.getDimSize(d)))
+        return std::nullopt;
+    parts.push_back({offsets[1], insert.getSource()});
+    covered += sizes[1];
+    v = insert.getDest();
+  }
+  if (!v.getDefiningOp<tensor::EmptyOp>() || parts.size() < 2)
+    return std::nullopt;
+  // Disjoint blocks that add up to the whole cover it.
+  llvm::sort(parts, [](auto &a, auto &b) { return a.first < b.first; });
+  int64_t next = 0;
+  for (auto &[offset, part] : parts) {
+    if (offset != next)
+      return std::nullopt;
+    next += cast<RankedTensorType>(part.getType()).getDimSize(1);
+  }
+  if (next != type.getDimSize(1) || covered != next)
+    return std::nullopt;
+  return parts;
+}
+
+/// An elementwise generic over a tensor assembled from channel blocks that
+/// convolutions computed (a depthwise convolution of more than 128
+/// channels, one block per 128: ConvToImplicitGemm.cpp) runs once per
+/// block on the block's result, its other operands sliced likewise, and
+/// the results are assembled instead. Each block's part is then that
+/// convolution's epilogue, computed while its PSUM tiles are evacuated;
+/// before, the blocks were evacuated and assembled first and the
+/// elementwise op (batch norm and activation) ran as a kernel of its own
+/// over the whole.
+struct SplitEpilogueOverChannelBlocks
+    : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+        !op.getIndexingMapsArray().back().isIdentity() ||
+        !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+        !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
+      return failure();
+    // The input assembled from convolutions' channel blocks.
+    std::optional<SmallVector<std::pair<int64_t, Value>>> parts;
+    int64_t split = -1;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (!op.getMatchingIndexingMap(in).isIdentity() ||
+          !in->get().hasOneUse())
+        continue;
+      parts = channelBlocks(in->get());
+      if (parts && llvm::all_of(*parts, [](auto &p) {
+            auto conv = p.second.template getDefiningOp<linalg::GenericOp>();
+            return conv && nki::conv::matchConvGeneric(conv);
+          })) {
+        split = in->getOperandNumber();
+        break;
+      }
+      parts.reset();
+    }
+    if (!parts)
+      return failure();
+    // Every other operand reads dim 1 at most through a dim of its own.
+    for (AffineMap map : op.getIndexingMapsArray())
+      if (!map.isProjectedPermutation())
+        return failure();
+
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    int64_t rank = type.getRank();
+    Value whole = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    for (auto &[offset, part] : *parts) {
+      int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(1);
+      // `v` (read through `map`) cut to the block's channels.
+      auto slice = [&](Value v, AffineMap map) -> Value {
+        auto vt = cast<RankedTensorType>(v.getType());
+        std::optional<unsigned> at = map.getResultPosition(
+            getAffineDimExpr(1, ctx));
+        if (!at)
+          return v;
+        SmallVector<int64_t> offsets(vt.getRank(), 0), sizes(vt.getShape()),
+            strides(vt.getRank(), 1);
+        offsets[*at] = offset;
+        sizes[*at] = size;
+        return tensor::ExtractSliceOp::create(
+            rewriter, loc, v, getAsIndexOpFoldResult(ctx, offsets),
+            getAsIndexOpFoldResult(ctx, sizes),
+            getAsIndexOpFoldResult(ctx, strides));
+      };
+      SmallVector<Value> ins;
+      for (OpOperand *in : op.getDpsInputOperands())
+        ins.push_back(in->getOperandNumber() == split
+                          ? part
+                          : slice(in->get(), op.getMatchingIndexingMap(in)));
+      Value init = slice(whole, AffineMap::getMultiDimIdentityMap(rank, ctx));
+      auto block = linalg::GenericOp::create(
+          rewriter, loc, init.getType(), ins, ValueRange{init},
+          op.getIndexingMapsArray(), op.getIteratorTypesArray());
+      rewriter.cloneRegionBefore(op.getRegion(), block.getRegion(),
+                                 block.getRegion().begin());
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[1] = offset;
+      whole = tensor::InsertSliceOp::create(
+          rewriter, loc, block.getResult(0), whole,
+          getAsIndexOpFoldResult(ctx, offsets),
+          getAsIndexOpFoldResult(
+              ctx, cast<RankedTensorType>(init.getType()).getShape()),
+          getAsIndexOpFoldResult(ctx, strides));
+    }
+    rewriter.replaceOp(op, whole);
+    return success();
+  }
+};
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -133,6 +265,15 @@ struct NKIFuseElementwisePass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       getOperation()->emitWarning(
           "nki-fuse-elementwise did not converge; fusion may be incomplete");
+
+    // Elementwise ops over convolutions' channel blocks, per block (their
+    // epilogues), once fusion has made them one op.
+    {
+      RewritePatternSet split(context);
+      split.add<SplitEpilogueOverChannelBlocks>(context);
+      tensor::populateFoldTensorEmptyPatterns(split);
+      (void)applyPatternsGreedily(getOperation(), std::move(split));
+    }
 
     // Then, with no folding by expansion left to undo it, the leading
     // parallel dims of each generic are collapsed into one where every

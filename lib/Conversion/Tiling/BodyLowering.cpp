@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -90,6 +91,47 @@ static StringRef activationOf(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
+/// `y` if `v` is 1 / (1 + exp(-y)) in f32 (either order of the sum).
+static Value matchSigmoid(Value v) {
+  auto div = v.getDefiningOp<arith::DivFOp>();
+  FloatAttr one;
+  if (!div || !div.getType().isF32() ||
+      !matchPattern(div.getLhs(), m_Constant(&one)) ||
+      !one.getValue().isExactlyValue(1.0))
+    return {};
+  auto sum = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!sum)
+    return {};
+  for (auto [e, c] : {std::pair(sum.getLhs(), sum.getRhs()),
+                      std::pair(sum.getRhs(), sum.getLhs())}) {
+    FloatAttr k;
+    auto exp = e.getDefiningOp<math::ExpOp>();
+    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
+                   : arith::NegFOp();
+    if (neg && matchPattern(c, m_Constant(&k)) &&
+        k.getValue().isExactlyValue(1.0))
+      return neg.getOperand();
+  }
+  return {};
+}
+
+/// ("sigmoid", y) for 1 / (1 + exp(-y)), ("silu", y) for y * sigmoid(y),
+/// else ("", null). Only in f32: the ACT computes these functions with the
+/// same fp32 steps (docs/machine-model.md, the simulator's Math.cpp), so
+/// the result is bit-identical; a bf16 body rounds after every op.
+static std::pair<StringRef, Value> matchSigmoidFamily(Operation *op) {
+  if (Value y = matchSigmoid(op->getNumResults() ? op->getResult(0) : Value()))
+    return {"sigmoid", y};
+  auto mul = dyn_cast<arith::MulFOp>(op);
+  if (!mul || !mul.getType().isF32())
+    return {"", Value()};
+  for (auto [a, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())})
+    if (Value y = matchSigmoid(s); y && y == a)
+      return {"silu", y};
+  return {"", Value()};
+}
+
 static double foldActivation(StringRef f, double x) {
   if (f == "exp")
     return std::exp(x);
@@ -109,6 +151,12 @@ static double foldActivation(StringRef f, double x) {
     return std::sin(x);
   if (f == "square")
     return x * x;
+  if (f == "relu")
+    return x > 0 ? x : 0.0;
+  if (f == "sigmoid")
+    return 1.0 / (1.0 + std::exp(-x));
+  if (f == "silu")
+    return x / (1.0 + std::exp(-x));
   assert(f == "cos" && "unhandled activation function");
   return std::cos(x);
 }
@@ -284,6 +332,20 @@ FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
     return r;
   }
   r.kind = std::max(x.kind, y.kind);
+  // max(x * scale + bias, 0) with a per-partition scale and bias (a
+  // convolution's batch norm and ReLU): one ACT relu, not two DVE passes.
+  if (op == "max" && isa<FloatType>(resultType)) {
+    auto isZero = [](const TileValue &v) {
+      return v.kind == K::Scalar && v.scalar == 0.0;
+    };
+    const TileValue &t = isZero(y) ? x : y;
+    if ((isZero(x) || isZero(y)) && t.kind == K::Full && !t.pending.empty() &&
+        llvm::all_of(t.pending, [](const ScalarStep &s) {
+          return s.op == "add" || s.op == "mul" ||
+                 (s.op == "sub" && !s.reversed);
+        }))
+      return activation("relu", t, resultType);
+  }
   // A full tile with a column or constant: deferred (see TileValue).
   bool deferrable = op == "add" || op == "sub" || op == "mul" || op == "div" ||
                     op == "max" || op == "min";
@@ -492,6 +554,15 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     else
       return unsupported();
     return r;
+  }
+
+  // sigmoid(y) and silu(y) as the importer writes them: one ACT instruction
+  // (scale and bias taken from y's pending ops), not four or five passes.
+  if (auto [func, y] = matchSigmoidFamily(op); y) {
+    FailureOr<TileValue> in = lower(y);
+    if (failed(in))
+      return failure();
+    return activation(func, *in, resultType);
   }
 
   // f(a + c) and f(a - c) with a per-partition or constant c fold into the

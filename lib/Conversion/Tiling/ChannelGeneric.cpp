@@ -386,10 +386,13 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
           continue;
         }
         // The instruction that made a fresh tile writes the output's
-        // instead; a value that is an operand's tile is copied.
+        // instead (rounding to its type, when that is narrower, as a copy
+        // would, if nothing else reads the fresh tile); a value that is an
+        // operand's tile is copied.
         auto alloc = t.getDefiningOp<tile::AllocOp>();
-        if (alloc && cast<MemRefType>(t.getType()).getElementType() ==
-                         cast<MemRefType>(dst.getType()).getElementType()) {
+        if (alloc && (t.hasOneUse() ||
+                      cast<MemRefType>(t.getType()).getElementType() ==
+                          cast<MemRefType>(dst.getType()).getElementType())) {
           t.replaceAllUsesWith(dst);
           alloc->erase();
         } else if (t != dst) {

@@ -332,10 +332,14 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       }
       return;
     }
+    // Of another element type (a bf16 tensor whose readers round to bf16)
+    // when the tile is only the last instruction's destination: the store
+    // into the view rounds as the copy would.
     auto alloc = t.getDefiningOp<tile::AllocOp>();
     if (alloc && t != acc &&
-        cast<MemRefType>(t.getType()).getElementType() ==
-            cast<MemRefType>(outView.getType()).getElementType()) {
+        (t.hasOneUse() ||
+         cast<MemRefType>(t.getType()).getElementType() ==
+             cast<MemRefType>(outView.getType()).getElementType())) {
       t.replaceAllUsesWith(outView);
       alloc->erase();
       return;

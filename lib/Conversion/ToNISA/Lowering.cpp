@@ -82,19 +82,36 @@ isa::Instruction copyOnAct(const isa::Instruction &copy) {
 }
 
 /// A tensor_scalar that is one multiply or add by an immediate or a [P,1]
-/// column is also an ACT identity activation with that scale or bias, so
+/// column, a multiply then an add (x * scale + bias, a batch norm), or a
+/// max with 0 (relu) is also an ACT activation with that scale and bias, so
 /// the scheduler can balance DVE, POOL and ACT (row-wise kernels such as
-/// layernorm are otherwise DVE-bound). Same operands, same accesses.
+/// layernorm are otherwise DVE-bound; convolution epilogues leave the ACT
+/// idle). The ACT rounds the product and the sum as the DVE does. Same
+/// operands, same accesses.
 std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
-  if (ts.opcode != isa::Opcode::TensorScalar ||
-      ts.alu1 != isa::AluOp::Bypass || ts.reverse0)
+  if (ts.opcode != isa::Opcode::TensorScalar || ts.reverse0)
     return std::nullopt;
   isa::Instruction act = ts;
   act.opcode = isa::Opcode::Activation;
   act.func = isa::ActFunc::Identity;
   act.alu0 = act.alu1 = isa::AluOp::Bypass;
   isa::ScalarOperand one{true, 1.0f, {}}, zero{true, 0.0f, {}};
+  if (ts.alu1 != isa::AluOp::Bypass) {
+    if (ts.alu0 != isa::AluOp::Mul || ts.alu1 != isa::AluOp::Add ||
+        ts.reverse1)
+      return std::nullopt;
+    act.scalar0 = ts.scalar0;
+    act.scalar1 = ts.scalar1;
+    return act;
+  }
   switch (ts.alu0) {
+  case isa::AluOp::Max:
+    if (!ts.scalar0.isImmediate || ts.scalar0.imm != 0.0f)
+      return std::nullopt;
+    act.func = isa::ActFunc::Relu;
+    act.scalar0 = one;
+    act.scalar1 = zero;
+    return act;
   case isa::AluOp::Mul:
     act.scalar0 = ts.scalar0;
     act.scalar1 = zero;

@@ -9,7 +9,7 @@
 // CHECK-NOT: memref.alloc() {{.*}} : memref<1x16x8x8xf32>
 // CHECK: nki.tensor_tensor "max" {{.*}} into %{{.*}} : memref<16x4x4xf32, strided<[32, 8, 1]>, #nki.memory<sbuf>>, {{.*}} into memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
 // CHECK: nki.dma %{{.*}} to %[[S:.*]] : memref<16x1xf32, strided<[1, 1], offset: ?>> to memref<16x1xf32, #nki.memory<sbuf>>
-// CHECK: nki.tensor_scalar %{{.*}} into %{{.*}} s0 %[[S]] : memref<16x1xf32, #nki.memory<sbuf>> {op0 = "mul", op1 = "max"} : memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>> into memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.activation "relu" %{{.*}} into %{{.*}} scale %[[S]] : memref<16x1xf32, #nki.memory<sbuf>> : memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>> into memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
 // CHECK: memref.alloc() {{.*}} : memref<1x16x4x4xf32>
 // CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<16x16xf32, #nki.memory<sbuf>>, memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
 #map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>

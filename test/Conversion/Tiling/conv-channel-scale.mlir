@@ -3,7 +3,7 @@
 // kernel of its own: the convolution reads x and multiplies its filter's
 // rows by the factor, once per image (Tiling/Conv.cpp scaleFilters): C x F
 // multiplies instead of C x H x W. The factor (a sigmoid here) is computed
-// on an [8, 1] column.
+// on an [8, 1] column, as one ACT sigmoid.
 // RUN: nki-opt %s --nki-tile | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
@@ -12,8 +12,8 @@
 // CHECK: nki.dma %{{.*}} to %[[W]]
 // CHECK: %[[S:.*]] = nki.alloc : memref<8x1xf32, #nki.memory<sbuf>>
 // CHECK: nki.dma %{{.*}} to %[[S]] : memref<8x1xf32
-// CHECK: nki.activation "exp"
-// CHECK: nki.tensor_scalar %{{.*}} into %[[F:.*]] {imm0 = 1.000000e+00 : f32, op0 = "div", reverse0}
+// CHECK: %[[F:.*]] = nki.alloc : memref<8x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.activation "sigmoid" %[[S]] into %[[F]]
 // CHECK: %[[WS:.*]] = nki.alloc : memref<8x4xf32, #nki.memory<sbuf>>
 // CHECK: nki.tensor_scalar %[[W]] into %[[WS]] s0 %[[F]] : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
 // CHECK: memref.reinterpret_cast %[[X]] to offset: [%{{.*}}], sizes: [8, 4, 4]

@@ -235,3 +235,31 @@ func.func @main(%arg0: memref<32x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
   nki.dma %t to %out : memref<32x32xf32, #nki.memory<sbuf>> to memref<32x32xf32>
   return %out : memref<32x32xf32>
 }
+
+// -----
+
+// A batch norm (x * scale + shift with [P,1] columns) and a relu (max with
+// 0) as tensor_scalars may run on the ACT as activations (identity with
+// that scale and bias; relu): the ACT is faster than the DVE on fp32, so
+// the scheduler takes it for both when it is free.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK:         nisa.stream @act {
+// CHECK-NEXT:      nisa.activation identity sbuf[0:128, 1024, f32][(1,512)], psum[0:128, 0, f32][(1,512)] scale sbuf[0:128, 0, f32][(1,1)] bias sbuf[0:128, 64, f32][(1,1)]
+// CHECK-NEXT:      nisa.activation relu sbuf[0:128, 3072, f32][(1,512)], sbuf[0:128, 1024, f32][(1,512)] scale 1.000000e+00 bias 0.000000e+00
+// CHECK-NEXT:    }
+// CHECK-NOT:     nisa.tensor_scalar
+func.func @main(%s: memref<128x1xf32> {nki.hbm_offset = 0 : i64}, %b: memref<128x1xf32> {nki.hbm_offset = 512 : i64}) -> memref<128x512xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 1024 : i64} : memref<128x512xf32>
+  %sc = nki.alloc {offset = 0 : i64} : memref<128x1xf32, #nki.memory<sbuf>>
+  nki.dma %s to %sc : memref<128x1xf32> to memref<128x1xf32, #nki.memory<sbuf>>
+  %sh = nki.alloc {offset = 64 : i64} : memref<128x1xf32, #nki.memory<sbuf>>
+  nki.dma %b to %sh : memref<128x1xf32> to memref<128x1xf32, #nki.memory<sbuf>>
+  %p = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<psum>>
+  nki.memset %p, 1.0 : memref<128x512xf32, #nki.memory<psum>>
+  %y = nki.alloc {offset = 1024 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %p into %y s0 %sc : memref<128x1xf32, #nki.memory<sbuf>> s1 %sh : memref<128x1xf32, #nki.memory<sbuf>> {op0 = "mul", op1 = "add"} : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xf32, #nki.memory<sbuf>>
+  %r = nki.alloc {offset = 3072 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %y into %r {op0 = "max", imm0 = 0.0 : f32} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
+  nki.dma %r to %o : memref<128x512xf32, #nki.memory<sbuf>> to memref<128x512xf32>
+  return %o : memref<128x512xf32>
+}
