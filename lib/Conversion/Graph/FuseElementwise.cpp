@@ -152,19 +152,60 @@ struct SplitEpilogueOverChannelBlocks
     }
     if (!parts)
       return failure();
-    // Every other operand reads dim 1 at most through a dim of its own.
+    // Every other operand reads dim 1 at most through a dim of its own
+    // (per-channel [C, 1, 1] operands read (d1, 0, 0)).
     for (AffineMap map : op.getIndexingMapsArray())
-      if (!map.isProjectedPermutation())
+      if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
         return failure();
+
+    // Each block's op goes right after its convolution (nki-tile fuses an
+    // epilogue that follows its producer), and the assembly after it; the
+    // other operands must be defined by then.
+    Block *block = op->getBlock();
+    for (auto &[offset, part] : *parts)
+      if (part.getDefiningOp()->getBlock() != block)
+        return failure();
+    llvm::sort(*parts, [](auto &a, auto &b) {
+      return a.second.getDefiningOp()->isBeforeInBlock(
+          b.second.getDefiningOp());
+    });
+    Operation *first = nullptr;
+    for (auto &[offset, part] : *parts) {
+      Operation *conv = part.getDefiningOp();
+      if (!first || conv->isBeforeInBlock(first))
+        first = conv;
+    }
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      if (in->getOperandNumber() != split && def &&
+          (def->getBlock() != block || !def->isBeforeInBlock(first)))
+        return failure();
+    }
 
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getResult(0).getType());
     int64_t rank = type.getRank();
+    rewriter.setInsertionPoint(first);
     Value whole = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                           type.getElementType());
     MLIRContext *ctx = rewriter.getContext();
     for (auto &[offset, part] : *parts) {
       int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(1);
+      // The block's convolution computed into its slice of the assembled
+      // tensor (for the elementwise op over the whole); it is a scratch
+      // tensor now, which its zero fill overwrites.
+      auto conv = part.getDefiningOp<linalg::GenericOp>();
+      rewriter.setInsertionPointAfter(conv);
+      auto fill = conv.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+      if (fill && fill.getOutputs()[0].getDefiningOp<tensor::ExtractSliceOp>()) {
+        auto pt = cast<RankedTensorType>(part.getType());
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(fill);
+        Value empty = tensor::EmptyOp::create(rewriter, loc, pt.getShape(),
+                                              pt.getElementType());
+        rewriter.modifyOpInPlace(
+            fill, [&] { fill.getOutputsMutable()[0].assign(empty); });
+      }
       // `v` (read through `map`) cut to the block's channels.
       auto slice = [&](Value v, AffineMap map) -> Value {
         auto vt = cast<RankedTensorType>(v.getType());
@@ -187,15 +228,15 @@ struct SplitEpilogueOverChannelBlocks
                           ? part
                           : slice(in->get(), op.getMatchingIndexingMap(in)));
       Value init = slice(whole, AffineMap::getMultiDimIdentityMap(rank, ctx));
-      auto block = linalg::GenericOp::create(
+      auto perBlock = linalg::GenericOp::create(
           rewriter, loc, init.getType(), ins, ValueRange{init},
           op.getIndexingMapsArray(), op.getIteratorTypesArray());
-      rewriter.cloneRegionBefore(op.getRegion(), block.getRegion(),
-                                 block.getRegion().begin());
+      rewriter.cloneRegionBefore(op.getRegion(), perBlock.getRegion(),
+                                 perBlock.getRegion().begin());
       SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
       offsets[1] = offset;
       whole = tensor::InsertSliceOp::create(
-          rewriter, loc, block.getResult(0), whole,
+          rewriter, loc, perBlock.getResult(0), whole,
           getAsIndexOpFoldResult(ctx, offsets),
           getAsIndexOpFoldResult(
               ctx, cast<RankedTensorType>(init.getType()).getShape()),

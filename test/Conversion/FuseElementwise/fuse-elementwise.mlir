@@ -189,3 +189,100 @@ func.func @weight_cast(%x: tensor<1x2560xbf16>) -> tensor<1x2xf32> {
   %y = linalg.matmul ins(%x, %c : tensor<1x2560xbf16>, tensor<2560x2xbf16>) outs(%acc : tensor<1x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
 }
+
+// -----
+
+// An elementwise op (batch norm and ReLU) over a tensor assembled from two
+// convolutions' channel blocks (how a depthwise convolution of 144
+// channels is split) runs once per block, right after the block's
+// convolution, on its result and its slice of the per-channel operands:
+// each is then that convolution's epilogue. The blocks' results are
+// assembled instead, and each convolution computes into its own tensor.
+// CHECK-LABEL: func.func @epilogue_per_channel_block
+// CHECK:       %[[C0:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x128x4x4xf32>)
+// CHECK:       %[[S0:.*]] = tensor.extract_slice %[[SCALE:[a-z0-9]+]][0, 0, 0] [128, 1, 1] [1, 1, 1]
+// CHECK:       %[[E0:.*]] = linalg.generic {{.*}} ins(%[[C0]], %[[S0]] : tensor<1x128x4x4xf32>, tensor<128x1x1xf32>)
+// CHECK:       %[[I0:.*]] = tensor.insert_slice %[[E0]] into %{{.*}}[0, 0, 0, 0] [1, 128, 4, 4]
+// CHECK:       %[[E:.*]] = tensor.empty() : tensor<1x16x4x4xf32>
+// CHECK:       %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x16x4x4xf32>)
+// CHECK:       %[[C1:.*]] = linalg.generic {{.*}} outs(%[[Z]] : tensor<1x16x4x4xf32>)
+// CHECK:       %[[S1:.*]] = tensor.extract_slice %[[SCALE]][128, 0, 0] [16, 1, 1] [1, 1, 1]
+// CHECK:       %[[E1:.*]] = linalg.generic {{.*}} ins(%[[C1]], %[[S1]] : tensor<1x16x4x4xf32>, tensor<16x1x1xf32>)
+// CHECK:       %[[I1:.*]] = tensor.insert_slice %[[E1]] into %[[I0]][0, 128, 0, 0] [1, 16, 4, 4]
+// CHECK:       return %[[I1]]
+#conv_x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#conv_w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#conv_y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+func.func @epilogue_per_channel_block(%x0: tensor<1x128x4x4xf32>, %w0: tensor<128x1x1x128xf32>, %x1: tensor<1x16x4x4xf32>, %w1: tensor<16x1x1x16xf32>, %scale: tensor<144x1x1xf32>) -> tensor<1x144x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %whole = tensor.empty() : tensor<1x144x4x4xf32>
+  %e0 = tensor.empty() : tensor<1x128x4x4xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x128x4x4xf32>) -> tensor<1x128x4x4xf32>
+  %c0 = linalg.generic {indexing_maps = [#conv_x, #conv_w, #conv_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x0, %w0 : tensor<1x128x4x4xf32>, tensor<128x1x1x128xf32>) outs(%z0 : tensor<1x128x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128x4x4xf32>
+  %i0 = tensor.insert_slice %c0 into %whole[0, 0, 0, 0] [1, 128, 4, 4] [1, 1, 1, 1] : tensor<1x128x4x4xf32> into tensor<1x144x4x4xf32>
+  %e1 = tensor.extract_slice %i0[0, 128, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x144x4x4xf32> to tensor<1x16x4x4xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %c1 = linalg.generic {indexing_maps = [#conv_x, #conv_w, #conv_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x1, %w1 : tensor<1x16x4x4xf32>, tensor<16x1x1x16xf32>) outs(%z1 : tensor<1x16x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x4x4xf32>
+  %i1 = tensor.insert_slice %c1 into %i0[0, 128, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x144x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%i1, %scale : tensor<1x144x4x4xf32>, tensor<144x1x1xf32>) outs(%whole : tensor<1x144x4x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %z = arith.constant 0.0 : f32
+    %y = arith.maximumf %m, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<1x144x4x4xf32>
+  return %r : tensor<1x144x4x4xf32>
+}
+
+// -----
+
+// The assembled tensor has another reader: the op stays whole.
+// CHECK-LABEL: func.func @assembled_tensor_read_twice
+// CHECK:       %[[A:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 128, 0, 0] [1, 16, 4, 4]
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<1x144x4x4xf32>, tensor<144x1x1xf32>)
+// CHECK-NOT:   tensor.insert_slice
+#conv_x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#conv_w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#conv_y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+func.func @assembled_tensor_read_twice(%x0: tensor<1x128x4x4xf32>, %w0: tensor<128x1x1x128xf32>, %x1: tensor<1x16x4x4xf32>, %w1: tensor<16x1x1x16xf32>, %scale: tensor<144x1x1xf32>) -> (tensor<1x144x4x4xf32>, tensor<1x144x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %whole = tensor.empty() : tensor<1x144x4x4xf32>
+  %e0 = tensor.empty() : tensor<1x128x4x4xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x128x4x4xf32>) -> tensor<1x128x4x4xf32>
+  %c0 = linalg.generic {indexing_maps = [#conv_x, #conv_w, #conv_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x0, %w0 : tensor<1x128x4x4xf32>, tensor<128x1x1x128xf32>) outs(%z0 : tensor<1x128x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128x4x4xf32>
+  %i0 = tensor.insert_slice %c0 into %whole[0, 0, 0, 0] [1, 128, 4, 4] [1, 1, 1, 1] : tensor<1x128x4x4xf32> into tensor<1x144x4x4xf32>
+  %e1 = tensor.empty() : tensor<1x16x4x4xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %c1 = linalg.generic {indexing_maps = [#conv_x, #conv_w, #conv_y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x1, %w1 : tensor<1x16x4x4xf32>, tensor<16x1x1x16xf32>) outs(%z1 : tensor<1x16x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x4x4xf32>
+  %i1 = tensor.insert_slice %c1 into %i0[0, 128, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x144x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%i1, %scale : tensor<1x144x4x4xf32>, tensor<144x1x1xf32>) outs(%whole : tensor<1x144x4x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<1x144x4x4xf32>
+  return %r, %i1 : tensor<1x144x4x4xf32>, tensor<1x144x4x4xf32>
+}
