@@ -85,6 +85,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
   }
   case CompilePhase::Planned: {
     pm.addNestedPass<func::FuncOp>(createNKIUnroll());
+    pm.addPass(createNKIGatherConstants());
     NKIPlanMemoryOptions plan;
     plan.target = options.target;
     pm.addNestedPass<func::FuncOp>(createNKIPlanMemory(plan));

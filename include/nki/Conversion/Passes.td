@@ -193,6 +193,37 @@ def NKIUnroll : Pass<"nki-unroll", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def NKIGatherConstants : Pass<"nki-gather-constants", "mlir::ModuleOp"> {
+  let summary = "Gather small constant tiles into tables loaded once each";
+  let description = [{
+    Runs on straight-line tile code (after nki-unroll). A small SBUF tile
+    (at most 128 bytes per partition: a per-channel scale, shift or bias
+    column, a depthwise convolution's taps) that is written only by DMAs
+    from constant globals before anything reads it is not loaded by those
+    DMAs, which cost a 512-byte descriptor per partition each: its contents
+    are computed at compile time (the DMA's rounding included) and placed
+    in the columns of a table, a `[P, K]` constant of at most 512 bytes per
+    partition (P the tallest tile's partitions), loaded by one DMA right before the first reader of any of
+    its columns; readers read a view of the table. Identical tiles share
+    columns. Tiles in tables are ordered by their first reader, so a table
+    serves a stretch of the program.
+
+    ```mlir
+    %t = nki.alloc : memref<32x1xf32, #nki.memory<sbuf>>
+    nki.dma %scale to %t : memref<32x1xf32, strided<[1, 1]>> to ...
+    nki.activation "relu" %x into %y scale %t : ...
+    ```
+    becomes
+    ```mlir
+    %g = memref.get_global @__nki_constant_table : memref<32x128xf32>
+    %table = nki.alloc : memref<32x128xf32, #nki.memory<sbuf>>
+    nki.dma %g to %table : ...
+    %t = memref.subview %table[0, 5] [32, 1] [1, 1] : ...
+    nki.activation "relu" %x into %y scale %t : ...
+    ```
+  }];
+}
+
 def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {
   let summary = "Assign SBUF/PSUM offsets to tiles and HBM offsets to tensors";
   let description = [{
