@@ -14,7 +14,12 @@
 //
 // The caller flattens an access to one conservative interval: a strided
 // pattern by its hull, an SBUF/PSUM tile e.g. by its byte range within a
-// partition (ignoring partitions) or by a partition-major address.
+// partition, in one memory per block of partitions. Within a memory, an
+// access may name the lanes it touches (up to 16, e.g. the partitions of a
+// block): accesses to the same bytes of disjoint lanes do not conflict, so
+// tiles on a few partitions each (the 3-channel loads of a stem packed
+// side by side) need not wait for each other, while an access to a whole
+// block stays one interval.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_ANALYSIS_DEPENDENCES_H
@@ -28,11 +33,14 @@
 namespace nki::sched {
 
 /// One operand: bytes [begin, end) of memory `memory` (any numbering the
-/// caller likes, e.g. one per HBM/SBUF/PSUM).
+/// caller likes, e.g. one per HBM/SBUF/PSUM) in the lanes `lanes` (bit k
+/// for lane k; all of them by default).
 struct MemoryAccess {
   uint32_t memory = 0;
   uint64_t begin = 0, end = 0;
   bool isWrite = false;
+  uint16_t lanes = kAllLanes;
+  static constexpr uint16_t kAllLanes = 0xFFFF;
 };
 
 enum DependenceKind : uint8_t { RAW = 1, WAR = 2, WAW = 4 };

@@ -135,12 +135,14 @@ std::optional<isa::Instruction> scalarOpOnAct(const isa::Instruction &ts) {
 /// (as fine as dependences are tracked) made the descriptor-bound
 /// transfers of EfficientNet-B0 3 % faster for 50 % more instructions.
 constexpr int32_t kPartitionBlock = 32;
-/// Dependences are tracked per block of this many partitions: finer than
-/// "all partitions share the bytes", so that tiles (and DMA chunks) in
-/// disjoint blocks do not depend on each other, yet few intervals per
-/// operand. Any value is correct; 16 lets the loads of 16-channel bands
-/// packed side by side (Tiling/Conv.cpp) overlap.
+/// Dependences are tracked per block of this many partitions, and within a
+/// block per partition (the access's lanes, Dependences.h): tiles in
+/// disjoint partitions never depend on each other (the 3-partition loads
+/// of a stem's bands packed side by side were ordered one after another
+/// when a whole block was one memory), yet an operand is at most eight
+/// intervals.
 constexpr int32_t kDependenceBlock = 16;
+static_assert(kDependenceBlock <= 16, "a lane per partition of a block");
 /// Memory ids: HBM, then SBUF blocks, then PSUM blocks.
 constexpr uint32_t kMaxBlocks = 128 / kDependenceBlock;
 /// An HBM access is at most this many intervals (addAccess).
@@ -202,10 +204,15 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   int32_t last = (ap.startPartition + ap.numPartitions - 1) / kDependenceBlock;
   // Partitions beyond the machine's are rejected by the ISA verifier; keep
   // their ids apart from the next memory's anyway.
+  int32_t p0 = ap.startPartition, p1 = ap.startPartition + ap.numPartitions;
   for (int32_t b = std::max(first, 0);
-       b <= std::min<int32_t>(last, kMaxBlocks - 1); ++b)
+       b <= std::min<int32_t>(last, kMaxBlocks - 1); ++b) {
+    int32_t lo = std::max(p0 - b * kDependenceBlock, 0);
+    int32_t hi = std::min(p1 - b * kDependenceBlock, kDependenceBlock);
+    uint16_t lanes = uint16_t(((1u << hi) - 1) & ~((1u << lo) - 1));
     out.push_back(sched::MemoryAccess{base + uint32_t(b), uint64_t(begin),
-                                      uint64_t(end), isWrite});
+                                      uint64_t(end), isWrite, lanes});
+  }
 }
 
 /// A transfer that costs a queue at least this much (each partition's run

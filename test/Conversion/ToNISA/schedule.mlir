@@ -263,3 +263,26 @@ func.func @main(%s: memref<128x1xf32> {nki.hbm_offset = 0 : i64}, %b: memref<128
   nki.dma %r to %o : memref<128x512xf32, #nki.memory<sbuf>> to memref<128x512xf32>
   return %o : memref<128x512xf32>
 }
+
+// -----
+
+// Loads into disjoint partitions of one tile (3-channel bands packed side
+// by side) do not wait for each other, though they write the same bytes of
+// one 16-partition block: dependences know each access's partitions.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK-DAG:     nisa.dma_copy sbuf[0:3, 0, f32][(1,32)], hbm[0, f32][(1,96)] signal(s{{[0-9]+}}){{$}}
+// CHECK-DAG:     nisa.dma_copy sbuf[3:6, 0, f32][(1,32)], hbm[384, f32][(1,96)] signal(s{{[0-9]+}}){{$}}
+func.func @main(%x: memref<6x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<6x32xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 1024 : i64} : memref<6x32xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<6x32xf32, #nki.memory<sbuf>>
+  %x0 = memref.subview %x[0, 0] [3, 32] [1, 1] : memref<6x32xf32> to memref<3x32xf32, strided<[32, 1]>>
+  %t0 = memref.subview %t[0, 0] [3, 32] [1, 1] : memref<6x32xf32, #nki.memory<sbuf>> to memref<3x32xf32, strided<[32, 1]>, #nki.memory<sbuf>>
+  nki.dma %x0 to %t0 : memref<3x32xf32, strided<[32, 1]>> to memref<3x32xf32, strided<[32, 1]>, #nki.memory<sbuf>>
+  %x1 = memref.subview %x[3, 0] [3, 32] [1, 1] : memref<6x32xf32> to memref<3x32xf32, strided<[32, 1], offset: 96>>
+  %t1 = memref.subview %t[3, 0] [3, 32] [1, 1] : memref<6x32xf32, #nki.memory<sbuf>> to memref<3x32xf32, strided<[32, 1], offset: 96>, #nki.memory<sbuf>>
+  nki.dma %x1 to %t1 : memref<3x32xf32, strided<[32, 1], offset: 96>> to memref<3x32xf32, strided<[32, 1], offset: 96>, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 128 : i64} : memref<6x32xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32} : memref<6x32xf32, #nki.memory<sbuf>> into memref<6x32xf32, #nki.memory<sbuf>>
+  nki.dma %u to %o : memref<6x32xf32, #nki.memory<sbuf>> to memref<6x32xf32>
+  return %o : memref<6x32xf32>
+}

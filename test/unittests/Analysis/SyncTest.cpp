@@ -346,6 +346,27 @@ TEST(DependenceTest, InPlaceUpdateAndMergedKinds) {
             (std::vector<Edge>{{0, 1, RAW | WAR}}));
 }
 
+TEST(DependenceTest, LanesOfOneMemory) {
+  // Writes to the same bytes of disjoint lanes are independent; a read of
+  // both lanes depends on both, and a write to every lane on the read.
+  EXPECT_EQ(edgesOf({{{0, 0, 8, true, 0x0007}},
+                     {{0, 0, 8, true, 0x0038}},
+                     {{0, 0, 8, false, 0x003F}},
+                     {{0, 0, 8, true}}}),
+            (std::vector<Edge>{{0, 2, RAW}, {1, 2, RAW}, {2, 3, WAR}}));
+  // A write to some lanes after a write to all: WAW on those lanes only;
+  // a read of the other lanes still depends on the first write alone.
+  EXPECT_EQ(edgesOf({{{0, 0, 8, true}},
+                     {{0, 0, 8, true, 0x0001}},
+                     {{0, 0, 8, false, 0x0002}}}),
+            (std::vector<Edge>{{0, 1, WAW}, {0, 2, RAW}}));
+  // Reads of other lanes do not order a write (WAW, no WAR).
+  EXPECT_EQ(edgesOf({{{0, 0, 8, true, 0x0003}},
+                     {{0, 0, 8, false, 0x0002}},
+                     {{0, 0, 8, true, 0x0001}}}),
+            (std::vector<Edge>{{0, 1, RAW}, {0, 2, WAW}}));
+}
+
 TEST(DependenceTest, RandomAccessesMatchBruteForce) {
   // Every conflicting pair must be ordered by the edges' transitive closure,
   // and every edge must be a real conflict.
@@ -356,14 +377,18 @@ TEST(DependenceTest, RandomAccessesMatchBruteForce) {
     for (auto &list : accesses)
       for (int k = rng() % 4; k > 0; --k) {
         uint64_t b = rng() % 64, len = rng() % 16;
-        list.push_back({uint32_t(rng() % 2), b, b + len, rng() % 2 == 0});
+        // Half the accesses touch every lane, the others a few of four.
+        uint16_t lanes = rng() % 2 ? MemoryAccess::kAllLanes
+                                   : uint16_t(rng() % 16);
+        list.push_back(
+            {uint32_t(rng() % 2), b, b + len, rng() % 2 == 0, lanes});
       }
     auto conflict = [&](int i, int j) {
       for (const MemoryAccess &x : accesses[i])
         for (const MemoryAccess &y : accesses[j])
           if (x.memory == y.memory && (x.isWrite || y.isWrite) &&
               x.begin < y.end && y.begin < x.end && x.begin < x.end &&
-              y.begin < y.end)
+              y.begin < y.end && (x.lanes & y.lanes))
             return true;
       return false;
     };
