@@ -495,6 +495,39 @@ def case_conv_bn_act(rng, dims, dt):
     return mlir, {**inputs, "scale": scale, "shift": shift}, ref
 
 
+def case_depthwise(rng, dims, dt):
+    """N x C x H x W input, a constant K x K filter per channel (what the
+    ONNX importer writes for Conv with group = C), stride, zero padding."""
+    n, c, h, w, k, stride, pad = dims
+    x = rand(rng, (n, c, h, w), dt)
+    wt = rand(rng, (c, k, k), dt)
+    body, padded = pad_mlir("xp", "x", (n, c, h, w), pad, f"zero_{dt}", dt)
+    oh = (padded[2] - k) // stride + 1
+    ow = (padded[3] - k) // stride + 1
+    out = ttype((n, c, oh, ow), "f32")
+    def nested(a):
+        if a.ndim == 0:
+            return f"{float(a):.9e}"
+        return "[" + ", ".join(nested(e) for e in a) + "]"
+    body += f"""
+  %wk = arith.constant dense<{nested(wt.astype(np.float64))}> : {ttype((c, k, k), dt)}
+  %ye = tensor.empty() : {out}
+  %yz = linalg.fill ins(%zero_f32 : f32) outs(%ye : {out}) -> {out}
+  %y = linalg.depthwise_conv_2d_nchw_chw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%xp, %wk : {ttype(padded, dt)}, {ttype((c, k, k), dt)}) outs(%yz : {out}) -> {out}"""
+    mlir = func([("x", ttype((n, c, h, w), dt))], out, body, "y")
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))).astype(np.float64)
+
+    def ref(mm):
+        y = np.zeros((n, c, oh, ow))
+        for i in range(k):
+            for j in range(k):
+                y += xp[:, :, i:i + (oh - 1) * stride + 1:stride,
+                        j:j + (ow - 1) * stride + 1:stride] * \
+                    wt[None, :, i, j, None, None].astype(np.float64)
+        return y
+    return mlir, {"x": x}, ref
+
+
 def case_maxpool(rng, dims, dt):
     """N x C x H x W input, K x K windows, stride, -inf padding."""
     n, c, h, w, k, stride, pad = dims
@@ -597,6 +630,7 @@ CASES = {
     "transpose": case_transpose,
     "conv2d": case_conv2d,
     "conv_bn_act": case_conv_bn_act,
+    "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,
     "bool_mask": case_bool_mask,

@@ -350,7 +350,9 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
         use.set(view);
         continue;
       }
-      b.setInsertionPoint(sub);
+      // Right after the table's view: the old subview may come earlier
+      // than the table (only its readers come after).
+      b.setInsertionPointAfterValue(view);
       Value rebuilt = memref::SubViewOp::create(
           b, sub.getLoc(), view, sub.getMixedOffsets(), sub.getMixedSizes(),
           sub.getMixedStrides());

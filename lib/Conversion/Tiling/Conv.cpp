@@ -99,6 +99,12 @@ struct ConvKernel {
   int64_t bands = 1, bandH = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
+  /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
+  /// in emission order, whether the vector engines compute it (the PE does
+  /// the others with the diagonal filter), and the next chunk's index.
+  Value compact;
+  std::vector<bool> onVector;
+  size_t nextChunk = 0;
   LogicalResult status = success();
 
   int64_t P() const { return numPartitions(); }
@@ -114,8 +120,12 @@ struct ConvKernel {
 
   LogicalResult analyze();
   void chooseBands();
+  void chooseVectorChunks();
+  void vectorChunk(OpBuilder &b, Value input, int64_t r0, int64_t rc,
+                   int64_t q0, int64_t wc, Value acc);
   void emit();
   SmallVector<Value> loadFilters();
+  Value loadCompact();
   Value buildDiagonal();
   Value packFilter(Value filter);
   LogicalResult scaleFilters(int64_t n, SmallVector<Value> &tiles);
@@ -437,17 +447,28 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
       ArrayRef<Chunk> group = ArrayRef<Chunk>(chunks).slice(
           c0, std::min<size_t>(kChunksPerGroup, chunks.size() - c0));
       SmallVector<Value> accs;
-      for (const Chunk &ch : group)
+      SmallVector<bool> vec;
+      for (const Chunk &ch : group) {
         accs.push_back(allocTile(b, loc, {fb, ch.rc * ch.wc}, b.getF32Type(),
                                  tile::MemorySpace::PSUM));
+        vec.push_back(nextChunk < onVector.size() && onVector[nextChunk]);
+        ++nextChunk;
+      }
+      for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
+        if (v)
+          vectorChunk(b, inputs[0], ch.r0, ch.rc, ch.q0, ch.wc, acc);
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t tap = 0; tap < taps; ++tap) {
+          if (llvm::all_of(vec, [](bool v) { return v; }))
+            break;
           int64_t kh = foldRows ? 0 : tap / g.kw, kw = tap % g.kw;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
           bool first = cb == 0 && tap == 0;
-          for (auto [ch, acc] : llvm::zip_equal(group, accs)) {
+          for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
+            if (v)
+              continue;
             int64_t r0 =
                 foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
             Value moving = windowOf(
@@ -470,14 +491,19 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
 /// axis, keeping element (c, tap, f) where f - c == 0 and zeroing the rest
 /// (the diagonal filter in HBM would be C times as many bytes); with folded
 /// rows, then in the folded layout.
-Value ConvKernel::buildDiagonal() {
+Value ConvKernel::loadCompact() {
   int64_t taps = g.kh * g.kw, cs = g.c;
   HbmLayout l = *hbmLayoutOf(op, diagonal);
-  Value compact = allocTile(b, loc, {cs, taps}, g.filterType);
+  Value t = allocTile(b, loc, {cs, taps}, g.filterType);
   tile::DmaOp::create(b, loc,
                       hbmView(b, loc, l.buffer, indexConst(b, loc, l.offset),
                               {cs, taps}, {l.strides[0], 1}),
-                      compact);
+                      t);
+  return t;
+}
+
+Value ConvKernel::buildDiagonal() {
+  int64_t taps = g.kh * g.kw, cs = g.c;
   Value t = allocTile(b, loc, {cs, taps * g.f}, g.filterType);
   auto view = [&](Value tile, ArrayRef<int64_t> strides) -> Value {
     auto type = cast<MemRefType>(tile.getType());
@@ -578,9 +604,93 @@ Value ConvKernel::packFilter(Value filter) {
   return packed;
 }
 
+/// Per-partition multiply-accumulate on the vector engines: each tap's
+/// window times the channel's weight (the [P, 1] scale of an ACT identity
+/// activation: x * w rounded to fp32, as the PE's products are), summed
+/// into the PSUM accumulator by the DVE (acc + s, one PSUM input), the
+/// first tap written there directly. Same products, same order of sums as
+/// the PE's diagonal matmuls.
+void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
+                             int64_t rc, int64_t q0, int64_t wc, Value acc) {
+  int64_t cs = g.c;
+  for (int64_t tap = 0; tap < g.kh * g.kw; ++tap) {
+    int64_t kh = tap / g.kw, kw = tap % g.kw;
+    Value window = windowOf(b, loc, input, cs, r0 * g.strideH + kh * g.dilationH,
+                            rc, g.strideH, q0 * g.strideW + kw * g.dilationW,
+                            wc, g.strideW);
+    Value weight = tileSlice(b, loc, compact, 0, cs, tap, 1);
+    Value product =
+        tap == 0 ? acc : allocTile(b, loc, {cs, rc * wc}, b.getF32Type());
+    tile::ActivationOp::create(b, loc, b.getStringAttr("identity"), window,
+                               product, weight, Value(), Value(),
+                               b.getF32FloatAttr(1.0f), b.getF32FloatAttr(0));
+    if (tap > 0)
+      tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc,
+                                   product, acc);
+  }
+}
+
+/// Which chunks of a depthwise convolution the vector engines compute:
+/// greedily, the engine mix that finishes first, by the target's costs.
+/// The PE's matmul column costs 4 cycles for fp32 (a quarter of its bf16
+/// rate) and the diagonal filter wastes all but one of its rows, while the
+/// ACT and DVE each pass over a tap's window in about a cycle per element;
+/// so fp32 layers go largely to the vector engines, bf16 ones stay on the
+/// PE but for small windows, where LoadStationary dominates. The ACT also
+/// evacuates every chunk (its epilogue).
+void ConvKernel::chooseVectorChunks() {
+  const TileOptions::Rates &t = options.rates;
+  if (!diagonal || foldRows || bands > 1 || scale || fBlocks != 1 ||
+      !t.actClockMHz)
+    return;
+  int64_t taps = g.kh * g.kw;
+  double pe = 0, act = 0, dve = 0;
+  auto vectorNs = [&](int64_t n, int64_t clockMHz) {
+    return double(t.fixedOverheadCycles + std::max(n, t.minElementCycles)) *
+           1000.0 / double(clockMHz);
+  };
+  int64_t factor = g.inputType.isF32() ? t.peFp32Factor : 1;
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
+      int64_t rows = std::min(bandRows, bandH - oh0);
+      for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
+        for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols) {
+          int64_t pixels =
+              std::min(chunkRows, rows - r0) * std::min(chunkCols, g.ow - q0);
+          // A tap's stationary operand serves a group of chunks.
+          double peNs = double(taps) *
+                        double(std::max(pixels, t.peMinColumns) * factor +
+                               t.peLoadStationaryCycles * factor /
+                                   kChunksPerGroup) *
+                        1000.0 / double(t.peClockMHz);
+          double evacuation = vectorNs(pixels, t.actClockMHz);
+          double onPe = std::max({pe + peNs, act + evacuation, dve});
+          double onVec =
+              std::max({pe, act + evacuation + taps * vectorNs(pixels, t.actClockMHz),
+                        dve + (taps - 1) * vectorNs(pixels, t.dveClockMHz)});
+          bool vec = onVec < onPe;
+          onVector.push_back(vec);
+          act += evacuation;
+          if (vec) {
+            act += taps * vectorNs(pixels, t.actClockMHz);
+            dve += (taps - 1) * vectorNs(pixels, t.dveClockMHz);
+          } else {
+            pe += peNs;
+          }
+        }
+    }
+}
+
 void ConvKernel::emit() {
+  if (diagonal) {
+    compact = loadCompact();
+    chooseVectorChunks();
+  }
+  bool anyPe = !llvm::all_of(onVector, [](bool v) { return v; }) ||
+               onVector.empty();
   SmallVector<Value> filters =
-      diagonal ? SmallVector<Value>{buildDiagonal()} : loadFilters();
+      diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
+               : loadFilters();
   if (bands > 1)
     filters = {packFilter(filters.front())};
   // Static loops: nki-unroll would unroll them anyway, and the padding's

@@ -25,7 +25,10 @@ struct TileOptions {
   /// The chosen target's rates that kernels weigh choices by (nki-tile
   /// copies them from its table; 0: unknown, no such choices).
   struct Rates {
-    int64_t peClockMHz = 0, peFp32Factor = 0;
+    int64_t peClockMHz = 0, peFp32Factor = 0, peMinColumns = 0,
+            peLoadStationaryCycles = 0;
+    int64_t actClockMHz = 0, dveClockMHz = 0, fixedOverheadCycles = 0,
+            minElementCycles = 0;
     int64_t dmaQueues = 0, dmaBytesPerNs = 0, dmaMinDescriptorBytes = 0;
   } rates;
   /// Tensors kept in SBUF (Residents.h); convolutions and poolings read and

@@ -62,8 +62,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return signalPassFailure();
     }
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
-    options.rates = {desc->peClockMHz, desc->peFp32Factor, desc->numDmaQueues,
-                     desc->dmaBytesPerNs, desc->dmaMinDescriptorBytes};
+    options.rates = {desc->peClockMHz,          desc->peFp32Factor,
+                     desc->peMinColumns,        desc->peLoadStationaryCycles,
+                     desc->actClockMHz,         desc->dveClockMHz,
+                     desc->fixedOverheadCycles, desc->minElementCycles,
+                     desc->numDmaQueues,        desc->dmaBytesPerNs,
+                     desc->dmaMinDescriptorBytes};
     if (freeChunk < 1) {
       func.emitError("free-chunk must be positive");
       return signalPassFailure();
