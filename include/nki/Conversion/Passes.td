@@ -68,7 +68,12 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     generic that is not a contraction are collapsed into one where all its
     operands walk them in order, with fill inits following: softmax and
     layernorm over `[B, S, H]` become generics over `[B*S, H]`, which
-    nki-tile runs as one row group.
+    nki-tile runs as one row group. An elementwise op over a tensor
+    assembled (by insert_slices along the channels) from convolutions'
+    channel blocks, how a depthwise convolution of more than 128 channels
+    is written, runs once per block right after the block's convolution,
+    on its result and its slice of the other operands: each is that
+    convolution's epilogue (computed while its PSUM tiles are evacuated).
 
     ```mlir
     %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>

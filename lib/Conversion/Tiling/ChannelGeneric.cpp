@@ -19,12 +19,14 @@
 #include "Access.h"
 #include "BodyLowering.h"
 #include "Kernels.h"
+#include "Match.h"
 #include "Residents.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace nki;
@@ -196,17 +198,55 @@ bool tiling::isChannelGeneric(linalg::GenericOp op) {
   return classify(op).has_value() || collapsedPooling(op).has_value();
 }
 
+/// The combiner's identity of a reduction body `out = combine(out, expr)`.
+static std::optional<double> reductionIdentity(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  Value result = body.getTerminator()->getOperand(0);
+  Operation *combine = result.getDefiningOp();
+  Value out = body.getArgument(op.getNumDpsInputs());
+  if (!combine || combine->getNumOperands() != 2 ||
+      !llvm::is_contained(combine->getOperands(), out))
+    return std::nullopt;
+  StringRef name = aluNameOf(combine);
+  if (name == "add")
+    return 0.0;
+  if (name == "max")
+    return -std::numeric_limits<double>::infinity();
+  if (name == "min")
+    return std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
+linalg::FillOp tiling::poolingInit(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() == 0 || !spaceOf(op))
+    return {};
+  std::optional<double> identity = reductionIdentity(op);
+  return identity ? findFill(op.getDpsInits()[0], op, *identity)
+                  : linalg::FillOp();
+}
+
 SmallVector<std::pair<Value, bool>>
 tiling::channelTensors(linalg::GenericOp op) {
   SmallVector<std::pair<Value, bool>> tensors;
   std::optional<Space> s = spaceOf(op);
   if (!s)
     return tensors;
+  bool reduces = op.getNumReductionLoops() != 0;
   for (auto [i, a] : llvm::enumerate(s->operands)) {
+    bool init = i + 1 == s->operands.size();
+    bool read = !init || !op.getRegion().front().getArgument(i).use_empty();
+    if (s->kinds[i] == Kind::Column && a.buffer && !init) {
+      tensors.push_back({a.buffer, false}); // per-channel, [N, C, 1, 1]
+      continue;
+    }
+    if (init && reduces) {
+      if (poolingInit(op))
+        tensors.push_back({a.buffer, true});
+      continue;
+    }
     if (s->kinds[i] != Kind::Full)
       continue;
-    bool init = i + 1 == s->operands.size();
-    if (!init || !op.getRegion().front().getArgument(i).use_empty())
+    if (read)
       tensors.push_back({a.buffer, false});
     if (init)
       tensors.push_back({a.buffer, true});
@@ -215,9 +255,13 @@ tiling::channelTensors(linalg::GenericOp op) {
 }
 
 /// The per-channel operand `a` of image n, channels [c0, c0 + cs), as a
-/// [cs, 1] tile loaded by DMA.
+/// [cs, 1] tile: a view of it in SBUF when it is kept there, else loaded
+/// by DMA.
 static Value loadColumn(OpBuilder &b, Location loc, const Access &a, int64_t n,
-                        int64_t c0, int64_t cs) {
+                        int64_t c0, int64_t cs, const Residents *residents) {
+  if (std::optional<ResidentRef> r =
+          residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt)
+    return residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1);
   Value column = allocTile(b, loc, {cs, 1}, a.elementType);
   tile::DmaOp::create(
       b, loc,
@@ -256,9 +300,23 @@ std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {
                       mul.getLhs() == x ? mul.getRhs() : mul.getLhs()};
 }
 
+SmallVector<Value> tiling::channelScaleColumns(const ChannelScale &scale) {
+  SmallVector<Value> columns;
+  linalg::GenericOp op = scale.op;
+  std::optional<Space> space = spaceOf(op);
+  if (!space)
+    return columns;
+  for (auto [i, a] : llvm::enumerate(space->operands))
+    if (space->kinds[i] == Kind::Column && a.buffer &&
+        i < op.getNumDpsInputs())
+      columns.push_back(a.buffer);
+  return columns;
+}
+
 FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
                                             const ChannelScale &scale,
-                                            int64_t n, int64_t c0, int64_t cs) {
+                                            int64_t n, int64_t c0, int64_t cs,
+                                            const Residents *residents) {
   linalg::GenericOp op = scale.op;
   std::optional<Space> space = spaceOf(op);
   if (!space)
@@ -274,7 +332,8 @@ FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
       continue;
     }
     lowering.bind(arg, {TileValue::Column, 0.0,
-                        loadColumn(b, loc, a, n, c0, cs), a.elementType});
+                        loadColumn(b, loc, a, n, c0, cs, residents),
+                        a.elementType});
   }
   FailureOr<TileValue> factor = lowering.lower(scale.factor);
   if (failed(factor))
@@ -283,6 +342,7 @@ FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
 }
 
 LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
+                                         bool identityInit,
                                          const TileOptions &options) {
   Location loc = op.getLoc();
   std::optional<Space> space = spaceOf(op);
@@ -322,7 +382,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       for (auto [i, a] : llvm::enumerate(operands))
         if ((*kinds)[i] == Kind::Column && !body.getArgument(i).use_empty() &&
             !(reduces && i == outArg)) {
-          columns[i] = loadColumn(b, loc, a, n, c0, cs);
+          columns[i] = loadColumn(b, loc, a, n, c0, cs, residents);
         }
       Value acc; // a reduction's [cs, 1] fp32 column so far
       for (int64_t r0 = 0; r0 < H; r0 += chunkRows) {
@@ -401,13 +461,29 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       }
       if (!reduces)
         continue;
-      // combine(initial value, reduction) stored as the [cs, 1] column of
-      // image n (a per-channel output: strides 0 along H and W).
+      // combine(initial value, reduction) as the [cs, 1] column of image n
+      // (a per-channel output: strides 0 along H and W), in the output's
+      // SBUF tile or stored; the reduction alone when the initial value is
+      // the combiner's identity.
+      if (outRes) {
+        Value dst =
+            residents->view(b, loc, *outRes, n, c0, cs, 0, 1, 1, 0, 1, 1);
+        if (identityInit)
+          tile::CopyOp::create(b, loc, acc, dst);
+        else
+          tile::TensorTensorOp::create(b, loc, reduction->combine, dst, acc,
+                                       dst);
+        continue;
+      }
       Value column = hbmView(
           b, loc, out.buffer,
           indexConst(b, loc,
                      out.offset + n * out.strides[0] + c0 * out.strides[1]),
           {cs, 1}, {out.strides[1], 1});
+      if (identityInit) {
+        tile::DmaOp::create(b, loc, acc, column);
+        continue;
+      }
       Value old = allocTile(b, loc, {cs, 1}, out.elementType);
       tile::DmaOp::create(b, loc, column, old);
       Value result = allocTile(b, loc, {cs, 1}, out.elementType);

@@ -714,7 +714,7 @@ LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
     Value &t = tiles[cb];
     int64_t cs = cbAt(cb);
     FailureOr<Value> column =
-        channelScaleColumn(b, loc, *scale, n, cb * P(), cs);
+        channelScaleColumn(b, loc, *scale, n, cb * P(), cs, options.residents);
     if (failed(column)) {
       status = op->emitOpError("cannot compute the channel scale it absorbs");
       return failure();

@@ -98,20 +98,32 @@ mlir::LogicalResult tilePool(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
 /// collapsed views) (ChannelGeneric.cpp), and its kernel with the channels
 /// on the partitions, which reads and writes tensors kept in SBUF in place.
 bool isChannelGeneric(mlir::linalg::GenericOp op);
-/// The [N, C, H, W] buffers that kernel reads (false) and writes (true).
+/// The buffers that kernel reads (false) and writes (true) and may find in
+/// SBUF: its [N, C, H, W] tensors, its per-channel [N, C, 1, 1] operands,
+/// and a global pooling's result when the pooling's init is its combiner's
+/// identity (poolingInit).
 llvm::SmallVector<std::pair<mlir::Value, bool>>
 channelTensors(mlir::linalg::GenericOp op);
+/// The fill of a global pooling's result with its combiner's identity right
+/// before it: the kernel writes the reduction without reading the old
+/// value, and the fill goes with it.
+mlir::linalg::FillOp poolingInit(mlir::linalg::GenericOp op);
+/// `identityInit`: poolingInit(op) is absorbed.
 mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
                                        mlir::linalg::GenericOp op,
+                                       bool identityInit,
                                        const TileOptions &options);
 
-/// The channel scale's matcher and its factor (ChannelGeneric.cpp).
+/// The channel scale's matcher and its factor (ChannelGeneric.cpp), its
+/// per-channel operands read from SBUF when `residents` keeps them there.
 std::optional<ChannelScale> matchChannelScale(mlir::linalg::GenericOp op);
-mlir::FailureOr<mlir::Value> channelScaleColumn(mlir::OpBuilder &b,
-                                                mlir::Location loc,
-                                                const ChannelScale &scale,
-                                                int64_t n, int64_t c0,
-                                                int64_t cs);
+mlir::FailureOr<mlir::Value>
+channelScaleColumn(mlir::OpBuilder &b, mlir::Location loc,
+                   const ChannelScale &scale, int64_t n, int64_t c0,
+                   int64_t cs, const Residents *residents);
+/// The per-channel operands of a channel scale (buffers read as [P, 1]
+/// columns).
+llvm::SmallVector<mlir::Value> channelScaleColumns(const ChannelScale &scale);
 
 /// An integer-factor upsample: a generic over [N, C, H * fh, W * fw] that
 /// copies `in` [N, C, H, W] at (n, c, h floordiv fh, w floordiv fw) into

@@ -47,27 +47,48 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// A 4-D identity-layout HBM allocation: what may become resident.
-bool isCandidateRoot(Value root) {
+/// The [N, C, H, W] an identity-layout HBM allocation holds, if it may
+/// become resident: a 4-D one, or a 1-D one of N * C elements that is read
+/// as [N, C, 1, 1] through an expand_shape (a global pooling's result as
+/// the importer writes it, then the input of a squeeze-and-excitation's
+/// first convolution).
+std::optional<std::array<int64_t, 4>> shapeOf(Value root) {
   auto alloc = root.getDefiningOp<memref::AllocOp>();
   if (!alloc)
-    return false;
+    return std::nullopt;
   MemRefType t = alloc.getType();
-  return t.getRank() == 4 && t.hasStaticShape() && t.getLayout().isIdentity();
+  if (!t.hasStaticShape() || !t.getLayout().isIdentity())
+    return std::nullopt;
+  ArrayRef<int64_t> s = t.getShape();
+  if (t.getRank() == 4)
+    return std::array<int64_t, 4>{s[0], s[1], s[2], s[3]};
+  if (t.getRank() != 1)
+    return std::nullopt;
+  for (Operation *user : root.getUsers())
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(user)) {
+      ArrayRef<int64_t> e = expand.getResultType().getShape();
+      if (e.size() == 4 && e[2] == 1 && e[3] == 1)
+        return std::array<int64_t, 4>{e[0], e[1], 1, 1};
+    }
+  return std::nullopt;
 }
 
-/// Where `v` (a view of `root`) starts in root's [N, C, H, W] coordinates,
-/// when it is a 4-D unit-stride subview.
+bool isCandidateRoot(Value root) { return shapeOf(root).has_value(); }
+
+/// Where `v` (`root` or a view of it) starts in root's [N, C, H, W]
+/// coordinates, when it is the root or a 4-D unit-stride view.
 std::optional<std::array<int64_t, 4>> startOf(Value v, Value root) {
+  if (v == root)
+    return std::array<int64_t, 4>{0, 0, 0, 0};
   auto type = cast<MemRefType>(v.getType());
-  auto rootType = cast<MemRefType>(root.getType());
+  std::optional<std::array<int64_t, 4>> shape = shapeOf(root);
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (type.getRank() != 4 || !type.hasStaticShape() ||
+  if (!shape || type.getRank() != 4 || !type.hasStaticShape() ||
       failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset))
     return std::nullopt;
-  ArrayRef<int64_t> s = rootType.getShape();
+  ArrayRef<int64_t> s = *shape;
   int64_t rowMajor[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
   for (int d = 0; d < 4; ++d)
     if (strides[d] != rowMajor[d] && type.getDimSize(d) > 1)
@@ -127,7 +148,12 @@ struct Planner {
       return;
     Value root = rootOf(v);
     std::optional<std::array<int64_t, 4>> start = startOf(v, root);
-    int64_t cs = cast<MemRefType>(v.getType()).getDimSize(1);
+    if (!start) {
+      c->ok = false;
+      return;
+    }
+    int64_t cs = v == root ? (*shapeOf(root))[1]
+                           : cast<MemRefType>(v.getType()).getDimSize(1);
     int64_t p0 = start ? (*start)[1] % numPartitions() : 0;
     // Channel blocks of the view start at partition p0: the engines'
     // start-partition rule.
@@ -193,9 +219,15 @@ struct Planner {
     if (std::optional<ChannelScale> scale = findChannelScale(x, op);
         scale && absorbed.contains(scale->op)) {
       in = scale->source;
-      for (Value v : scale->op.getDpsInputs())
-        if (v != in && isa<MemRefType>(v.getType()))
+      SmallVector<Value> columns = channelScaleColumns(*scale);
+      for (Value v : scale->op.getDpsInputs()) {
+        if (v == in || !isa<MemRefType>(v.getType()))
+          continue;
+        if (llvm::is_contained(columns, v))
+          use(v, kpos, false); // [N, C, 1, 1], read per image and block
+        else
           reject(v);
+      }
     }
     use(in, kpos, false, pad ? &*pad : nullptr, g.inputType);
     if (pad)
@@ -384,7 +416,7 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
 static std::pair<ResidentTensor, Type> tensorOf(Value root,
                                                 const Candidate &c) {
   auto type = cast<MemRefType>(root.getType());
-  ArrayRef<int64_t> s = type.getShape();
+  std::array<int64_t, 4> s = *shapeOf(root);
   ResidentTensor t;
   t.n = s[0];
   t.c = s[1];

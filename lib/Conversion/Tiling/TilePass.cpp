@@ -104,6 +104,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // Zero fills that a later matmul turns into its start flag are left to
     // that matmul.
     DenseSet<Operation *> erased, absorbed;
+    DenseMap<Operation *, Operation *> poolingFills;
     SmallVector<Operation *> diagonalFilters;
     // So are a convolution's zero fill and the fill and copy of its padded
     // input (its kernel reads the source).
@@ -119,6 +120,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         continue;
       }
       auto generic = dyn_cast<linalg::GenericOp>(op);
+      // A global pooling's identity init: its kernel writes the result
+      // (unless it joins a row group, which tiles the fill first).
+      if (generic && isChannelGeneric(generic))
+        if (linalg::FillOp fill = poolingInit(generic)) {
+          absorbed.insert(fill);
+          poolingFills[op] = fill;
+        }
       bool isConv = generic && nki::conv::matchConvGeneric(generic);
       SmallVector<Operation *> padOps;
       if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
@@ -164,6 +172,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           }))
         group.clear();
       if (!group.empty()) {
+        for (Operation *member : group)
+          if (Operation *fill = poolingFills.lookup(member);
+              fill && !erased.contains(fill) &&
+              !llvm::is_contained(group, fill)) {
+            rewriter.setInsertionPoint(fill);
+            if (failed(tileOne(rewriter, fill, opOptions, erased)))
+              return signalPassFailure();
+          }
         rewriter.setInsertionPoint(group.back());
         if (failed(tileRowGroup(rewriter, group, opOptions)))
           return signalPassFailure();
@@ -191,6 +207,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                             "--nki-tile=sbuf-resident=false)");
           return signalPassFailure();
         }
+    // A resident tensor's HBM buffer goes, with the views left of it.
+    for (auto &[root, tensor] : residents.tensors) {
+      DenseSet<Operation *> users = usersThroughViews(root);
+      SmallVector<Operation *> views(users.begin(), users.end());
+      for (bool changed = true; changed;) { // views of views first
+        changed = false;
+        for (Operation *&view : views)
+          if (view && view->use_empty()) {
+            rewriter.eraseOp(view);
+            view = nullptr;
+            changed = true;
+          }
+      }
+    }
     for (Operation *op : ops)
       if (!erased.contains(op))
         if (auto alloc = dyn_cast<memref::AllocOp>(op))
@@ -374,13 +404,19 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
     // Channels on the partitions when it reads or writes a tensor kept in
     // SBUF.
-    if (options.residents && readsResident(generic, *options.residents)) {
-      if (failed(tileChannelGeneric(rewriter, generic, options)))
+    // A global pooling whose identity init was absorbed runs there too.
+    linalg::FillOp init = isChannelGeneric(generic) ? poolingInit(generic)
+                                                    : linalg::FillOp();
+    if ((options.residents && readsResident(generic, *options.residents)) ||
+        init) {
+      if (failed(tileChannelGeneric(rewriter, generic, bool(init), options)))
         return failure();
     } else if (failed(tileGeneric(rewriter, generic, options))) {
       return failure();
     }
     erase(generic);
+    if (init)
+      erase(init);
     return success();
   }
 };
