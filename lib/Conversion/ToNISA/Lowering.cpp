@@ -6,6 +6,7 @@
 
 #include "nki/Dialect/NISA/ISAConversion.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Cost.h"
 #include "nki/ISA/Verify.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -223,9 +224,67 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
 /// the bytes, and the 1.3 us completion latencies overlap.
 constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 
+/// A transfer within SBUF that keeps a queue busy longer than this is cut
+/// along its rows too (row-sized descriptors: band-packed tiles moved
+/// onto or off their partitions, concat parts with a border), into pieces
+/// of about kRowPieceBusyPs each, at most kMaxRowPieces.
+constexpr int64_t kMaxRowBusyPs = 2'000'000;
+constexpr int64_t kRowPieceBusyPs = 1'000'000;
+constexpr int64_t kMaxRowPieces = 8;
+
+/// Elements [begin, begin + count) of each partition of `ap`, when they are
+/// whole blocks of its outermost free dim.
+std::optional<isa::AccessPattern> rowRange(const isa::AccessPattern &ap,
+                                           int64_t begin, int64_t count) {
+  if (ap.rank < 1)
+    return std::nullopt;
+  int64_t inner = 1;
+  for (int d = 1; d < ap.rank; ++d)
+    inner *= ap.dims[d].size;
+  if (begin % inner || count % inner)
+    return std::nullopt;
+  isa::AccessPattern r = ap;
+  r.dims[0].size = count / inner;
+  r.offset += begin / inner * ap.dims[0].stride * isa::dtypeBytes(ap.dtype);
+  return r;
+}
+
+/// A transfer within SBUF cut into pieces of whole outer rows of both
+/// sides when it costs its queue more than kMaxRowBusyPs, else itself.
+SmallVector<isa::Instruction, 4> splitRows(const isa::Instruction &inst,
+                                           const isa::TargetDesc &target) {
+  SmallVector<isa::Instruction, 4> pieces;
+  int64_t busy = isa::dmaBusyPs(target, inst);
+  int64_t rows = inst.dst.rank ? inst.dst.dims[0].size : 1;
+  int64_t n = std::min({(busy + kRowPieceBusyPs - 1) / kRowPieceBusyPs,
+                        kMaxRowPieces, rows});
+  if (busy <= kMaxRowBusyPs || n < 2) {
+    pieces.push_back(inst);
+    return pieces;
+  }
+  int64_t inner = inst.dst.elementsPerPartition() / rows;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t r0 = rows * i / n, r1 = rows * (i + 1) / n;
+    std::optional<isa::AccessPattern> dst =
+        rowRange(inst.dst, r0 * inner, (r1 - r0) * inner);
+    std::optional<isa::AccessPattern> src =
+        rowRange(inst.src0, r0 * inner, (r1 - r0) * inner);
+    if (!dst || !src) {
+      pieces.assign(1, inst);
+      return pieces;
+    }
+    isa::Instruction piece = inst;
+    piece.dst = *dst;
+    piece.src0 = *src;
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
 /// `inst` as transfers of one partition block each (of its destination,
-/// for one within SBUF), or just `inst` when it is small or its HBM side
-/// cannot be cut along the partitions (the HBM
+/// for one within SBUF, then in pieces of rows when that is still dear),
+/// or just `inst` when it is small or its HBM side cannot be cut along the
+/// partitions (the HBM
 /// pattern must step over the tile's partitions with its outermost dim, or
 /// be one dim covering them all).
 SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
@@ -243,17 +302,15 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
   // Within SBUF (partitions moved to others): both sides cut alike.
   if (dstOnChip && srcOnChip) {
     if (inst.src0.numPartitions != p || p <= block ||
-        cost < kMinSplitDmaBytes) {
-      parts.push_back(inst);
-      return parts;
-    }
+        cost < kMinSplitDmaBytes)
+      return splitRows(inst, target);
     for (int64_t first = 0; first < p; first += block) {
       isa::Instruction part = inst;
       for (isa::AccessPattern *ap : {&part.dst, &part.src0}) {
         ap->startPartition += int32_t(first);
         ap->numPartitions = int32_t(std::min<int64_t>(block, p - first));
       }
-      parts.push_back(std::move(part));
+      parts.append(splitRows(part, target));
     }
     return parts;
   }

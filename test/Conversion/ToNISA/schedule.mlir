@@ -286,3 +286,27 @@ func.func @main(%x: memref<6x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<6x32x
   nki.dma %u to %o : memref<6x32xf32, #nki.memory<sbuf>> to memref<6x32xf32>
   return %o : memref<6x32xf32>
 }
+
+// -----
+
+// A transfer within SBUF whose descriptors are rows (a [32, 16, 32] band
+// moved into a tile with a border: 512 descriptors of 128 bytes, 11.4 us
+// of one queue) is cut into eight pieces of two rows, on several queues.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 4248, f32][(36,2),(1,32)], sbuf[0:32, 0, f32][(1,64)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 4536, f32][(36,2),(1,32)], sbuf[0:32, 256, f32][(1,64)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 6264, f32][(36,2),(1,32)], sbuf[0:32, 1792, f32][(1,64)]
+func.func @main(%x: memref<32x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<32x512xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 65536 : i64} : memref<32x512xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<32x512xf32, #nki.memory<sbuf>>
+  nki.dma %x to %t : memref<32x512xf32> to memref<32x512xf32, #nki.memory<sbuf>>
+  %b = nki.alloc {offset = 4096 : i64} : memref<32x18x36xf32, #nki.memory<sbuf>>
+  nki.memset %b, 0.0 : memref<32x18x36xf32, #nki.memory<sbuf>>
+  %in = memref.subview %b[0, 1, 2] [32, 16, 32] [1, 1, 1] : memref<32x18x36xf32, #nki.memory<sbuf>> to memref<32x16x32xf32, strided<[648, 36, 1], offset: 38>, #nki.memory<sbuf>>
+  nki.dma %t to %in : memref<32x512xf32, #nki.memory<sbuf>> to memref<32x16x32xf32, strided<[648, 36, 1], offset: 38>, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 8192 : i64} : memref<32x512xf32, #nki.memory<sbuf>>
+  %v = memref.subview %b[0, 1, 2] [32, 16, 32] [1, 1, 1] : memref<32x18x36xf32, #nki.memory<sbuf>> to memref<32x16x32xf32, strided<[648, 36, 1], offset: 38>, #nki.memory<sbuf>>
+  nki.copy %v into %u : memref<32x16x32xf32, strided<[648, 36, 1], offset: 38>, #nki.memory<sbuf>> into memref<32x512xf32, #nki.memory<sbuf>>
+  nki.dma %u to %o : memref<32x512xf32, #nki.memory<sbuf>> to memref<32x512xf32>
+  return %o : memref<32x512xf32>
+}
