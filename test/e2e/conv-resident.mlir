@@ -13,7 +13,19 @@
 // RUN: nki-run %t.nkb --input x=%t.x.npy --input w1=%t.w1.npy --input b1=%t.b1.npy --input w2=%t.w2.npy --input w3=%t.w3.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
 // RUN: nki-compile %s -o %t.hbm.nkb --mlir-disable-threading --sbuf-resident=false
 // RUN: nki-run %t.hbm.nkb --input x=%t.x.npy --input w1=%t.w1.npy --input b1=%t.b1.npy --input w2=%t.w2.npy --input w3=%t.w3.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
+// Under auto-cast the pooled tensor is read only by convolutions that round
+// it to bf16, and the pool's input only by the max pool (a max of rounded
+// values is the rounded max): both are kept in bf16, and the pool combines
+// bf16 windows. The reference rounds the convolutions' operands likewise
+// (the rounding of the fp32 conv result may differ by an ulp of bf16).
+// RUN: nki-compile %s --auto-cast=matmul --compile-to=tiled -o - | FileCheck %s --check-prefix=NARROW
+// RUN: nki-compile %s --auto-cast=matmul -o %t.bf16.nkb
+// RUN: %system_python %S/Inputs/conv_resident_ref.py %t.bf16 --bf16
+// RUN: nki-run %t.bf16.nkb --input x=%t.bf16.x.npy --input w1=%t.bf16.w1.npy --input b1=%t.bf16.b1.npy --input w2=%t.bf16.w2.npy --input w3=%t.bf16.w3.npy --expected out0=%t.bf16.y.npy --rtol 1e-2 --atol 1e-2 | FileCheck %s
 // CHECK: output 'out0' matches
+// NARROW-DAG: nki.alloc : memref<128x2x2x18x18xbf16, #nki.memory<sbuf>>
+// NARROW-DAG: nki.alloc : memref<128x2x2x10x10xbf16, #nki.memory<sbuf>>
+// NARROW-DAG: nki.tensor_tensor "max" {{.*}} : memref<{{.*}}xbf16, {{.*}}>, memref<{{.*}}xbf16, {{.*}}> into memref<{{.*}}xbf16, #nki.memory<sbuf>>
 
 // The pool's input: [128, 2 blocks, 2 images, 1 + 16 + 1, 1 + 16 + 1] with
 // a -inf border; the pooled tensor: a zero border of 1.

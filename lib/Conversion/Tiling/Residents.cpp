@@ -108,9 +108,13 @@ struct Candidate {
   int64_t top = 0, left = 0, bottom = 0, right = 0;
   std::optional<double> padValue;
   /// Every read is a convolution that multiplies in this type (bf16 under
-  /// auto-cast): the tensor is kept in it.
+  /// auto-cast), or a max pooling, upsample or copy whose result is only
+  /// read so (`through`): the tensor is kept in it (narrowTypes).
   std::optional<Type> convReadType;
   bool otherReads = false;
+  /// The results of reads that commute with rounding to a narrower type
+  /// (a max of rounded values is the rounded max; a copy moves them).
+  SmallVector<Value> through;
 };
 
 struct Planner {
@@ -135,17 +139,32 @@ struct Planner {
       return nullptr;
     return &candidates[root];
   }
+  /// A use the plan does not handle: the tensor stays in HBM, and its
+  /// value is read as it is (no narrower type).
   void reject(Value v) {
-    if (Candidate *c = at(v))
+    if (Candidate *c = at(v)) {
       c->ok = false;
+      c->otherReads = true;
+    }
   }
   /// A use by a kernel at `pos`; `pad` for a padded windowed read. `byDma`:
-  /// only DMAs touch the view (no start-partition rule).
+  /// only DMAs touch the view (no start-partition rule). A read by a
+  /// convolution multiplying in `convType`, or one whose result `through`
+  /// is a max, upsample or copy of it.
   void use(Value v, int64_t pos, bool write, const ConvPadding *pad = nullptr,
-           std::optional<Type> convType = std::nullopt, bool byDma = false) {
+           std::optional<Type> convType = std::nullopt, bool byDma = false,
+           Value through = {}) {
     Candidate *c = at(v);
     if (!c)
       return;
+    if (!write) {
+      if (convType && (!c->convReadType || *c->convReadType == *convType))
+        c->convReadType = *convType;
+      else if (through && isCandidateRoot(rootOf(through)))
+        c->through.push_back(rootOf(through));
+      else
+        c->otherReads = true;
+    }
     Value root = rootOf(v);
     std::optional<std::array<int64_t, 4>> start = startOf(v, root);
     if (!start) {
@@ -168,12 +187,6 @@ struct Planner {
     c->first = std::min(c->first, pos);
     c->last = std::max(c->last, pos);
     (write ? c->writes : c->reads) += 1;
-    if (!write) {
-      if (convType && (!c->convReadType || *c->convReadType == *convType))
-        c->convReadType = *convType;
-      else
-        c->otherReads = true;
-    }
     if (!pad)
       return;
     if (c->padValue && *c->padValue != pad->value) {
@@ -271,7 +284,8 @@ struct Planner {
     kernelPos[op] = pos;
     anchor[op] = op;
     Value in = pad ? pad->source : x;
-    use(in, pos, false, pad ? &*pad : nullptr);
+    use(in, pos, false, pad ? &*pad : nullptr, std::nullopt, false,
+        isMax ? y : Value());
     if (pad)
       recordPadding(x, *pad);
     if (!findFill(y, op, poolIdentity(isMax)))
@@ -338,7 +352,7 @@ struct Planner {
               generic ? matchUpsample(generic) : std::nullopt) {
         // Upsample.cpp: copies from the input's rows into the output's.
         anchor[op] = op;
-        use(u->in, pos, false);
+        use(u->in, pos, false, nullptr, std::nullopt, false, u->out);
         use(u->out, pos, true);
         if (Candidate *c = at(u->in); c && rootOf(u->in) == rootOf(u->out))
           c->ok = false;
@@ -354,7 +368,8 @@ struct Planner {
       if (auto copy = dyn_cast<memref::CopyOp>(op);
           copy && copy.getSource().getType().getRank() == 4) {
         anchor[op] = op;
-        use(copy.getSource(), pos, false, nullptr, std::nullopt, true);
+        use(copy.getSource(), pos, false, nullptr, std::nullopt, true,
+            copy.getTarget());
         use(copy.getTarget(), pos, true, nullptr, std::nullopt, true);
         capacity[pos] = sbufBytes - kKernelScratchBytes;
         continue;
@@ -412,9 +427,56 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
   return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
 }
 
+/// The narrower type each candidate can be kept in: that of the
+/// convolutions reading it, when every other read is a max, upsample or
+/// copy whose result is kept in that type too (the greatest fixed point:
+/// start from every candidate's own reads, drop those that read through to
+/// one that cannot).
+static DenseMap<Value, Type>
+narrowTypes(const llvm::MapVector<Value, Candidate> &candidates) {
+  DenseMap<Value, Type> narrow;
+  for (auto &[root, c] : candidates)
+    if (!c.otherReads && (c.convReadType || !c.through.empty()))
+      narrow[root] = c.convReadType.value_or(Type());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[root, c] : candidates) {
+      auto it = narrow.find(root);
+      if (it == narrow.end())
+        continue;
+      Type t = it->second;
+      bool ok = true;
+      for (Value r : c.through) {
+        auto ti = narrow.find(r);
+        if (ti == narrow.end() || (t && ti->second && ti->second != t)) {
+          ok = false;
+          break;
+        }
+        if (!t)
+          t = ti->second;
+      }
+      if (!ok) {
+        narrow.erase(root);
+        changed = true;
+      } else if (t != it->second) {
+        it->second = t;
+        changed = true;
+      }
+    }
+  }
+  // Types still unknown (only reads through to unknowns) stay as they are.
+  for (auto it = narrow.begin(); it != narrow.end();) {
+    auto next = std::next(it);
+    if (!it->second)
+      narrow.erase(it);
+    it = next;
+  }
+  return narrow;
+}
+
 /// The tensor `root` would be, with its border and element type.
-static std::pair<ResidentTensor, Type> tensorOf(Value root,
-                                                const Candidate &c) {
+static std::pair<ResidentTensor, Type>
+tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   auto type = cast<MemRefType>(root.getType());
   std::array<int64_t, 4> s = *shapeOf(root);
   ResidentTensor t;
@@ -427,9 +489,8 @@ static std::pair<ResidentTensor, Type> tensorOf(Value root,
   t.bottom = c.bottom;
   t.right = c.right;
   t.padValue = c.padValue.value_or(0.0);
-  Type elt =
-      c.convReadType && !c.otherReads ? *c.convReadType : type.getElementType();
-  return {t, elt};
+  Type elt = narrow.lookup(root);
+  return {t, elt ? elt : type.getElementType()};
 }
 
 Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
@@ -443,10 +504,11 @@ Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
   ResidencyProblem problem;
   problem.capacity = planner.capacity;
   SmallVector<Value> roots;
+  DenseMap<Value, Type> narrow = narrowTypes(planner.candidates);
   for (auto &[root, c] : planner.candidates) {
     if (!c.ok || !c.writes || !c.reads)
       continue;
-    auto [t, elt] = tensorOf(root, c);
+    auto [t, elt] = tensorOf(root, c, narrow);
     int64_t bytes = (t.c + P - 1) / P * t.n * (t.top + t.h + t.bottom) *
                     (t.left + t.w + t.right) * tile::storageBytes(elt);
     // A tensor that would hold more than a quarter of SBUF across the
@@ -475,7 +537,7 @@ Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
     const ResidencyCandidate &rc = problem.candidates[index];
     delta[rc.liveStart] += rc.bytes;
     delta[rc.liveEnd + 1] -= rc.bytes;
-    auto [tensor, elt] = tensorOf(root, planner.candidates[root]);
+    auto [tensor, elt] = tensorOf(root, planner.candidates[root], narrow);
     ResidentTensor &t = residents.tensors[root] = tensor;
     Location loc = root.getLoc();
     int64_t cs = std::min(P, t.c), blocks = (t.c + P - 1) / P;

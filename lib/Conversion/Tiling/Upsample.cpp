@@ -117,7 +117,12 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
       int64_t cs = std::min(P, C - c0);
       for (int64_t r0 = 0; r0 < H; r0 += bandRows) {
         int64_t rc = std::min(bandRows, H - r0);
-        Value band = input.band(b, loc, n, c0, cs, r0, rc, elt);
+        // A resident input is read in its own type (copies commute with
+        // the rounding of a narrower one; each copy converts as it stores).
+        Value band =
+            input.resident
+                ? input.residentRows(b, loc, n, c0, cs, r0, rc, 1)
+                : input.band(b, loc, n, c0, cs, r0, rc, elt);
         Value outBand =
             outRes ? Value() : allocTile(b, loc, {cs, rc * u.fh, OW}, elt);
         for (int64_t i = 0; i < u.fh; ++i)
