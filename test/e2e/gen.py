@@ -495,6 +495,32 @@ def case_conv_bn_act(rng, dims, dt):
     return mlir, {**inputs, "scale": scale, "shift": shift}, ref
 
 
+def case_conv_act_conv(rng, dims, dt):
+    """conv_bn_act (dims as there) whose result a second, 1x1 convolution of
+    F filters reads: the first result stays in SBUF between them (bf16
+    under auto-cast, where both convolutions round their input)."""
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims, dt)
+    f = dims[4]
+    w2 = rand(rng, (f, f, 1, 1), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    mlir = mlir.replace(
+        f"  return %a : {out}",
+        f"""  %ze = tensor.empty() : {out}
+  %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {out}) -> {out}
+  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %w2 : {out}, {ttype((f, f, 1, 1), dt)}) outs(%zz : {out}) -> {out}
+  return %y2 : {out}""").replace(
+        '%scale: ', f'%w2: {ttype((f, f, 1, 1), dt)} {{nki.name = "w2"}}, '
+        '%scale: ', 1)
+
+    def ref(mm):
+        a = ref1(mm)
+        cols = np.moveaxis(a, 1, 0).reshape(f, -1)
+        y = mm(w2[:, :, 0, 0], cols).reshape(f, shape[0], shape[2], shape[3])
+        return np.moveaxis(y, 0, 1)
+    return mlir, {**inputs, "w2": w2}, ref
+
+
 def case_depthwise(rng, dims, dt):
     """N x C x H x W input, a constant K x K filter per channel (what the
     ONNX importer writes for Conv with group = C), stride, zero padding."""
@@ -630,6 +656,7 @@ CASES = {
     "transpose": case_transpose,
     "conv2d": case_conv2d,
     "conv_bn_act": case_conv_bn_act,
+    "conv_act_conv": case_conv_act_conv,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,

@@ -47,6 +47,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
 
@@ -145,6 +146,57 @@ struct ConvKernel {
 };
 
 } // namespace
+
+/// Whether `v` is exactly representable in the float type `t`.
+static bool representable(double v, Type t) {
+  auto ft = dyn_cast<FloatType>(t);
+  if (!ft)
+    return false;
+  APFloat f(v);
+  bool lost = false;
+  f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return !lost && f.convertToDouble() == v;
+}
+
+/// When `t` is the result of a min/max clamp by immediates the narrower
+/// `view` holds exactly, applied to a fresh tile `s` that one instruction
+/// wrote and only the clamp reads: that instruction writes `view` instead
+/// and the clamp runs in place there. round(clamp(x)) == clamp(round(x))
+/// for monotonic rounding and bounds the narrow type holds.
+static bool clampInto(Value t, Value view) {
+  auto ts = dyn_cast_or_null<tile::TensorScalarOp>(
+      t.hasOneUse() ? *t.getUsers().begin() : nullptr);
+  Type narrow = cast<MemRefType>(view.getType()).getElementType();
+  if (!ts || ts.getDst() != t || ts.getScalar0() || ts.getScalar1() ||
+      tile::storageBytes(narrow) >=
+          tile::storageBytes(cast<MemRefType>(t.getType()).getElementType()))
+    return false;
+  auto clamp = [&](StringRef op, APFloat imm) {
+    return op == "bypass" || ((op == "min" || op == "max") &&
+                              representable(imm.convertToDouble(), narrow));
+  };
+  if (!clamp(ts.getOp0(), ts.getImm0()) || ts.getOp0() == "bypass" ||
+      !clamp(ts.getOp1(), ts.getImm1()))
+    return false;
+  Value src = ts.getSrc();
+  auto srcAlloc = src.getDefiningOp<tile::AllocOp>();
+  auto tAlloc = t.getDefiningOp<tile::AllocOp>();
+  if (!srcAlloc || !tAlloc || !src.hasNUses(2))
+    return false;
+  Operation *writer = nullptr;
+  for (Operation *user : src.getUsers())
+    if (user != ts.getOperation())
+      writer = user;
+  auto effects = dyn_cast_or_null<MemoryEffectOpInterface>(writer);
+  if (!effects || !effects.getEffectOnValue<MemoryEffects::Write>(src) ||
+      effects.getEffectOnValue<MemoryEffects::Read>(src))
+    return false;
+  src.replaceAllUsesWith(view);
+  t.replaceAllUsesWith(view);
+  srcAlloc->erase();
+  tAlloc->erase();
+  return true;
+}
 
 /// Few input channels: the kernel rows go on the partitions too.
 static bool convFoldsRows(const conv::ConvGeneric &g) {
@@ -342,6 +394,12 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       }
       return;
     }
+    // A final clamp (ReLU6's min with 6) into a narrower view: the value
+    // before it is stored there and clamped in place (rounding commutes with
+    // a clamp to a bound the narrow type holds exactly), which puts the
+    // clamp on the DVE's fast path for 2-byte operands.
+    if (clampInto(t, outView))
+      return;
     // Of another element type (a bf16 tensor whose readers round to bf16)
     // when the tile is only the last instruction's destination: the store
     // into the view rounds as the copy would.
