@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""Lower bounds on a model's f32 run time from its ONNX graph, beside the
+roofline floor of run.py: what the machine allows these shapes at best.
+
+    bounds.py MODEL.onnx [MODEL.onnx ...] [--clock-ghz 2.4]
+
+A matmul column contracts at most min(128, C x KH x KW) rows into at most
+min(128, F) outputs and costs 4 PE cycles with fp32 inputs, so a dense
+convolution (or Gemm/MatMul) of M MACs needs at least M / (K x F') such
+columns, even with every kernel tap folded into the contraction. A
+depthwise convolution's MACs (one input channel per output) are a
+multiply-accumulate per partition lane each; the PE (one per 4 cycles with
+the diagonal filter), the DVE (a cycle at its clock accumulating in PSUM)
+and the POOL (two cycles at its clock) share them at best, multiplies free
+(on the ACT). The bound is the least T with dense PE time + the PE's share
+of the depthwise work <= T and the DVE's and POOL's shares each <= T.
+Clocks: trn2's (docs/machine-model.md); no latency, epilogue or DMA is
+counted, so real kernels stay above it.
+"""
+import argparse
+import math
+import sys
+
+import onnx
+from onnx import helper, shape_inference
+
+PARTITIONS = 128
+
+
+def bound(path, pe_ghz, dve_ghz, pool_ghz):
+    g = shape_inference.infer_shapes(onnx.load(path)).graph
+    shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+              for vi in list(g.input) + list(g.output) + list(g.value_info)}
+    for t in g.initializer:
+        shapes[t.name] = list(t.dims)
+    column_ns = 4 / pe_ghz  # an fp32 matmul column
+    dense_ns = 0.0
+    lane_macs = 0.0  # depthwise multiply-accumulates per partition lane
+    for n in g.node:
+        if n.op_type == "Conv":
+            w, y = shapes[n.input[1]], shapes[n.output[0]]
+            group = next((helper.get_attribute_value(a) for a in n.attribute
+                          if a.name == "group"), 1)
+            f, cg, taps = w[0], w[1], math.prod(w[2:])
+            macs = math.prod(y) * cg * taps
+            if group > 1 and cg == 1:
+                lane_macs += macs / PARTITIONS
+                continue
+            k, m = min(PARTITIONS, cg * taps), min(PARTITIONS, f)
+        elif n.op_type in ("Gemm", "MatMul"):
+            a, y = shapes[n.input[0]], shapes[n.output[0]]
+            trans = next((helper.get_attribute_value(x) for x in n.attribute
+                          if x.name == "transA"), 0)
+            kd = a[0] if trans else a[-1]
+            macs = math.prod(y) * kd
+            k, m = min(PARTITIONS, kd), min(PARTITIONS, y[-1])
+        else:
+            continue
+        dense_ns += macs / (k * m) * column_ns
+    rates = {"pe": 1 / column_ns, "dve": dve_ghz, "pool": pool_ghz / 2}
+    lo, hi = dense_ns, dense_ns + lane_macs * column_ns
+    for _ in range(100):  # the least T whose engines hold the depthwise work
+        t = (lo + hi) / 2
+        held = (t - dense_ns) * rates["pe"] + t * (rates["dve"] + rates["pool"])
+        lo, hi = (lo, t) if held >= lane_macs else (t, hi)
+    return dense_ns / 1000, lane_macs, hi / 1000
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("models", nargs="+")
+    p.add_argument("--pe-ghz", type=float, default=2.4)
+    p.add_argument("--dve-ghz", type=float, default=0.96)
+    p.add_argument("--pool-ghz", type=float, default=1.2)
+    args = p.parse_args()
+    print("| model | dense PE us | depthwise MACs per lane | bound us |")
+    print("|---|---:|---:|---:|")
+    for path in args.models:
+        dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz)
+        print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
