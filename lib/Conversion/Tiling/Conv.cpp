@@ -670,7 +670,7 @@ Value ConvKernel::packFilter(Value filter) {
 /// the PE's diagonal matmuls.
 void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
                              int64_t rc, int64_t q0, int64_t wc, Value acc) {
-  int64_t cs = g.c;
+  int64_t cs = bands * g.c; // packed bands: each band's channels
   for (int64_t tap = 0; tap < g.kh * g.kw; ++tap) {
     int64_t kh = tap / g.kw, kw = tap % g.kw;
     Value window = windowOf(b, loc, input, cs, r0 * g.strideH + kh * g.dilationH,
@@ -698,8 +698,7 @@ void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
 /// evacuates every chunk (its epilogue).
 void ConvKernel::chooseVectorChunks() {
   const TileOptions::Rates &t = options.rates;
-  if (!diagonal || foldRows || bands > 1 || scale || fBlocks != 1 ||
-      !t.actClockMHz)
+  if (!diagonal || foldRows || scale || fBlocks != 1 || !t.actClockMHz)
     return;
   int64_t taps = g.kh * g.kw;
   double pe = 0, act = 0, dve = 0;
@@ -749,8 +748,18 @@ void ConvKernel::emit() {
   SmallVector<Value> filters =
       diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
                : loadFilters();
-  if (bands > 1)
+  if (bands > 1 && filters.front())
     filters = {packFilter(filters.front())};
+  // Packed bands on the vector engines: each band's partitions get a copy
+  // of the compact weights (a small DMA within SBUF per band).
+  if (bands > 1 && llvm::is_contained(onVector, true)) {
+    int64_t taps = g.kh * g.kw;
+    Value packed = allocTile(b, loc, {bands * g.c, taps}, g.filterType);
+    for (int64_t j = 0; j < bands; ++j)
+      tile::DmaOp::create(b, loc, compact,
+                          tileSlice(b, loc, packed, j * g.c, g.c, 0, taps));
+    compact = packed;
+  }
   // Static loops: nki-unroll would unroll them anyway, and the padding's
   // border differs from band to band. Packed, rows [oh0, oh0 + rows) of
   // each band go at once.
