@@ -308,7 +308,7 @@ SmallVector<Value> tiling::channelScaleColumns(const ChannelScale &scale) {
     return columns;
   for (auto [i, a] : llvm::enumerate(space->operands))
     if (space->kinds[i] == Kind::Column && a.buffer &&
-        i < op.getNumDpsInputs())
+        int64_t(i) < op.getNumDpsInputs())
       columns.push_back(a.buffer);
   return columns;
 }

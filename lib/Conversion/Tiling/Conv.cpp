@@ -701,7 +701,14 @@ void ConvKernel::chooseVectorChunks() {
   if (!diagonal || foldRows || scale || fBlocks != 1 || !t.actClockMHz)
     return;
   int64_t taps = g.kh * g.kw;
-  double pe = 0, act = 0, dve = 0;
+  // The channel blocks of one convolution continue from the loads the
+  // blocks before them left.
+  TileOptions::DepthwiseLoads fresh{op.getLoc()};
+  TileOptions::DepthwiseLoads &loads =
+      options.depthwiseLoads ? *options.depthwiseLoads : fresh;
+  if (loads.source != LocationAttr(op.getLoc()))
+    loads = fresh;
+  double &pe = loads.pe, &act = loads.act, &dve = loads.dve;
   auto vectorNs = [&](int64_t n, int64_t clockMHz) {
     return double(t.fixedOverheadCycles + std::max(n, t.minElementCycles)) *
            1000.0 / double(clockMHz);

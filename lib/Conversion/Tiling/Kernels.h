@@ -37,6 +37,14 @@ struct TileOptions {
   /// Convolutions with few channels and filters put several bands of
   /// output rows side by side on the partitions (Conv.cpp).
   bool packBands = true;
+  /// The engine time a depthwise convolution's chunks have been given so
+  /// far (ns), carried across the kernels of its channel blocks (one source
+  /// location) so that they share the engines as one convolution would.
+  struct DepthwiseLoads {
+    mlir::LocationAttr source;
+    double pe = 0, act = 0, dve = 0;
+  };
+  DepthwiseLoads *depthwiseLoads = nullptr;
 };
 
 /// Elementwise generics and reductions over trailing dims.

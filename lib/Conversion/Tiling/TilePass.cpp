@@ -53,6 +53,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     if (func.isExternal())
       return;
     TileOptions options;
+    TileOptions::DepthwiseLoads depthwiseLoads;
+    options.depthwiseLoads = &depthwiseLoads;
     options.freeChunk = freeChunk;
     options.packBands = packBands;
     const nki::isa::TargetDesc *desc = nki::isa::lookupTarget(target);
