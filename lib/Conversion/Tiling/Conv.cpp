@@ -122,6 +122,39 @@ struct ConvKernel {
   LogicalResult analyze();
   void chooseBands();
   void chooseVectorChunks();
+  /// Calls fn(pixels, group) for each chunk of an image's output in
+  /// emitBand's order, `group` the size of the group of chunks it is in
+  /// (they share each tap's stationary operand).
+  template <typename Fn> void forEachChunk(Fn fn) const {
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
+      int64_t rows = std::min(bandRows, bandH - oh0);
+      SmallVector<int64_t> pixels;
+      for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
+        for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
+          pixels.push_back(std::min(chunkRows, rows - r0) *
+                           std::min(chunkCols, g.ow - q0));
+      for (size_t i = 0; i < pixels.size(); ++i)
+        fn(pixels[i], std::min<int64_t>(kChunksPerGroup,
+                                        pixels.size() - i / kChunksPerGroup *
+                                                            kChunksPerGroup));
+    }
+  }
+  /// The PE time (ns) of `steps` matmuls over a chunk of `pixels` columns,
+  /// each LoadStationary shared by a group of `group` chunks.
+  double peChunkNs(int64_t pixels, int64_t group, int64_t steps) const {
+    const TileOptions::Rates &t = options.rates;
+    int64_t factor = g.inputType.isF32() ? t.peFp32Factor : 1;
+    return double(steps) *
+           (double(std::max(pixels, t.peMinColumns) * factor) +
+            double(t.peLoadStationaryCycles * factor) / double(group)) *
+           1000.0 / double(t.peClockMHz);
+  }
+  /// The time (ns) of one ACT or DVE pass over `n` elements.
+  double vectorNs(int64_t n, int64_t clockMHz) const {
+    const TileOptions::Rates &t = options.rates;
+    return double(t.fixedOverheadCycles + std::max(n, t.minElementCycles)) *
+           1000.0 / double(clockMHz);
+  }
   void vectorChunk(OpBuilder &b, Value input, int64_t r0, int64_t rc,
                    int64_t q0, int64_t wc, Value acc);
   void emit();
@@ -709,40 +742,24 @@ void ConvKernel::chooseVectorChunks() {
   if (loads.source != LocationAttr(op.getLoc()))
     loads = fresh;
   double &pe = loads.pe, &act = loads.act, &dve = loads.dve;
-  auto vectorNs = [&](int64_t n, int64_t clockMHz) {
-    return double(t.fixedOverheadCycles + std::max(n, t.minElementCycles)) *
-           1000.0 / double(clockMHz);
-  };
-  int64_t factor = g.inputType.isF32() ? t.peFp32Factor : 1;
   for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
-      int64_t rows = std::min(bandRows, bandH - oh0);
-      for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
-        for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols) {
-          int64_t pixels =
-              std::min(chunkRows, rows - r0) * std::min(chunkCols, g.ow - q0);
-          // A tap's stationary operand serves a group of chunks.
-          double peNs = double(taps) *
-                        double(std::max(pixels, t.peMinColumns) * factor +
-                               t.peLoadStationaryCycles * factor /
-                                   kChunksPerGroup) *
-                        1000.0 / double(t.peClockMHz);
-          double evacuation = vectorNs(pixels, t.actClockMHz);
-          double onPe = std::max({pe + peNs, act + evacuation, dve});
-          double onVec =
-              std::max({pe, act + evacuation + taps * vectorNs(pixels, t.actClockMHz),
-                        dve + (taps - 1) * vectorNs(pixels, t.dveClockMHz)});
-          bool vec = onVec < onPe;
-          onVector.push_back(vec);
-          act += evacuation;
-          if (vec) {
-            act += taps * vectorNs(pixels, t.actClockMHz);
-            dve += (taps - 1) * vectorNs(pixels, t.dveClockMHz);
-          } else {
-            pe += peNs;
-          }
-        }
-    }
+    forEachChunk([&](int64_t pixels, int64_t group) {
+      double peNs = peChunkNs(pixels, group, taps);
+      double evacuation = vectorNs(pixels, t.actClockMHz);
+      double products = taps * vectorNs(pixels, t.actClockMHz);
+      double sums = (taps - 1) * vectorNs(pixels, t.dveClockMHz);
+      double onPe = std::max({pe + peNs, act + evacuation, dve});
+      double onVec = std::max({pe, act + evacuation + products, dve + sums});
+      bool vec = onVec < onPe;
+      onVector.push_back(vec);
+      act += evacuation;
+      if (vec) {
+        act += products;
+        dve += sums;
+      } else {
+        pe += peNs;
+      }
+    });
 }
 
 void ConvKernel::emit() {
