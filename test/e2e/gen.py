@@ -521,6 +521,42 @@ def case_conv_act_conv(rng, dims, dt):
     return mlir, {**inputs, "w2": w2}, ref
 
 
+def case_conv_pool_conv(rng, dims, dt):
+    """conv_bn_act (dims as there), a 2x2 stride-2 max pool of its result
+    and a 1x1 convolution of F filters of the pooled tensor: both tensors
+    between the kernels stay in SBUF."""
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims, dt)
+    f = dims[4]
+    w2 = rand(rng, (f, f, 1, 1), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    pooled = (shape[0], f, shape[2] // 2, shape[3] // 2)
+    pt = ttype(pooled, "f32")
+    mlir = mlir.replace(
+        f"  return %a : {out}",
+        f"""  %ninf = arith.constant 0xFF800000 : f32
+  %pe = tensor.empty() : {pt}
+  %pi = linalg.fill ins(%ninf : f32) outs(%pe : {pt}) -> {pt}
+  %win = tensor.empty() : {ttype((2, 2), "f32")}
+  %p = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %win : {out}, {ttype((2, 2), "f32")}) outs(%pi : {pt}) -> {pt}
+  %ze = tensor.empty() : {pt}
+  %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {pt}) -> {pt}
+  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%p, %w2 : {pt}, {ttype((f, f, 1, 1), dt)}) outs(%zz : {pt}) -> {pt}
+  return %y2 : {pt}""").replace(
+        f") -> {out} {{", f") -> {pt} {{", 1).replace(
+        '%scale: ', f'%w2: {ttype((f, f, 1, 1), dt)} {{nki.name = "w2"}}, '
+        '%scale: ', 1)
+
+    def ref(mm):
+        a = ref1(mm)
+        n, _, h, w = a.shape
+        p = a.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        cols = np.moveaxis(p, 1, 0).reshape(f, -1)
+        y = mm(w2[:, :, 0, 0], cols).reshape(f, n, h // 2, w // 2)
+        return np.moveaxis(y, 0, 1)
+    return mlir, {**inputs, "w2": w2}, ref
+
+
 def case_depthwise(rng, dims, dt):
     """N x C x H x W input, a constant K x K filter per channel (what the
     ONNX importer writes for Conv with group = C), stride, zero padding."""
@@ -657,6 +693,7 @@ CASES = {
     "conv2d": case_conv2d,
     "conv_bn_act": case_conv_bn_act,
     "conv_act_conv": case_conv_act_conv,
+    "conv_pool_conv": case_conv_pool_conv,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,

@@ -15,6 +15,11 @@
 // (KH + KW - 2 ops instead of KH * KW - 1), but on SBUF views instead of
 // element-strided HBM windows.
 //
+// Few channels: bands of output rows side by side on the partitions, as
+// Conv.cpp packs them (band j's input rows on partitions [j * C, (j + 1) *
+// C), moved there by DMA from the resident input or HBM, its output rows
+// moved back), so that each op spans up to 128 partitions instead of C.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -42,6 +47,142 @@ template <typename PoolOp> PoolShape shapeOf(PoolOp op) {
   SmallVector<int64_t> d(op.getDilations().template getValues<int64_t>());
   return {xs[0], xs[1], xs[2], xs[3], ks[0], ks[1],
           ys[2], ys[3], s[0],  s[1],  d[0],  d[1]};
+}
+
+/// Combines `windows` (views of one shape) into `dst`, a view of a tile.
+void reduce(OpBuilder &b, Location loc, StringRef combine,
+            ArrayRef<Value> windows, Value dst) {
+  if (windows.size() == 1) {
+    tile::CopyOp::create(b, loc, windows[0], dst);
+    return;
+  }
+  tile::TensorTensorOp::create(b, loc, combine, windows[0], windows[1], dst);
+  for (Value v : windows.drop_front(2))
+    tile::TensorTensorOp::create(b, loc, combine, dst, v, dst);
+}
+
+/// The input rows of `rows` output rows.
+int64_t inRowsOf(const PoolShape &g, int64_t rows) {
+  return (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+}
+
+/// Combines the [cs, ir, W] input band `in` into `result` ([cs, rb, OW]):
+/// over kw into a row tile, then over kh.
+void combineBand(OpBuilder &b, Location loc, const PoolShape &g,
+                 StringRef combine, Value in, int64_t cs, int64_t rb, Type work,
+                 Value result) {
+  int64_t ir = inRowsOf(g, rb);
+  Value rows = allocTile(b, loc, {cs, ir, g.ow}, work);
+  SmallVector<Value> cols;
+  for (int64_t k = 0; k < g.kw; ++k)
+    cols.push_back(windowOf(b, loc, in, cs, 0, ir, 1, k * g.dw, g.ow, g.sw));
+  reduce(b, loc, combine, cols, rows);
+  SmallVector<Value> rowWindows;
+  for (int64_t k = 0; k < g.kh; ++k)
+    rowWindows.push_back(
+        windowOf(b, loc, rows, cs, k * g.dh, rb, g.sh, 0, g.ow, 1));
+  reduce(b, loc, combine, rowWindows, result);
+}
+
+/// How many bands of output rows go side by side: the most that fit the
+/// partitions and divide OH, when the vector time they save exceeds the
+/// DMA they add (moving a resident input's and output's rows; an input
+/// from HBM is loaded either way). 1: no packing.
+int64_t chooseBands(const PoolShape &g, const WindowInput &input,
+                    bool residentOut, int64_t bytes,
+                    const TileOptions &options) {
+  const TileOptions::Rates &t = options.rates;
+  int64_t P = numPartitions();
+  if (!options.packBands || g.c > P / 2 || !t.dveClockMHz || !t.dmaQueues)
+    return 1;
+  int64_t bands = P / g.c;
+  while (bands > 1 && g.oh % bands)
+    --bands;
+  if (bands == 1)
+    return 1;
+  // Per partition: the row pass reads KW views of IR x OW, the column pass
+  // KH views of OH x OW (two inputs a cycle each, the first op of a pass).
+  auto vectorNs = [&](int64_t j) {
+    double elements =
+        double(g.n) * double(g.kw * inRowsOf(g, g.oh) + g.kh * g.oh) * g.ow;
+    return elements / double(j) * 1000.0 / double(t.dveClockMHz);
+  };
+  double dmaBytes = 0;
+  if (input.resident)
+    dmaBytes += double(g.n * g.c) *
+                double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
+                double(input.width * bytes);
+  if (residentOut)
+    dmaBytes += double(g.n * g.c * g.oh) *
+                double(std::max(g.ow * bytes, t.dmaMinDescriptorBytes));
+  double dmaNs = dmaBytes / double(t.dmaQueues * t.dmaBytesPerNs);
+  return vectorNs(bands) + dmaNs < vectorNs(1) ? bands : 1;
+}
+
+/// The packed kernel: per image and group of rows of every band, one
+/// [bands * C, ir, W] input tile, the ops over all of it, and the result's
+/// bands moved to the output (resident or HBM).
+LogicalResult tilePacked(OpBuilder &b, linalg::LinalgOp op, const PoolShape &g,
+                         StringRef combine, const WindowInput &input,
+                         Value yBuffer, const HbmLayout &y,
+                         std::optional<ResidentRef> out, Type work,
+                         int64_t bands, const TileOptions &options) {
+  Location loc = op.getLoc();
+  int64_t bandH = g.oh / bands, parts = bands * g.c;
+  // Groups of rows of at most kMaxPackedElements per partition: the DMAs
+  // of the next group overlap the ops of this one.
+  constexpr int64_t kMaxPackedElements = 1024;
+  int64_t groupRows = bandH;
+  while (groupRows > 1 && inRowsOf(g, groupRows) * g.ow > kMaxPackedElements)
+    groupRows = (groupRows + 1) / 2;
+  int64_t bytes = tile::storageBytes(work);
+  if (2 * bytes *
+          (inRowsOf(g, groupRows) * (input.width + g.ow) + groupRows * g.ow) >
+      options.sbufBytesPerPartition / 2)
+    return op->emitOpError("pooling input rows do not fit in SBUF");
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += groupRows) {
+      int64_t rb = std::min(groupRows, bandH - oh0), ir = inRowsOf(g, rb);
+      Value in = allocTile(b, loc, {parts, ir, input.width}, work);
+      // The padding first, for the whole tile (a memset may not start at
+      // any partition); the loads overwrite the rest.
+      if (input.pad && !input.resident)
+        tile::MemsetOp::create(b, loc, in,
+                               b.getF32FloatAttr(float(input.pad->value)));
+      for (int64_t j = 0; j < bands; ++j) {
+        int64_t h0 = (oh0 + j * bandH) * g.sh;
+        if (!input.resident) {
+          input.loadBand(b, loc, n, 0, g.c, h0, ir, in, j * g.c, 1,
+                         /*fillBorder=*/false);
+          continue;
+        }
+        int64_t pieces = loadPieces(ir * input.width * bytes);
+        int64_t rs = (ir + pieces - 1) / pieces;
+        for (int64_t r = 0; r < ir; r += rs) {
+          int64_t m = std::min(rs, ir - r);
+          tile::DmaOp::create(
+              b, loc, input.residentRows(b, loc, n, 0, g.c, h0 + r, m, 1),
+              windowOf(b, loc, in, g.c, r, m, 1, 0, input.width, 1, j * g.c));
+        }
+      }
+      Value result = allocTile(b, loc, {parts, rb, g.ow}, work);
+      combineBand(b, loc, g, combine, in, parts, rb, work, result);
+      for (int64_t j = 0; j < bands; ++j) {
+        Value src =
+            windowOf(b, loc, result, g.c, 0, rb, 1, 0, g.ow, 1, j * g.c);
+        int64_t h = oh0 + j * bandH;
+        Value dst =
+            out ? options.residents->view(b, loc, *out, n, 0, g.c, h, rb, 1, 0,
+                                          g.ow, 1)
+                : hbmView(b, loc, yBuffer,
+                          indexConst(b, loc,
+                                     y.offset + n * y.strides[0] +
+                                         h * y.strides[2]),
+                          {g.c, rb, g.ow}, {y.strides[1], y.strides[2], 1});
+        tile::DmaOp::create(b, loc, src, dst);
+      }
+    }
+  return success();
 }
 
 } // namespace
@@ -72,9 +213,7 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
                  .getElementType();
   Type work = isMax ? inType : elt;
   int64_t P = numPartitions(), bytes = tile::storageBytes(elt);
-  auto inRows = [&](int64_t rows) {
-    return (rows - 1) * g.sh + (g.kh - 1) * g.dh + 1;
-  };
+  auto inRows = [&](int64_t rows) { return inRowsOf(g, rows); };
   // A band's tiles (input, rows, output) twice over within half of SBUF.
   auto bandBytes = [&](int64_t rows) {
     return bytes * (inRows(rows) * (g.w + g.ow) + rows * g.ow);
@@ -96,29 +235,19 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
   std::optional<ResidentRef> out =
       options.residents ? options.residents->lookup(op.getDpsInits()[0])
                         : std::nullopt;
+  int64_t bands = identityInit ? chooseBands(g, input, bool(out),
+                                             tile::storageBytes(work), options)
+                               : 1;
+  if (bands > 1)
+    return tilePacked(b, op, g, combine, input, y->buffer, *y, out, work, bands,
+                      options);
 
-  // Combines `windows` (views of one shape) into `dst`, a view of a tile.
-  auto reduce = [&](ArrayRef<Value> windows, Value dst) {
-    if (windows.size() == 1) {
-      tile::CopyOp::create(b, loc, windows[0], dst);
-      return;
-    }
-    tile::TensorTensorOp::create(b, loc, combine, windows[0], windows[1], dst);
-    for (Value v : windows.drop_front(2))
-      tile::TensorTensorOp::create(b, loc, combine, dst, v, dst);
-  };
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t c0 = 0; c0 < g.c; c0 += P) {
       int64_t cs = std::min(P, g.c - c0);
       for (int64_t oh0 = 0; oh0 < g.oh; oh0 += bandRows) {
         int64_t rb = std::min(bandRows, g.oh - oh0), ir = inRows(rb);
         Value in = input.band(b, loc, n, c0, cs, oh0 * g.sh, ir, inType);
-        Value rows = allocTile(b, loc, {cs, ir, g.ow}, work);
-        SmallVector<Value> cols;
-        for (int64_t k = 0; k < g.kw; ++k)
-          cols.push_back(
-              windowOf(b, loc, in, cs, 0, ir, 1, k * g.dw, g.ow, g.sw));
-        reduce(cols, rows);
         // A resident output is written in place (combined with its old
         // value when the init takes part).
         Value view = out ? options.residents->view(b, loc, *out, n, c0, cs, oh0,
@@ -127,11 +256,7 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
         Value result = view && identityInit
                            ? view
                            : allocTile(b, loc, {cs, rb, g.ow}, elt);
-        SmallVector<Value> rowWindows;
-        for (int64_t k = 0; k < g.kh; ++k)
-          rowWindows.push_back(
-              windowOf(b, loc, rows, cs, k * g.dh, rb, g.sh, 0, g.ow, 1));
-        reduce(rowWindows, result);
+        combineBand(b, loc, g, combine, in, cs, rb, work, result);
         if (view) {
           if (!identityInit)
             tile::TensorTensorOp::create(b, loc, combine, result, view, view);
