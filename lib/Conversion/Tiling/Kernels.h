@@ -29,7 +29,8 @@ struct TileOptions {
             peLoadStationaryCycles = 0;
     int64_t actClockMHz = 0, dveClockMHz = 0, fixedOverheadCycles = 0,
             minElementCycles = 0;
-    int64_t dmaQueues = 0, dmaBytesPerNs = 0, dmaMinDescriptorBytes = 0;
+    int64_t dmaQueues = 0, dmaBytesPerNs = 0, dmaMinDescriptorBytes = 0,
+            dmaLatencyNs = 0;
   } rates;
   /// Tensors kept in SBUF (Residents.h); convolutions and poolings read and
   /// write them there.

@@ -101,21 +101,29 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
   if (bands == 1)
     return 1;
   // Per partition: the row pass reads KW views of IR x OW, the column pass
-  // KH views of OH x OW (two inputs a cycle each, the first op of a pass).
+  // KH views of OH x OW (two inputs a cycle each, the first op of a pass),
+  // the DVE and the POOL sharing the bands.
   auto vectorNs = [&](int64_t j) {
     double elements =
         double(g.n) * double(g.kw * inRowsOf(g, g.oh) + g.kh * g.oh) * g.ow;
-    return elements / double(j) * 1000.0 / double(t.dveClockMHz);
+    return elements / double(2 * j) * 1000.0 / double(t.dveClockMHz);
   };
-  double dmaBytes = 0;
-  if (input.resident)
+  // A resident input or output moves once more by DMA: its bytes and the
+  // completion latency of a transfer that the next step waits for.
+  double dmaBytes = 0, hops = 0;
+  if (input.resident) {
     dmaBytes += double(g.n * g.c) *
                 double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
                 double(input.width * bytes);
-  if (residentOut)
+    ++hops;
+  }
+  if (residentOut) {
     dmaBytes += double(g.n * g.c * g.oh) *
                 double(std::max(g.ow * bytes, t.dmaMinDescriptorBytes));
-  double dmaNs = dmaBytes / double(t.dmaQueues * t.dmaBytesPerNs);
+    ++hops;
+  }
+  double dmaNs = dmaBytes / double(t.dmaQueues * t.dmaBytesPerNs) +
+                 hops * double(t.dmaLatencyNs);
   return vectorNs(bands) + dmaNs < vectorNs(1) ? bands : 1;
 }
 

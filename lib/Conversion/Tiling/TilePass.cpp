@@ -69,7 +69,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                      desc->actClockMHz,         desc->dveClockMHz,
                      desc->fixedOverheadCycles, desc->minElementCycles,
                      desc->numDmaQueues,        desc->dmaBytesPerNs,
-                     desc->dmaMinDescriptorBytes};
+                     desc->dmaMinDescriptorBytes,
+                     desc->dmaCompletionLatencyPs / 1000};
     if (freeChunk < 1) {
       func.emitError("free-chunk must be positive");
       return signalPassFailure();
