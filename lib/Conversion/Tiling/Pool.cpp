@@ -108,7 +108,7 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
         double(g.n) * double(g.kw * inRowsOf(g, g.oh) + g.kh * g.oh) * g.ow;
     return elements / double(2 * j) * 1000.0 / double(t.dveClockMHz);
   };
-  // A resident input or output moves once more by DMA: its bytes and the
+  // A resident input or output moves once more by DMA: its bytes, and the
   // completion latency of a transfer that the next step waits for.
   double dmaBytes = 0, hops = 0;
   if (input.resident) {
@@ -122,9 +122,12 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
                 double(std::max(g.ow * bytes, t.dmaMinDescriptorBytes));
     ++hops;
   }
-  double dmaNs = dmaBytes / double(t.dmaQueues * t.dmaBytesPerNs) +
-                 hops * double(t.dmaLatencyNs);
-  return vectorNs(bands) + dmaNs < vectorNs(1) ? bands : 1;
+  // The groups of rows pipeline the transfers with the ops.
+  double packedNs =
+      std::max(vectorNs(bands),
+               dmaBytes / double(t.dmaQueues * t.dmaBytesPerNs)) +
+      hops * double(t.dmaLatencyNs);
+  return packedNs < vectorNs(1) ? bands : 1;
 }
 
 /// The packed kernel: per image and group of rows of every band, one
