@@ -57,8 +57,12 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// the accumulation); otherwise the product is added to the output.
 /// `epilogue`: an elementwise generic whose only matmul-produced input is the
 /// product; it runs on the PSUM tile and writes its own output instead.
+/// `pooled`: A is a global pooling's result (Match.h), read from SBUF when
+/// it is kept there, and rounded by the kernel when a cast is in between.
+struct PooledMatmulInput;
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
+                               const PooledMatmulInput *pooled,
                                const TileOptions &options);
 
 /// A convolution input that is `source` [N, C, height, width] placed at

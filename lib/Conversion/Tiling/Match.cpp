@@ -3,6 +3,7 @@
 #include "Match.h"
 
 #include "../Conv/ConvGeneric.h"
+#include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -259,4 +260,74 @@ std::optional<ChannelScale> tiling::findChannelScale(Value x, Operation *conv) {
         return std::nullopt;
   }
   return scale;
+}
+
+/// The one op other than `reader` (and bookkeeping) that uses `buffer`, if
+/// it writes it as its only init and comes before `reader`.
+static linalg::GenericOp onlyWriter(Value buffer, Operation *reader) {
+  linalg::GenericOp writer;
+  for (Operation *user : usersThroughViews(buffer)) {
+    if (user == reader || isBufferBookkeeping(user) ||
+        isa<linalg::FillOp>(user))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || writer || g.getNumDpsInits() != 1 ||
+        g.getDpsInits()[0] != buffer)
+      return {};
+    writer = g;
+  }
+  if (!writer || writer->getBlock() != reader->getBlock() ||
+      !writer->isBeforeInBlock(reader))
+    return {};
+  return writer;
+}
+
+std::optional<PooledMatmulInput>
+tiling::findPooledMatmulInput(linalg::LinalgOp matmul) {
+  auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
+  if (!mm)
+    return std::nullopt;
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
+  Value a = mm.getDpsInputs()[0];
+  auto type = dyn_cast<MemRefType>(a.getType());
+  if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
+      !type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity() ||
+      type.getDimSize(0) > numPartitions() ||
+      !a.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  auto isGlobalPooling = [](linalg::GenericOp g) {
+    return g && g.getNumReductionLoops() == 2 && isChannelGeneric(g);
+  };
+  linalg::GenericOp writer = onlyWriter(a, mm);
+  if (isGlobalPooling(writer))
+    return PooledMatmulInput{a, {}};
+  // A cast in between: one input of the same shape, identity maps, a body
+  // that only converts the element type.
+  if (!writer || writer.getNumDpsInputs() != 1 ||
+      writer.getNumReductionLoops() != 0 ||
+      !llvm::all_of(writer.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return std::nullopt;
+  Block &body = writer.getRegion().front();
+  Operation *convert = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(convert) ||
+      convert->getOperand(0) != body.getArgument(0) ||
+      &body.front() != convert)
+    return std::nullopt;
+  Value source = writer.getDpsInputs()[0];
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  if (!sourceType || sourceType.getShape() != type.getShape() ||
+      !sourceType.getLayout().isIdentity() ||
+      !source.getDefiningOp<memref::AllocOp>() ||
+      !isGlobalPooling(onlyWriter(source, writer)))
+    return std::nullopt;
+  // The matmul reads the source later: nothing between may write it.
+  DenseSet<Operation *> users = usersThroughViews(source);
+  for (Operation *op = writer->getNextNode(); op != mm.getOperation();
+       op = op->getNextNode())
+    if (users.contains(op) && !isBufferBookkeeping(op))
+      return std::nullopt;
+  return PooledMatmulInput{source, writer};
 }

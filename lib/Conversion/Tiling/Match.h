@@ -65,6 +65,18 @@ std::optional<mlir::Value> findDiagonalFilter(mlir::Value w,
 std::optional<ChannelScale> findChannelScale(mlir::Value x,
                                              mlir::Operation *conv);
 
+/// A matmul's A operand [M, K] that is a global pooling's [N, C] result
+/// (M = N images, at most 128; K = C channels: the layout the pooling
+/// computes it in), read directly or through `cast`, an elementwise
+/// generic that only rounds it to the matmul's input type and that only
+/// the matmul reads (the matmul's kernel absorbs it).
+struct PooledMatmulInput {
+  mlir::Value source; // the pooling's [N, C] result
+  mlir::linalg::GenericOp cast;
+};
+std::optional<PooledMatmulInput>
+findPooledMatmulInput(mlir::linalg::LinalgOp matmul);
+
 } // namespace nki::tiling
 
 #endif // NKI_LIB_CONVERSION_TILING_MATCH_H

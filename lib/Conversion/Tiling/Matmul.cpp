@@ -5,7 +5,8 @@
 //
 //   for batch, for N panel (<= 2048 columns, resident in SBUF as K/128 tiles):
 //     for M block (128 rows):
-//       A^T tiles [K-block, M]  (PE transposes of row-major A blocks)
+//       A^T tiles [K-block, M]  (PE transposes of row-major A blocks; views
+//                                of a pooled [N, C] tensor kept in SBUF)
 //       for K block: for each 512-column bank of the panel:
 //         matmul(A^T[k], B[k][:, bank], acc[bank])    // K accumulates in PSUM
 //       evacuate each bank (copy, residual add or the fused epilogue), DMA out
@@ -19,6 +20,8 @@
 #include "BodyLowering.h"
 #include "Epilogue.h"
 #include "Kernels.h"
+#include "Match.h"
+#include "Residents.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,20 +37,27 @@ constexpr int64_t kMaxPanelColumns = 2048;
 
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
-               linalg::GenericOp epilogue, const TileOptions &options)
+               linalg::GenericOp epilogue, const PooledMatmulInput *pooled,
+               const TileOptions &options)
       : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit), epilogue(epilogue),
-        options(options) {}
+        pooled(pooled), options(options) {}
 
   OpBuilder &b;
   linalg::LinalgOp op;
   Location loc;
   bool zeroInit;
   linalg::GenericOp epilogue;
+  const PooledMatmulInput *pooled;
   const TileOptions &options;
 
   int bDim = -1, mDim = 0, nDim = 0, kDim = 0;
   SmallVector<int64_t> extents;
+  /// A as the kernel reads it (a pooled source in place of an absorbed
+  /// cast's result), and the type the PE multiplies it in.
   Access A, B, C;
+  Type aMultiply;
+  /// A kept in SBUF (a pooled [N, C] tensor, channels on the partitions).
+  std::optional<ResidentRef> aResident;
   Epilogue epi;
   LogicalResult status = success();
 
@@ -101,8 +111,17 @@ LogicalResult MatmulKernel::analyze() {
   A = *a;
   B = *bb;
   C = *c;
+  aMultiply = A.elementType;
+  if (pooled) {
+    // Same shape and identity layout: only the buffer and type differ.
+    A.buffer = pooled->source;
+    A.elementType =
+        cast<MemRefType>(pooled->source.getType()).getElementType();
+    if (options.residents)
+      aResident = options.residents->lookup(pooled->source);
+  }
   auto isF32 = [](Type t) { return t.isF32(); };
-  if (isF32(A.elementType) != isF32(B.elementType))
+  if (isF32(aMultiply) != isF32(B.elementType))
     return op->emitOpError("matmul inputs must both be f32 or both be "
                            "16-bit (use --auto-cast=matmul)");
   if (!epilogue)
@@ -216,7 +235,16 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
     int64_t kk = std::min(P(), K - k0);
     SmallVector<Value> ivs =
         ivsFor(batch, mOff, Value(), indexConst(b, loc, k0));
-    aTiles.push_back(loadOperand(b, A, ivs, kDim, kk, mDim, mm));
+    // A pooled tensor kept in SBUF is A^T already (M <= 128: one block).
+    Value a = aResident
+                  ? options.residents->imageColumns(b, loc, *aResident, k0, kk)
+                  : loadOperand(b, A, ivs, kDim, kk, mDim, mm);
+    if (cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
+      Value rounded = allocTile(b, loc, {kk, mm}, aMultiply);
+      tile::CopyOp::create(b, loc, a, rounded);
+      a = rounded;
+    }
+    aTiles.push_back(a);
   }
   SmallVector<std::pair<int64_t, int64_t>> banks;
   for (int64_t n0 = 0; n0 < np; n0 += kBankColumns)
@@ -277,6 +305,7 @@ void MatmulKernel::emit() {
 
 LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
                                  bool zeroInit, linalg::GenericOp epilogue,
+                                 const PooledMatmulInput *pooled,
                                  const TileOptions &options) {
   if (llvm::is_contained(op.getStaticLoopRanges(), 0)) {
     if (cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0)
@@ -284,7 +313,7 @@ LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
     return op->emitOpError("matmul with an empty contraction (K = 0) is not "
                            "supported");
   }
-  MatmulKernel kernel(b, op, zeroInit, epilogue, options);
+  MatmulKernel kernel(b, op, zeroInit, epilogue, pooled, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -48,10 +48,11 @@ Value rootOf(Value v) {
 }
 
 /// The [N, C, H, W] an identity-layout HBM allocation holds, if it may
-/// become resident: a 4-D one, or a 1-D one of N * C elements that is read
-/// as [N, C, 1, 1] through an expand_shape (a global pooling's result as
-/// the importer writes it, then the input of a squeeze-and-excitation's
-/// first convolution).
+/// become resident: a 4-D one, a 2-D [N, C] one (a global pooling's result
+/// that a classifier's matmul reads), or a 1-D one of N * C elements that
+/// is read as [N, C, 1, 1] through an expand_shape (a global pooling's
+/// result as the importer writes it, then the input of a
+/// squeeze-and-excitation's first convolution).
 std::optional<std::array<int64_t, 4>> shapeOf(Value root) {
   auto alloc = root.getDefiningOp<memref::AllocOp>();
   if (!alloc)
@@ -62,6 +63,8 @@ std::optional<std::array<int64_t, 4>> shapeOf(Value root) {
   ArrayRef<int64_t> s = t.getShape();
   if (t.getRank() == 4)
     return std::array<int64_t, 4>{s[0], s[1], s[2], s[3]};
+  if (t.getRank() == 2)
+    return std::array<int64_t, 4>{s[0], s[1], 1, 1};
   if (t.getRank() != 1)
     return std::nullopt;
   for (Operation *user : root.getUsers())
@@ -374,9 +377,21 @@ struct Planner {
         capacity[pos] = sbufBytes - kKernelScratchBytes;
         continue;
       }
-      // A matmul's epilogue is part of its kernel, which reads HBM.
+      // A matmul's epilogue is part of its kernel, which reads HBM; its A
+      // operand may be a pooled [N, C] tensor kept in SBUF (the stationary
+      // operand, channels on the partitions), rounded by an absorbed cast.
+      Value pooled;
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
         auto matmul = cast<linalg::LinalgOp>(op);
+        if (std::optional<PooledMatmulInput> in =
+                findPooledMatmulInput(matmul);
+            in && (!in->cast || absorbed.contains(in->cast))) {
+          pooled = in->source;
+          Type multiply =
+              cast<MemRefType>(matmul.getDpsInputs()[0].getType())
+                  .getElementType();
+          use(pooled, pos, false, nullptr, multiply);
+        }
         Value out = matmul.getDpsInits()[0];
         if (linalg::GenericOp epilogue =
                 findEpilogue(matmul, findZeroFill(out, op))) {
@@ -389,7 +404,7 @@ struct Planner {
       // Any other kernel reads and writes HBM; it leaves its tiles half of
       // SBUF (they budget against up to 3/4 of what they are given).
       for (Value v : op->getOperands())
-        if (isa<MemRefType>(v.getType()))
+        if (isa<MemRefType>(v.getType()) && v != pooled)
           reject(v);
       capacity[pos] = sbufBytes / 2;
     }
@@ -423,6 +438,20 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
   SmallVector<int64_t> steps = {1, 1, 1, rowStep, colStep};
   auto type = memref::SubViewOp::inferRankReducedResultType(
       {cs, rows, cols}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
+      steps);
+  return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
+}
+
+Value Residents::imageColumns(OpBuilder &b, Location loc, const ResidentRef &r,
+                              int64_t c, int64_t cs) const {
+  const ResidentTensor &t = *r.tensor;
+  int64_t ca = r.c + c, P = numPartitions();
+  SmallVector<int64_t> offsets = {ca % P, ca / P, r.n, t.top + r.h,
+                                  t.left + r.w};
+  SmallVector<int64_t> sizes = {cs, 1, t.n - r.n, 1, 1};
+  SmallVector<int64_t> steps(5, 1);
+  auto type = memref::SubViewOp::inferRankReducedResultType(
+      {cs, t.n - r.n}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
       steps);
   return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
 }

@@ -54,6 +54,11 @@ public:
                    int64_t rowStep, int64_t w, int64_t cols,
                    int64_t colStep) const;
 
+  /// The [cs, N] view of channels [c, c + cs) of every image of a resident
+  /// [N, C, 1, 1] tensor (within one block of 128 channels).
+  mlir::Value imageColumns(mlir::OpBuilder &b, mlir::Location loc,
+                           const ResidentRef &r, int64_t c, int64_t cs) const;
+
   /// SBUF bytes per partition the resident tensors hold while `op`'s kernel
   /// runs (0 for ops the plan did not see).
   int64_t liveBytesAt(mlir::Operation *op) const {

@@ -48,7 +48,11 @@ namespace {
 struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   using NKITileBase::NKITileBase;
 
+  /// Matmuls whose A operand is a global pooling's result (Match.h).
+  DenseMap<Operation *, PooledMatmulInput> pooledInputs;
+
   void runOnOperation() override {
+    pooledInputs.clear();
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
@@ -138,6 +142,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+      // A matmul reading a global pooling's result rounds it itself (asked
+      // now: the pooling is tiled before the matmul).
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+        if (std::optional<PooledMatmulInput> in =
+                findPooledMatmulInput(matmul)) {
+          pooledInputs[op] = *in;
+          if (in->cast)
+            absorbed.insert(in->cast);
+        }
       // A diagonal filter is built on chip by every convolution reading it;
       // a channel scale before an unpadded convolution with a plain filter
       // is absorbed too (its filter is scaled instead).
@@ -324,9 +337,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // defined there.
       if (epilogue)
         rewriter.setInsertionPoint(epilogue);
-      if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue, options)))
+      auto pooled = pooledInputs.find(op);
+      const PooledMatmulInput *in =
+          pooled == pooledInputs.end() ? nullptr : &pooled->second;
+      if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue, in,
+                            options)))
         return failure();
       erase(op);
+      if (in && in->cast)
+        erase(in->cast);
       if (fill)
         erase(fill);
       if (epilogue)
