@@ -30,6 +30,8 @@ namespace {
 // Output rows of a band tile stored to HBM: at most this many bytes per
 // partition.
 constexpr int64_t kOutputBandBytes = 16 * 1024;
+// Input elements per partition of a band.
+constexpr int64_t kBandElements = 256;
 
 /// The factor `e` divides its dim by: 1 for the dim itself, f for
 /// `dim floordiv f`, nothing otherwise.
@@ -104,10 +106,12 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
   if (!outRes && y->strides[3] != 1)
     return op->emitOpError("upsample output rows must be contiguous");
   int64_t bytes = tile::storageBytes(elt);
-  // Bands of input rows of at most a free chunk (copies small enough to
-  // spread over the engines and overlap the loads), and an output band
-  // tile within kOutputBandBytes when the output is in HBM.
-  int64_t bandRows = options.freeChunk / W;
+  // Bands of input rows of at most kBandElements (copies small enough to
+  // spread over the engines and to follow the producer's rows closely: a
+  // band's fh x fw copies write interleaved views of the same rows, which
+  // dependences order one after another), and an output band tile within
+  // kOutputBandBytes when the output is in HBM.
+  int64_t bandRows = std::min(options.freeChunk, kBandElements) / W;
   if (!outRes)
     bandRows = std::min(bandRows, kOutputBandBytes / (u.fh * u.fw * W * bytes));
   bandRows = std::clamp<int64_t>(bandRows, 1, H);

@@ -89,3 +89,23 @@ func.func @padded(%arg0: memref<1x16x4x4xf32>) -> memref<1x16x10x10xf32> {
   }
   return %pad : memref<1x16x10x10xf32>
 }
+
+// -----
+
+// Bands of at most 256 input elements a partition (8 rows of 32 here):
+// each band's four phase copies write interleaved views of the same output
+// rows, which the scheduler orders one after another, so small bands keep
+// the copies of the last rows a producer writes short.
+// OFF-LABEL: func.func @bands(
+// OFF-COUNT-4: nki.dma %{{.*}} to %{{.*}} : memref<16x8x32xf32, strided<[1024, 32, 1], offset: ?>> to memref<16x8x32xf32, strided<[256, 32, 1]>, #nki.memory<sbuf>>
+// OFF-NOT: nki.dma %{{.*}} : memref<16x{{[0-9]+}}x32xf32, strided<[1024, 32, 1], offset: ?>>
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @bands(%arg0: memref<1x16x32x32xf32>) -> memref<1x16x64x64xf32> {
+  %out = memref.alloc() : memref<1x16x64x64xf32>
+  linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<1x16x32x32xf32>) outs(%out : memref<1x16x64x64xf32>) {
+  ^bb0(%in: f32, %out_0: f32):
+    linalg.yield %in : f32
+  }
+  return %out : memref<1x16x64x64xf32>
+}
