@@ -228,8 +228,8 @@ constexpr int64_t kMinSplitDmaBytes = 32 * 1024;
 /// along its rows too (row-sized descriptors: band-packed tiles moved
 /// onto or off their partitions, concat parts with a border), into pieces
 /// of about kRowPieceBusyPs each, at most kMaxRowPieces.
-constexpr int64_t kMaxRowBusyPs = 2'000'000;
-constexpr int64_t kRowPieceBusyPs = 1'000'000;
+constexpr int64_t kMaxRowBusyPs = 1'000'000;
+constexpr int64_t kRowPieceBusyPs = 500'000;
 constexpr int64_t kMaxRowPieces = 8;
 
 /// Elements [begin, begin + count) of each partition of `ap`, when they are

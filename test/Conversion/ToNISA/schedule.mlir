@@ -310,3 +310,26 @@ func.func @main(%x: memref<32x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<32x
   nki.dma %u to %o : memref<32x512xf32, #nki.memory<sbuf>> to memref<32x512xf32>
   return %o : memref<32x512xf32>
 }
+
+// -----
+
+// A transfer of a [16, 512] f32 band onto other partitions (32 KiB, 1.4 us
+// of one queue: what a band-packed convolution moves per chunk) is cut
+// into three pieces of about half a microsecond, on three queues: the next
+// step waits for the last piece, 0.5 us after its start instead of 1.4.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK-DAG:     nisa.dma_copy sbuf[0:16, 4096, f32][(1,170)], sbuf[16:32, 0, f32][(1,170)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:16, 4776, f32][(1,171)], sbuf[16:32, 680, f32][(1,171)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:16, 5460, f32][(1,171)], sbuf[16:32, 1364, f32][(1,171)]
+func.func @main(%x: memref<32x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<16x512xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 65536 : i64} : memref<16x512xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<32x512xf32, #nki.memory<sbuf>>
+  nki.dma %x to %t : memref<32x512xf32> to memref<32x512xf32, #nki.memory<sbuf>>
+  %src = memref.subview %t[16, 0] [16, 512] [1, 1] : memref<32x512xf32, #nki.memory<sbuf>> to memref<16x512xf32, strided<[512, 1], offset: 8192>, #nki.memory<sbuf>>
+  %b = nki.alloc {offset = 4096 : i64} : memref<16x4x128xf32, #nki.memory<sbuf>>
+  nki.dma %src to %b : memref<16x512xf32, strided<[512, 1], offset: 8192>, #nki.memory<sbuf>> to memref<16x4x128xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 8192 : i64} : memref<16x512xf32, #nki.memory<sbuf>>
+  nki.copy %b into %u : memref<16x4x128xf32, #nki.memory<sbuf>> into memref<16x512xf32, #nki.memory<sbuf>>
+  nki.dma %u to %o : memref<16x512xf32, #nki.memory<sbuf>> to memref<16x512xf32>
+  return %o : memref<16x512xf32>
+}
