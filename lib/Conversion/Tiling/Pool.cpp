@@ -15,10 +15,10 @@
 // (KH + KW - 2 ops instead of KH * KW - 1), but on SBUF views instead of
 // element-strided HBM windows.
 //
-// Few channels: bands of output rows side by side on the partitions, as
-// Conv.cpp packs them (band j's input rows on partitions [j * C, (j + 1) *
-// C), moved there by DMA from the resident input or HBM, its output rows
-// moved back), so that each op spans up to 128 partitions instead of C.
+// Few channels of a resident input: bands of output rows side by side on
+// the partitions, as Conv.cpp packs them (band j's input rows moved by DMA
+// to partitions [j * C, (j + 1) * C), its output rows moved back), so that
+// each op spans up to 128 partitions instead of C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,15 +85,20 @@ void combineBand(OpBuilder &b, Location loc, const PoolShape &g,
 }
 
 /// How many bands of output rows go side by side: the most that fit the
-/// partitions and divide OH, when the vector time they save exceeds the
-/// DMA they add (moving a resident input's and output's rows; an input
-/// from HBM is loaded either way). 1: no packing.
+/// partitions and divide OH, when the vector time they save exceeds what
+/// moving the input's (and a resident output's) rows costs. 1: no
+/// packing.
 int64_t chooseBands(const PoolShape &g, const WindowInput &input,
                     bool residentOut, int64_t bytes,
                     const TileOptions &options) {
   const TileOptions::Rates &t = options.rates;
   int64_t P = numPartitions();
-  if (!options.packBands || g.c > P / 2 || !t.dveClockMHz || !t.dmaQueues)
+  // Only a resident input: bands loaded from HBM onto their partitions
+  // made ResNet-50's stem pool at batch 8 (auto-cast) hold up the DMA
+  // queues the next layers' transfers needed (2,525 -> 7,664 us), for
+  // 8 us saved on the U-Net at batch 1 in f32.
+  if (!input.resident || !options.packBands || g.c > P / 2 ||
+      !t.dveClockMHz || !t.dmaQueues)
     return 1;
   int64_t bands = P / g.c;
   while (bands > 1 && g.oh % bands)
@@ -108,15 +113,12 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
         double(g.n) * double(g.kw * inRowsOf(g, g.oh) + g.kh * g.oh) * g.ow;
     return elements / double(2 * j) * 1000.0 / double(t.dveClockMHz);
   };
-  // A resident input or output moves once more by DMA: its bytes, and the
-  // completion latency of a transfer that the next step waits for.
-  double dmaBytes = 0, hops = 0;
-  if (input.resident) {
-    dmaBytes += double(g.n * g.c) *
-                double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
-                double(input.width * bytes);
-    ++hops;
-  }
+  // The input, and a resident output, move once more by DMA: their bytes,
+  // and the completion latency of a transfer that the next step waits for.
+  double dmaBytes = double(g.n * g.c) *
+                    double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
+                    double(input.width * bytes),
+         hops = 1;
   if (residentOut) {
     dmaBytes += double(g.n * g.c * g.oh) *
                 double(std::max(g.ow * bytes, t.dmaMinDescriptorBytes));
@@ -131,8 +133,9 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
 }
 
 /// The packed kernel: per image and group of rows of every band, one
-/// [bands * C, ir, W] input tile, the ops over all of it, and the result's
-/// bands moved to the output (resident or HBM).
+/// [bands * C, ir, W] input tile moved from the resident input (its border
+/// is the padding), the ops over all of it, and the result's bands moved to
+/// the output (resident or HBM).
 LogicalResult tilePacked(OpBuilder &b, linalg::LinalgOp op, const PoolShape &g,
                          StringRef combine, const WindowInput &input,
                          Value yBuffer, const HbmLayout &y,
@@ -155,18 +158,8 @@ LogicalResult tilePacked(OpBuilder &b, linalg::LinalgOp op, const PoolShape &g,
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += groupRows) {
       int64_t rb = std::min(groupRows, bandH - oh0), ir = inRowsOf(g, rb);
       Value in = allocTile(b, loc, {parts, ir, input.width}, work);
-      // The padding first, for the whole tile (a memset may not start at
-      // any partition); the loads overwrite the rest.
-      if (input.pad && !input.resident)
-        tile::MemsetOp::create(b, loc, in,
-                               b.getF32FloatAttr(float(input.pad->value)));
       for (int64_t j = 0; j < bands; ++j) {
         int64_t h0 = (oh0 + j * bandH) * g.sh;
-        if (!input.resident) {
-          input.loadBand(b, loc, n, 0, g.c, h0, ir, in, j * g.c, 1,
-                         /*fillBorder=*/false);
-          continue;
-        }
         int64_t pieces = loadPieces(ir * input.width * bytes);
         int64_t rs = (ir + pieces - 1) / pieces;
         for (int64_t r = 0; r < ir; r += rs) {
