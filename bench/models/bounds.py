@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Lower bounds on a model's f32 run time from its ONNX graph, beside the
+"""Lower bounds on a model's run time from its ONNX graph, beside the
 roofline floor of run.py: what the machine allows these shapes at best.
 
-    bounds.py MODEL.onnx [MODEL.onnx ...] [--clock-ghz 2.4]
+    bounds.py MODEL.onnx [MODEL.onnx ...] [--bf16] [--pe-ghz 2.4] ...
 
 A matmul column contracts at most min(128, C x KH x KW) rows into at most
 min(128, F) outputs and costs 4 PE cycles with fp32 inputs, so a dense
@@ -10,7 +10,8 @@ convolution (or Gemm/MatMul) of M MACs needs at least M / (K x F') such
 columns, even with every kernel tap folded into the contraction. A
 depthwise convolution's MACs (one input channel per output) are a
 multiply-accumulate per partition lane each; the PE (one per 4 cycles with
-the diagonal filter), the DVE (a cycle at its clock accumulating in PSUM)
+the diagonal filter; one with --bf16, the matmul inputs of
+--auto-cast=matmul), the DVE (a cycle at its clock accumulating in PSUM)
 and the POOL (two cycles at its clock) share them at best, multiplies free
 (on the ACT). The bound is the least T with dense PE time + the PE's share
 of the depthwise work <= T and the DVE's and POOL's shares each <= T.
@@ -27,13 +28,13 @@ from onnx import helper, shape_inference
 PARTITIONS = 128
 
 
-def bound(path, pe_ghz, dve_ghz, pool_ghz):
+def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles):
     g = shape_inference.infer_shapes(onnx.load(path)).graph
     shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
               for vi in list(g.input) + list(g.output) + list(g.value_info)}
     for t in g.initializer:
         shapes[t.name] = list(t.dims)
-    column_ns = 4 / pe_ghz  # an fp32 matmul column
+    column_ns = column_cycles / pe_ghz  # a matmul column
     dense_ns = 0.0
     lane_macs = 0.0  # depthwise multiply-accumulates per partition lane
     for n in g.node:
@@ -72,11 +73,14 @@ def main():
     p.add_argument("--pe-ghz", type=float, default=2.4)
     p.add_argument("--dve-ghz", type=float, default=0.96)
     p.add_argument("--pool-ghz", type=float, default=1.2)
+    p.add_argument("--bf16", action="store_true",
+                   help="bf16 matmul inputs: a column costs one PE cycle")
     args = p.parse_args()
     print("| model | dense PE us | depthwise MACs per lane | bound us |")
     print("|---|---:|---:|---:|")
     for path in args.models:
-        dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz)
+        dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz,
+                                1 if args.bf16 else 4)
         print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} |")
     return 0
 
