@@ -455,7 +455,8 @@ FailureOr<TileValue> BodyLowering::lowerBiasedActivation(Operation *op,
 }
 
 FailureOr<Value> BodyLowering::reduceRows(StringRef combine, const TileValue &v,
-                                          Value scratch, bool valueDies) {
+                                          Value scratch, bool valueDies,
+                                          bool eitherEngine) {
   Type f32 = b.getF32Type();
   Value partial = newTile(1, f32);
   if (combine == "add" && v.kind == TileValue::Full) {
@@ -471,13 +472,16 @@ FailureOr<Value> BodyLowering::reduceRows(StringRef combine, const TileValue &v,
       if (scratch && valueDies && !bound.contains(v.tile) &&
           isa_and_nonnull<tile::AllocOp>(dst) && v.tile.hasOneUse()) {
         // Only the sum is wanted: the elementwise result needs no tile.
+        if (Operation *s = scratch.getDefiningOp();
+            s && s->getBlock() == act->getBlock() && act->isBeforeInBlock(s))
+          s->moveBefore(act);
         act.getDstMutable().assign(scratch);
         activations.erase(v.tile);
         dst->erase();
       }
       return partial;
     }
-    if (scratch) {
+    if (scratch && !eitherEngine) {
       // An ACT identity pass: the DVE is the busier engine of row kernels.
       FailureOr<TileValue> pass = activation("identity", v, v.elementType);
       if (failed(pass))
@@ -492,8 +496,10 @@ FailureOr<Value> BodyLowering::reduceRows(StringRef combine, const TileValue &v,
     }
   }
   Value full = materializeFull(v, v.elementType);
-  tile::ReduceOp::create(b, loc, b.getStringAttr(combine), full, partial,
-                         b.getI64IntegerAttr(1));
+  // With a scratch tile a sum may run as an ACT identity pass instead.
+  tile::ReduceOp::create(
+      b, loc, b.getStringAttr(combine), full, partial, b.getI64IntegerAttr(1),
+      scratch && eitherEngine && combine == "add" ? scratch : Value());
   return partial;
 }
 

@@ -88,11 +88,13 @@ public:
   /// one, other sums are an ACT identity pass writing there (the DVE is the
   /// busier engine of row-wise kernels), and an activation whose result
   /// `valueDies` after the sum writes there too instead of in a tile of its
-  /// own. The rest is a DVE reduce.
+  /// own. The rest is a DVE reduce. `eitherEngine`: other sums are a reduce
+  /// with the scratch tile, the scheduler choosing DVE or ACT.
   mlir::FailureOr<mlir::Value> reduceRows(llvm::StringRef combine,
                                           const TileValue &v,
                                           mlir::Value scratch = {},
-                                          bool valueDies = false);
+                                          bool valueDies = false,
+                                          bool eitherEngine = false);
 
   /// The tile dtype an MLIR element type is computed in (i1 -> f32).
   static mlir::Type storageType(mlir::Type t);

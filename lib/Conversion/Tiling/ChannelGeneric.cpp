@@ -427,7 +427,10 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
           FailureOr<TileValue> v = lowering.lower(reduction->expr);
           FailureOr<Value> part =
               failed(v) ? FailureOr<Value>(failure())
-                        : lowering.reduceRows(reduction->combine, *v);
+                        : lowering.reduceRows(
+                              reduction->combine, *v,
+                              allocTile(b, loc, {cs, cols}, b.getF32Type()),
+                              /*valueDies=*/true, /*eitherEngine=*/true);
           if (failed(part))
             return failure();
           if (acc)

@@ -432,14 +432,14 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
         if (full) {
           Value rows = allocTile(cb, loc, {k, 1}, f32);
           tile::ReduceOp::create(cb, loc, cb.getStringAttr(combine), data, rows,
-                                 cb.getI64IntegerAttr(1));
+                                 cb.getI64IntegerAttr(1), Value());
           data = rows;
         }
         Value t = allocTile(cb, loc, {m, k}, f32, tile::MemorySpace::PSUM);
         tile::TransposeOp::create(cb, loc, data, t);
         Value partial = allocTile(cb, loc, {m, 1}, f32);
         tile::ReduceOp::create(cb, loc, cb.getStringAttr(combine), t, partial,
-                               cb.getI64IntegerAttr(1));
+                               cb.getI64IntegerAttr(1), Value());
         if (acc)
           tile::TensorTensorOp::create(cb, loc, cb.getStringAttr(combine), acc,
                                        partial, acc);
@@ -449,7 +449,7 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
       if (sum && full) {
         Value total = allocTile(cb, loc, {1, 1}, f32);
         tile::ReduceOp::create(cb, loc, cb.getStringAttr("add"), acc, total,
-                               cb.getI64IntegerAttr(1));
+                               cb.getI64IntegerAttr(1), Value());
         acc = total;
       }
       // A sum is a row [1, m], a max or min a column [m, 1].

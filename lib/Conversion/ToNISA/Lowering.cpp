@@ -413,6 +413,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
   // verifier message is reported when none accepts it).
   SmallVector<isa::Engine, 3> engines;
   bool alsoOnAct = false;
+  std::optional<isa::Instruction> onAct; // another form on the ACT
 
   bool known =
       llvm::TypeSwitch<Operation *, bool>(op)
@@ -500,6 +501,20 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
             }
             b.set(inst.dst, "dst", o.getDst());
             engines = {isa::Engine::DVE};
+            if (Value scratch = o.getScratch()) {
+              // Or on the ACT: identity into the scratch tile, the sum
+              // from its accumulator (the verifier checked the shapes).
+              isa::Instruction act;
+              act.opcode = Opcode::Activation;
+              act.func = isa::ActFunc::Identity;
+              act.src0 = inst.src0;
+              b.set(act.dst, "scratch", scratch);
+              act.scalar0 = isa::ScalarOperand{true, 1.0f, {}};
+              act.scalar1 = isa::ScalarOperand{true, 0.0f, {}};
+              act.hasAccum = true;
+              act.accum = inst.dst;
+              onAct = act;
+            }
             return true;
           })
           .Case([&](tile::CopyOp o) {
@@ -572,6 +587,8 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     tryVariant(isa::StreamId{isa::Engine::ACT, 0}, copyOnAct(inst));
   if (std::optional<isa::Instruction> act = scalarOpOnAct(inst))
     tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *act);
+  if (onAct)
+    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *onAct);
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
     for (const isa::Instruction &part : splitDma(inst, target)) {
@@ -589,6 +606,10 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
       return success();
   } else if (!lowered.variants.empty()) {
     lowered.accesses = getAccesses(inst);
+    // Whichever variant runs, the other form's writes are the instruction's
+    // too (a scratch tile the ACT form writes).
+    if (onAct)
+      addAccess(lowered.accesses, onAct->dst, true);
     out.push_back(std::move(lowered));
     return success();
   }

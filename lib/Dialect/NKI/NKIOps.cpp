@@ -241,6 +241,19 @@ LogicalResult ReduceOp::verify() {
   if (d.partitions != s.partitions || d.free != kept)
     return emitOpError() << "destination " << describe(d) << " must be "
                          << describe({std::nullopt, s.partitions, kept});
+  if (Value scratch = getScratch()) {
+    if (failed(verifyTile(*this, scratch, "scratch", true, true)))
+      return failure();
+    TileShape t = getShape(scratch);
+    if (op != "add" || kept != 1)
+      return emitOpError() << "a scratch tile is for a sum over every free "
+                              "dim, not '"
+                           << op << "' over " << axes << " of "
+                           << src.getRank() - 1;
+    if (t.partitions != s.partitions || t.free != s.free)
+      return emitOpError() << "scratch " << describe(t) << " must be "
+                           << describe({std::nullopt, s.partitions, s.free});
+  }
   return success();
 }
 

@@ -2,8 +2,9 @@
 // tensors kept in SBUF: an elementwise op between a max pool and a
 // convolution reads and writes resident tiles, and a global sum pooling of
 // a convolution's result reduces the resident tile into per-channel
-// columns (its zero init is not read: the kernel stores the sums). No
-// activation goes through HBM but the results.
+// columns (its zero init is not read: the kernel stores the sums; each
+// chunk's sum is a reduce with a scratch tile, run by the DVE or the ACT).
+// No activation goes through HBM but the results.
 // RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
@@ -61,7 +62,7 @@ module {
 // CHECK-NOT: memref.alloc() {{.*}} : memref<1x16x8x8xf32>
 // CHECK: nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
 // CHECK: nki.tensor_scalar %{{.*}} into %[[V:.*]] s1 %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> {op0 = "max", op1 = "mul"} : memref<16x8x8xf32, strided<[64, 8, 1]>, #nki.memory<sbuf>> into memref<16x64xf32, #nki.memory<sbuf>>
-// CHECK: nki.reduce "add" %[[V]] into %[[R:.*]] :
+// CHECK: nki.reduce "add" %[[V]] into %[[R:[^ ]*]] scratch %{{.*}} :
 // CHECK-NEXT: arith.constant
 // CHECK-NEXT: memref.reinterpret_cast
 // CHECK-NEXT: nki.dma %[[R]] to %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> to memref<16x1xf32, strided<[1, 1], offset: ?>>

@@ -333,3 +333,30 @@ func.func @main(%x: memref<32x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<16x
   nki.dma %u to %o : memref<16x512xf32, #nki.memory<sbuf>> to memref<16x512xf32>
   return %o : memref<16x512xf32>
 }
+
+// -----
+
+// A sum with a scratch tile runs on the DVE (tensor_reduce) or on the ACT
+// (identity into the scratch tile, the sum from its accumulator),
+// whichever finishes it first: two independent sums take one each.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK:       nisa.stream @act
+// CHECK-NEXT:    nisa.activation identity sbuf[0:128, 8192, f32][(1,1024)], sbuf[0:128, 0, f32][(1,1024)] scale 1.000000e+00 bias 0.000000e+00 accum sbuf[0:128, 16384, f32][(1,1)]
+// CHECK:       nisa.stream @dve
+// CHECK-NEXT:    nisa.tensor_reduce add sbuf[0:128, 16388, f32][(1,1)], sbuf[0:128, 4096, f32][(1,1024)] axes(1)
+func.func @main(%x: memref<128x2048xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x2xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 1048576 : i64} : memref<128x2xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<128x2048xf32, #nki.memory<sbuf>>
+  nki.dma %x to %t : memref<128x2048xf32> to memref<128x2048xf32, #nki.memory<sbuf>>
+  %a = memref.subview %t[0, 0] [128, 1024] [1, 1] : memref<128x2048xf32, #nki.memory<sbuf>> to memref<128x1024xf32, strided<[2048, 1]>, #nki.memory<sbuf>>
+  %b = memref.subview %t[0, 1024] [128, 1024] [1, 1] : memref<128x2048xf32, #nki.memory<sbuf>> to memref<128x1024xf32, strided<[2048, 1], offset: 1024>, #nki.memory<sbuf>>
+  %s0 = nki.alloc {offset = 8192 : i64} : memref<128x1024xf32, #nki.memory<sbuf>>
+  %s1 = nki.alloc {offset = 12288 : i64} : memref<128x1024xf32, #nki.memory<sbuf>>
+  %r = nki.alloc {offset = 16384 : i64} : memref<128x2xf32, #nki.memory<sbuf>>
+  %r0 = memref.subview %r[0, 0] [128, 1] [1, 1] : memref<128x2xf32, #nki.memory<sbuf>> to memref<128x1xf32, strided<[2, 1]>, #nki.memory<sbuf>>
+  %r1 = memref.subview %r[0, 1] [128, 1] [1, 1] : memref<128x2xf32, #nki.memory<sbuf>> to memref<128x1xf32, strided<[2, 1], offset: 1>, #nki.memory<sbuf>>
+  nki.reduce "add" %a into %r0 scratch %s0 : memref<128x1024xf32, #nki.memory<sbuf>> : memref<128x1024xf32, strided<[2048, 1]>, #nki.memory<sbuf>> into memref<128x1xf32, strided<[2, 1]>, #nki.memory<sbuf>>
+  nki.reduce "add" %b into %r1 scratch %s1 : memref<128x1024xf32, #nki.memory<sbuf>> : memref<128x1024xf32, strided<[2048, 1], offset: 1024>, #nki.memory<sbuf>> into memref<128x1xf32, strided<[2, 1], offset: 1>, #nki.memory<sbuf>>
+  nki.dma %r to %o : memref<128x2xf32, #nki.memory<sbuf>> to memref<128x2xf32>
+  return %o : memref<128x2xf32>
+}

@@ -137,6 +137,30 @@ func.func @reduce_shape(%x: memref<128x4x8xf32, #nki.memory<sbuf>>, %y: memref<1
 
 // -----
 
+func.func @reduce_scratch_max(%x: memref<128x4xf32, #nki.memory<sbuf>>, %y: memref<128x1xf32, #nki.memory<sbuf>>, %s: memref<128x4xf32, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{a scratch tile is for a sum over every free dim, not 'max' over 1 of 1}}
+  nki.reduce "max" %x into %y scratch %s : memref<128x4xf32, #nki.memory<sbuf>> : memref<128x4xf32, #nki.memory<sbuf>> into memref<128x1xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @reduce_scratch_axes(%x: memref<128x4x8xf32, #nki.memory<sbuf>>, %y: memref<128x4xf32, #nki.memory<sbuf>>, %s: memref<128x4x8xf32, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{a scratch tile is for a sum over every free dim, not 'add' over 1 of 2}}
+  nki.reduce "add" %x into %y scratch %s : memref<128x4x8xf32, #nki.memory<sbuf>> : memref<128x4x8xf32, #nki.memory<sbuf>> into memref<128x4xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @reduce_scratch_shape(%x: memref<128x4xf32, #nki.memory<sbuf>>, %y: memref<128x1xf32, #nki.memory<sbuf>>, %s: memref<64x4xf32, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{scratch [64, 4] must be [128, 4]}}
+  nki.reduce "add" %x into %y scratch %s : memref<64x4xf32, #nki.memory<sbuf>> : memref<128x4xf32, #nki.memory<sbuf>> into memref<128x1xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
 func.func @iota_psum(%p: memref<128x4xf32, #nki.memory<psum>>) {
   // expected-error @+1 {{destination may not be in psum}}
   nki.iota %p {offset = 0, pcoef = 1, coefs = array<i64: 1>} : memref<128x4xf32, #nki.memory<psum>>

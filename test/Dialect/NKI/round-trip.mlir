@@ -38,6 +38,7 @@ func.func @pe(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x512xbf
 // CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}}
 // CHECK: nki.tensor_scalar %{{.*}} into %{{.*}} s0 %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> {imm1 = 3.000000e+00 : f32, op0 = "sub", op1 = "mul", reverse0}
 // CHECK: nki.reduce "max" %{{.*}} into %{{.*}} : memref<128x8x64xf32, #nki.memory<sbuf>> into memref<128x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.reduce "add" %{{.*}} into %{{.*}} scratch %{{.*}} : memref<128x512xf32, #nki.memory<sbuf>> : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x1xf32, #nki.memory<sbuf>>
 // CHECK: nki.select
 // CHECK: nki.iota %{{.*}} {coefs = array<i64: 1>, offset = 0 : i64, pcoef = 512 : i64}
 // CHECK: nki.affine_select %{{.*}} into %{{.*}} {cmp = "ge", coefs = array<i64: -1>, fill = -1.000000e+04 : f32, offset = 0 : i64, pcoef = 1 : i64}
@@ -48,6 +49,7 @@ func.func @engines(%x: memref<128x512xf32, #nki.memory<sbuf>>, %y: memref<128x51
   nki.tensor_tensor "add" %x, %y into %y : memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
   nki.tensor_scalar %x into %y s0 %c : memref<128x1xf32, #nki.memory<sbuf>> {op0 = "sub", reverse0, op1 = "mul", imm1 = 3.0 : f32} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
   nki.reduce "max" %r into %rd : memref<128x8x64xf32, #nki.memory<sbuf>> into memref<128x8xf32, #nki.memory<sbuf>>
+  nki.reduce "add" %x into %s scratch %y : memref<128x512xf32, #nki.memory<sbuf>> : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x1xf32, #nki.memory<sbuf>>
   nki.select %x, %x, %y into %y : memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>>, memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>
   nki.iota %x {offset = 0, pcoef = 512, coefs = array<i64: 1>} : memref<128x512xf32, #nki.memory<sbuf>>
   nki.affine_select %x into %y {cmp = "ge", fill = -1.0e4 : f32, offset = 0, pcoef = 1, coefs = array<i64: -1>} : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>

@@ -154,12 +154,26 @@ def NKI_TensorScalarOp : NKI_TileOp<"tensor_scalar", [AttrSizedOperandSegments]>
 
 def NKI_ReduceOp : NKI_TileOp<"reduce"> {
   let summary = "DVE: reduce the trailing `axes` free dims with add/max/min";
+  let description = [{
+    A sum over every free dim with a `scratch` tile of the source's shape
+    may run on the ACT instead, as an identity activation writing `scratch`
+    with its free-axis sum in `dst`; the scheduler picks the engine.
+    Nothing else may read `scratch`.
+
+    ```mlir
+    nki.reduce "add" %x into %sum scratch %s : memref<128x512xf32, #nki.memory<sbuf>>
+        : memref<128x512xf32, #nki.memory<sbuf>> into memref<128x1xf32, #nki.memory<sbuf>>
+    ```
+  }];
   let arguments = (ins StrAttr:$op,
                        Arg<AnyMemRef, "source", [MemRead]>:$src,
                        Arg<AnyMemRef, "destination", [MemWrite]>:$dst,
-                       DefaultValuedAttr<I64Attr, "1">:$axes);
+                       DefaultValuedAttr<I64Attr, "1">:$axes,
+                       Arg<Optional<AnyMemRef>, "what an ACT pass writes",
+                           [MemWrite]>:$scratch);
   let assemblyFormat =
-      "$op $src `into` $dst attr-dict `:` type($src) `into` type($dst)";
+      "$op $src `into` $dst (`scratch` $scratch^ `:` type($scratch))? "
+      "attr-dict `:` type($src) `into` type($dst)";
 }
 
 def NKI_CopyOp : NKI_TileOp<"copy"> {
