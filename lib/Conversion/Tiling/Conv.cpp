@@ -696,11 +696,12 @@ Value ConvKernel::packFilter(Value filter) {
 }
 
 /// Per-partition multiply-accumulate on the vector engines: each tap's
-/// window times the channel's weight (the [P, 1] scale of an ACT identity
-/// activation: x * w rounded to fp32, as the PE's products are), summed
-/// into the PSUM accumulator by the DVE (acc + s, one PSUM input), the
-/// first tap written there directly. Same products, same order of sums as
-/// the PE's diagonal matmuls.
+/// window times the channel's weight (a tensor_scalar multiply by the
+/// [P, 1] weight column, x * w rounded to fp32 as the PE's products are,
+/// which the scheduler runs on the ACT, the DVE or the POOL), summed into
+/// the PSUM accumulator by the DVE (acc + s, one PSUM input), the first tap
+/// written there directly. Same products, same order of sums as the PE's
+/// diagonal matmuls.
 void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
                              int64_t rc, int64_t q0, int64_t wc, Value acc) {
   int64_t cs = bands * g.c; // packed bands: each band's channels
@@ -712,9 +713,10 @@ void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
     Value weight = tileSlice(b, loc, compact, 0, cs, tap, 1);
     Value product =
         tap == 0 ? acc : allocTile(b, loc, {cs, rc * wc}, b.getF32Type());
-    tile::ActivationOp::create(b, loc, b.getStringAttr("identity"), window,
-                               product, weight, Value(), Value(),
-                               b.getF32FloatAttr(1.0f), b.getF32FloatAttr(0));
+    tile::TensorScalarOp::create(
+        b, loc, window, product, weight, Value(), b.getStringAttr("mul"),
+        b.getF32FloatAttr(0.0f), b.getStringAttr("bypass"),
+        b.getF32FloatAttr(0.0f), UnitAttr(), UnitAttr());
     if (tap > 0)
       tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc,
                                    product, acc);
