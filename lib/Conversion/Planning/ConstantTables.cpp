@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/Globals.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 
@@ -123,12 +124,8 @@ struct NKIGatherConstantsPass
       if (!func.isExternal())
         gather(func, symbols);
     // Constants nothing reads any more.
-    SymbolTable table(module);
-    for (auto global : llvm::make_early_inc_range(
-             module.getOps<memref::GlobalOp>()))
-      if (global.isPrivate() &&
-          SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
+    eraseUnreferencedGlobals(
+        module, [](memref::GlobalOp global) { return global.isPrivate(); });
   }
 
   void gather(func::FuncOp func, SymbolTableCollection &symbols);

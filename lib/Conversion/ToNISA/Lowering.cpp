@@ -569,49 +569,64 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
   std::string rejected;
   LoweredInst lowered;
   lowered.op = op;
-  auto tryVariant = [&](isa::StreamId stream, const isa::Instruction &v) {
-    absl::Status status =
-        isa::verifyInstruction(target, stream, v, /*numSemaphores=*/0);
-    if (status.ok()) {
-      lowered.variants.push_back(Variant{stream, v});
-      return;
+  // Offers `form` on `streams`, those the ISA's checks accept; a form no
+  // stream accepts is dropped.
+  auto tryForm = [&](isa::Instruction form,
+                     ArrayRef<isa::StreamId> streams) {
+    auto index = uint8_t(lowered.forms.size());
+    size_t before = lowered.variants.size();
+    for (isa::StreamId stream : streams) {
+      absl::Status status =
+          isa::verifyInstruction(target, stream, form, /*numSemaphores=*/0);
+      if (status.ok()) {
+        lowered.variants.push_back(Variant{stream, index});
+        continue;
+      }
+      if (!rejected.empty())
+        rejected += "; ";
+      rejected +=
+          isa::streamName(stream) + ": " + std::string(status.message());
     }
-    if (!rejected.empty())
-      rejected += "; ";
-    rejected += isa::streamName(stream) + ": " + std::string(status.message());
+    if (lowered.variants.size() > before)
+      lowered.forms.push_back(std::move(form));
   };
-  for (isa::Engine engine : engines)
-    if (engine != isa::Engine::DMA)
-      tryVariant(isa::StreamId{engine, 0}, inst);
-  if (alsoOnAct)
-    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, copyOnAct(inst));
-  if (std::optional<isa::Instruction> act = scalarOpOnAct(inst))
-    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *act);
-  if (onAct)
-    tryVariant(isa::StreamId{isa::Engine::ACT, 0}, *onAct);
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
-    for (const isa::Instruction &part : splitDma(inst, target)) {
+    for (isa::Instruction &part : splitDma(inst, target)) {
+      lowered.forms.clear();
       lowered.variants.clear();
-      tryVariant(isa::StreamId{isa::Engine::DMA, 0}, part);
+      lowered.accesses = getAccesses(part);
+      tryForm(std::move(part), {isa::StreamId{isa::Engine::DMA, 0}});
       if (lowered.variants.empty())
         break;
       for (int q = 1; q < target.numDmaQueues; ++q)
         lowered.variants.push_back(
-            Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, part});
-      lowered.accesses = getAccesses(part);
+            Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, 0});
       out.push_back(lowered);
     }
     if (!lowered.variants.empty())
       return success();
-  } else if (!lowered.variants.empty()) {
+  } else {
+    SmallVector<isa::StreamId, 2> streams;
+    for (isa::Engine engine : engines)
+      streams.push_back(isa::StreamId{engine, 0});
     lowered.accesses = getAccesses(inst);
     // Whichever variant runs, the other form's writes are the instruction's
     // too (a scratch tile the ACT form writes).
     if (onAct)
       addAccess(lowered.accesses, onAct->dst, true);
-    out.push_back(std::move(lowered));
-    return success();
+    tryForm(inst, streams);
+    isa::StreamId act{isa::Engine::ACT, 0};
+    if (alsoOnAct)
+      tryForm(copyOnAct(inst), act);
+    if (std::optional<isa::Instruction> scalar = scalarOpOnAct(inst))
+      tryForm(std::move(*scalar), act);
+    if (onAct)
+      tryForm(std::move(*onAct), act);
+    if (!lowered.variants.empty()) {
+      out.push_back(std::move(lowered));
+      return success();
+    }
   }
   return op->emitOpError() << "cannot run on any engine (a compiler bug or an "
                               "unsupported shape): "

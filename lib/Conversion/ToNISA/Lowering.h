@@ -25,19 +25,34 @@
 
 namespace nki::tonisa {
 
-/// The instruction `op` becomes when run on `stream`.
+/// A stream that may run an op, and which of its forms it runs.
 struct Variant {
   isa::StreamId stream;
-  isa::Instruction inst;
+  uint8_t form = 0;
 };
 
 /// One instruction of an op, with the streams that may run it.
 struct LoweredInst {
   mlir::Operation *op = nullptr;
+  /// The distinct instructions the op may become: usually one, shared by
+  /// every stream that can run it (the DVE and the POOL, all DMA queues),
+  /// and a second when the ACT runs it in another form.
+  llvm::SmallVector<isa::Instruction, 1> forms;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
   /// What every variant reads and writes (they share their operands).
   std::vector<sched::MemoryAccess> accesses;
+
+  LoweredInst() = default;
+  LoweredInst(const LoweredInst &) = default;
+  LoweredInst &operator=(const LoweredInst &) = default;
+  // noexcept, so that a growing std::vector moves rather than copies them.
+  LoweredInst(LoweredInst &&) noexcept = default;
+  LoweredInst &operator=(LoweredInst &&) noexcept = default;
+
+  const isa::Instruction &instruction(const Variant &v) const {
+    return forms[v.form];
+  }
 };
 
 /// Lowers one nki tile op (not nki.alloc) to its instructions, appended to

@@ -143,14 +143,22 @@ buildSchedulingProblem(const isa::TargetDesc &target,
   isa::EngineTimingState peState, actState;
   for (const LoweredInst &op : ops) {
     std::vector<sched::ResourceOption> options;
+    options.reserve(op.variants.size());
+    // The DMA queues are identical: one duration for all of them.
+    std::optional<std::pair<uint8_t, isa::Duration>> dma;
     for (const Variant &v : op.variants) {
       isa::EngineTimingState fresh;
       isa::EngineTimingState &state =
           v.stream.engine == isa::Engine::PE    ? peState
           : v.stream.engine == isa::Engine::ACT ? actState
                                                 : fresh;
-      isa::Duration d =
-          isa::instructionDuration(target, v.stream, v.inst, state);
+      bool isDma = v.stream.engine == isa::Engine::DMA;
+      if (isDma && (!dma || dma->first != v.form))
+        dma = {v.form, isa::instructionDuration(target, v.stream,
+                                                op.instruction(v), state)};
+      isa::Duration d = isDma ? dma->second
+                              : isa::instructionDuration(
+                                    target, v.stream, op.instruction(v), state);
       options.push_back(
           sched::ResourceOption{sched::ResourceId(v.stream.index()), d.busyPs,
                                 d.completePs - d.busyPs});
@@ -205,7 +213,7 @@ absl::StatusOr<ScheduledProgram> synchronizeProgram(
           llvm::find_if(ops[t].variants, [&](const Variant &v) {
             return v.stream == stream.id;
           });
-      isa::Instruction inst = variant->inst;
+      isa::Instruction inst = ops[t].instruction(*variant);
       for (const sched::SemaphoreWait &w : plan->waits[t])
         inst.waits.push_back(isa::SemWait{w.semaphore, w.value});
       if (plan->signal[t]) {

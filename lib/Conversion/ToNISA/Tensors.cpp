@@ -136,7 +136,7 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
   if (!ok)
     return std::nullopt;
 
-  auto module = func->getParentOfType<ModuleOp>();
+  SymbolTable symbols(func->getParentOfType<ModuleOp>());
   // (return index, position in `tensors`) of each output.
   SmallVector<std::pair<unsigned, size_t>> outputSlots;
   llvm::StringSet<> globalsSeen;
@@ -186,8 +186,7 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     auto get = dyn_cast<memref::GetGlobalOp>(op);
     if (!get || !globalsSeen.insert(get.getName()).second)
       return;
-    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-        module, get.getNameAttr());
+    auto global = symbols.lookup<memref::GlobalOp>(get.getName());
     auto init =
         global
             ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())

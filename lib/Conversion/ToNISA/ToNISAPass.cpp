@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/Globals.h"
 #include "Lowering.h"
 #include "Schedule.h"
 #include "Tensors.h"
@@ -209,14 +210,15 @@ struct NKIToNISAPass : nki::impl::NKIToNISABase<NKIToNISAPass> {
     // The function and the globals it read are now the program.
     llvm::SetVector<Operation *> globals;
     ModuleOp module = getOperation();
+    SymbolTable symbols(module);
     func.walk([&](memref::GetGlobalOp get) {
-      if (auto global = module.lookupSymbol<memref::GlobalOp>(get.getName()))
+      if (auto global = symbols.lookup<memref::GlobalOp>(get.getName()))
         globals.insert(global);
     });
     func.erase();
-    for (Operation *global : globals)
-      if (SymbolTable::symbolKnownUseEmpty(global, module))
-        global->erase();
+    nki::eraseUnreferencedGlobals(module, [&](memref::GlobalOp global) {
+      return globals.contains(global);
+    });
   }
 };
 

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Compile time against program size: seconds per phase and per 1,000
+instructions, and peak memory, for generated programs of about 10 k, 100 k
+and 1 M instructions.
+
+    compile_time.py --bin BUILD/bin [--sizes 10000,100000,1000000]
+                    [--only conv matmul] [--work DIR]
+
+Two program families, each a stack of identical layers (the layer count is
+scaled to reach each size):
+  conv    3x3 convolutions, 64 -> 64 channels on 1x64x56x56, zero padding
+          1, bias and relu (a CNN body);
+  matmul  [512, 768] x [768, 768] matmuls with bias and GELU (the
+          projections of a transformer layer).
+Each program compiles once with `nki-compile --report`; the phase times and
+instruction counts come from the report, the peak resident memory from the
+child's rusage. Linear scaling shows as a constant us/instruction column.
+Prints a Markdown table.
+"""
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "e2e"))
+import gen  # noqa: E402  (the e2e tests' MLIR building blocks)
+
+PHASES = ["graph", "tiled", "planned", "scheduled", "nisa", "binary"]
+
+
+def conv_stack(layers):
+    shape, c = (1, 64, 56, 56), 64
+    args = [("x", gen.ttype(shape, "f32"))]
+    body, prev = "", "x"
+    for i in range(layers):
+        args += [(f"w{i}", gen.ttype((c, c, 3, 3), "f32")),
+                 (f"b{i}", gen.ttype((c,), "f32"))]
+        pad, padded = gen.pad_mlir(f"p{i}", prev, shape, 1, "zero_f32")
+        out = gen.ttype(shape, "f32")
+        body += pad + f"""
+  %y{i}_e = tensor.empty() : {out}
+  %y{i}_z = linalg.fill ins(%zero_f32 : f32) outs(%y{i}_e : {out}) -> {out}
+  %y{i} = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%p{i}, %w{i} : {gen.ttype(padded, "f32")}, {gen.ttype((c, c, 3, 3), "f32")}) outs(%y{i}_z : {out}) -> {out}"""
+        body += gen.elementwise_mlir(
+            f"r{i}", [f"y{i}", f"b{i}"], [shape, (c,)], shape, """
+    %s = arith.addf %a0, %a1 : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32""", maps=[[0, 1, 2, 3], [1]])
+        prev = f"r{i}"
+    return gen.func(args, gen.ttype(shape, "f32"), body, prev)
+
+
+def matmul_stack(layers):
+    m, d = 512, 768
+    args = [("x", gen.ttype((m, d), "f32"))]
+    body, prev = "", "x"
+    for i in range(layers):
+        args += [(f"w{i}", gen.ttype((d, d), "f32")),
+                 (f"b{i}", gen.ttype((d,), "f32"))]
+        body += gen.matmul_mlir(f"h{i}", prev, f"w{i}", m, d, d, "f32")
+        body += gen.elementwise_mlir(f"g{i}", [f"h{i}", f"b{i}"],
+                                     [(m, d), (d,)], (m, d), gen.GELU_BODY)
+        prev = f"g{i}"
+    return gen.func(args, gen.ttype((m, d), "f32"), body, prev)
+
+
+FAMILIES = {"conv": conv_stack, "matmul": matmul_stack}
+
+
+def compile_program(binpath, mlir, work, name):
+    src = os.path.join(work, name + ".mlir")
+    with open(src, "w") as f:
+        f.write(mlir)
+    cmd = [os.path.join(binpath, "nki-compile"), src, "-o",
+           os.path.join(work, name + ".nkb"), "--report"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        sys.exit(f"{name}: nki-compile failed ({status})")
+    phases = {p: float(re.search(rf"^\s+{p}\s+([0-9.]+)", out, re.M)[1])
+              for p in PHASES}
+    insts = sum(int(n) for n in re.findall(r"^\s+instructions .*?(\d+)$",
+                                           out, re.M))
+    return wall, phases, insts, usage.ru_maxrss * 1024
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bin", required=True, help="directory of nki-compile")
+    p.add_argument("--sizes", default="10000,100000,1000000",
+                   help="target instruction counts, comma separated")
+    p.add_argument("--only", nargs="+", choices=sorted(FAMILIES),
+                   help="program families to run (default: all)")
+    p.add_argument("--work", default="/tmp/nki-compile-time",
+                   help="directory for the generated programs")
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    print("| program | layers | instructions | " + " | ".join(PHASES) +
+          " | wall s | us / instruction | peak MiB | KB / instruction |")
+    print("|---|---:|---:|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|")
+    for family in args.only or sorted(FAMILIES):
+        make = FAMILIES[family]
+        # Instructions per layer from a two-layer program, then layers scaled.
+        _, _, base, _ = compile_program(args.bin, make(2), args.work,
+                                        f"{family}-probe")
+        per_layer = base / 2
+        for size in sizes:
+            layers = max(1, round(size / per_layer))
+            wall, phases, insts, rss = compile_program(
+                args.bin, make(layers), args.work, f"{family}-{layers}")
+            print(f"| {family} | {layers} | {insts} | " +
+                  " | ".join(f"{phases[p]:.2f}" for p in PHASES) +
+                  f" | {wall:.2f} | {1e6 * wall / insts:.0f} | "
+                  f"{rss / 2**20:.0f} | {rss / 1024 / insts:.1f} |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
