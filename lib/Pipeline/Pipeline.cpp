@@ -98,10 +98,9 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     return;
   }
   case CompilePhase::NISA: {
-    // The nisa.program verifies itself against the ISA (op verifiers).
-    NKIToNISAOptions toNisa;
-    toNisa.target = options.target;
-    pm.addPass(createNKIToNISA(toNisa));
+    // Semaphores from the scheduled instructions' own accesses; the
+    // nisa.program then verifies itself against the ISA (op verifiers).
+    pm.addPass(createNKISynchronize());
     return;
   }
   case CompilePhase::Binary:

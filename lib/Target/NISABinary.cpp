@@ -23,9 +23,15 @@ FailureOr<isa::Program> nki::programFromNISA(ProgramOp op) {
     }
     auto stream = cast<StreamOp>(child);
     isa::Stream &out = program.getOrCreateStream(*stream.getStreamId());
-    for (Operation &inst : stream.getBody().front())
+    for (Operation &inst : stream.getBody().front()) {
+      if (inst.hasAttr(kSeqAttr))
+        return inst.emitOpError()
+               << "has '" << kSeqAttr
+               << "': the program is scheduled but has no semaphores yet "
+                  "(run nki-synchronize)";
       out.instructions.push_back(
           toInstruction(cast<InstructionOpInterface>(inst)));
+    }
   }
   absl::Status status = isa::verifyProgram(program);
   if (!status.ok())

@@ -261,7 +261,7 @@ def NKITestPrintMemoryPlan
 }
 
 def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
-  let summary = "Place tile ops on engines and DMA queues and order them";
+  let summary = "Lower planned tile code to a scheduled nisa.program";
   let description = [{
     Runs on planned, straight-line tile code (after nki-plan-memory).
     Instruction selection: every tile op becomes one machine instruction (a
@@ -276,75 +276,91 @@ def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
     and a start time for every instruction with the target's costs; the PE
     keeps program order (stationary reuse).
 
-    The answer is written on the ops: `nki.streams` lists the stream of each
-    of the op's instructions and `nki.start_ps` their estimated start times
-    in picoseconds, which order each stream; the function gets
-    `nki.makespan_ps`, the estimated end. nki-to-nisa reads them.
-
-    ```mlir
-    nki.dma %x to %t {nki.start_ps = array<i64: 0>, nki.streams = ["dma0"]} : ...
-    nki.activation "exp" %t into %u {nki.start_ps = array<i64: 4199392>, nki.streams = ["act"]} : ...
-    ```
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2">,
-  ];
-}
-
-def NKIToNISA : Pass<"nki-to-nisa", "mlir::ModuleOp"> {
-  let summary = "Synchronise scheduled tile ops and emit a nisa.program";
-  let description = [{
-    Runs on scheduled tile code (after nki-schedule). Lowers every tile op
-    to its instructions as nki-schedule did, puts each on the stream its
-    `nki.streams` names, orders each stream by `nki.start_ps`, and checks
-    the result against the scheduling problem (an op without a schedule, a
-    stream the instruction cannot run on, or an order that breaks a
-    dependence is an error naming the op). Every read-after-write,
-    write-after-read and write-after-write dependence between streams, and
-    between two transfers of one DMA queue (whose data lands 1.3 us after
-    the queue moves on), is ordered by a semaphore wait
-    (lib/Analysis/Sync.cpp, one counting semaphore per signalling stream);
-    the plan is verified race- and deadlock-free before emission.
-
     The entry function (`main` or the only public one) and the globals it
     reads are replaced by a `nisa.program`: inputs named by `nki.name` (else
-    arg0, ...), outputs out0, ... in return order, constants with their data,
-    scratch; one `nisa.stream` per used stream. docs/engine-scheduling.md
-    has the details.
+    arg0, ...), outputs out0, ... in return order, constants with their
+    data, scratch; one `nisa.stream` per used stream holding its
+    instructions in the order they run. Each instruction carries
+    `nisa.seq`, its place in the program order (the tile op's), which
+    nki-synchronize needs; the program carries `nisa.makespan_ps`, the
+    schedule's estimated end. There are no semaphores yet.
 
     Before (abridged):
     ```mlir
     func.func @main(%x: memref<128x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x32xf32> {
       %o = memref.alloc() {nki.hbm_offset = 16384 : i64} : memref<128x32xf32>
       %t = nki.alloc {offset = 0 : i64} : memref<128x32xf32, #nki.memory<sbuf>>
-      nki.dma %x to %t {nki.start_ps = array<i64: 0>, nki.streams = ["dma0"]} : ...
-      nki.activation "exp" %t into %t {nki.start_ps = array<i64: 4199392>, nki.streams = ["act"]} : ...
-      nki.dma %t to %o {nki.start_ps = array<i64: 4939392>, nki.streams = ["dma0"]} : ...
+      nki.dma %x to %t : ...
+      nki.activation "exp" %t into %t : ...
+      nki.dma %t to %o : ...
       return %o : memref<128x32xf32>
     }
     ```
     After:
     ```mlir
-    nisa.program target("trn2") semaphores(2) {
+    nisa.program target("trn2") semaphores(0) attributes {nisa.makespan_ps = 6269392 : i64} {
       nisa.tensor @arg0 input f32 [128, 32] at 0
       nisa.tensor @out0 output f32 [128, 32] at 16384
       nisa.stream @act {
         nisa.activation exp sbuf[0:128, 0, f32][(1,32)], sbuf[0:128, 0, f32][(1,32)]
-            scale 1.0 bias 0.0 wait(s1 >= 1) signal(s0)
+            scale 1.0 bias 0.0 {nisa.seq = 1 : i64}
       }
       nisa.stream @dma0 {
-        nisa.dma_copy sbuf[0:128, 0, f32][(1,32)], hbm[0, f32][(1,4096)] signal(s1)
-        nisa.dma_copy hbm[16384, f32][(1,4096)], sbuf[0:128, 0, f32][(1,32)] wait(s0 >= 1)
+        nisa.dma_copy sbuf[0:128, 0, f32][(1,32)], hbm[0, f32][(1,4096)] {nisa.seq = 0 : i64}
+        nisa.dma_copy hbm[16384, f32][(1,4096)], sbuf[0:128, 0, f32][(1,32)] {nisa.seq = 2 : i64}
       }
     }
     ```
   }];
+  let dependentDialects = ["nki::nisa::NISADialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
            "trn1 | trn2">,
   ];
-  let dependentDialects = ["nki::nisa::NISADialect"];
+}
+
+def NKISynchronize : Pass<"nki-synchronize", "mlir::ModuleOp"> {
+  let summary = "Place the semaphores of a scheduled nisa.program";
+  let description = [{
+    Runs on the nisa.program nki-schedule writes, reading only the
+    instructions: `nisa.seq` is each one's place in the program order, its
+    access patterns the bytes it reads and writes (one interval per 32
+    partition block on chip, the hull in HBM), and the streams the order
+    each runs in. Every read-after-write, write-after-read and
+    write-after-write dependence between streams, and between two transfers
+    of one DMA queue (whose data lands 1.3 us after the queue moves on), is
+    ordered by a semaphore wait (lib/Analysis/Sync.cpp, one counting
+    semaphore per signalling stream, no wait that program order or an
+    earlier wait already implies); the plan is verified race- and
+    deadlock-free, then written on the instructions, and `nisa.seq` is
+    dropped. Dependences and placement take O(n log n) in the number of
+    instructions.
+
+    A program without `nisa.seq` is left as it is (already synchronised).
+    An instruction without `nisa.seq` among others that have one, one that
+    already has semaphores, two with the same `nisa.seq`, or a stream order
+    that runs a dependent pair backwards is an error.
+
+    ```mlir
+    nisa.stream @act {
+      nisa.activation exp ... scale 1.0 bias 0.0 {nisa.seq = 1 : i64}
+    }
+    nisa.stream @dma0 {
+      nisa.dma_copy sbuf[...], hbm[0, f32][(1,4096)] {nisa.seq = 0 : i64}
+      nisa.dma_copy hbm[16384, f32][(1,4096)], sbuf[...] {nisa.seq = 2 : i64}
+    }
+    ```
+    becomes, in `nisa.program target("trn2") semaphores(2)`:
+    ```mlir
+    nisa.stream @act {
+      nisa.activation exp ... scale 1.0 bias 0.0 wait(s1 >= 1) signal(s0)
+    }
+    nisa.stream @dma0 {
+      nisa.dma_copy sbuf[...], hbm[0, f32][(1,4096)] signal(s1)
+      nisa.dma_copy hbm[16384, f32][(1,4096)], sbuf[...] wait(s0 >= 1)
+    }
+    ```
+  }];
 }
 
 #endif // NKI_CONVERSION_PASSES_TD

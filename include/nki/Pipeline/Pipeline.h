@@ -22,10 +22,10 @@ enum class CompilePhase {
   Graph,     // prepared, fused linalg on tensors
   Tiled,     // nki tile loops on HBM memrefs
   Planned,   // straight-line tile code with SBUF/PSUM/HBM addresses
-  Scheduled, // a nisa.program: engines, stream order, semaphores (each
-             // instruction verified by its op verifier)
-  NISA,      // the same program checked as a whole by isa::verifyProgram
-             // (tensor table, streams): exactly what is encoded
+  Scheduled, // a nisa.program: engines and stream order, each instruction
+             // with its place in the program order, no semaphores yet
+  NISA,      // the same program with its semaphores, checked as a whole
+             // by isa::verifyProgram: exactly what is encoded
   Binary,
 };
 std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);

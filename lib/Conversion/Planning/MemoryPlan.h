@@ -25,7 +25,7 @@
 
 namespace nki::planning {
 
-/// Attribute names shared with nki-to-nisa (NKIDialect.h).
+/// Attribute names shared with nki-schedule (NKIDialect.h).
 using tile::kHbmOffsetAttr;
 using tile::kOutputOffsetsAttr;
 

@@ -2,7 +2,7 @@
 //
 // Gives every nki.alloc its `offset` in SBUF or PSUM and every HBM tensor
 // its `nki.hbm_offset` (docs/memory-planning.md). Runs after nki-unroll on
-// straight-line code; nki-to-nisa reads the attributes.
+// straight-line code; nki-schedule reads the attributes.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,7 @@
 //===- LowerFunction.cpp - The entry function's tile ops as instructions --===//
 //
-// What nki-schedule and nki-to-nisa share: finding the entry function of
-// planned, straight-line tile code and lowering its tile ops in program
-// order. Both passes lower the same IR the same way, so the instruction
-// indices nki-schedule annotates are the ones nki-to-nisa reads back.
+// Finding the entry function of planned, straight-line tile code and
+// lowering its tile ops in program order (nki-schedule).
 //
 //===----------------------------------------------------------------------===//
 

@@ -561,7 +561,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
           })
           .Default([](Operation *) { return false; });
   if (!known)
-    return op->emitOpError() << "has no machine instruction (nki-to-nisa "
+    return op->emitOpError() << "has no machine instruction (nki-schedule "
                                 "expects straight-line tile code)";
   if (!b.ok)
     return failure();

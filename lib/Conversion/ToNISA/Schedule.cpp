@@ -29,7 +29,7 @@ namespace nki::tonisa {
 namespace {
 
 absl::Status internalError(const std::string &what, const absl::Status &why) {
-  return absl::InternalError("nki-to-nisa internal error: " + what + ": " +
+  return absl::InternalError("nki-synchronize internal error: " + what + ": " +
                              std::string(why.message()));
 }
 
@@ -183,49 +183,26 @@ buildSchedulingProblem(const isa::TargetDesc &target,
   return problem;
 }
 
-absl::StatusOr<ScheduledProgram> synchronizeProgram(
-    llvm::ArrayRef<LoweredInst> ops, llvm::ArrayRef<sched::Dependence> deps,
-    const sched::SchedulingProblem &problem, const sched::Schedule &schedule) {
-  size_t numStreams = problem.numResources();
-  // Semaphores for the chosen order.
-  sched::SyncProblem sync(schedule.order);
+absl::StatusOr<sched::SyncPlan>
+planSemaphores(std::vector<std::vector<sched::InstrId>> order,
+               llvm::ArrayRef<sched::Dependence> deps) {
+  size_t numStreams = order.size();
+  sched::SyncProblem sync(std::move(order));
   for (size_t s = 0; s < numStreams; ++s)
-    sync.setStreamName(sched::StreamIndex(s), problem.getResourceName(s));
+    sync.setStreamName(sched::StreamIndex(s),
+                       isa::streamName(isa::StreamId::fromIndex(int(s))));
   for (const sched::Dependence &d : deps)
     sync.addDependence(d.pred, d.succ);
+  // A stream order against a dependence is the input's fault, not ours.
+  if (absl::Status st = sync.check(); !st.ok())
+    return st;
   absl::StatusOr<sched::SyncPlan> plan = sched::solve(sync);
   if (!plan.ok())
     return internalError("semaphore planning failed", plan.status());
   addSameQueueWaits(sync, deps, *plan);
   if (absl::Status st = sched::verify(sync, *plan); !st.ok())
     return internalError("the semaphore plan is unsafe", st);
-
-  ScheduledProgram out;
-  out.numSemaphores = plan->numSemaphores;
-  for (size_t s = 0; s < numStreams; ++s) {
-    const std::vector<sched::TaskId> &order = schedule.order[s];
-    if (order.empty())
-      continue;
-    ScheduledStream stream;
-    stream.id = isa::StreamId::fromIndex(int(s));
-    for (sched::TaskId t : order) {
-      const Variant *variant =
-          llvm::find_if(ops[t].variants, [&](const Variant &v) {
-            return v.stream == stream.id;
-          });
-      isa::Instruction inst = ops[t].instruction(*variant);
-      for (const sched::SemaphoreWait &w : plan->waits[t])
-        inst.waits.push_back(isa::SemWait{w.semaphore, w.value});
-      if (plan->signal[t]) {
-        inst.hasSignal = true;
-        inst.signal = isa::SemSignal{*plan->signal[t], 1};
-      }
-      stream.instructions.push_back(std::move(inst));
-      stream.opIndex.push_back(t);
-    }
-    out.streams.push_back(std::move(stream));
-  }
-  return out;
+  return plan;
 }
 
 } // namespace nki::tonisa

@@ -1,10 +1,10 @@
 //===- Schedule.h - Streams, order and semaphores for tile ops -*- C++ -*-===//
 //
 // Given the lowered instructions in program order: their dependences from
-// the bytes they touch, the list-scheduling problem onto the streams with
-// the target's costs (nki/Analysis/Scheduler.h; nki-schedule solves it,
-// nki-to-nisa verifies the schedule it is given against it), and the
-// semaphores for a schedule (nki/Analysis/Sync.h), verified before use.
+// the bytes they touch and the list-scheduling problem onto the streams
+// with the target's costs (nki/Analysis/Scheduler.h; nki-schedule solves
+// it). Given instructions on streams: the semaphores that order their
+// dependences (nki/Analysis/Sync.h; nki-synchronize), verified before use.
 // docs/engine-scheduling.md explains the choices.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,7 @@
 
 #include "nki/Analysis/Dependences.h"
 #include "nki/Analysis/Scheduler.h"
-#include "nki/ISA/Program.h"
+#include "nki/Dialect/NISA/NISA.h"
 
 #include "absl/status/statusor.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -26,27 +26,9 @@
 
 namespace nki::tonisa {
 
-struct ScheduledStream {
-  isa::StreamId id;
-  /// The instructions in program order, with their waits and signals.
-  std::vector<isa::Instruction> instructions;
-  /// For each instruction, its index in the lowered instructions.
-  std::vector<size_t> opIndex;
-};
-
-struct ScheduledProgram {
-  uint32_t numSemaphores = 0;
-  std::vector<ScheduledStream> streams; // used streams, in index order
-};
-
-/// The attributes nki-schedule writes on each tile op and nki-to-nisa reads:
-/// per instruction the op lowers to, the stream that runs it (an array of
-/// stream names) and its estimated start time in picoseconds (the order of
-/// the stream's instructions).
-inline constexpr llvm::StringLiteral kStreamsAttr = "nki.streams";
-inline constexpr llvm::StringLiteral kStartAttr = "nki.start_ps";
-/// On the function: the estimated end of the schedule in picoseconds.
-inline constexpr llvm::StringLiteral kMakespanAttr = "nki.makespan_ps";
+using nisa::kSeqAttr;
+/// On the scheduled nisa.program: the estimated end in picoseconds.
+inline constexpr llvm::StringLiteral kMakespanAttr = "nisa.makespan_ps";
 
 /// The dependences between the lowered instructions (in program order)
 /// from the bytes each reads and writes.
@@ -61,12 +43,15 @@ buildSchedulingProblem(const isa::TargetDesc &target,
                        llvm::ArrayRef<LoweredInst> ops,
                        llvm::ArrayRef<sched::Dependence> deps);
 
-/// Semaphores for a verified `schedule` of `problem`, and the final
-/// instructions per stream. Fails only on an internal error (a solver or
-/// verifier disagreement); the message says which.
-absl::StatusOr<ScheduledProgram> synchronizeProgram(
-    llvm::ArrayRef<LoweredInst> ops, llvm::ArrayRef<sched::Dependence> deps,
-    const sched::SchedulingProblem &problem, const sched::Schedule &schedule);
+/// Semaphores for streams that run `order[s]` (instruction ids, numbered
+/// in program order) in that order, so that every dependence of `deps` is
+/// ordered: across streams and between two transfers of one DMA queue.
+/// The plan is verified race- and deadlock-free. Fails when the order
+/// breaks a dependence inside a stream or with a cycle (the message says
+/// which), or on an internal error.
+absl::StatusOr<sched::SyncPlan>
+planSemaphores(std::vector<std::vector<sched::InstrId>> order,
+               llvm::ArrayRef<sched::Dependence> deps);
 
 } // namespace nki::tonisa
 

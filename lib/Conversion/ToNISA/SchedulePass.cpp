@@ -1,19 +1,29 @@
 //===- SchedulePass.cpp - nki-schedule ------------------------------------===//
 //
-// Instruction selection and list scheduling of planned tile code: every
-// tile op is lowered (Lowering.h), the list scheduler places each
-// instruction on a stream with the target's costs (Schedule.h), and the
-// answer is written back on the ops as `nki.streams` and `nki.start_ps`,
-// which nki-to-nisa reads to order the streams and place the semaphores.
+// Instruction selection and list scheduling of planned tile code, lowered
+// once: every tile op becomes its instructions (Lowering.h), the list
+// scheduler places each on a stream with the target's costs (Schedule.h),
+// and the entry function and the globals it reads are replaced by a
+// nisa.program holding the tensor table (Tensors.h) and every stream's
+// instructions in the order they run. Each instruction carries its place in
+// the program order (`nisa.seq`); nki-synchronize places the semaphores
+// from that order and the instructions' own accesses.
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/Globals.h"
 #include "Lowering.h"
 #include "Schedule.h"
+#include "Tensors.h"
 
 #include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NISA/ISAConversion.h"
+#include "nki/Dialect/NISA/NISA.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace nki {
 #define GEN_PASS_DEF_NKISCHEDULE
@@ -24,6 +34,7 @@ using namespace mlir;
 using namespace nki::tonisa;
 
 namespace {
+
 struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
   using Base::Base;
 
@@ -38,14 +49,17 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
     func::FuncOp func = findEntryFunction(module, "nki-schedule");
     if (!func)
       return signalPassFailure();
+    std::optional<std::vector<TensorEntry>> tensors = collectTensors(func);
     FailureOr<std::vector<LoweredInst>> ops =
         lowerFunction(*desc, func, "nki-schedule");
-    if (failed(ops))
+    if (!tensors || failed(ops))
       return signalPassFailure();
 
     std::vector<nki::sched::Dependence> deps = computeOpDependences(*ops);
     nki::sched::SchedulingProblem problem =
         buildSchedulingProblem(*desc, *ops, deps);
+    deps.clear();
+    deps.shrink_to_fit();
     absl::StatusOr<nki::sched::Schedule> schedule = nki::sched::solve(problem);
     absl::Status status = schedule.ok() ? nki::sched::verify(problem, *schedule)
                                         : schedule.status();
@@ -56,23 +70,61 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
                        << std::string(status.message());
       return signalPassFailure();
     }
+    emitProgram(func, *tensors, *ops, *schedule,
+                schedule->makespan(problem));
+  }
 
-    // The instructions of one op are consecutive.
-    Builder b(&getContext());
-    for (size_t i = 0; i < ops->size();) {
-      Operation *op = (*ops)[i].op;
-      SmallVector<Attribute> streams;
-      SmallVector<int64_t> starts;
-      for (; i < ops->size() && (*ops)[i].op == op; ++i) {
-        streams.push_back(
-            b.getStringAttr(problem.getResourceName(schedule->resource[i])));
-        starts.push_back(schedule->start[i]);
-      }
-      op->setAttr(kStreamsAttr, b.getArrayAttr(streams));
-      op->setAttr(kStartAttr, b.getDenseI64ArrayAttr(starts));
+  void emitProgram(func::FuncOp func, ArrayRef<TensorEntry> tensors,
+                   ArrayRef<LoweredInst> ops,
+                   const nki::sched::Schedule &schedule, int64_t makespan) {
+    MLIRContext *ctx = &getContext();
+    OpBuilder builder(func);
+    auto programOp = nki::nisa::ProgramOp::create(builder, func.getLoc(),
+                                                  target.getValue(), 0);
+    programOp->setAttr(kMakespanAttr, builder.getI64IntegerAttr(makespan));
+    builder.setInsertionPointToStart(&programOp.getBody().front());
+    for (const TensorEntry &t : tensors) {
+      nki::nisa::TensorOp::create(
+          builder, t.loc, builder.getStringAttr(t.decl.name),
+          nki::nisa::TensorKindAttr::get(ctx, t.decl.kind),
+          nki::nisa::DTypeAttr::get(ctx, t.decl.dtype),
+          builder.getDenseI64ArrayAttr(t.decl.shape),
+          builder.getI64IntegerAttr(t.decl.hbmOffset), t.data,
+          t.decl.host == nki::isa::HostType::Device
+              ? StringAttr()
+              : builder.getStringAttr(nki::isa::hostTypeName(t.decl.host)));
     }
-    func->setAttr(kMakespanAttr,
-                  b.getI64IntegerAttr(schedule->makespan(problem)));
+    for (auto [index, order] : llvm::enumerate(schedule.order)) {
+      if (order.empty())
+        continue;
+      auto stream = nki::isa::StreamId::fromIndex(int(index));
+      auto streamOp = nki::nisa::StreamOp::create(
+          builder, func.getLoc(), nki::isa::streamName(stream));
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&streamOp.getBody().front());
+      for (nki::sched::TaskId t : order) {
+        const LoweredInst &op = ops[t];
+        const Variant *variant = llvm::find_if(
+            op.variants, [&](const Variant &v) { return v.stream == stream; });
+        Operation *inst = nki::nisa::buildInstructionOp(
+            builder, op.op->getLoc(), op.instruction(*variant));
+        inst->setAttr(kSeqAttr, builder.getI64IntegerAttr(int64_t(t)));
+      }
+    }
+
+    // The function and the globals it read are now the program.
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    llvm::SetVector<Operation *> globals;
+    func.walk([&](memref::GetGlobalOp get) {
+      if (auto global = symbols.lookup<memref::GlobalOp>(get.getName()))
+        globals.insert(global);
+    });
+    func.erase();
+    nki::eraseUnreferencedGlobals(module, [&](memref::GlobalOp global) {
+      return globals.contains(global);
+    });
   }
 };
+
 } // namespace

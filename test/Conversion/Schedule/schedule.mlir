@@ -1,18 +1,21 @@
 // RUN: nki-opt %s -split-input-file --nki-schedule | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-schedule=target=trn1 | FileCheck %s --check-prefix=TRN1
 
-// nki-schedule writes its answer on the tile ops: the stream of each of the
-// op's instructions and their estimated start times (picoseconds), and the
-// estimated end on the function. The load goes to a DMA queue, the scaling
-// to ACT (an identity activation with scale 2 is cheaper than the DVE for
-// f32 on trn2), and each op starts after its producer's result is visible.
-// CHECK-LABEL: func.func @main
-// CHECK-SAME:    attributes {nki.makespan_ps = {{[0-9]+}} : i64}
-// CHECK:         nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0>, nki.streams = ["dma0"]}
-// CHECK:         nki.tensor_scalar {{.*}} {imm0 = 2.000000e+00 : f32, nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["act"], op0 = "mul"}
-// CHECK:         nki.dma {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["dma{{[0-9]+}}"]}
-// TRN1-LABEL: func.func @main
-// TRN1-SAME:    attributes {nki.makespan_ps = {{[0-9]+}} : i64}
+// nki-schedule lowers the tile code to a nisa.program: each stream's
+// instructions in the order they run, each with its place in the program
+// order (nisa.seq), no semaphores yet, and the schedule's estimated end on
+// the program. The load goes to a DMA queue, the scaling to ACT (an
+// identity activation with scale 2 is cheaper than the DVE for f32 on
+// trn2).
+// CHECK-LABEL: nisa.program target("trn2") semaphores(0) attributes {nisa.makespan_ps = {{[0-9]+}} : i64}
+// CHECK:         nisa.tensor @x input f32 [16, 32] at 0
+// CHECK:         nisa.tensor @out0 output f32 [16, 32] at 32768
+// CHECK:         nisa.stream @act {
+// CHECK-NEXT:      nisa.activation identity sbuf[0:16, 256, f32][(1,32)], sbuf[0:16, 0, f32][(1,32)] scale 2.000000e+00 bias 0.000000e+00 {nisa.seq = 1 : i64}
+// CHECK:         nisa.stream @dma0 {
+// CHECK-NEXT:      nisa.dma_copy sbuf[0:16, 0, f32][(1,32)], hbm[0, f32][(1,512)] {nisa.seq = 0 : i64}
+// CHECK-NEXT:      nisa.dma_copy hbm[32768, f32][(1,512)], sbuf[0:16, 256, f32][(1,32)] {nisa.seq = 2 : i64}
+// TRN1-LABEL: nisa.program target("trn1") semaphores(0) attributes {nisa.makespan_ps = {{[0-9]+}} : i64}
 func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<16x32xf32> {
   %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<16x32xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
@@ -25,10 +28,11 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
 
 // -----
 
-// A load of 64 KiB per 32-partition block is one instruction per block:
-// four entries, on four different queues so that they run side by side.
-// CHECK-LABEL: func.func @main
-// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
+// A load of 64 KiB per 32-partition block is one instruction per block
+// (seq 0 to 3), on four different queues so that they run side by side.
+// CHECK-LABEL: nisa.program
+// CHECK-COUNT-4: nisa.stream @dma{{[0-9]+}} {
+// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,512)], hbm[{{[0-9]+}}, f32][(1,16384)] {nisa.seq = {{[0-3]}} : i64}
 func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %out = memref.alloc() {nki.hbm_offset = 262144 : i64} : memref<128x512xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
@@ -42,8 +46,9 @@ func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref
 // A [128, 1] column of 4-byte values is 128 descriptors, each paid as 512
 // bytes: 64 KiB of queue time for 512 bytes of data, so it is split over
 // four queues like a large transfer.
-// CHECK-LABEL: func.func @main
-// CHECK: nki.dma %arg0 to %{{.*}} {nki.start_ps = array<i64: 0, 0, 0, 0>, nki.streams = ["dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}", "dma{{[0-9]+}}"]}
+// CHECK-LABEL: nisa.program
+// CHECK-COUNT-4: nisa.stream @dma{{[0-9]+}} {
+// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,1)], hbm[{{[0-9]+}}, f32][(1,32)] {nisa.seq = {{[0-3]}} : i64}
 func.func @main(%arg0: memref<128x1xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x1xf32> {
   %out = memref.alloc() {nki.hbm_offset = 512 : i64} : memref<128x1xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x1xf32, #nki.memory<sbuf>>

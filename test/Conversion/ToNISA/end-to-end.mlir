@@ -3,7 +3,7 @@
 // a reference computed independently in Python integers (exact in fp32).
 // RUN: nki-opt %s --linalg-fuse-elementwise-ops \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
-// RUN:   --canonicalize --nki-tile --nki-unroll --nki-plan-memory --nki-schedule --nki-to-nisa -o %t.mlir
+// RUN:   --canonicalize --nki-tile --nki-unroll --nki-plan-memory --nki-schedule --nki-synchronize -o %t.mlir
 // RUN: FileCheck %s --input-file=%t.mlir --check-prefix=IR
 // RUN: nki-translate --nisa-to-binary %t.mlir -o %t.nkb
 // RUN: nki-run %t.nkb --random-inputs=7 --report | FileCheck %s --check-prefix=SIM
@@ -16,7 +16,7 @@
 // RUN: nki-opt %s --linalg-fuse-elementwise-ops \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
 // RUN:   --canonicalize --nki-tile --nki-unroll --nki-plan-memory=target=trn1 \
-// RUN:   --nki-schedule=target=trn1 --nki-to-nisa=target=trn1 | nki-translate --nisa-to-binary -o %t.trn1.nkb
+// RUN:   --nki-schedule=target=trn1 --nki-synchronize | nki-translate --nisa-to-binary -o %t.trn1.nkb
 // RUN: nki-run %t.trn1.nkb --input a=%t.dir/a.npy --input b=%t.dir/b.npy \
 // RUN:   --expected out0=%t.dir/c.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=EXACT
 

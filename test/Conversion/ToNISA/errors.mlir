@@ -1,5 +1,5 @@
-// RUN: nki-opt %s -split-input-file --nki-schedule --nki-to-nisa -verify-diagnostics
-// RUN: not nki-opt %s -split-input-file --nki-to-nisa=target=trn9 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: nki-opt %s -split-input-file --nki-schedule --nki-synchronize -verify-diagnostics
+// RUN: not nki-opt %s -split-input-file --nki-schedule=target=trn9 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // TARGET: error: unknown target 'trn9' (expected trn1 or trn2)
 

@@ -1,4 +1,4 @@
-// RUN: nki-opt %s -split-input-file --nki-schedule --nki-to-nisa | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-schedule --nki-synchronize | FileCheck %s
 
 // Hand-planned tile code (offsets as nki-plan-memory would set them) lowered
 // to a scheduled nisa.program: engines, access patterns and semaphores.

@@ -25,12 +25,16 @@
 // PLANNED: nki.alloc {offset = {{[0-9]+}} : i64} : memref<{{.*}}#nki.memory<psum>>
 // PLANNED: nki.matmul
 
-// Every tile op carries its stream and estimated start; the function its
-// estimated end.
-// SCHED: func.func @main{{.*}} attributes {nki.makespan_ps = {{[0-9]+}} : i64
-// SCHED: nki.matmul {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["pe"]}
-// SCHED: nki.activation "tanh" {{.*}} {nki.start_ps = array<i64: {{[0-9]+}}>, nki.streams = ["act"]}
-// SCHED-NOT: nisa.program
+// The scheduled program: instructions on their streams in the order they
+// run, each with its place in the program order, no semaphores yet; the
+// program carries the schedule's estimated end.
+// SCHED: nisa.program target("trn2") semaphores(0) attributes {nisa.makespan_ps = {{[0-9]+}} : i64}
+// SCHED: nisa.stream @pe
+// SCHED: nisa.matmul {{.*}} {nisa.seq = {{[0-9]+}} : i64}
+// SCHED: nisa.stream @act
+// SCHED: nisa.activation tanh {{.*}} {nisa.seq = {{[0-9]+}} : i64}
+// SCHED-NOT: wait(
+// SCHED-NOT: func.func
 
 // NISA: nisa.program target("trn2")
 // NISA-DAG: nisa.tensor @x input f32 [300, 64]

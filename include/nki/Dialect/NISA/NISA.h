@@ -24,6 +24,13 @@
 
 namespace nki::nisa {
 class InstructionOpInterface;
+
+/// On an instruction of a scheduled program that has no semaphores yet: its
+/// place in the program order (nki-schedule writes it, nki-synchronize
+/// places the semaphores from it and drops it). A program holding one is
+/// not encoded.
+inline constexpr llvm::StringLiteral kSeqAttr = "nisa.seq";
+
 namespace detail {
 /// The InstructionOpInterface verifier: isa::verifyInstruction on the op.
 mlir::LogicalResult verifyInstructionOp(mlir::Operation *op);
