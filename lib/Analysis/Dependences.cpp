@@ -50,15 +50,14 @@ void splitAt(RunMap &runs, uint64_t at) {
 class DependenceBuilder {
 public:
   void read(InstrId i, const MemoryAccess &a) {
-    RunMap &runs = covered(a);
-    for (auto it = runs.lower_bound(a.begin);
-         it != runs.end() && it->first < a.end; ++it) {
+    auto [first, last] = covered(a);
+    for (auto it = first; it != last; ++it) {
       Run &run = it->second;
       InstrId last = kNone;
       for (int lane = 0; lane < kLanes; ++lane) {
         InstrId w = run.writer[lane];
         if ((a.lanes >> lane & 1) && w != kNone && w != i && w != last) {
-          edges.push_back({w, i, RAW});
+          pending.push_back({w, i, RAW});
           last = w;
         }
       }
@@ -70,15 +69,14 @@ public:
   }
 
   void write(InstrId i, const MemoryAccess &a) {
-    RunMap &runs = covered(a);
-    auto first = runs.lower_bound(a.begin), last = first;
-    for (; last != runs.end() && last->first < a.end; ++last) {
-      Run &run = last->second;
+    auto [first, last] = covered(a);
+    for (auto it = first; it != last; ++it) {
+      Run &run = it->second;
       uint16_t readLanes = 0;
       for (Reader &r : run.readers)
         if (r.lanes & a.lanes) {
           if (r.id != i)
-            edges.push_back({r.id, i, WAR});
+            pending.push_back({r.id, i, WAR});
           readLanes |= r.lanes;
         }
       // Behind readers the old write is already ordered before `i`: by RAW
@@ -88,7 +86,7 @@ public:
         InstrId w = run.writer[lane];
         if ((a.lanes >> lane & 1) && !(readLanes >> lane & 1) && w != kNone &&
             w != i && w != prev) {
-          edges.push_back({w, i, WAW});
+          pending.push_back({w, i, WAW});
           prev = w;
         }
       }
@@ -105,51 +103,63 @@ public:
     }
     if (a.lanes != kAll)
       return;
-    runs.erase(first, last);
-    Run run(a.end);
+    // One run for the whole access, written by `i` in every lane.
+    Run &run = first->second;
+    run.end = a.end;
     run.writer.fill(i);
-    runs.emplace(a.begin, std::move(run));
+    run.readers.clear();
+    memories[a.memory].erase(std::next(first), last);
   }
 
-  std::vector<Dependence> finish() {
-    std::sort(edges.begin(), edges.end(),
+  /// Ends instruction `i`: its edges, each predecessor once, join the
+  /// result in (succ, pred) order. Edges are made per instruction, so
+  /// sorting each one's few predecessors orders them all.
+  void finishInstruction() {
+    std::sort(pending.begin(), pending.end(),
               [](const Dependence &a, const Dependence &b) {
-                return std::make_pair(a.succ, a.pred) <
-                       std::make_pair(b.succ, b.pred);
+                return a.pred < b.pred;
               });
-    std::vector<Dependence> merged;
-    for (const Dependence &e : edges) {
-      if (!merged.empty() && merged.back().pred == e.pred &&
-          merged.back().succ == e.succ)
-        merged.back().kinds |= e.kinds;
+    for (const Dependence &e : pending) {
+      if (!edges.empty() && edges.back().pred == e.pred &&
+          edges.back().succ == e.succ)
+        edges.back().kinds |= e.kinds;
       else
-        merged.push_back(e);
+        edges.push_back(e);
     }
-    return merged;
+    pending.clear();
   }
+
+  std::vector<Dependence> finish() { return std::move(edges); }
 
 private:
-  /// The runs of `a`'s memory, split so that runs start at a.begin and
-  /// a.end, with a run for every byte of [a.begin, a.end) (bytes nobody has
-  /// touched get empty runs).
-  RunMap &covered(const MemoryAccess &a) {
+  /// The runs of `a`'s memory that cover [a.begin, a.end) exactly, as an
+  /// iterator range: runs split so that runs start at a.begin and a.end,
+  /// and a run for every byte (bytes nobody has touched get empty runs).
+  std::pair<RunMap::iterator, RunMap::iterator>
+  covered(const MemoryAccess &a) {
     RunMap &runs = memories[a.memory];
+    // Most accesses are a tile's bytes again: one run, exactly.
+    auto it = runs.lower_bound(a.begin);
+    if (it != runs.end() && it->first == a.begin && it->second.end == a.end)
+      return {it, std::next(it)};
     splitAt(runs, a.begin);
     splitAt(runs, a.end);
+    // Fill the gaps, then the range.
     uint64_t cursor = a.begin;
-    for (auto it = runs.lower_bound(a.begin);
-         it != runs.end() && it->first < a.end; ++it) {
+    for (it = runs.lower_bound(a.begin); it != runs.end() && it->first < a.end;
+         ++it) {
       if (it->first > cursor)
-        it = runs.emplace(cursor, Run(it->first)).first;
+        it = runs.emplace_hint(it, cursor, Run(it->first));
       cursor = it->second.end;
     }
     if (cursor < a.end)
-      runs.emplace(cursor, Run(a.end));
-    return runs;
+      runs.emplace_hint(it, cursor, Run(a.end));
+    return {runs.lower_bound(a.begin), runs.lower_bound(a.end)};
   }
 
   std::unordered_map<uint32_t, RunMap> memories;
-  std::vector<Dependence> edges;
+  std::vector<Dependence> edges;   // final, sorted by (succ, pred)
+  std::vector<Dependence> pending; // the current instruction's
 };
 } // namespace
 
@@ -164,6 +174,7 @@ computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses) {
     for (const MemoryAccess &a : accesses[i])
       if (a.isWrite && a.begin < a.end && a.lanes)
         builder.write(i, a);
+    builder.finishInstruction();
   }
   return builder.finish();
 }

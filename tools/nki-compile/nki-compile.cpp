@@ -24,6 +24,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -67,6 +68,12 @@ static cl::list<std::string>
                 cl::desc("MODEL.onnx: static shape of a graph input, "
                          "NAME:AxBxC (repeatable)"),
                 cl::value_desc("NAME:AxBxC"));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass (default: after every phase; "
+             "the straight-line phases hold one op per instruction, and "
+             "each verification walks all of them)"),
+    cl::init(false));
 static cl::opt<bool> report("report",
                             cl::desc("Print time per phase, SBUF/PSUM peak "
                                      "use and instructions per engine"));
@@ -213,10 +220,16 @@ int main(int argc, char **argv) {
     TimingScope phaseScope = root.nest(nki::compilePhaseName(p).str());
     if (timing.isEnabled())
       pm.enableTiming(phaseScope);
+    pm.enableVerifier(verifyEach);
     nki::addPhasePasses(pm, options, p);
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(*module)))
       return 1;
+    if (!verifyEach) {
+      TimingScope verifyScope = phaseScope.nest("verify");
+      if (failed(verify(*module)))
+        return 1;
+    }
     rep.phaseSeconds.push_back(
         {nki::compilePhaseName(p).str(),
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -6,6 +6,10 @@
 // RUN: nki-compile %s --compile-to=nisa --target=trn1 | FileCheck %s --check-prefix=TRN1
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: nki-translate --binary-to-nisa %t.nkb | FileCheck %s --check-prefix=NISA
+// The IR is verified after each phase; --verify-each verifies it after
+// every pass, with the same result.
+// RUN: nki-compile %s --verify-each -o %t.each.nkb
+// RUN: cmp %t.nkb %t.each.nkb
 
 // GRAPH-LABEL: func.func @main
 // GRAPH: linalg.matmul
