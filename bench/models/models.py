@@ -136,9 +136,92 @@ def small_efficientnet():
                         num_classes=10)
 
 
+# --- OCR-style models of the compile-time benchmark ---------------------------
+
+def text_recognizer(classes=97, d=128, heads=4, layers=2):
+    """A CNN + attention text recogniser (CRNN with a transformer encoder
+    in place of the LSTM): conv + BN + ReLU stages that pool the 48-pixel
+    height to 1, the width as a sequence of d features, `layers` encoder
+    layers (multi-head self-attention, GELU MLP, layernorm) and a per-step
+    linear classifier."""
+    from torch import nn
+
+    class Recognizer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            chans, stages, cin = (32, 64, 128, d), [], 3
+            for i, c in enumerate(chans):
+                stages += [nn.Conv2d(cin, c, 3, padding=1, bias=False),
+                           nn.BatchNorm2d(c), nn.ReLU(inplace=True)]
+                # Height 48 -> 24 -> 12 -> 6 -> 3; width halves twice.
+                stages.append(nn.MaxPool2d((2, 2) if i < 2 else (2, 1)))
+                cin = c
+            stages += [nn.Conv2d(d, d, (3, 1), bias=False),
+                       nn.BatchNorm2d(d), nn.ReLU(inplace=True)]
+            self.cnn = nn.Sequential(*stages)
+            layer = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0,
+                                               activation="gelu",
+                                               batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, layers,
+                                                 enable_nested_tensor=False)
+            self.head = nn.Linear(d, classes)
+
+        def forward(self, x):
+            f = self.cnn(x)                       # [N, d, 1, W/4]
+            seq = f.flatten(2).transpose(1, 2)    # [N, W/4, d]
+            return self.head(self.encoder(seq))   # [N, W/4, classes]
+
+    return Recognizer()
+
+
+def text_detector():
+    """A DB-style text detector: torchvision's MobileNetV3-Large features
+    (hardswish, squeeze-and-excitation), an FPN neck over the stride 4, 8,
+    16 and 32 outputs (1x1 lateral convs, nearest 2x upsampling and adds),
+    the four levels upsampled to stride 4 and concatenated, and a head of
+    conv + BN + ReLU, twice a nearest 2x upsampling and a 3x3 conv, and a
+    sigmoid: a probability map at the input's resolution."""
+    import torch
+    from torch import nn
+    import torchvision.models as tvm
+
+    class Detector(nn.Module):
+        def __init__(self, inner=64):
+            super().__init__()
+            self.features = tvm.mobilenet_v3_large(weights=None).features
+            # Outputs after blocks 3, 6, 12 and 16: strides 4, 8, 16, 32.
+            self.taps, chans = (3, 6, 12, 16), (24, 40, 112, 960)
+            self.lateral = nn.ModuleList(nn.Conv2d(c, inner, 1) for c in chans)
+            self.smooth = nn.ModuleList(
+                nn.Conv2d(inner, inner // 4, 3, padding=1) for _ in chans)
+            up = lambda s: nn.Upsample(scale_factor=s, mode="nearest")  # noqa
+            self.up = nn.ModuleList(up(2 ** i) for i in range(4))
+            self.head = nn.Sequential(
+                nn.Conv2d(inner, inner // 4, 3, padding=1, bias=False),
+                nn.BatchNorm2d(inner // 4), nn.ReLU(inplace=True), up(2),
+                nn.Conv2d(inner // 4, inner // 4, 3, padding=1), up(2),
+                nn.Conv2d(inner // 4, 1, 3, padding=1), nn.Sigmoid())
+
+        def forward(self, x):
+            feats = []
+            for i, block in enumerate(self.features):
+                x = block(x)
+                if i in self.taps:
+                    feats.append(x)
+            lat = [conv(f) for conv, f in zip(self.lateral, feats)]
+            for i in range(3, 0, -1):  # top-down: coarse into fine
+                lat[i - 1] = lat[i - 1] + self.up[1](lat[i])
+            fused = torch.cat([up(conv(f)) for up, conv, f in
+                               zip(self.up, self.smooth, lat)], dim=1)
+            return self.head(fused)
+
+    return Detector()
+
+
 # name -> (constructor, input shape of one batch entry [C, H, W], note).
-# `bench` models are the benchmark's defaults; the others are the small
-# models of test/e2e/models/.
+# `bench` models are the benchmark's defaults, `compile` ones those of the
+# compile-time benchmark; the others are the small models of
+# test/e2e/models/.
 ZOO = {
     # benchmark (classifiers at 224 x 224)
     "resnet50": (_tv("resnet50"), (3, 224, 224), "bench"),
@@ -159,9 +242,16 @@ ZOO = {
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
                         (3, 32, 32), "test"),
+    # compile-time benchmark (bench/compile_time.py --models): the sizes
+    # of an OCR pipeline's classifier, recogniser and detector
+    "mobilenet_v3_cls": (_tv("mobilenet_v3_small", num_classes=4),
+                         (3, 48, 192), "compile"),
+    "text_recognizer": (text_recognizer, (3, 48, 320), "compile"),
+    "text_detector": (text_detector, (3, 320, 320), "compile"),
 }
 
 BENCH_MODELS = [n for n, v in ZOO.items() if v[2] == "bench"]
+COMPILE_MODELS = [n for n, v in ZOO.items() if v[2] == "compile"]
 
 
 def build(name):

@@ -32,6 +32,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -112,6 +113,26 @@ static void recordInstructions(ModuleOp module, Report &r) {
   });
 }
 
+/// The process's peak resident memory in bytes (VmHWM: since exec, unlike
+/// getrusage's ru_maxrss, which keeps a forking parent's), or -1 where
+/// /proc does not say.
+static int64_t peakResidentBytes() {
+  // Streamed: /proc files report a size of 0.
+  auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status");
+  if (!status)
+    return -1;
+  for (llvm::StringRef line : llvm::split((*status)->getBuffer(), '\n')) {
+    if (!line.consume_front("VmHWM:"))
+      continue;
+    llvm::StringRef value = line.trim(); // "123456 kB"
+    int64_t kib;
+    if (!value.consume_back("kB") || value.trim().getAsInteger(10, kib))
+      return -1;
+    return kib * 1024;
+  }
+  return -1;
+}
+
 static void printReport(const Report &r, llvm::raw_ostream &os) {
   os << "nki-compile report (target " << target << ")\n";
   os << llvm::format("  %-22s %10s\n", "phase", "seconds");
@@ -128,6 +149,8 @@ static void printReport(const Report &r, llvm::raw_ostream &os) {
   for (auto &[engine, n] : r.instructions)
     os << llvm::format("  instructions %-16s %8lld\n", engine.c_str(),
                        (long long)n);
+  if (int64_t peak = peakResidentBytes(); peak >= 0)
+    os << llvm::format("  peak memory: %.1f MiB\n", double(peak) / (1 << 20));
 }
 
 int main(int argc, char **argv) {

@@ -568,7 +568,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
 
   std::string rejected;
   LoweredInst lowered;
-  lowered.op = op;
+  lowered.loc = op->getLoc();
   // Offers `form` on `streams`, those the ISA's checks accept; a form no
   // stream accepts is dropped.
   auto tryForm = [&](isa::Instruction form,

@@ -33,7 +33,9 @@ struct Variant {
 
 /// One instruction of an op, with the streams that may run it.
 struct LoweredInst {
-  mlir::Operation *op = nullptr;
+  /// The tile op's location (the op itself is gone once nki-schedule has
+  /// lowered the function).
+  mlir::LocationAttr loc;
   /// The distinct instructions the op may become: usually one, shared by
   /// every stream that can run it (the DVE and the POOL, all DMA queues),
   /// and a second when the ACT runs it in another form.

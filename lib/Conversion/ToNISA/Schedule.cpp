@@ -124,11 +124,11 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
 } // namespace
 
 std::vector<sched::Dependence>
-computeOpDependences(llvm::ArrayRef<LoweredInst> ops) {
+computeOpDependences(llvm::MutableArrayRef<LoweredInst> ops) {
   std::vector<std::vector<sched::MemoryAccess>> accesses;
   accesses.reserve(ops.size());
-  for (const LoweredInst &op : ops)
-    accesses.push_back(op.accesses);
+  for (LoweredInst &op : ops)
+    accesses.push_back(std::move(op.accesses));
   return sched::computeDependences(accesses);
 }
 

@@ -54,6 +54,13 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
         lowerFunction(*desc, func, "nki-schedule");
     if (!tensors || failed(ops))
       return signalPassFailure();
+    // The lowered instructions are the program now: the tile code goes
+    // before the scheduling data is built, so that the two are never held
+    // at once (the unrolled tile code is the larger).
+    OpBuilder builder(func);
+    auto program = nki::nisa::ProgramOp::create(builder, func.getLoc(),
+                                                target.getValue(), 0);
+    eraseFunction(func);
 
     std::vector<nki::sched::Dependence> deps = computeOpDependences(*ops);
     nki::sched::SchedulingProblem problem =
@@ -64,25 +71,37 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
     absl::Status status = schedule.ok() ? nki::sched::verify(problem, *schedule)
                                         : schedule.status();
     if (!status.ok()) {
-      func.emitError() << "nki-schedule internal error: "
-                       << (schedule.ok() ? "the schedule is invalid: "
-                                         : "list scheduling failed: ")
-                       << std::string(status.message());
+      program.emitError() << "nki-schedule internal error: "
+                          << (schedule.ok() ? "the schedule is invalid: "
+                                            : "list scheduling failed: ")
+                          << std::string(status.message());
       return signalPassFailure();
     }
-    emitProgram(func, *tensors, *ops, *schedule,
-                schedule->makespan(problem));
+    program->setAttr(kMakespanAttr, builder.getI64IntegerAttr(
+                                        schedule->makespan(problem)));
+    fillProgram(program, *tensors, *ops, *schedule);
   }
 
-  void emitProgram(func::FuncOp func, ArrayRef<TensorEntry> tensors,
+  /// Erases the entry function and the globals only it read.
+  void eraseFunction(func::FuncOp func) {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    llvm::SetVector<Operation *> globals;
+    func.walk([&](memref::GetGlobalOp get) {
+      if (auto global = symbols.lookup<memref::GlobalOp>(get.getName()))
+        globals.insert(global);
+    });
+    func.erase();
+    nki::eraseUnreferencedGlobals(module, [&](memref::GlobalOp global) {
+      return globals.contains(global);
+    });
+  }
+
+  void fillProgram(nki::nisa::ProgramOp program, ArrayRef<TensorEntry> tensors,
                    ArrayRef<LoweredInst> ops,
-                   const nki::sched::Schedule &schedule, int64_t makespan) {
+                   const nki::sched::Schedule &schedule) {
     MLIRContext *ctx = &getContext();
-    OpBuilder builder(func);
-    auto programOp = nki::nisa::ProgramOp::create(builder, func.getLoc(),
-                                                  target.getValue(), 0);
-    programOp->setAttr(kMakespanAttr, builder.getI64IntegerAttr(makespan));
-    builder.setInsertionPointToStart(&programOp.getBody().front());
+    OpBuilder builder = OpBuilder::atBlockBegin(&program.getBody().front());
     for (const TensorEntry &t : tensors) {
       nki::nisa::TensorOp::create(
           builder, t.loc, builder.getStringAttr(t.decl.name),
@@ -99,7 +118,7 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
         continue;
       auto stream = nki::isa::StreamId::fromIndex(int(index));
       auto streamOp = nki::nisa::StreamOp::create(
-          builder, func.getLoc(), nki::isa::streamName(stream));
+          builder, program.getLoc(), nki::isa::streamName(stream));
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(&streamOp.getBody().front());
       for (nki::sched::TaskId t : order) {
@@ -107,23 +126,10 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
         const Variant *variant = llvm::find_if(
             op.variants, [&](const Variant &v) { return v.stream == stream; });
         Operation *inst = nki::nisa::buildInstructionOp(
-            builder, op.op->getLoc(), op.instruction(*variant));
+            builder, op.loc, op.instruction(*variant));
         inst->setAttr(kSeqAttr, builder.getI64IntegerAttr(int64_t(t)));
       }
     }
-
-    // The function and the globals it read are now the program.
-    ModuleOp module = getOperation();
-    SymbolTable symbols(module);
-    llvm::SetVector<Operation *> globals;
-    func.walk([&](memref::GetGlobalOp get) {
-      if (auto global = symbols.lookup<memref::GlobalOp>(get.getName()))
-        globals.insert(global);
-    });
-    func.erase();
-    nki::eraseUnreferencedGlobals(module, [&](memref::GlobalOp global) {
-      return globals.contains(global);
-    });
   }
 };
 

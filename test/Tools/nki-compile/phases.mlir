@@ -58,6 +58,7 @@
 // REPORT: SBUF peak: {{[0-9]+}} bytes per partition
 // REPORT: PSUM peak: {{[0-9]+}} bytes per partition
 // REPORT: instructions pe
+// REPORT: peak memory: {{[0-9]+\.[0-9]}} MiB
 
 func.func @main(%x: tensor<300x64xf32> {nki.name = "x"}, %w: tensor<64x96xf32> {nki.name = "w"}) -> tensor<300x96xf32> {
   %zero = arith.constant 0.0 : f32
