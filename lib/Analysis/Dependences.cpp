@@ -34,19 +34,6 @@ struct Run {
 };
 using RunMap = std::map<uint64_t, Run>; // keyed by the run's first byte
 
-/// Makes `at` the start of a run if a run straddles it.
-void splitAt(RunMap &runs, uint64_t at) {
-  auto it = runs.upper_bound(at);
-  if (it == runs.begin())
-    return;
-  --it;
-  if (it->first < at && at < it->second.end) {
-    Run tail = it->second;
-    it->second.end = at;
-    runs.emplace(at, std::move(tail));
-  }
-}
-
 class DependenceBuilder {
 public:
   void read(InstrId i, const MemoryAccess &a) {
@@ -135,26 +122,37 @@ private:
   /// The runs of `a`'s memory that cover [a.begin, a.end) exactly, as an
   /// iterator range: runs split so that runs start at a.begin and a.end,
   /// and a run for every byte (bytes nobody has touched get empty runs).
+  /// One search of the map; the rest are hinted insertions next to `it`.
   std::pair<RunMap::iterator, RunMap::iterator>
   covered(const MemoryAccess &a) {
     RunMap &runs = memories[a.memory];
-    // Most accesses are a tile's bytes again: one run, exactly.
-    auto it = runs.lower_bound(a.begin);
-    if (it != runs.end() && it->first == a.begin && it->second.end == a.end)
-      return {it, std::next(it)};
-    splitAt(runs, a.begin);
-    splitAt(runs, a.end);
-    // Fill the gaps, then the range.
-    uint64_t cursor = a.begin;
-    for (it = runs.lower_bound(a.begin); it != runs.end() && it->first < a.end;
-         ++it) {
-      if (it->first > cursor)
-        it = runs.emplace_hint(it, cursor, Run(it->first));
+    auto it = runs.upper_bound(a.begin);
+    if (it != runs.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first == a.begin) {
+        it = prev;
+      } else if (prev->second.end > a.begin) { // straddles a.begin
+        Run tail = prev->second;
+        prev->second.end = a.begin;
+        it = runs.emplace_hint(it, a.begin, std::move(tail));
+      }
+    }
+    auto first = runs.end();
+    for (uint64_t cursor = a.begin; cursor < a.end; ++it) {
+      if (it == runs.end() || it->first > cursor) // a gap: an empty run
+        it = runs.emplace_hint(
+            it, cursor,
+            Run(it == runs.end() ? a.end : std::min(it->first, a.end)));
+      if (first == runs.end())
+        first = it;
+      if (it->second.end > a.end) { // straddles a.end
+        Run tail = it->second;
+        it->second.end = a.end;
+        runs.emplace_hint(std::next(it), a.end, std::move(tail));
+      }
       cursor = it->second.end;
     }
-    if (cursor < a.end)
-      runs.emplace_hint(it, cursor, Run(a.end));
-    return {runs.lower_bound(a.begin), runs.lower_bound(a.end)};
+    return {first, it};
   }
 
   std::unordered_map<uint32_t, RunMap> memories;
