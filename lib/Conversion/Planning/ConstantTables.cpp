@@ -57,7 +57,7 @@ SmallVector<int64_t> elementOffsets(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (!type.hasStaticShape() ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
+      failed(tile::getStridesAndOffset(type, strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return {};

@@ -88,7 +88,7 @@ std::optional<std::array<int64_t, 4>> startOf(Value v, Value root) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (!shape || type.getRank() != 4 || !type.hasStaticShape() ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
+      failed(tile::getStridesAndOffset(type, strides, offset)) ||
       ShapedType::isDynamic(offset))
     return std::nullopt;
   ArrayRef<int64_t> s = *shape;

@@ -70,7 +70,7 @@ Value tiling::hbmView(OpBuilder &b, Location loc, Value buffer, Value offset,
 LogicalResult tiling::getStaticLayout(MemRefType type,
                                       SmallVectorImpl<int64_t> &strides,
                                       int64_t &offset) {
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(tile::getStridesAndOffset(type, strides, offset)))
     return failure();
   if (ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))

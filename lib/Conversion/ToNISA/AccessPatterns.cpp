@@ -102,7 +102,7 @@ getAccessPattern(const isa::TargetDesc &target, Operation *op, StringRef role,
   SmallVector<int64_t> strides;
   int64_t elemOffset;
   if (!type.hasStaticShape() ||
-      failed(type.getStridesAndOffset(strides, elemOffset)) ||
+      failed(tile::getStridesAndOffset(type, strides, elemOffset)) ||
       ShapedType::isDynamic(elemOffset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return fail() << "has a dynamic shape or layout " << type

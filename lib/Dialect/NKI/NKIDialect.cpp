@@ -25,6 +25,24 @@ void NKIDialect::initialize() {
       >();
 }
 
+LogicalResult nki::tile::getStridesAndOffset(MemRefType type,
+                                             SmallVectorImpl<int64_t> &strides,
+                                             int64_t &offset) {
+  if (!type.getLayout().isIdentity())
+    return type.getStridesAndOffset(strides, offset);
+  // Row-major: suffix products of the shape.
+  strides.assign(type.getRank(), 1);
+  for (int64_t d = type.getRank() - 2; d >= 0; --d) {
+    int64_t size = type.getDimSize(d + 1);
+    strides[d] = ShapedType::isDynamic(size) ||
+                         ShapedType::isDynamic(strides[d + 1])
+                     ? ShapedType::kDynamic
+                     : strides[d + 1] * size;
+  }
+  offset = 0;
+  return success();
+}
+
 std::optional<MemorySpace> nki::tile::getMemorySpace(MemRefType type) {
   if (auto attr = llvm::dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace()))
     return attr.getValue();

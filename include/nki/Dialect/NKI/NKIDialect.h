@@ -45,6 +45,13 @@ inline int64_t storageBytes(mlir::Type elementType) {
   return elementType.getIntOrFloatBitWidth() / 8;
 }
 
+/// MemRefType::getStridesAndOffset, without building the affine map of an
+/// identity layout (which MLIR does, and which took a tenth of the lowering
+/// of large programs, whose tiles all have identity layouts).
+mlir::LogicalResult getStridesAndOffset(mlir::MemRefType type,
+                                        llvm::SmallVectorImpl<int64_t> &strides,
+                                        int64_t &offset);
+
 /// The on-chip memory of a memref, or nullopt for HBM (default space).
 std::optional<MemorySpace> getMemorySpace(mlir::MemRefType type);
 inline bool isSbuf(mlir::Type t) {
