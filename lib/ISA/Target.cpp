@@ -107,6 +107,17 @@ const TargetDesc &getTarget(TargetKind kind) {
   return kTrn2;
 }
 
+std::string knownTargetNames() {
+  std::string names;
+  const TargetDesc *all[] = {&kTrn1, &kTrn2};
+  for (size_t i = 0; i < std::size(all); ++i) {
+    if (i)
+      names += i + 1 == std::size(all) ? " or " : ", ";
+    names += all[i]->name;
+  }
+  return names;
+}
+
 const TargetDesc *lookupTarget(std::string_view name) {
   for (const TargetDesc *t : {&kTrn1, &kTrn2})
     if (t->name == name)

@@ -44,6 +44,10 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
                          CompilePhase phase) {
   switch (phase) {
   case CompilePhase::Graph: {
+    // The target, named once on the module for every later pass.
+    NKISetTargetOptions setTarget;
+    setTarget.target = options.target;
+    pm.addPass(createNKISetTarget(setTarget));
     // TOSA to linalg, checks and decompositions, elementwise fusion.
     pm.addPass(createInlinerPass());
     tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
@@ -78,7 +82,6 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addPass(createCanonicalizerPass());
     NKITileOptions tile;
     tile.freeChunk = options.freeChunk;
-    tile.target = options.target;
     tile.sbufResident = options.sbufResident;
     pm.addNestedPass<func::FuncOp>(createNKITile(tile));
     return;
@@ -86,15 +89,11 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
   case CompilePhase::Planned: {
     pm.addNestedPass<func::FuncOp>(createNKIUnroll());
     pm.addPass(createNKIGatherConstants());
-    NKIPlanMemoryOptions plan;
-    plan.target = options.target;
-    pm.addNestedPass<func::FuncOp>(createNKIPlanMemory(plan));
+    pm.addNestedPass<func::FuncOp>(createNKIPlanMemory());
     return;
   }
   case CompilePhase::Scheduled: {
-    NKIScheduleOptions schedule;
-    schedule.target = options.target;
-    pm.addPass(createNKISchedule(schedule));
+    pm.addPass(createNKISchedule());
     return;
   }
   case CompilePhase::NISA: {

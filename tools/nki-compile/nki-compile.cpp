@@ -168,9 +168,9 @@ int main(int argc, char **argv) {
                  << " (expected graph, tiled, planned, scheduled or nisa)\n";
     return 1;
   }
-  if (target != "trn1" && target != "trn2") {
+  if (!nki::isa::lookupTarget(target)) {
     llvm::errs() << "nki-compile: unknown --target=" << target
-                 << " (expected trn1 or trn2)\n";
+                 << " (expected " << nki::isa::knownTargetNames() << ")\n";
     return 1;
   }
   if (autoCast != "none" && autoCast != "matmul") {

@@ -11,6 +11,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NKISetTarget : Pass<"nki-set-target", "mlir::ModuleOp"> {
+  let summary = "Name the target the module is compiled for";
+  let description = [{
+    Writes `nki.target = "<name>"` on the module, which every later pass
+    reads (nki-tile, nki-plan-memory, nki-schedule; `nki::tile::getTarget`)
+    instead of taking a target option of its own. An unknown name is an
+    error here, and so is a module attribute that names none when a pass
+    reads it. A module without the attribute is compiled for trn2. The
+    nki pipeline runs this pass first with its `target` option.
+
+    ```mlir
+    module attributes {nki.target = "trn1"} { ... }
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "trn1 | trn2">,
+  ];
+}
+
 def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
   let summary = "Check the input and bring it to the form tiling expects";
   let description = [{
@@ -174,8 +194,6 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
   let options = [
     Option<"freeChunk", "free-chunk", "int64_t", /*default=*/"2048",
            "Elements per partition of an elementwise tile">,
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2: the SBUF size tiles are budgeted against">,
     Option<"sbufResident", "sbuf-resident", "bool", /*default=*/"true",
            "Keep NCHW tensors that convolutions and poolings exchange in "
            "SBUF when they fit (docs/memory-planning.md)">,
@@ -239,10 +257,6 @@ def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {
     arguments and scratch allocations) get `nki.hbm_offset`. When the working
     set does not fit, the error prints the memory map at the peak.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2">,
-  ];
 }
 
 def NKITestPrintMemoryPlan
@@ -254,10 +268,6 @@ def NKITestPrintMemoryPlan
     size per partition, live range, allocation site) and per HBM tensor
     (offset, size, role), so lit tests can check a plan line by line.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2">,
-  ];
 }
 
 def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
@@ -313,10 +323,6 @@ def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["nki::nisa::NISADialect"];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2">,
-  ];
 }
 
 def NKISynchronize : Pass<"nki-synchronize", "mlir::ModuleOp"> {

@@ -9,6 +9,7 @@
 #define NKI_ISA_TARGET_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace nki::isa {
@@ -67,6 +68,8 @@ struct TargetDesc {
 const TargetDesc &getTarget(TargetKind kind);
 /// Returns null for an unknown name.
 const TargetDesc *lookupTarget(std::string_view name);
+/// The known target names for diagnostics: "trn1 or trn2".
+std::string knownTargetNames();
 constexpr TargetKind kDefaultTarget = TargetKind::Trn2;
 
 /// Duration in ps of `cycles` cycles at `clockMHz`, rounded up.

@@ -100,10 +100,9 @@ struct MemoryPlan {
   std::vector<HbmBuffer> hbm;
 };
 
-/// Runs every step on `func` for the target named `targetName`; emits the
-/// diagnostics and fails when any step fails.
-mlir::FailureOr<MemoryPlan> planMemory(mlir::func::FuncOp func,
-                                       llvm::StringRef targetName);
+/// Runs every step on `func` for its module's target (tile::getTarget);
+/// emits the diagnostics and fails when any step fails.
+mlir::FailureOr<MemoryPlan> planMemory(mlir::func::FuncOp func);
 
 /// "file:line:col 128x512xbf16": where the tile `alloc` (the `index`th of
 /// its function) was allocated and its shape, as memory maps show it.

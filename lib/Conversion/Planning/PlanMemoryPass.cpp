@@ -8,6 +8,7 @@
 
 #include "MemoryPlan.h"
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Conversion/Passes.h"
 
 namespace nki {
@@ -19,14 +20,11 @@ using namespace mlir;
 
 namespace nki::planning {
 
-FailureOr<MemoryPlan> planMemory(func::FuncOp func, StringRef targetName) {
-  const isa::TargetDesc *target = isa::lookupTarget(targetName);
-  if (!target)
-    return emitError(func.getLoc())
-           << "unknown target '" << targetName
-           << "' for memory planning (known: "
-           << isa::getTarget(isa::TargetKind::Trn1).name << ", "
-           << isa::getTarget(isa::TargetKind::Trn2).name << ")";
+FailureOr<MemoryPlan> planMemory(func::FuncOp func) {
+  FailureOr<const isa::TargetDesc *> chosen = tile::getTarget(func);
+  if (failed(chosen))
+    return failure();
+  const isa::TargetDesc *target = *chosen;
   if (failed(checkStraightLine(func)))
     return failure();
   reuseDeadInputs(func);
@@ -68,7 +66,7 @@ struct NKIPlanMemoryPass : nki::impl::NKIPlanMemoryBase<NKIPlanMemoryPass> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    if (failed(nki::planning::planMemory(func, target)))
+    if (failed(nki::planning::planMemory(func)))
       signalPassFailure();
   }
 };

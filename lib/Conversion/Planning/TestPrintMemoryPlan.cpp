@@ -12,6 +12,7 @@
 
 #include "MemoryPlan.h"
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Conversion/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -73,11 +74,12 @@ struct NKITestPrintMemoryPlanPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    FailureOr<MemoryPlan> plan = planMemory(func, target);
+    FailureOr<MemoryPlan> plan = planMemory(func);
     if (failed(plan))
       return signalPassFailure();
     llvm::raw_ostream &os = llvm::outs();
-    os << "memory plan @" << func.getName() << " on " << target << '\n';
+    os << "memory plan @" << func.getName() << " on "
+       << tile::findTarget(func)->name << '\n';
     for (const HbmBuffer &buffer : plan->hbm)
       printHbm(os, buffer);
     for (auto [i, tile] : llvm::enumerate(plan->tiles))

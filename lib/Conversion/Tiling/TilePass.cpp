@@ -14,6 +14,7 @@
 
 #include "../Conv/ConvGeneric.h"
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Target.h"
@@ -61,12 +62,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.depthwiseLoads = &depthwiseLoads;
     options.freeChunk = freeChunk;
     options.packBands = packBands;
-    const nki::isa::TargetDesc *desc = nki::isa::lookupTarget(target);
-    if (!desc) {
-      func.emitError() << "unknown target '" << target
-                       << "' (expected trn1 or trn2)";
+    FailureOr<const nki::isa::TargetDesc *> chosen =
+        nki::tile::getTarget(func);
+    if (failed(chosen))
       return signalPassFailure();
-    }
+    const nki::isa::TargetDesc *desc = *chosen;
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
     options.rates = {desc->peClockMHz,          desc->peFp32Factor,
                      desc->peMinColumns,        desc->peLoadStationaryCycles,

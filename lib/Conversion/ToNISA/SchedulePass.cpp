@@ -16,6 +16,7 @@
 #include "Schedule.h"
 #include "Tensors.h"
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NISA/ISAConversion.h"
 #include "nki/Dialect/NISA/NISA.h"
@@ -40,12 +41,11 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const nki::isa::TargetDesc *desc = nki::isa::lookupTarget(target);
-    if (!desc) {
-      module.emitError() << "unknown target '" << target
-                         << "' (expected trn1 or trn2)";
+    FailureOr<const nki::isa::TargetDesc *> chosen =
+        nki::tile::getTarget(module);
+    if (failed(chosen))
       return signalPassFailure();
-    }
+    const nki::isa::TargetDesc *desc = *chosen;
     func::FuncOp func = findEntryFunction(module, "nki-schedule");
     if (!func)
       return signalPassFailure();
@@ -58,8 +58,8 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
     // before the scheduling data is built, so that the two are never held
     // at once (the unrolled tile code is the larger).
     OpBuilder builder(func);
-    auto program = nki::nisa::ProgramOp::create(builder, func.getLoc(),
-                                                target.getValue(), 0);
+    auto program =
+        nki::nisa::ProgramOp::create(builder, func.getLoc(), desc->name, 0);
     eraseFunction(func);
 
     std::vector<nki::sched::Dependence> deps = computeOpDependences(*ops);

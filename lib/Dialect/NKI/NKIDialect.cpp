@@ -2,6 +2,9 @@
 
 #include "nki/Dialect/NKI/NKIDialect.h"
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
+
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -23,6 +26,28 @@ void NKIDialect::initialize() {
 #define GET_OP_LIST
 #include "nki/Dialect/NKI/NKIOps.cpp.inc"
       >();
+}
+
+const nki::isa::TargetDesc *nki::tile::findTarget(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  Attribute attr = module ? module->getAttr(kTargetAttr) : Attribute();
+  if (!attr)
+    return &isa::getTarget(isa::kDefaultTarget);
+  auto name = dyn_cast<StringAttr>(attr);
+  return name ? isa::lookupTarget(name.getValue()) : nullptr;
+}
+
+FailureOr<const nki::isa::TargetDesc *> nki::tile::getTarget(Operation *op) {
+  if (const isa::TargetDesc *target = findTarget(op))
+    return target;
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  return module.emitError()
+         << "unknown target " << module->getAttr(kTargetAttr) << " in '"
+         << kTargetAttr << "' (expected " << isa::knownTargetNames() << ")";
 }
 
 LogicalResult nki::tile::getStridesAndOffset(MemRefType type,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Instruction.h"
 #include "nki/ISA/Target.h"
@@ -17,8 +18,12 @@ using namespace mlir;
 using namespace nki::tile;
 namespace isa = nki::isa;
 
-static const isa::TargetDesc &limits() {
-  return isa::getTarget(isa::kDefaultTarget);
+/// The limits op verifiers check against: those of the module's target
+/// (the default one where the module names none it knows; the passes
+/// report a bad name).
+static const isa::TargetDesc &limits(Operation *op) {
+  const isa::TargetDesc *target = findTarget(op);
+  return target ? *target : isa::getTarget(isa::kDefaultTarget);
 }
 
 namespace {
@@ -69,10 +74,10 @@ static LogicalResult verifyTile(Operation *op, Value v, StringRef role,
     return op->emitOpError() << role << " must have a static shape of rank "
                              << ">= 1 (partitions first), got " << type;
   int64_t partitions = type.getDimSize(0);
-  if (partitions < 1 || partitions > limits().numPartitions)
+  if (partitions < 1 || partitions > limits(op).numPartitions)
     return op->emitOpError() << role << " has " << partitions
                              << " partitions; the limit is "
-                             << limits().numPartitions;
+                             << limits(op).numPartitions;
   return success();
 }
 
@@ -113,10 +118,10 @@ LogicalResult AllocOp::verify() {
   int64_t bytesPerPartition =
       getShape(getTile()).free * storageBytes(type.getElementType());
   if (getMemorySpace(type) == MemorySpace::PSUM &&
-      bytesPerPartition > limits().psumBankBytes)
+      bytesPerPartition > limits(getOperation()).psumBankBytes)
     return emitOpError() << "PSUM tile of " << bytesPerPartition
                          << " bytes per partition exceeds a "
-                         << limits().psumBankBytes << "-byte bank";
+                         << limits(getOperation()).psumBankBytes << "-byte bank";
   return success();
 }
 
@@ -146,12 +151,12 @@ LogicalResult MatmulOp::verify() {
   if (s.partitions != m.partitions)
     return emitOpError() << "stationary K=" << s.partitions
                          << " differs from moving K=" << m.partitions;
-  if (s.free > limits().matmulMaxM)
+  if (s.free > limits(getOperation()).matmulMaxM)
     return emitOpError() << "M=" << s.free << " exceeds "
-                         << limits().matmulMaxM;
-  if (m.free > limits().matmulMaxN)
+                         << limits(getOperation()).matmulMaxM;
+  if (m.free > limits(getOperation()).matmulMaxN)
     return emitOpError() << "N=" << m.free << " exceeds "
-                         << limits().matmulMaxN;
+                         << limits(getOperation()).matmulMaxN;
   if (a.partitions != s.free || a.free != m.free)
     return emitOpError() << "accumulator " << describe(a) << " must be [M="
                          << s.free << ", N=" << m.free << "]";
@@ -165,9 +170,9 @@ LogicalResult TransposeOp::verify() {
       failed(verifyTile(*this, getDst(), "destination", false, true)))
     return failure();
   TileShape s = getShape(getSrc()), d = getShape(getDst());
-  if (s.free > limits().transposeMaxF)
+  if (s.free > limits(getOperation()).transposeMaxF)
     return emitOpError() << "source free size " << s.free << " exceeds "
-                         << limits().transposeMaxF;
+                         << limits(getOperation()).transposeMaxF;
   if (d.partitions != s.free || d.free != s.partitions)
     return emitOpError() << "destination " << describe(d) << " must be "
                          << describe({std::nullopt, s.free, s.partitions});

@@ -1,5 +1,5 @@
 // RUN: nki-opt %s -split-input-file -nki-test-print-memory-plan -o /dev/null | FileCheck %s
-// RUN: nki-opt %s -split-input-file -nki-test-print-memory-plan=target=trn1 -o /dev/null | FileCheck %s --check-prefix=TRN1
+// RUN: nki-opt %s -split-input-file --nki-set-target=target=trn1 -nki-test-print-memory-plan -o /dev/null | FileCheck %s --check-prefix=TRN1
 
 // The plan, line by line: "<memory> offset <bytes> size <bytes per
 // partition> live [first, last] <file:line:col> <shape>". Positions count the

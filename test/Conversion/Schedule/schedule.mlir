@@ -1,5 +1,5 @@
 // RUN: nki-opt %s -split-input-file --nki-schedule | FileCheck %s
-// RUN: nki-opt %s -split-input-file --nki-schedule=target=trn1 | FileCheck %s --check-prefix=TRN1
+// RUN: nki-opt %s -split-input-file --nki-set-target=target=trn1 --nki-schedule | FileCheck %s --check-prefix=TRN1
 
 // nki-schedule lowers the tile code to a nisa.program: each stream's
 // instructions in the order they run, each with its place in the program

@@ -4,7 +4,7 @@
 // this, a max over many window slices (a pooling window) overflowed SBUF
 // in nki-plan-memory.
 // RUN: nki-opt %s -split-input-file --nki-tile=free-chunk=65536 | FileCheck %s
-// RUN: nki-opt %s -split-input-file --nki-tile="free-chunk=65536 target=trn1" | FileCheck %s --check-prefix=TRN1
+// RUN: nki-opt %s -split-input-file --nki-set-target=target=trn1 --nki-tile="free-chunk=65536" | FileCheck %s --check-prefix=TRN1
 // RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s --check-prefix=DEFAULT
 
 // x, y and z are loaded before the body runs; with x + y that is four

@@ -15,8 +15,8 @@
 // Same on trn1 (other clocks, DMA bandwidth and SBUF size).
 // RUN: nki-opt %s --linalg-fuse-elementwise-ops \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
-// RUN:   --canonicalize --nki-tile --nki-unroll --nki-plan-memory=target=trn1 \
-// RUN:   --nki-schedule=target=trn1 --nki-synchronize | nki-translate --nisa-to-binary -o %t.trn1.nkb
+// RUN:   --canonicalize --nki-set-target=target=trn1 --nki-tile --nki-unroll --nki-plan-memory \
+// RUN:   --nki-schedule --nki-synchronize | nki-translate --nisa-to-binary -o %t.trn1.nkb
 // RUN: nki-run %t.trn1.nkb --input a=%t.dir/a.npy --input b=%t.dir/b.npy \
 // RUN:   --expected out0=%t.dir/c.npy --rtol 0 --atol 0 | FileCheck %s --check-prefix=EXACT
 

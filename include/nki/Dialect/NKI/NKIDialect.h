@@ -35,6 +35,12 @@ inline constexpr llvm::StringLiteral kOutputOffsetsAttr = "nki.output_offsets";
 /// carried type, e.g. ONNX INT64 carried as i32 (docs/onnx.md).
 inline constexpr llvm::StringLiteral kHostTypeAttr = "nki.host_type";
 
+/// On the module: the name of the target the program is compiled for (a
+/// string: "trn1", "trn2"). nki-set-target (the pipeline's first pass)
+/// writes it; a module without one is compiled for isa::kDefaultTarget.
+/// Every pass reads the target from here (ModuleTarget.h).
+inline constexpr llvm::StringLiteral kTargetAttr = "nki.target";
+
 /// Bytes per element of a tensor or tile of `elementType` on the machine:
 /// i1 is stored as one byte (0 or 1); 0 for types the machine cannot store.
 inline int64_t storageBytes(mlir::Type elementType) {
