@@ -39,7 +39,13 @@ struct NKIUnrollPass : nki::impl::NKIUnrollBase<NKIUnrollPass> {
     for (RegisteredOperationName op :
          getContext().getRegisteredOperations())
       op.getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    // Top down, constants fold into their users in one sweep; the body is
+    // one block, so there is no region to simplify (that walk cost a
+    // fifth of the pass on programs of 100 k instructions).
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
       return signalPassFailure();
   }
 };
