@@ -147,12 +147,14 @@ def main():
     print("|---|---:|---:|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|")
     for family in args.only or sorted(FAMILIES):
         make = FAMILIES[family]
-        # Instructions per layer from a two-layer program, then layers scaled.
-        _, _, base, _ = compile_program(args.bin, make(2), args.work,
-                                        f"{family}-probe")
-        per_layer = base / 2
+        # Instructions per layer from programs of two and six layers (the
+        # difference leaves out the fixed part), then layers scaled.
+        counts = [compile_program(args.bin, make(n), args.work,
+                                  f"{family}-probe{n}")[2] for n in (2, 6)]
+        per_layer = (counts[1] - counts[0]) / 4
+        fixed = counts[0] - 2 * per_layer
         for size in sizes:
-            layers = max(1, round(size / per_layer))
+            layers = max(1, round((size - fixed) / per_layer))
             wall, phases, insts, rss = compile_program(
                 args.bin, make(layers), args.work, f"{family}-{layers}")
             print(f"| {family} | {layers} | {insts} | " +

@@ -49,20 +49,41 @@ static_assert(kChecksumAt + kChecksumBytes == kBinaryHeaderBytes,
 /// initial value and final xor 0xFFFFFFFF), so Python's zlib.crc32 checks
 /// a file too. It detects every single-bit error and every burst of up to
 /// 32 bits, which a sum or a plain hash of this size does not guarantee.
+///
+/// Slicing-by-8 (eight tables, eight bytes per step): several times the
+/// speed of the byte-at-a-time loop, which took a fifth of writing a
+/// ResNet-50's 100 MB binary.
 uint32_t crc32(std::string_view bytes) {
-  static constexpr std::array<uint32_t, 256> kTable = [] {
-    std::array<uint32_t, 256> table{};
+  using Tables = std::array<std::array<uint32_t, 256>, 8>;
+  static constexpr Tables kTables = [] {
+    Tables t{};
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k)
         c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      table[i] = c;
+      t[0][i] = c;
     }
-    return table;
+    for (uint32_t i = 0; i < 256; ++i)
+      for (size_t k = 1; k < 8; ++k)
+        t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+    return t;
   }();
   uint32_t crc = 0xFFFFFFFFu;
-  for (char ch : bytes)
-    crc = kTable[(crc ^ uint8_t(ch)) & 0xFF] ^ (crc >> 8);
+  const auto *p = reinterpret_cast<const uint8_t *>(bytes.data());
+  size_t n = bytes.size();
+  for (; n >= 8; n -= 8, p += 8) {
+    // Little-endian words by bytes, whatever the host's order.
+    uint32_t lo = crc ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 |
+                         uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
+    uint32_t hi = uint32_t(p[4]) | uint32_t(p[5]) << 8 |
+                  uint32_t(p[6]) << 16 | uint32_t(p[7]) << 24;
+    crc = kTables[7][lo & 0xFF] ^ kTables[6][(lo >> 8) & 0xFF] ^
+          kTables[5][(lo >> 16) & 0xFF] ^ kTables[4][lo >> 24] ^
+          kTables[3][hi & 0xFF] ^ kTables[2][(hi >> 8) & 0xFF] ^
+          kTables[1][(hi >> 16) & 0xFF] ^ kTables[0][hi >> 24];
+  }
+  for (; n > 0; --n, ++p)
+    crc = kTables[0][(crc ^ *p) & 0xFF] ^ (crc >> 8);
   return crc ^ 0xFFFFFFFFu;
 }
 
