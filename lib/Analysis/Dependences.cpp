@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 namespace nki::sched {
@@ -161,20 +162,105 @@ private:
 };
 } // namespace
 
+namespace {
+/// Shards own stripes of this many bytes of each memory, round robin
+/// across memories and stripes: HBM (one memory, most of the accesses of
+/// a large program) is shared out, and each on-chip block (less than a
+/// stripe) goes to one shard.
+constexpr uint64_t kStripeBytes = uint64_t(1) << 20;
+
+/// The edges through the bytes `shard` of `shards` owns: bytes are
+/// independent, so each shard's edges are exactly the full analysis's
+/// edges through its bytes (an access crossing stripes is cut there).
 std::vector<Dependence>
-computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses) {
+shardDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
+                 uint32_t shard, uint32_t shards) {
   DependenceBuilder builder;
+  auto forMine = [&](const MemoryAccess &a, auto &&f) {
+    if (a.begin >= a.end || !a.lanes)
+      return;
+    if (shards == 1)
+      return f(a);
+    for (uint64_t lo = a.begin, hi; lo < a.end; lo = hi) {
+      uint64_t stripe = lo / kStripeBytes;
+      hi = std::min(a.end, (stripe + 1) * kStripeBytes);
+      if ((a.memory + stripe) % shards != shard)
+        continue;
+      MemoryAccess piece = a;
+      piece.begin = lo;
+      piece.end = hi;
+      f(piece);
+    }
+  };
   for (InstrId i = 0; i < accesses.size(); ++i) {
     // Reads first: an instruction reads its operands before it writes.
     for (const MemoryAccess &a : accesses[i])
-      if (!a.isWrite && a.begin < a.end && a.lanes)
-        builder.read(i, a);
+      if (!a.isWrite)
+        forMine(a, [&](const MemoryAccess &p) { builder.read(i, p); });
     for (const MemoryAccess &a : accesses[i])
-      if (a.isWrite && a.begin < a.end && a.lanes)
-        builder.write(i, a);
+      if (a.isWrite)
+        forMine(a, [&](const MemoryAccess &p) { builder.write(i, p); });
     builder.finishInstruction();
   }
   return builder.finish();
+}
+
+/// Two edge lists sorted by (succ, pred) as one, a pair found by both once
+/// with the reasons of both.
+std::vector<Dependence> mergeEdges(const std::vector<Dependence> &a,
+                                   const std::vector<Dependence> &b) {
+  std::vector<Dependence> out;
+  out.reserve(a.size() + b.size());
+  auto key = [](const Dependence &d) { return std::make_pair(d.succ, d.pred); };
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && key(a[i]) < key(b[j]))) {
+      out.push_back(a[i++]);
+    } else if (i == a.size() || key(b[j]) < key(a[i])) {
+      out.push_back(b[j++]);
+    } else {
+      out.push_back(a[i++]);
+      out.back().kinds |= b[j++].kinds;
+    }
+  }
+  return out;
+}
+
+/// Below this many accesses a second thread costs more than it saves.
+constexpr size_t kParallelAccesses = 200000;
+} // namespace
+
+std::vector<Dependence>
+computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
+                   unsigned threads) {
+  if (threads <= 1)
+    return shardDependences(accesses, 0, 1);
+  std::vector<std::vector<Dependence>> shards(threads);
+  std::vector<std::thread> helpers;
+  for (unsigned k = 1; k < threads; ++k)
+    helpers.emplace_back(
+        [&, k] { shards[k] = shardDependences(accesses, k, threads); });
+  shards[0] = shardDependences(accesses, 0, threads);
+  for (std::thread &t : helpers)
+    t.join();
+  std::vector<Dependence> edges = std::move(shards[0]);
+  for (unsigned k = 1; k < threads; ++k)
+    edges = mergeEdges(edges, shards[k]);
+  return edges;
+}
+
+std::vector<Dependence>
+computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses) {
+  size_t total = 0;
+  for (const std::vector<MemoryAccess> &list : accesses)
+    total += list.size();
+  // Large programs: the memories split between the cores (the analysis is
+  // about a third of compiling a program of a million instructions).
+  unsigned threads =
+      total < kParallelAccesses
+          ? 1
+          : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+  return computeDependences(accesses, threads);
 }
 
 } // namespace nki::sched

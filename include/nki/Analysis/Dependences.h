@@ -54,8 +54,16 @@ struct Dependence {
 /// `accesses[i]` lists instruction i's operands; empty intervals are ignored.
 /// O((A + E) log A) for A accesses and E edges, when accesses do not each
 /// straddle many differently-used runs of bytes.
+/// Programs of 200,000 accesses and more run on two threads (below).
 std::vector<Dependence>
 computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses);
+
+/// The same with the bytes split over `threads` threads (1 MiB stripes of
+/// each memory, round robin; 0 or 1: no thread), the edges merged: the
+/// result does not depend on `threads`.
+std::vector<Dependence>
+computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
+                   unsigned threads);
 
 } // namespace nki::sched
 

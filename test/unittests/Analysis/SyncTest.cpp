@@ -411,4 +411,36 @@ TEST(DependenceTest, RandomAccessesMatchBruteForce) {
   }
 }
 
+TEST(DependenceTest, ThreadsDoNotChangeTheEdges) {
+  // Bytes split over threads: the same edges, kinds included, whatever the
+  // thread count, on a program large enough to take the threaded path by
+  // default too.
+  std::mt19937 rng(7);
+  std::vector<std::vector<MemoryAccess>> accesses(80000);
+  for (auto &list : accesses)
+    for (int k = 1 + rng() % 5; k > 0; --k) {
+      // Addresses over 8 MiB, some accesses across 1 MiB stripes.
+      uint64_t b = rng() % (8 << 20);
+      uint64_t len = 1 + rng() % (rng() % 8 ? 4096 : (1 << 20));
+      uint16_t lanes = rng() % 3 ? MemoryAccess::kAllLanes
+                                 : uint16_t(1 + rng() % 0xFFFF);
+      list.push_back({uint32_t(rng() % 5), b, b + len, rng() % 3 == 0, lanes});
+    }
+  auto same = [](const std::vector<Dependence> &a,
+                 const std::vector<Dependence> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].pred != b[i].pred || a[i].succ != b[i].succ ||
+          a[i].kinds != b[i].kinds)
+        return false;
+    return true;
+  };
+  std::vector<Dependence> one = computeDependences(accesses, 1);
+  ASSERT_FALSE(one.empty());
+  EXPECT_TRUE(same(one, computeDependences(accesses, 2)));
+  EXPECT_TRUE(same(one, computeDependences(accesses, 3)));
+  EXPECT_TRUE(same(one, computeDependences(accesses)));
+}
+
 } // namespace
