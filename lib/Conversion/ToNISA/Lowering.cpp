@@ -24,10 +24,10 @@ namespace {
 /// (its error is already emitted).
 class InstBuilder {
 public:
+  // The instruction's `loc` stays empty: its nisa op carries the op's
+  // location itself (LoweredInst::loc), and diagnostics here name the op.
   InstBuilder(const isa::TargetDesc &target, Operation *op)
-      : target(target), op(op) {
-    inst.loc = nisa::locationToString(op->getLoc());
-  }
+      : target(target), op(op) {}
 
   void set(isa::AccessPattern &field, StringRef role, Value view,
            DimMerging merging = DimMerging::Merge) {

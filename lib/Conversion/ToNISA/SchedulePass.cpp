@@ -36,6 +36,12 @@ using namespace nki::tonisa;
 
 namespace {
 
+/// A verified schedule and its estimated end in picoseconds.
+struct Scheduled {
+  nki::sched::Schedule schedule;
+  int64_t makespan = 0;
+};
+
 struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
   using Base::Base;
 
@@ -62,24 +68,35 @@ struct NKISchedulePass : nki::impl::NKIScheduleBase<NKISchedulePass> {
         nki::nisa::ProgramOp::create(builder, func.getLoc(), desc->name, 0);
     eraseFunction(func);
 
-    std::vector<nki::sched::Dependence> deps = computeOpDependences(*ops);
-    nki::sched::SchedulingProblem problem =
-        buildSchedulingProblem(*desc, *ops, deps);
-    deps.clear();
-    deps.shrink_to_fit();
-    absl::StatusOr<nki::sched::Schedule> schedule = nki::sched::solve(problem);
-    absl::Status status = schedule.ok() ? nki::sched::verify(problem, *schedule)
-                                        : schedule.status();
-    if (!status.ok()) {
+    absl::StatusOr<Scheduled> scheduled = scheduleOps(*desc, *ops);
+    if (!scheduled.ok()) {
       program.emitError() << "nki-schedule internal error: "
-                          << (schedule.ok() ? "the schedule is invalid: "
-                                            : "list scheduling failed: ")
-                          << std::string(status.message());
+                          << std::string(scheduled.status().message());
       return signalPassFailure();
     }
-    program->setAttr(kMakespanAttr, builder.getI64IntegerAttr(
-                                        schedule->makespan(problem)));
-    fillProgram(program, *tensors, *ops, *schedule);
+    program->setAttr(kMakespanAttr,
+                     builder.getI64IntegerAttr(scheduled->makespan));
+    fillProgram(program, *tensors, *ops, scheduled->schedule);
+  }
+
+  /// The verified schedule of `ops`. The dependences and the problem are
+  /// gone once it is made: the nisa program is built next, and large
+  /// programs peak there.
+  static absl::StatusOr<Scheduled>
+  scheduleOps(const nki::isa::TargetDesc &desc, std::vector<LoweredInst> &ops) {
+    nki::sched::SchedulingProblem problem = [&] {
+      std::vector<nki::sched::Dependence> deps = computeOpDependences(ops);
+      return buildSchedulingProblem(desc, ops, deps);
+    }();
+    absl::StatusOr<nki::sched::Schedule> schedule = nki::sched::solve(problem);
+    if (!schedule.ok())
+      return absl::InternalError("list scheduling failed: " +
+                                 std::string(schedule.status().message()));
+    if (absl::Status st = nki::sched::verify(problem, *schedule); !st.ok())
+      return absl::InternalError("the schedule is invalid: " +
+                                 std::string(st.message()));
+    int64_t makespan = schedule->makespan(problem);
+    return Scheduled{std::move(*schedule), makespan};
   }
 
   /// Erases the entry function and the globals only it read.
