@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 
 #include "mlir/IR/Builders.h"

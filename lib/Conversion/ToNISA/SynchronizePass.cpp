@@ -40,8 +40,7 @@ struct Placed {
 LogicalResult synchronize(nisa::ProgramOp program) {
   const nki::isa::TargetDesc *desc = program.getTargetDesc();
   if (!desc)
-    return program.emitOpError()
-           << "has an unknown target '" << program.getTarget() << "'";
+    return program.verify(); // its diagnostic for an unknown target
   size_t numStreams = 4 + size_t(desc->numDmaQueues);
   std::vector<Placed> insts;
   nisa::InstructionOpInterface unordered;
@@ -76,48 +75,47 @@ LogicalResult synchronize(nisa::ProgramOp program) {
   std::vector<size_t> byOrder(insts.size());
   for (size_t i = 0; i < insts.size(); ++i)
     byOrder[i] = i;
-  llvm::stable_sort(byOrder,
-                    [&](size_t a, size_t b) { return insts[a].seq < insts[b].seq; });
-  std::vector<sched::InstrId> id(insts.size());
+  llvm::stable_sort(
+      byOrder, [&](size_t a, size_t b) { return insts[a].seq < insts[b].seq; });
+  std::vector<sched::InstrId> rankOf(insts.size());
   std::vector<std::vector<sched::MemoryAccess>> accesses(insts.size());
   for (auto [rank, i] : llvm::enumerate(byOrder)) {
     if (rank > 0 && insts[byOrder[rank - 1]].seq == insts[i].seq)
       return insts[i].op.emitOpError()
              << "has '" << kSeqAttr << "' " << insts[i].seq
              << ", as another instruction has";
-    id[i] = sched::InstrId(rank);
+    rankOf[i] = sched::InstrId(rank);
     accesses[rank] = getAccesses(nisa::toInstruction(insts[i].op));
   }
   std::vector<std::vector<sched::InstrId>> order(numStreams);
   for (auto [i, inst] : llvm::enumerate(insts))
-    order[inst.stream].push_back(id[i]);
+    order[inst.stream].push_back(rankOf[i]);
 
   absl::StatusOr<sched::SyncPlan> plan =
       planSemaphores(std::move(order), sched::computeDependences(accesses));
   if (!plan.ok())
-    return program.emitOpError()
-           << "cannot be synchronised: " << std::string(plan.status().message());
+    return program.emitOpError() << "cannot be synchronised: "
+                                 << std::string(plan.status().message());
 
   Builder b(program.getContext());
   for (auto [i, inst] : llvm::enumerate(insts)) {
     Operation *op = inst.op;
     op->removeAttr(kSeqAttr);
-    const std::vector<sched::SemaphoreWait> &waits = plan->waits[id[i]];
+    const std::vector<sched::SemaphoreWait> &waits = plan->waits[rankOf[i]];
     if (!waits.empty()) {
       SmallVector<int64_t> pairs;
       for (const sched::SemaphoreWait &w : waits)
         pairs.append({int64_t(w.semaphore), int64_t(w.value)});
       op->setAttr("waits", b.getDenseI64ArrayAttr(pairs));
     }
-    if (std::optional<uint32_t> signal = plan->signal[id[i]])
+    if (std::optional<uint32_t> signal = plan->signal[rankOf[i]])
       op->setAttr("signal", b.getDenseI64ArrayAttr({int64_t(*signal), 1}));
   }
   program.setSemaphores(plan->numSemaphores);
   return success();
 }
 
-struct NKISynchronizePass
-    : nki::impl::NKISynchronizeBase<NKISynchronizePass> {
+struct NKISynchronizePass : nki::impl::NKISynchronizeBase<NKISynchronizePass> {
   void runOnOperation() override {
     for (auto program : getOperation().getOps<nisa::ProgramOp>())
       if (failed(synchronize(program)))

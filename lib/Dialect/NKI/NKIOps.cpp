@@ -117,11 +117,12 @@ LogicalResult AllocOp::verify() {
     return emitOpError("tile must have the identity layout");
   int64_t bytesPerPartition =
       getShape(getTile()).free * storageBytes(type.getElementType());
+  int64_t bankBytes = limits(getOperation()).psumBankBytes;
   if (getMemorySpace(type) == MemorySpace::PSUM &&
-      bytesPerPartition > limits(getOperation()).psumBankBytes)
+      bytesPerPartition > bankBytes)
     return emitOpError() << "PSUM tile of " << bytesPerPartition
-                         << " bytes per partition exceeds a "
-                         << limits(getOperation()).psumBankBytes << "-byte bank";
+                         << " bytes per partition exceeds a " << bankBytes
+                         << "-byte bank";
   return success();
 }
 
