@@ -117,9 +117,10 @@ LogicalResult AllocOp::verify() {
     return emitOpError("tile must have the identity layout");
   int64_t bytesPerPartition =
       getShape(getTile()).free * storageBytes(type.getElementType());
+  if (getMemorySpace(type) != MemorySpace::PSUM)
+    return success();
   int64_t bankBytes = limits(getOperation()).psumBankBytes;
-  if (getMemorySpace(type) == MemorySpace::PSUM &&
-      bytesPerPartition > bankBytes)
+  if (bytesPerPartition > bankBytes)
     return emitOpError() << "PSUM tile of " << bytesPerPartition
                          << " bytes per partition exceeds a " << bankBytes
                          << "-byte bank";
