@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 
@@ -27,11 +28,61 @@ struct Reader {
   uint16_t lanes; // those it read since each one's last write
 };
 
+/// A run of bytes: its last writer per lane and its readers since. Most
+/// runs are written in every lane at once, so one writer stands for all
+/// lanes until a write to some of them needs the per-lane array (a large
+/// program has millions of runs; the array would triple their size).
 struct Run {
   uint64_t end = 0;
-  std::array<InstrId, kLanes> writer; // per lane, kNone if never written
-  std::vector<Reader> readers;        // in program order
-  Run(uint64_t end = 0) : end(end) { writer.fill(kNone); }
+  InstrId writer = kNone; // of every lane, while `laneWriters` is null
+  std::unique_ptr<std::array<InstrId, kLanes>> laneWriters;
+  std::vector<Reader> readers; // in program order
+
+  explicit Run(uint64_t end = 0) : end(end) {}
+  Run(const Run &o)
+      : end(o.end), writer(o.writer),
+        laneWriters(
+            o.laneWriters
+                ? std::make_unique<std::array<InstrId, kLanes>>(*o.laneWriters)
+                : nullptr),
+        readers(o.readers) {}
+  Run(Run &&) noexcept = default;
+  Run &operator=(Run &&) noexcept = default;
+
+  /// Calls f(w) for each distinct consecutive last writer (not kNone) of
+  /// the lanes in `lanes`.
+  template <typename F> void forEachWriter(uint16_t lanes, F &&f) const {
+    if (!lanes)
+      return;
+    if (!laneWriters) {
+      if (writer != kNone)
+        f(writer);
+      return;
+    }
+    InstrId last = kNone;
+    for (int lane = 0; lane < kLanes; ++lane) {
+      InstrId w = (*laneWriters)[lane];
+      if ((lanes >> lane & 1) && w != kNone && w != last) {
+        f(w);
+        last = w;
+      }
+    }
+  }
+
+  void setWriter(uint16_t lanes, InstrId i) {
+    if (lanes == kAll) {
+      laneWriters.reset();
+      writer = i;
+      return;
+    }
+    if (!laneWriters) {
+      laneWriters = std::make_unique<std::array<InstrId, kLanes>>();
+      laneWriters->fill(writer);
+    }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (lanes >> lane & 1)
+        (*laneWriters)[lane] = i;
+  }
 };
 using RunMap = std::map<uint64_t, Run>; // keyed by the run's first byte
 
@@ -41,14 +92,10 @@ public:
     auto [first, last] = covered(a);
     for (auto it = first; it != last; ++it) {
       Run &run = it->second;
-      InstrId last = kNone;
-      for (int lane = 0; lane < kLanes; ++lane) {
-        InstrId w = run.writer[lane];
-        if ((a.lanes >> lane & 1) && w != kNone && w != i && w != last) {
+      run.forEachWriter(a.lanes, [&](InstrId w) {
+        if (w != i)
           pending.push_back({w, i, RAW});
-          last = w;
-        }
-      }
+      });
       if (!run.readers.empty() && run.readers.back().id == i)
         run.readers.back().lanes |= a.lanes;
       else
@@ -69,20 +116,13 @@ public:
         }
       // Behind readers the old write is already ordered before `i`: by RAW
       // then WAR through another reader, or by RAW when `i` is the reader.
-      InstrId prev = kNone;
-      for (int lane = 0; lane < kLanes; ++lane) {
-        InstrId w = run.writer[lane];
-        if ((a.lanes >> lane & 1) && !(readLanes >> lane & 1) && w != kNone &&
-            w != i && w != prev) {
+      run.forEachWriter(uint16_t(a.lanes & ~readLanes), [&](InstrId w) {
+        if (w != i)
           pending.push_back({w, i, WAW});
-          prev = w;
-        }
-      }
+      });
       if (a.lanes == kAll)
         continue;
-      for (int lane = 0; lane < kLanes; ++lane)
-        if (a.lanes >> lane & 1)
-          run.writer[lane] = i;
+      run.setWriter(a.lanes, i);
       for (Reader &r : run.readers)
         r.lanes &= uint16_t(~a.lanes);
       run.readers.erase(std::remove_if(run.readers.begin(), run.readers.end(),
@@ -94,7 +134,7 @@ public:
     // One run for the whole access, written by `i` in every lane.
     Run &run = first->second;
     run.end = a.end;
-    run.writer.fill(i);
+    run.setWriter(kAll, i);
     run.readers.clear();
     memories[a.memory].erase(std::next(first), last);
   }

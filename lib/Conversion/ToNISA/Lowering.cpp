@@ -401,6 +401,9 @@ std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
     break;
   }
   addAccess(out, inst.dst, true);
+  // Kept for every instruction until the dependences are computed: without
+  // the slack of its growth (up to 128 row intervals per HBM operand).
+  out.shrink_to_fit();
   return out;
 }
 
