@@ -107,12 +107,12 @@ const TargetDesc &getTarget(TargetKind kind) {
   return kTrn2;
 }
 
-std::string knownTargetNames() {
+std::string knownTargetNames(std::string_view lastSeparator) {
   std::string names;
   const TargetDesc *all[] = {&kTrn1, &kTrn2};
   for (size_t i = 0; i < std::size(all); ++i) {
     if (i)
-      names += i + 1 == std::size(all) ? " or " : ", ";
+      names += i + 1 == std::size(all) ? lastSeparator : ", ";
     names += all[i]->name;
   }
   return names;

@@ -525,7 +525,8 @@ absl::Status verifyProgram(const Program &program) {
   const TargetDesc *target = lookupTarget(program.target);
   if (!target)
     return absl::InvalidArgumentError(detail::cat(
-        "unknown target '", program.target, "' (known: trn1, trn2)"));
+        "unknown target '", program.target,
+        "' (known: ", knownTargetNames(", "), ")"));
 
   // Tensors: sizes, placement inside HBM, no overlap, constant data.
   struct Placed {

@@ -454,7 +454,7 @@ void Simulation::reportProgress(bool force) {
 absl::StatusOr<SimResult> Simulation::run() {
   begin_ = lastProgress_ = std::chrono::steady_clock::now();
   std::fill(std::begin(runOfStream_), std::end(runOfStream_), -1);
-  int maxStreams = 4 + target_.numDmaQueues;
+  int maxStreams = target_.numStreams();
   for (const isa::Stream &s : program_.streams) {
     int index = s.id.index();
     if (index >= maxStreams || index >= kMaxStreams)

@@ -63,13 +63,16 @@ struct TargetDesc {
   /// Peak DMA bytes/s over all queues.
   double peakDmaBytesPerSecond() const;
   int64_t psumBytesPerPartition() const { return psumBanks * psumBankBytes; }
+  /// Streams: PE, ACT, DVE, POOL, then the DMA queues (StreamId::index).
+  int numStreams() const { return 4 + numDmaQueues; }
 };
 
 const TargetDesc &getTarget(TargetKind kind);
 /// Returns null for an unknown name.
 const TargetDesc *lookupTarget(std::string_view name);
-/// The known target names for diagnostics: "trn1 or trn2".
-std::string knownTargetNames();
+/// The known target names for diagnostics: "trn1 or trn2" (or, with
+/// `lastSeparator` ", ", "trn1, trn2").
+std::string knownTargetNames(std::string_view lastSeparator = " or ");
 constexpr TargetKind kDefaultTarget = TargetKind::Trn2;
 
 /// Duration in ps of `cycles` cycles at `clockMHz`, rounded up.

@@ -136,7 +136,7 @@ sched::SchedulingProblem
 buildSchedulingProblem(const isa::TargetDesc &target,
                        llvm::ArrayRef<LoweredInst> ops,
                        llvm::ArrayRef<sched::Dependence> deps) {
-  size_t numStreams = 4 + size_t(target.numDmaQueues);
+  size_t numStreams = size_t(target.numStreams());
   sched::SchedulingProblem problem(target.syncLatencyPs);
   for (size_t s = 0; s < numStreams; ++s)
     problem.addResource(isa::streamName(isa::StreamId::fromIndex(int(s))));

@@ -41,7 +41,7 @@ LogicalResult synchronize(nisa::ProgramOp program) {
   const nki::isa::TargetDesc *desc = program.getTargetDesc();
   if (!desc)
     return program.verify(); // its diagnostic for an unknown target
-  size_t numStreams = 4 + size_t(desc->numDmaQueues);
+  size_t numStreams = size_t(desc->numStreams());
   std::vector<Placed> insts;
   nisa::InstructionOpInterface unordered;
   for (auto stream : program.getBody().front().getOps<nisa::StreamOp>()) {

@@ -88,3 +88,9 @@ save("unsorted", [
     helper.make_node("Relu", ["h"], ["y"], name="second"),
     helper.make_node("Relu", ["x"], ["h"], name="first"),
 ], [vi("x", [2])], [vi("y", [2])])
+
+# A float initializer whose raw data is shorter than its shape says.
+short = TensorProto(name="w", data_type=F, dims=[4],
+                    raw_data=np.ones(3, np.float32).tobytes())
+save("short_raw", [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+     [vi("x", [4])], [vi("y", [4])], inits=[short])
