@@ -68,9 +68,10 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     // Tensors become HBM buffers; ops become loops over tiles.
     pm.addNestedPass<func::FuncOp>(createNKIUnsharePartialTensors());
     // An op whose result is inserted into a larger tensor (a channel block
-    // of a depthwise convolution, a part of a concat) computes it in place
-    // there instead of in a buffer of its own that is then copied.
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+    // of a depthwise convolution, a part of a concat, a phase of a
+    // transposed convolution) computes it in place there instead of in a
+    // buffer of its own that is then copied.
+    pm.addNestedPass<func::FuncOp>(createNKIEliminateEmptyTensors());
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;
     bufferize.functionBoundaryTypeConversion =

@@ -153,6 +153,35 @@ def NKIUnsharePartialTensors
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def NKIEliminateEmptyTensors
+    : Pass<"nki-eliminate-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Compute inserted tensors in place, nests of inserts too";
+  let description = [{
+    Runs before one-shot bufferization. Upstream empty-tensor elimination
+    replaces the `tensor.empty` an op writes with the slice of the tensor
+    its result is inserted into, so that bufferization computes it in place
+    instead of in a buffer of its own that is then copied; it does so chain
+    by chain and only where the destination dominates the empty. A nest of
+    chains (the phases of a transposed convolution inserted into its
+    result, which a concat inserts into its own tensor) is handled here:
+    the empties insert chains start from move to the top of their block,
+    upstream elimination runs, the slices of empties it leaves fold to new
+    empties, and it runs again, so every level is written in place.
+
+    ```mlir
+    %cat = tensor.empty() : tensor<1x8x4x4xf32>   // moved to the top
+    %y = tensor.empty() : tensor<1x4x4x4xf32>
+    %p0 = linalg.generic ... outs(%e0 : tensor<1x4x2x2xf32>)
+    %y0 = tensor.insert_slice %p0 into %y[0, 0, 0, 0] [1, 4, 2, 2] [1, 1, 2, 2]
+    ...
+    %r = tensor.insert_slice %y3 into %cat[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 1, 1]
+    ```
+    ends with `%e0` a strided slice of a slice of `%cat`.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
 def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
   let summary = "Tile linalg on HBM memrefs into loops of nki tile ops";
   let description = [{

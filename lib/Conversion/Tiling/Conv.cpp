@@ -260,8 +260,20 @@ void ConvKernel::chooseBands() {
     return residents && residents->lookup(v).has_value();
   };
   Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
+  // A stepped output (a phase of a transposed convolution) is written in
+  // place by the evacuating engines; bands would move it by DMA element by
+  // element.
+  std::optional<ResidentRef> outRef =
+      residents ? residents->lookup(out) : std::nullopt;
+  SmallVector<int64_t> outStrides;
+  int64_t outOffset;
+  if ((outRef && (outRef->rowStep != 1 || outRef->colStep != 1)) ||
+      failed(getStaticLayout(cast<MemRefType>(out.getType()), outStrides,
+                             outOffset)) ||
+      outStrides[3] != 1)
+    return;
   // Tensors read or written per band by DMA once bands are packed.
-  int64_t perBand = isResident(out);
+  int64_t perBand = outRef.has_value();
   if (epilogue)
     for (Value v : epilogue.getDpsInputs())
       if (v != y.buffer && isa<MemRefType>(v.getType()) &&
@@ -311,9 +323,11 @@ LogicalResult ConvKernel::analyze() {
   if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
   elt = cast<MemRefType>(y.buffer.getType()).getElementType();
-  // The filter rows and the input rows must be contiguous.
+  // The filter rows and the input rows must be contiguous (the output may
+  // be strided: a transposed convolution's phase writes every stride-th
+  // pixel of its result).
   if (w.strides[3] != 1 || w.strides[2] != g.f || w.strides[1] != g.kw * g.f ||
-      (!pad && (x.strides[3] != 1 || x.strides[2] != g.w)) || y.strides[3] != 1)
+      (!pad && (x.strides[3] != 1 || x.strides[2] != g.w)))
     return op->emitOpError("convolution operands must be row-major");
   cBlocks = (g.c + P() - 1) / P();
   fBlocks = (g.f + P() - 1) / P();
@@ -347,11 +361,17 @@ LogicalResult ConvKernel::analyze() {
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
     return failure();
-  // A chunk of whole output rows is one free dim of every operand when the
-  // rows are consecutive in memory; otherwise a chunk is part of one row.
-  bool rowsMerge = y.strides[2] == g.ow;
+  // A chunk of whole output rows is one free dim of every operand in HBM
+  // when the rows are consecutive in memory (a resident operand's chunk is
+  // a [rows, columns] view of its tile, which may step over both);
+  // otherwise a chunk is part of one row.
+  auto merges = [&](Value buffer, ArrayRef<int64_t> strides) {
+    return (options.residents && options.residents->lookup(buffer)) ||
+           strides[2] == g.ow * strides[3];
+  };
+  bool rowsMerge = merges(y.buffer, y.strides);
   for (const Access &e : epi.operands)
-    if (e.buffer && e.strides[2] != g.ow * e.strides[3])
+    if (e.buffer && !merges(e.buffer, e.strides))
       rowsMerge = false;
   if (g.ow <= kBankColumns && rowsMerge) {
     chunkCols = g.ow;

@@ -78,11 +78,19 @@ std::optional<std::array<int64_t, 4>> shapeOf(Value root) {
 
 bool isCandidateRoot(Value root) { return shapeOf(root).has_value(); }
 
-/// Where `v` (`root` or a view of it) starts in root's [N, C, H, W]
-/// coordinates, when it is the root or a 4-D unit-stride view.
-std::optional<std::array<int64_t, 4>> startOf(Value v, Value root) {
+/// Where a view starts in its root's [N, C, H, W] coordinates, and the
+/// steps between its rows and columns.
+struct Start {
+  std::array<int64_t, 4> at{};
+  int64_t rowStep = 1, colStep = 1;
+  bool stepped() const { return rowStep != 1 || colStep != 1; }
+};
+
+/// Where `v` (`root` or a view of it) starts, when it is the root or a 4-D
+/// view, unit-stride but for its rows and columns.
+std::optional<Start> startOf(Value v, Value root) {
   if (v == root)
-    return std::array<int64_t, 4>{0, 0, 0, 0};
+    return Start{};
   auto type = cast<MemRefType>(v.getType());
   std::optional<std::array<int64_t, 4>> shape = shapeOf(root);
   SmallVector<int64_t> strides;
@@ -93,15 +101,22 @@ std::optional<std::array<int64_t, 4>> startOf(Value v, Value root) {
     return std::nullopt;
   ArrayRef<int64_t> s = *shape;
   int64_t rowMajor[4] = {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+  Start start;
+  if (type.getDimSize(2) > 1 && strides[2] % rowMajor[2] == 0)
+    start.rowStep = strides[2] / rowMajor[2];
+  if (type.getDimSize(3) > 1)
+    start.colStep = strides[3];
+  int64_t steps[4] = {1, 1, start.rowStep, start.colStep};
   for (int d = 0; d < 4; ++d)
-    if (strides[d] != rowMajor[d] && type.getDimSize(d) > 1)
+    if (strides[d] != rowMajor[d] * steps[d] && type.getDimSize(d) > 1)
       return std::nullopt;
-  std::array<int64_t, 4> at;
+  if (start.rowStep < 1 || start.colStep < 1)
+    return std::nullopt;
   for (int d = 0; d < 4; ++d) {
-    at[d] = offset / rowMajor[d];
+    start.at[d] = offset / rowMajor[d];
     offset %= rowMajor[d];
   }
-  return at;
+  return start;
 }
 
 /// What the plan knows of one candidate.
@@ -115,6 +130,9 @@ struct Candidate {
   /// read so (`through`): the tensor is kept in it (narrowTypes).
   std::optional<Type> convReadType;
   bool otherReads = false;
+  /// A kernel writes it through a view with row or column steps (a phase
+  /// of a transposed convolution).
+  bool steppedWrites = false;
   /// The results of reads that commute with rounding to a narrower type
   /// (a max of rounded values is the rounded max; a copy moves them).
   SmallVector<Value> through;
@@ -153,10 +171,11 @@ struct Planner {
   /// A use by a kernel at `pos`; `pad` for a padded windowed read. `byDma`:
   /// only DMAs touch the view (no start-partition rule). A read by a
   /// convolution multiplying in `convType`, or one whose result `through`
-  /// is a max, upsample or copy of it.
+  /// is a max, upsample or copy of it. `stepped`: the kernel takes a view
+  /// with row and column steps.
   void use(Value v, int64_t pos, bool write, const ConvPadding *pad = nullptr,
            std::optional<Type> convType = std::nullopt, bool byDma = false,
-           Value through = {}) {
+           Value through = {}, bool stepped = false) {
     Candidate *c = at(v);
     if (!c)
       return;
@@ -169,24 +188,25 @@ struct Planner {
         c->otherReads = true;
     }
     Value root = rootOf(v);
-    std::optional<std::array<int64_t, 4>> start = startOf(v, root);
-    if (!start) {
+    std::optional<Start> start = startOf(v, root);
+    if (!start || (start->stepped() && !stepped)) {
       c->ok = false;
       return;
     }
     int64_t cs = v == root ? (*shapeOf(root))[1]
                            : cast<MemRefType>(v.getType()).getDimSize(1);
-    int64_t p0 = start ? (*start)[1] % numPartitions() : 0;
+    int64_t p0 = start->at[1] % numPartitions();
     // Channel blocks of the view start at partition p0: the engines'
     // start-partition rule.
     bool partitionsOk =
         p0 == 0 || byDma || (p0 + cs <= numPartitions() && (cs > 64   ? false
                                                    : cs > 32 ? p0 % 64 == 0
                                                              : p0 % 32 == 0));
-    if (!start || !partitionsOk) {
+    if (!partitionsOk) {
       c->ok = false;
       return;
     }
+    c->steppedWrites |= write && start->stepped();
     c->first = std::min(c->first, pos);
     c->last = std::max(c->last, pos);
     (write ? c->writes : c->reads) += 1;
@@ -266,7 +286,8 @@ struct Planner {
     } else if (!fill) {
       use(y, kpos, false); // the old output is added
     }
-    use(out, kpos, true);
+    // The output may be one phase of a transposed convolution's result.
+    use(out, kpos, true, nullptr, std::nullopt, false, {}, /*stepped=*/true);
     if (Candidate *c = at(in); c && rootOf(in) == rootOf(out))
       c->ok = false; // the kernel would overwrite rows it still reads
     // Filter, two bands of the fewest rows and scratch, twice over (the
@@ -419,11 +440,14 @@ std::optional<ResidentRef> Residents::lookup(Value v) const {
   auto it = tensors.find(root);
   if (it == tensors.end())
     return std::nullopt;
-  std::optional<std::array<int64_t, 4>> start = startOf(v, root);
+  std::optional<Start> start = startOf(v, root);
   if (!start)
     return std::nullopt;
-  return ResidentRef{&it->second, (*start)[0], (*start)[1], (*start)[2],
-                     (*start)[3]};
+  ResidentRef ref{&it->second, start->at[0], start->at[1], start->at[2],
+                  start->at[3]};
+  ref.rowStep = start->rowStep;
+  ref.colStep = start->colStep;
+  return ref;
 }
 
 Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
@@ -432,10 +456,12 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
                       int64_t colStep) const {
   const ResidentTensor &t = *r.tensor;
   int64_t ca = r.c + c, P = numPartitions();
-  SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n, t.top + r.h + h,
-                                  t.left + r.w + w};
+  SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n,
+                                  t.top + r.h + h * r.rowStep,
+                                  t.left + r.w + w * r.colStep};
   SmallVector<int64_t> sizes = {cs, 1, 1, rows, cols};
-  SmallVector<int64_t> steps = {1, 1, 1, rowStep, colStep};
+  SmallVector<int64_t> steps = {1, 1, 1, rowStep * r.rowStep,
+                                colStep * r.colStep};
   auto type = memref::SubViewOp::inferRankReducedResultType(
       {cs, rows, cols}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
       steps);
@@ -524,7 +550,7 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
 
 Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
                                 const DenseSet<Operation *> &absorbed,
-                                int64_t sbufBytes) {
+                                int64_t sbufBytes, int64_t minDescriptorBytes) {
   Residents residents;
   Planner planner(ops, absorbed, sbufBytes);
   planner.visit();
@@ -543,15 +569,22 @@ Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
     // A tensor that would hold more than a quarter of SBUF across the
     // kernels of its live range squeezes their tiles (fewer, smaller bands
     // in flight: ResNet-50 at batch 8 ran 2.3x slower with its 100 KiB
-    // pooled stem output kept); it goes through HBM.
-    if (bytes > sbufBytes / kMaxResidentShare)
+    // pooled stem output kept); it goes through HBM. One written through
+    // stepped views may take half: in HBM each of its elements would be a
+    // DMA descriptor of its own.
+    if (bytes > sbufBytes / (c.steppedWrites ? 2 : kMaxResidentShare))
       continue;
     auto type = cast<MemRefType>(root.getType());
-    int64_t hbmBytes =
-        type.getNumElements() * tile::storageBytes(type.getElementType());
-    // Each write and read of the tensor would otherwise be a pass over HBM.
-    problem.candidates.push_back(
-        {bytes, c.first, c.last, hbmBytes * (c.writes + c.reads), ""});
+    int64_t eltBytes = tile::storageBytes(type.getElementType());
+    int64_t hbmBytes = type.getNumElements() * eltBytes;
+    // Each write and read of the tensor would otherwise be a pass over HBM
+    // (a stepped write at a descriptor's cost per element).
+    int64_t writeCost =
+        c.steppedWrites ? std::max<int64_t>(1, minDescriptorBytes / eltBytes)
+                        : 1;
+    problem.candidates.push_back({bytes, c.first, c.last,
+                                  hbmBytes * (c.writes * writeCost + c.reads),
+                                  ""});
     roots.push_back(root);
   }
   ResidencySolution solution;

@@ -33,22 +33,25 @@ struct ResidentTensor {
   double padValue = 0.0;
 };
 
-/// A view of a resident tensor: the tensor and the (n, c, h, w) it starts
-/// at.
+/// A view of a resident tensor: the tensor, the (n, c, h, w) it starts at
+/// and the steps between its rows and columns (more than 1 only for a
+/// convolution writing one phase of a transposed convolution's result).
 struct ResidentRef {
   const ResidentTensor *tensor = nullptr;
   int64_t n = 0, c = 0, h = 0, w = 0;
+  int64_t rowStep = 1, colStep = 1;
 };
 
 class Residents {
 public:
-  /// The resident tensor `v` is part of: `v` is its HBM buffer or a
-  /// unit-stride 4-D subview of it.
+  /// The resident tensor `v` is part of: `v` is its HBM buffer or a 4-D
+  /// subview of it, unit-stride but for the rows and columns.
   std::optional<ResidentRef> lookup(mlir::Value v) const;
 
   /// The [cs, rows, cols] view of channels [c, c + cs), image n, rows h,
   /// h + rowStep, ... and columns w, w + colStep, ..., all relative to `r`
-  /// (rows and columns outside the tensor are its border).
+  /// and in its steps (rows and columns outside the tensor are its
+  /// border).
   mlir::Value view(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
                    int64_t n, int64_t c, int64_t cs, int64_t h, int64_t rows,
                    int64_t rowStep, int64_t w, int64_t cols,
@@ -72,11 +75,13 @@ public:
 /// Chooses the tensors of `ops` (the entry function's body, in order; the
 /// ops in `absorbed` belong to a later kernel) that stay in SBUF, given
 /// `sbufBytes` per partition, and allocates their tiles, with the border
-/// set before the first kernel that writes them.
+/// set before the first kernel that writes them. `minDescriptorBytes`: the
+/// DMA's cost of a descriptor, however short (what writing a stepped view
+/// in HBM pays per element).
 Residents planResidents(mlir::OpBuilder &b,
                         llvm::ArrayRef<mlir::Operation *> ops,
                         const llvm::DenseSet<mlir::Operation *> &absorbed,
-                        int64_t sbufBytes);
+                        int64_t sbufBytes, int64_t minDescriptorBytes);
 
 } // namespace nki::tiling
 

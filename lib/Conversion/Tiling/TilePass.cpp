@@ -169,7 +169,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     Residents residents;
     if (sbufResident)
       residents =
-          planResidents(rewriter, ops, absorbed, options.sbufBytesPerPartition);
+          planResidents(rewriter, ops, absorbed, options.sbufBytesPerPartition,
+                        options.rates.dmaMinDescriptorBytes);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||

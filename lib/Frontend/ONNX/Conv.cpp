@@ -4,8 +4,10 @@
 // ngchw_gfchw form, 1-D grouped ones lifted to 2-D) on an input padded with
 // tensor.pad (grouped 3-D ones one convolution per group); the compiler
 // turns them into an im2col gather and one matmul.
-// ConvTranspose is the convolution of the zero-inserted input with the
-// flipped, channel-swapped kernel. Pooling is linalg's max/sum pooling on a
+// ConvTranspose is stride^d sub-pixel convolutions of the input with taps
+// of the flipped, channel-swapped kernel, each written into a strided slice
+// of the result (with dilations, the convolution of the zero-inserted
+// input). Pooling is linalg's max/sum pooling on a
 // padded input (-inf for max, 0 for average, whose divisor, the number of
 // counted window elements at each output position, is a constant); 3-D
 // pooling is two 2-D poolings, since max and sum are separable.
@@ -14,6 +16,9 @@
 
 #include "ImporterImpl.h"
 
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -298,6 +303,200 @@ LogicalResult conv(Importer &imp, const onnx::NodeProto &node) {
   return failed(r) ? failure() : imp.define(node, *r);
 }
 
+int64_t floorDiv(int64_t a, int64_t m) {
+  return a >= 0 ? a / m : -((-a + m - 1) / m);
+}
+
+/// One dim of a transposed convolution's phase r (its outputs j = r +
+/// stride * q): the kernel taps k = (r + pad) mod stride, + stride, ...
+/// read x[q + m0], x[q + m0 - 1], ...; in the flipped kernel they are the
+/// stride-strided run from `wOff` in increasing order of the input
+/// position, so the phase is a stride-1 convolution of x[xOff, xOff +
+/// xLen) padded by lo and hi zeros.
+struct Phase {
+  int64_t q = 0, taps = 0, wOff = 0, xOff = 0, xLen = 0, lo = 0, hi = 0;
+  /// The convolution's outputs, of which the phase keeps [skip, skip + q).
+  int64_t convOut = 0, skip = 0;
+  Phase(int64_t r, int64_t stride, int64_t pad, int64_t kernel, int64_t in,
+        int64_t out) {
+    q = out > r ? (out - r + stride - 1) / stride : 0;
+    int64_t k0 = (r + pad) - stride * floorDiv(r + pad, stride);
+    int64_t m0 = floorDiv(r + pad - k0, stride);
+    taps = k0 < kernel ? (kernel - k0 + stride - 1) / stride : 0;
+    wOff = kernel - 1 - k0 - (taps - 1) * stride;
+    first = m0 - (taps - 1);
+    end = m0 + q;
+    xOff = std::max<int64_t>(first, 0);
+    xLen = std::min(in, end) - xOff;
+    lo = std::max<int64_t>(-first, 0);
+    hi = std::max<int64_t>(end - in, 0);
+    convOut = q;
+    this->in = in;
+  }
+  /// Some tap reaches the input.
+  bool reads() const { return taps > 0 && xLen > 0; }
+  /// Reads every column of x (the convolution kernels read whole rows) and
+  /// computes the outputs around the phase's too, to be cut away.
+  void widen() {
+    if (!reads() || (xOff == 0 && xLen == in))
+      return;
+    lo = std::max<int64_t>(-first, 0);
+    hi = std::max<int64_t>(end - in, 0);
+    xOff = 0;
+    xLen = in;
+    convOut = lo + in + hi - (taps - 1);
+    skip = first + lo;
+  }
+
+private:
+  int64_t first = 0, end = 0, in = 0;
+};
+
+/// The slice of the flipped filter wf (see convTranspose) at `offsets`,
+/// `sizes` and `steps` ([F, C/group, taps...]), read straight from the
+/// constant ONNX weight w[C, F/group, K...]: wf[g*fg + o, ci, k'...] is
+/// w[g*cg + ci, o, K-1-k'...].
+DenseElementsAttr phaseFilter(DenseElementsAttr w, int64_t group,
+                              ArrayRef<int64_t> offsets,
+                              ArrayRef<int64_t> sizes, ArrayRef<int64_t> steps,
+                              Type elt) {
+  auto type = RankedTensorType::get(sizes, elt);
+  if (w.isSplat())
+    return DenseElementsAttr::get(type, w.getSplatValue<Attribute>());
+  ArrayRef<int64_t> ws = w.getType().getShape();
+  size_t rank = ws.size();
+  int64_t fg = ws[1], cg = ws[0] / group;
+  SmallVector<int64_t> wStrides(rank, 1);
+  for (int64_t d = int64_t(rank) - 2; d >= 0; --d)
+    wStrides[d] = wStrides[d + 1] * ws[d + 1];
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  ArrayRef<char> raw = w.getRawData();
+  std::vector<char> data(product(sizes) * bytes);
+  SmallVector<int64_t> i(rank, 0); // index into the slice
+  for (int64_t e = 0, n = product(sizes); e < n; ++e) {
+    int64_t fo = offsets[0] + i[0], ci = offsets[1] + i[1];
+    int64_t src = ((fo / fg) * cg + ci) * wStrides[0] + (fo % fg) * wStrides[1];
+    for (size_t d = 2; d < rank; ++d)
+      src += (ws[d] - 1 - (offsets[d] + i[d] * steps[d])) * wStrides[d];
+    std::memcpy(&data[e * bytes], &raw[src * bytes], bytes);
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++i[d] < sizes[d])
+        break;
+      i[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, data);
+}
+
+/// ConvTranspose with unit dilations as stride^d sub-pixel convolutions:
+/// phase r (per dim) is a stride-1 convolution of x itself with its taps
+/// of the flipped filter `wf` [F, C/group, K...], written into the result's
+/// strided slice. No zero-inserted input is built and nothing is
+/// multiplied by an inserted zero; each phase's bias add fuses into its
+/// convolution, and one-shot bufferization writes each phase straight into
+/// the result's slice.
+FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
+                          Value w, llvm::function_ref<Value()> flipped,
+                          Value bias, int64_t group, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> pads, ArrayRef<int64_t> out) {
+  Location loc = imp.nodeLoc(node);
+  OpBuilder &b = imp.b;
+  SmallVector<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+  // ws as wf's shape: [F, C/group, K...].
+  std::swap(ws[0], ws[1]);
+  ws[0] *= group;
+  ws[1] /= group;
+  Type elt = tensorType(x).getElementType();
+  size_t s = out.size();
+  // A constant filter's phases are constants (no flip at run time).
+  DenseElementsAttr constant;
+  if (!matchPattern(w, m_Constant(&constant)))
+    constant = {};
+  Value wf = constant ? Value() : flipped();
+  auto attrs = [&](ArrayRef<int64_t> v) {
+    return llvm::map_to_vector(
+        v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
+  };
+  SmallVector<int64_t> yShape = {xs[0], ws[0]};
+  llvm::append_range(yShape, out);
+  Value y = imp.emptyLike(loc, yShape, elt);
+  int64_t phases = 1;
+  for (int64_t st : strides)
+    phases *= st;
+  for (int64_t p = 0; p < phases; ++p) {
+    // Phase r per dim (the last dim varies fastest).
+    SmallVector<int64_t> r(s);
+    for (int64_t d = int64_t(s) - 1, rest = p; d >= 0; --d) {
+      r[d] = rest % strides[d];
+      rest /= strides[d];
+    }
+    SmallVector<Phase> dims;
+    for (size_t d = 0; d < s; ++d)
+      dims.emplace_back(r[d], strides[d], pads[d], ws[d + 2], xs[d + 2],
+                        out[d]);
+    dims.back().widen();
+    if (llvm::any_of(dims, [](const Phase &ph) { return ph.q == 0; }))
+      continue;
+    SmallVector<int64_t> partShape = {xs[0], ws[0]}, xo = {0, 0},
+                         xl = {xs[0], xs[1]}, wo = {0, 0}, wl = {ws[0], ws[1]},
+                         lo, hi, q, skip = {0, 0};
+    for (const Phase &ph : dims) {
+      partShape.push_back(ph.q);
+      q.push_back(ph.convOut);
+      skip.push_back(ph.skip);
+      xo.push_back(ph.xOff);
+      xl.push_back(ph.xLen);
+      wo.push_back(ph.wOff);
+      wl.push_back(ph.taps);
+      lo.push_back(ph.lo);
+      hi.push_back(ph.hi);
+    }
+    Value part;
+    if (llvm::all_of(dims, [](const Phase &ph) { return ph.reads(); })) {
+      SmallVector<int64_t> ones(s + 2, 1), wSteps = {1, 1};
+      llvm::append_range(wSteps, strides);
+      Value xp = xl == xs ? x
+                          : tensor::ExtractSliceOp::create(
+                                b, loc, RankedTensorType::get(xl, elt), x,
+                                attrs(xo), attrs(xl), attrs(ones))
+                                .getResult();
+      Value wp =
+          constant
+              ? arith::ConstantOp::create(
+                    b, loc, phaseFilter(constant, group, wo, wl, wSteps, elt))
+                    .getResult()
+              : tensor::ExtractSliceOp::create(
+                    b, loc, RankedTensorType::get(wl, elt), wf, attrs(wo),
+                    attrs(wl), attrs(wSteps))
+                    .getResult();
+      FailureOr<Value> c =
+          convolve(imp, loc, padSpatial(imp, loc, xp, lo, hi, 0.0), wp, group,
+                   q, SmallVector<int64_t>(s, 1), SmallVector<int64_t>(s, 1));
+      if (failed(c))
+        return failure();
+      part = *c;
+    } else {
+      // No tap of this phase reaches the input: the bias alone.
+      part = imp.filled(loc, partShape, elt, 0.0);
+    }
+    FailureOr<Value> withBias = addBias(imp, node, part, bias);
+    if (failed(withBias))
+      return failure();
+    if (shapeOf(*withBias) != partShape)
+      withBias = tensor::ExtractSliceOp::create(
+                     b, loc, RankedTensorType::get(partShape, elt), *withBias,
+                     attrs(skip), attrs(partShape),
+                     attrs(SmallVector<int64_t>(s + 2, 1)))
+                     .getResult();
+    SmallVector<int64_t> yo = {0, 0}, ySteps = {1, 1};
+    llvm::append_range(yo, r);
+    llvm::append_range(ySteps, strides);
+    y = tensor::InsertSliceOp::create(b, loc, *withBias, y, attrs(yo),
+                                      attrs(partShape), attrs(ySteps));
+  }
+  return y;
+}
+
 /// ConvTranspose: the convolution of the input with stride-1 holes
 /// inserted and the kernel flipped and its channel dims swapped, over the
 /// window of the full result that pads and output_padding select.
@@ -381,6 +580,37 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
                             << d;
   }
   Type elt = tensorType(x).getElementType();
+  auto attrs = [&](ArrayRef<int64_t> v) {
+    return llvm::map_to_vector(
+        v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
+  };
+  // Filter: w[g*cg, fg, K...] -> wf[g*fg, cg, K...] with K reversed. A
+  // flip of every spatial dim reverses the flattened kernel index.
+  auto flipped = [&]() -> Value {
+    int64_t kk = product(kernel);
+    Value wt = imp.transpose(loc, imp.reshape(loc, w, {group, cg, fg, kk}),
+                             {0, 2, 1, 3});
+    Value wf = imp.emptyLike(loc, {group, fg, cg, kk}, elt);
+    auto sliceType = RankedTensorType::get({group, fg, cg}, elt);
+    for (int64_t k = 0; k < kk; ++k) {
+      Value piece = tensor::ExtractSliceOp::create(
+          b, loc, sliceType, wt, attrs({0, 0, 0, k}), attrs({group, fg, cg, 1}),
+          attrs({1, 1, 1, 1}));
+      wf = tensor::InsertSliceOp::create(
+          b, loc, piece, wf, attrs({0, 0, 0, kk - 1 - k}),
+          attrs({group, fg, cg, 1}), attrs({1, 1, 1, 1}));
+    }
+    SmallVector<int64_t> wfShape = {f, cg};
+    llvm::append_range(wfShape, kernel);
+    return imp.reshape(loc, wf, wfShape);
+  };
+  SmallVector<int64_t> unit(s, 1);
+  if (llvm::all_of(*dilations, [](int64_t d) { return d == 1; })) {
+    FailureOr<Value> y =
+        subPixel(imp, node, x, w, flipped, bias, group, *strides, pb, out);
+    return failed(y) ? failure() : imp.define(node, *y);
+  }
+  Value wf = flipped();
   // z: x spread `stride` apart with eff - 1 - pads[begin] zeros before it,
   // cut to the out + eff - 1 positions the kept outputs read. Negative
   // padding (output_shape beyond the full result) reads more zeros.
@@ -398,10 +628,6 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
     cutOff.push_back(cut);
     cutSize.push_back(need);
   }
-  auto attrs = [&](ArrayRef<int64_t> v) {
-    return llvm::map_to_vector(
-        v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
-  };
   Value z = imp.filled(loc, zShape, elt, 0.0);
   z = tensor::InsertSliceOp::create(b, loc, x, z, attrs(zOff), attrs(xs),
                                     attrs(zSteps));
@@ -409,26 +635,7 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
   z = tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get(cutSize, elt), z, attrs(cutOff),
       attrs(cutSize), attrs(ones));
-  // Filter: w[g*cg, fg, K...] -> wf[g*fg, cg, K...] with K reversed. A
-  // flip of every spatial dim reverses the flattened kernel index.
-  int64_t kk = product(kernel);
-  Value wt = imp.transpose(loc, imp.reshape(loc, w, {group, cg, fg, kk}),
-                           {0, 2, 1, 3});
-  Value wf = imp.emptyLike(loc, {group, fg, cg, kk}, elt);
-  auto sliceType = RankedTensorType::get({group, fg, cg}, elt);
-  for (int64_t k = 0; k < kk; ++k) {
-    Value piece = tensor::ExtractSliceOp::create(
-        b, loc, sliceType, wt, attrs({0, 0, 0, k}), attrs({group, fg, cg, 1}),
-        attrs({1, 1, 1, 1}));
-    wf = tensor::InsertSliceOp::create(
-        b, loc, piece, wf, attrs({0, 0, 0, kk - 1 - k}),
-        attrs({group, fg, cg, 1}), attrs({1, 1, 1, 1}));
-  }
-  SmallVector<int64_t> wfShape = {f, cg};
-  llvm::append_range(wfShape, kernel);
-  SmallVector<int64_t> unit(s, 1);
-  FailureOr<Value> y = convolve(imp, loc, z, imp.reshape(loc, wf, wfShape),
-                                group, out, unit, *dilations);
+  FailureOr<Value> y = convolve(imp, loc, z, wf, group, out, unit, *dilations);
   if (failed(y))
     return failure();
   FailureOr<Value> r = addBias(imp, node, *y, bias);
