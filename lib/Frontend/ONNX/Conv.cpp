@@ -410,7 +410,8 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
   size_t s = out.size();
   // A constant filter's phases are constants (no flip at run time).
   DenseElementsAttr constant;
-  if (!matchPattern(w, m_Constant(&constant)))
+  if (!matchPattern(w, m_Constant(&constant)) ||
+      constant.getElementType() != elt)
     constant = {};
   Value wf = constant ? Value() : flipped();
   auto attrs = [&](ArrayRef<int64_t> v) {
