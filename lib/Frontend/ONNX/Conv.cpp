@@ -612,30 +612,37 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
     return failed(y) ? failure() : imp.define(node, *y);
   }
   Value wf = flipped();
-  // z: x spread `stride` apart with eff - 1 - pads[begin] zeros before it,
-  // cut to the out + eff - 1 positions the kept outputs read. Negative
-  // padding (output_shape beyond the full result) reads more zeros.
+  // z: the out + eff - 1 positions of the zero-inserted input the kept
+  // outputs read, x[i] at position eff - 1 - pads[begin] + stride * i; the
+  // elements of x that fall outside are not copied (z is never cut: the
+  // convolution reads whole rows). Negative padding (output_shape beyond
+  // the full result) reads more zeros.
   SmallVector<int64_t> zShape = {xs[0], xs[1]}, zOff = {0, 0}, zSteps = {1, 1},
-                       cutOff = {0, 0}, cutSize = {xs[0], xs[1]};
+                       xOff = {0, 0}, xLen = {xs[0], xs[1]};
+  bool any = true;
   for (size_t d = 0; d < s; ++d) {
-    int64_t lead = eff[d] - 1 - pb[d];
-    int64_t xOff = std::max<int64_t>(lead, 0),
-            cut = std::max<int64_t>(-lead, 0);
+    int64_t st = (*strides)[d], lead = eff[d] - 1 - pb[d];
     int64_t need = out[d] + eff[d] - 1;
-    zShape.push_back(
-        std::max(xOff + (*strides)[d] * (xs[d + 2] - 1) + 1, cut + need));
-    zOff.push_back(xOff);
-    zSteps.push_back((*strides)[d]);
-    cutOff.push_back(cut);
-    cutSize.push_back(need);
+    int64_t i0 = std::max<int64_t>(0, -floorDiv(lead, st));
+    int64_t i1 = std::min(xs[d + 2], floorDiv(need - 1 - lead, st) + 1);
+    any &= i1 > i0;
+    zShape.push_back(need);
+    zOff.push_back(lead + st * i0);
+    zSteps.push_back(st);
+    xOff.push_back(i0);
+    xLen.push_back(i1 - i0);
   }
   Value z = imp.filled(loc, zShape, elt, 0.0);
-  z = tensor::InsertSliceOp::create(b, loc, x, z, attrs(zOff), attrs(xs),
-                                    attrs(zSteps));
-  SmallVector<int64_t> ones(s + 2, 1);
-  z = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get(cutSize, elt), z, attrs(cutOff),
-      attrs(cutSize), attrs(ones));
+  if (any) {
+    SmallVector<int64_t> ones(s + 2, 1);
+    Value part = xLen == xs ? x
+                            : tensor::ExtractSliceOp::create(
+                                  b, loc, RankedTensorType::get(xLen, elt), x,
+                                  attrs(xOff), attrs(xLen), attrs(ones))
+                                  .getResult();
+    z = tensor::InsertSliceOp::create(b, loc, part, z, attrs(zOff), attrs(xLen),
+                                      attrs(zSteps));
+  }
   FailureOr<Value> y = convolve(imp, loc, z, wf, group, out, unit, *dilations);
   if (failed(y))
     return failure();

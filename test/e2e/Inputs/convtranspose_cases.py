@@ -60,6 +60,9 @@ CASES = {
                    1, True, True, {}),
     "chain_k3s2": ([2, 8, 12, 12], 8, [3, 3], [2, 2], [1, 1, 1, 1], [1, 1],
                    1, True, True, {}),
+    # ... with pads past the dilated kernel (the zero-inserted input cut).
+    "dilated_crop": ([1, 2, 5, 6], 3, [2, 2], [2, 2], [3, 4, 2, 3], [1, 0],
+                     1, True, True, {"dilations": [2, 2]}),
     # 1-D.
     "conv1d": ([2, 3, 9], 4, [4], [2], [1, 1], [0], 1, True, True, {}),
     # Pads beyond the kernel crop the input's columns (zero insertion).
