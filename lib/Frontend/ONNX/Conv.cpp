@@ -18,6 +18,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cstring>
 #include <limits>
 
@@ -31,6 +33,12 @@ int64_t product(ArrayRef<int64_t> v) {
   for (int64_t x : v)
     p *= x;
   return p;
+}
+
+/// Static offsets, sizes or strides of a slice.
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> v) {
+  return llvm::map_to_vector(
+      v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
 }
 
 /// Window geometry of one node, per spatial dim.
@@ -200,10 +208,6 @@ FailureOr<Value> convolve(Importer &imp, Location loc, Value x, Value w,
     // linalg has no grouped 3-D form: one convolution per group.
     int64_t cg = c / group, fg = f / group;
     Value y = imp.emptyLike(loc, yShape, elt);
-    auto attrs = [&](ArrayRef<int64_t> v) {
-      return llvm::map_to_vector(
-          v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
-    };
     SmallVector<int64_t> ones(5, 1);
     for (int64_t g = 0; g < group; ++g) {
       SmallVector<int64_t> xSize = {n, cg, xs[2], xs[3], xs[4]};
@@ -211,15 +215,17 @@ FailureOr<Value> convolve(Importer &imp, Location loc, Value x, Value w,
       SmallVector<int64_t> ySize = {n, fg, out[0], out[1], out[2]};
       Value xg = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get(xSize, elt), x,
-          attrs({0, g * cg, 0, 0, 0}), attrs(xSize), attrs(ones));
+          indexAttrs(b, {0, g * cg, 0, 0, 0}), indexAttrs(b, xSize),
+          indexAttrs(b, ones));
       Value wg = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get(wSize, elt), w,
-          attrs({g * fg, 0, 0, 0, 0}), attrs(wSize), attrs(ones));
+          indexAttrs(b, {g * fg, 0, 0, 0, 0}), indexAttrs(b, wSize),
+          indexAttrs(b, ones));
       Value part = make(llvm::type_identity<linalg::Conv3DNcdhwFcdhwOp>(), xg,
                         wg, ySize);
-      y = tensor::InsertSliceOp::create(b, loc, part, y,
-                                        attrs({0, g * fg, 0, 0, 0}),
-                                        attrs(ySize), attrs(ones));
+      y = tensor::InsertSliceOp::create(
+          b, loc, part, y, indexAttrs(b, {0, g * fg, 0, 0, 0}),
+          indexAttrs(b, ySize), indexAttrs(b, ones));
     }
     return y;
   }
@@ -303,10 +309,6 @@ LogicalResult conv(Importer &imp, const onnx::NodeProto &node) {
   return failed(r) ? failure() : imp.define(node, *r);
 }
 
-int64_t floorDiv(int64_t a, int64_t m) {
-  return a >= 0 ? a / m : -((-a + m - 1) / m);
-}
-
 /// One dim of a transposed convolution's phase r (its outputs j = r +
 /// stride * q): the kernel taps k = (r + pad) mod stride, + stride, ...
 /// read x[q + m0], x[q + m0 - 1], ...; in the flipped kernel they are the
@@ -320,8 +322,8 @@ struct Phase {
   Phase(int64_t r, int64_t stride, int64_t pad, int64_t kernel, int64_t in,
         int64_t out) {
     q = out > r ? (out - r + stride - 1) / stride : 0;
-    int64_t k0 = (r + pad) - stride * floorDiv(r + pad, stride);
-    int64_t m0 = floorDiv(r + pad - k0, stride);
+    int64_t k0 = (r + pad) - stride * llvm::divideFloorSigned(r + pad, stride);
+    int64_t m0 = llvm::divideFloorSigned(r + pad - k0, stride);
     taps = k0 < kernel ? (kernel - k0 + stride - 1) / stride : 0;
     wOff = kernel - 1 - k0 - (taps - 1) * stride;
     first = m0 - (taps - 1);
@@ -414,10 +416,6 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
       constant.getElementType() != elt)
     constant = {};
   Value wf = constant ? Value() : flipped();
-  auto attrs = [&](ArrayRef<int64_t> v) {
-    return llvm::map_to_vector(
-        v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
-  };
   SmallVector<int64_t> yShape = {xs[0], ws[0]};
   llvm::append_range(yShape, out);
   Value y = imp.emptyLike(loc, yShape, elt);
@@ -459,7 +457,8 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
       Value xp = xl == xs ? x
                           : tensor::ExtractSliceOp::create(
                                 b, loc, RankedTensorType::get(xl, elt), x,
-                                attrs(xo), attrs(xl), attrs(ones))
+                                indexAttrs(b, xo), indexAttrs(b, xl),
+                                indexAttrs(b, ones))
                                 .getResult();
       Value wp =
           constant
@@ -467,8 +466,8 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
                     b, loc, phaseFilter(constant, group, wo, wl, wSteps, elt))
                     .getResult()
               : tensor::ExtractSliceOp::create(
-                    b, loc, RankedTensorType::get(wl, elt), wf, attrs(wo),
-                    attrs(wl), attrs(wSteps))
+                    b, loc, RankedTensorType::get(wl, elt), wf,
+                    indexAttrs(b, wo), indexAttrs(b, wl), indexAttrs(b, wSteps))
                     .getResult();
       FailureOr<Value> c =
           convolve(imp, loc, padSpatial(imp, loc, xp, lo, hi, 0.0), wp, group,
@@ -486,14 +485,15 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
     if (shapeOf(*withBias) != partShape)
       withBias = tensor::ExtractSliceOp::create(
                      b, loc, RankedTensorType::get(partShape, elt), *withBias,
-                     attrs(skip), attrs(partShape),
-                     attrs(SmallVector<int64_t>(s + 2, 1)))
+                     indexAttrs(b, skip), indexAttrs(b, partShape),
+                     indexAttrs(b, SmallVector<int64_t>(s + 2, 1)))
                      .getResult();
     SmallVector<int64_t> yo = {0, 0}, ySteps = {1, 1};
     llvm::append_range(yo, r);
     llvm::append_range(ySteps, strides);
-    y = tensor::InsertSliceOp::create(b, loc, *withBias, y, attrs(yo),
-                                      attrs(partShape), attrs(ySteps));
+    y = tensor::InsertSliceOp::create(b, loc, *withBias, y, indexAttrs(b, yo),
+                                      indexAttrs(b, partShape),
+                                      indexAttrs(b, ySteps));
   }
   return y;
 }
@@ -581,10 +581,6 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
                             << d;
   }
   Type elt = tensorType(x).getElementType();
-  auto attrs = [&](ArrayRef<int64_t> v) {
-    return llvm::map_to_vector(
-        v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
-  };
   // Filter: w[g*cg, fg, K...] -> wf[g*fg, cg, K...] with K reversed. A
   // flip of every spatial dim reverses the flattened kernel index.
   auto flipped = [&]() -> Value {
@@ -595,11 +591,11 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
     auto sliceType = RankedTensorType::get({group, fg, cg}, elt);
     for (int64_t k = 0; k < kk; ++k) {
       Value piece = tensor::ExtractSliceOp::create(
-          b, loc, sliceType, wt, attrs({0, 0, 0, k}), attrs({group, fg, cg, 1}),
-          attrs({1, 1, 1, 1}));
+          b, loc, sliceType, wt, indexAttrs(b, {0, 0, 0, k}),
+          indexAttrs(b, {group, fg, cg, 1}), indexAttrs(b, {1, 1, 1, 1}));
       wf = tensor::InsertSliceOp::create(
-          b, loc, piece, wf, attrs({0, 0, 0, kk - 1 - k}),
-          attrs({group, fg, cg, 1}), attrs({1, 1, 1, 1}));
+          b, loc, piece, wf, indexAttrs(b, {0, 0, 0, kk - 1 - k}),
+          indexAttrs(b, {group, fg, cg, 1}), indexAttrs(b, {1, 1, 1, 1}));
     }
     SmallVector<int64_t> wfShape = {f, cg};
     llvm::append_range(wfShape, kernel);
@@ -623,8 +619,9 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
   for (size_t d = 0; d < s; ++d) {
     int64_t st = (*strides)[d], lead = eff[d] - 1 - pb[d];
     int64_t need = out[d] + eff[d] - 1;
-    int64_t i0 = std::max<int64_t>(0, -floorDiv(lead, st));
-    int64_t i1 = std::min(xs[d + 2], floorDiv(need - 1 - lead, st) + 1);
+    int64_t i0 = std::max<int64_t>(0, -llvm::divideFloorSigned(lead, st));
+    int64_t i1 =
+        std::min(xs[d + 2], llvm::divideFloorSigned(need - 1 - lead, st) + 1);
     any &= i1 > i0;
     zShape.push_back(need);
     zOff.push_back(lead + st * i0);
@@ -638,10 +635,12 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
     Value part = xLen == xs ? x
                             : tensor::ExtractSliceOp::create(
                                   b, loc, RankedTensorType::get(xLen, elt), x,
-                                  attrs(xOff), attrs(xLen), attrs(ones))
+                                  indexAttrs(b, xOff), indexAttrs(b, xLen),
+                                  indexAttrs(b, ones))
                                   .getResult();
-    z = tensor::InsertSliceOp::create(b, loc, part, z, attrs(zOff), attrs(xLen),
-                                      attrs(zSteps));
+    z = tensor::InsertSliceOp::create(b, loc, part, z, indexAttrs(b, zOff),
+                                      indexAttrs(b, xLen),
+                                      indexAttrs(b, zSteps));
   }
   FailureOr<Value> y = convolve(imp, loc, z, wf, group, out, unit, *dilations);
   if (failed(y))
