@@ -204,20 +204,23 @@ def run_one(args, name, batch, mode):
     if os.path.exists(report):
         with open(report) as f:
             r = json.load(f)
-        for key in (PE_PEAK_KEY[mode], "dma_peak_bytes_per_second"):
+        for key in (PE_PEAK_KEY[mode], "dma_peak_bytes_per_second",
+                    "dma_hbm_bytes"):
             if key not in r:
                 raise MissingKey(
                     f"nki-run's JSON report ({report}) has no '{key}'; this "
                     "script reads the machine's peaks from the report and "
                     "needs an nki-run that writes "
-                    "pe_peak_flops_per_second, pe_peak_flops_per_second_fp32 "
-                    "and dma_peak_bytes_per_second")
+                    "pe_peak_flops_per_second, pe_peak_flops_per_second_fp32, "
+                    "dma_peak_bytes_per_second and dma_hbm_bytes")
         flops, nbytes = graph_costs(onnx_path)
         floor_s = max(flops / r[PE_PEAK_KEY[mode]],
                       nbytes / r["dma_peak_bytes_per_second"])
         row.update(sim_us=r["total_ps"] / 1e6, floor_us=floor_s * 1e6,
                    pe_util=100 * r["pe_utilisation"],
-                   dma_x=r["dma_bytes"] / nbytes, flops=flops, bytes=nbytes)
+                   dma_x=r["dma_bytes"] / nbytes,
+                   hbm_x=r["dma_hbm_bytes"] / nbytes, flops=flops,
+                   bytes=nbytes)
     if p.returncode != 0:
         mismatch = "out of tolerance" in p.stdout + p.stderr
         why = "mismatch" if mismatch else "nki-run error"
@@ -244,13 +247,13 @@ def fmt_row(r):
     return (f"| {r['model']} | {r['batch']} | {r['mode']} | "
             f"{f('compile_s', '.1f')} | {f('sim_us', '.1f')} | "
             f"{f('floor_us', '.1f')} | {pct} | {f('pe_util', '.2f')} | "
-            f"{f('dma_x', '.2f')} | {match} |")
+            f"{f('hbm_x', '.2f')} | {f('dma_x', '.2f')} | {match} |")
 
 
 HEADER = ("| model | batch | mode | compile s | simulated us | floor us | "
-          "% of floor | PE util % | DMA bytes / floor bytes (x) | "
-          "match (max abs diff) |\n"
-          "|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
+          "% of floor | PE util % | HBM bytes / floor bytes (x) | "
+          "DMA bytes / floor bytes (x) | match (max abs diff) |\n"
+          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
 
 
 def main():

@@ -226,6 +226,14 @@ DmaDescriptorStats dmaDescriptors(const TargetDesc &target,
   return stats;
 }
 
+int64_t dmaHbmBytes(const Instruction &inst) {
+  int64_t bytes = 0;
+  for (const AccessPattern *ap : {&inst.src0, &inst.dst})
+    if (ap->memory == Memory::HBM)
+      bytes += ap->numElements() * dtypeBytes(ap->dtype);
+  return bytes;
+}
+
 int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst) {
   DmaDescriptorStats stats = dmaDescriptors(target, inst);
   return ceilDiv(stats.chargedBytes * 1000, target.dmaBytesPerNs);

@@ -37,7 +37,7 @@ ProfileBuilder::ProfileBuilder(const isa::Program &program,
 void ProfileBuilder::record(int stream, size_t index, int64_t startPs,
                             int64_t busyPs, int64_t completePs,
                             int64_t matmulFlops, double peSecondsAtPeak,
-                            int64_t dmaBytes) {
+                            int64_t dmaBytes, int64_t dmaHbmBytes) {
   int32_t op = opOf_[size_t(stream)][index];
   OpProfile &p = ops_[size_t(op)];
   int64_t end = startPs + std::max(busyPs, completePs);
@@ -48,6 +48,7 @@ void ProfileBuilder::record(int stream, size_t index, int64_t startPs,
   p.busyPs[size_t(isa::StreamId::fromIndex(stream).engine)] += busyPs;
   p.matmulFlops += matmulFlops;
   p.dmaBytes += dmaBytes;
+  p.dmaHbmBytes += dmaHbmBytes;
   peSeconds_[size_t(op)] += peSecondsAtPeak;
   if (end > startPs)
     intervals_.push_back(Interval{startPs, end, op});

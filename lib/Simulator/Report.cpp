@@ -69,9 +69,10 @@ std::string formatReportTable(const SimReport &r, size_t topOps) {
   }
   append(&out, "PE utilisation ", fmt("%.2f", 100.0 * r.peUtilisation), " % (",
          r.matmulFlops, " matmul FLOPs)\n");
-  append(&out, "DMA ", r.dmaBytes, " bytes, ",
-         fmt("%.2f", r.dmaBytesPerSecond * 1e-9), " GB/s of ",
-         fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9), " GB/s peak\n");
+  append(&out, "DMA ", r.dmaBytes, " bytes (", r.dmaHbmBytes,
+         " to or from HBM), ", fmt("%.2f", r.dmaBytesPerSecond * 1e-9),
+         " GB/s of ", fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9),
+         " GB/s peak\n");
   out += formatOps(r, topOps);
   return out;
 }
@@ -82,7 +83,7 @@ std::string formatReportJson(const SimReport &r) {
       ", \"instructions\": ", r.instructions,
       ", \"matmul_flops\": ", r.matmulFlops,
       ", \"pe_utilisation\": ", fmt("%.6g", r.peUtilisation),
-      ", \"dma_bytes\": ", r.dmaBytes,
+      ", \"dma_bytes\": ", r.dmaBytes, ", \"dma_hbm_bytes\": ", r.dmaHbmBytes,
       ", \"dma_bytes_per_second\": ", fmt("%.6g", r.dmaBytesPerSecond),
       ", \"dma_peak_bytes_per_second\": ", fmt("%.6g", r.dmaPeakBytesPerSecond),
       ", \"pe_peak_flops_per_second\": ", fmt("%.6g", r.pePeakFlopsPerSecond),
@@ -108,7 +109,8 @@ std::string formatReportJson(const SimReport &r) {
       append(&out, e ? ", " : "", "\"", isa::engineName(isa::Engine(e)),
              "\": ", p.busyPs[size_t(e)]);
     append(&out, "}, \"matmul_flops\": ", p.matmulFlops,
-           ", \"dma_bytes\": ", p.dmaBytes, ", \"bound\": \"",
+           ", \"dma_bytes\": ", p.dmaBytes,
+           ", \"dma_hbm_bytes\": ", p.dmaHbmBytes, ", \"bound\": \"",
            isa::engineName(p.bound),
            "\", \"bound_utilisation\": ", fmt("%.6g", p.boundUtilisation),
            ", \"pe_utilisation\": ", fmt("%.6g", p.peUtilisation), "}");

@@ -353,10 +353,12 @@ absl::Status Simulation::issue(StreamRun &run) {
   result_.report.totalPs = std::max(result_.report.totalPs, complete);
   run.stats.busyPs += d.busyPs;
   ++run.stats.instructions;
-  int64_t dmaBytes = 0;
+  int64_t dmaBytes = 0, dmaHbmBytes = 0;
   if (inst.opcode == isa::Opcode::DmaCopy) {
     dmaBytes = isa::dmaDescriptors(target_, inst).bytes;
+    dmaHbmBytes = isa::dmaHbmBytes(inst);
     run.stats.dmaBytes += dmaBytes;
+    result_.report.dmaHbmBytes += dmaHbmBytes;
   }
   int64_t flops = isa::matmulFlops(inst);
   double peSeconds = 0;
@@ -370,7 +372,7 @@ absl::Status Simulation::issue(StreamRun &run) {
   }
   if (profile_)
     profile_->record(run.stream->id.index(), index, start, d.busyPs,
-                     d.completePs, flops, peSeconds, dmaBytes);
+                     d.completePs, flops, peSeconds, dmaBytes, dmaHbmBytes);
   if (options_.collectTrace)
     result_.trace.push_back(TraceEvent{run.stream->id, int32_t(index), start,
                                        d.busyPs, d.completePs});

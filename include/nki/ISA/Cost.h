@@ -48,6 +48,10 @@ struct DmaDescriptorStats {
 DmaDescriptorStats dmaDescriptors(const TargetDesc &target,
                                   const Instruction &inst);
 
+/// Bytes a copy reads from and writes to HBM: each HBM side's elements times
+/// its dtype width (an HBM-to-HBM copy counts both, an on-chip one none).
+int64_t dmaHbmBytes(const Instruction &inst);
+
 /// DMA: the queue is busy for ceil(chargedBytes * 1000 / dmaBytesPerNs) ps.
 int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst);
 

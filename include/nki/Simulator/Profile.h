@@ -42,6 +42,7 @@ struct OpProfile {
   std::array<int64_t, kProfileEngines> busyPs{};
   int64_t matmulFlops = 0;
   int64_t dmaBytes = 0;
+  int64_t dmaHbmBytes = 0; // of which read from or written to HBM
   /// The engine whose work takes longest: busy time, with DMA's divided by
   /// the number of queues (the time the op's transfers take spread over all
   /// of them).
@@ -63,7 +64,7 @@ public:
   /// `peSecondsAtPeak`: its FLOPs over the peak for its input types.
   void record(int stream, size_t index, int64_t startPs, int64_t busyPs,
               int64_t completePs, int64_t matmulFlops, double peSecondsAtPeak,
-              int64_t dmaBytes);
+              int64_t dmaBytes, int64_t dmaHbmBytes);
 
   /// The ops, most attributed time first (ties by source).
   std::vector<OpProfile> finish() const;

@@ -38,6 +38,9 @@ struct SimReport {
   double peUtilisation = 0;
 
   int64_t dmaBytes = 0;
+  /// The part of the traffic that reads or writes HBM (isa::dmaHbmBytes);
+  /// the rest moves data within SBUF.
+  int64_t dmaHbmBytes = 0;
   double dmaBytesPerSecond = 0; // achieved: dmaBytes / total time
   double dmaPeakBytesPerSecond = 0;
   /// The target's PE peak for 1- and 2-byte inputs and for fp32 inputs,

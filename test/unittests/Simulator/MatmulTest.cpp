@@ -81,6 +81,7 @@ void checkMatmul(const MatmulExample &ex) {
   EXPECT_LE(r.peUtilisation, 1.0);
   int64_t eb = isa::dtypeBytes(ex.dtype);
   EXPECT_EQ(r.dmaBytes, (ex.K * ex.M + ex.K * ex.N) * eb + ex.M * ex.N * 4);
+  EXPECT_EQ(r.dmaHbmBytes, r.dmaBytes); // every copy loads or stores
   EXPECT_EQ(r.matmulFlops, 2 * ex.M * ex.N * ex.K);
 }
 

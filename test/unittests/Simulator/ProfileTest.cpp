@@ -47,9 +47,9 @@ TEST(Profile, DisjointOpsOwnTheirIntervals) {
   StreamId pe{Engine::PE, 0}, act{Engine::ACT, 0};
   isa::Program p = program({{pe, {"conv", "conv"}}, {act, {"relu"}}});
   ProfileBuilder b(p, trn2());
-  b.record(pe.index(), 0, 0, 100, 100, 1000, 0, 0);
-  b.record(pe.index(), 1, 100, 100, 100, 1000, 0, 0);
-  b.record(act.index(), 0, 250, 50, 50, 0, 0, 0);
+  b.record(pe.index(), 0, 0, 100, 100, 1000, 0, 0, 0);
+  b.record(pe.index(), 1, 100, 100, 100, 1000, 0, 0, 0);
+  b.record(act.index(), 0, 250, 50, 50, 0, 0, 0, 0);
   std::vector<OpProfile> ops = b.finish();
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].source, "conv"); // most time first
@@ -71,9 +71,9 @@ TEST(Profile, OverlapIsSharedEqually) {
   StreamId pe{Engine::PE, 0}, act{Engine::ACT, 0}, dve{Engine::DVE, 0};
   isa::Program p = program({{pe, {"a"}}, {act, {"b"}}, {dve, {"b"}}});
   ProfileBuilder b(p, trn2());
-  b.record(pe.index(), 0, 0, 300, 300, 0, 0, 0);
-  b.record(act.index(), 0, 100, 100, 100, 0, 0, 0);
-  b.record(dve.index(), 0, 150, 250, 250, 0, 0, 0);
+  b.record(pe.index(), 0, 0, 300, 300, 0, 0, 0, 0);
+  b.record(act.index(), 0, 100, 100, 100, 0, 0, 0, 0);
+  b.record(dve.index(), 0, 150, 250, 250, 0, 0, 0, 0);
   std::vector<OpProfile> ops = b.finish();
   const OpProfile *a = find(ops, "a"), *bb = find(ops, "b");
   ASSERT_TRUE(a && bb);
@@ -92,13 +92,14 @@ TEST(Profile, DmaCountsLatencyAndSpreadsOverQueues) {
   StreamId q0{Engine::DMA, 0}, q1{Engine::DMA, 1}, pe{Engine::PE, 0};
   isa::Program p = program({{q0, {"load"}}, {q1, {"load"}}, {pe, {"load"}}});
   ProfileBuilder b(p, trn2());
-  b.record(q0.index(), 0, 0, 1000, 1300, 0, 0, 4096);
-  b.record(q1.index(), 0, 0, 1000, 1300, 0, 0, 4096);
-  b.record(pe.index(), 0, 1300, 200, 200, 0, 0, 0);
+  b.record(q0.index(), 0, 0, 1000, 1300, 0, 0, 4096, 4096);
+  b.record(q1.index(), 0, 0, 1000, 1300, 0, 0, 4096, 0);
+  b.record(pe.index(), 0, 1300, 200, 200, 0, 0, 0, 0);
   std::vector<OpProfile> ops = b.finish();
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].attributedPs, 1500);
   EXPECT_EQ(ops[0].dmaBytes, 8192);
+  EXPECT_EQ(ops[0].dmaHbmBytes, 4096); // q1's copy stayed on chip
   EXPECT_EQ(ops[0].busyPs[size_t(Engine::DMA)], 2000);
   EXPECT_EQ(ops[0].bound, Engine::PE);
 }
@@ -107,7 +108,7 @@ TEST(Profile, UnknownSourceAndUnexecutedOps) {
   StreamId pe{Engine::PE, 0};
   isa::Program p = program({{pe, {"", "never"}}});
   ProfileBuilder b(p, trn2());
-  b.record(pe.index(), 0, 0, 10, 10, 0, 0, 0);
+  b.record(pe.index(), 0, 0, 10, 10, 0, 0, 0, 0);
   std::vector<OpProfile> ops = b.finish();
   ASSERT_EQ(ops.size(), 1u); // "never" did not run
   EXPECT_EQ(ops[0].source, "(unknown)");
@@ -118,7 +119,7 @@ TEST(Profile, PeUtilisationAgainstTheSpan) {
   isa::Program p = program({{pe, {"mm"}}});
   ProfileBuilder b(p, trn2());
   // 1e-9 s of work at peak in a 4e-9 s span: 25 %.
-  b.record(pe.index(), 0, 0, 4000, 4000, 1, 1e-9, 0);
+  b.record(pe.index(), 0, 0, 4000, 4000, 1, 1e-9, 0, 0);
   std::vector<OpProfile> ops = b.finish();
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_DOUBLE_EQ(ops[0].peUtilisation, 0.25);

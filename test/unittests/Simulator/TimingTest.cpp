@@ -103,6 +103,24 @@ TEST(Timing, DmaBusyThenCompletionLatency) {
   EXPECT_EQ(r.report.dmaBytes, 2 * 262144);
 }
 
+TEST(Timing, DmaHbmBytesLeaveOnChipCopiesOut) {
+  // An f32 load from HBM, then an SBUF -> SBUF copy that narrows it to
+  // bf16: both count as DMA bytes (the wider dtype), only the load as HBM
+  // traffic.
+  isa::Program p = makeProgram();
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
+  Instruction load = op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512));
+  add(p, dmaQ(0), signals(load, 0));
+  isa::AccessPattern narrow = sbuf(128, 512, 4096);
+  narrow.dtype = DType::BF16;
+  Instruction cast = op(Opcode::DmaCopy, narrow, sbuf(128, 512));
+  add(p, dmaQ(1), waits(cast, 0, 1));
+  SimResult r = simulateOk(p);
+  EXPECT_EQ(r.report.dmaBytes, 2 * 262144);
+  EXPECT_EQ(r.report.dmaHbmBytes, 262144);
+}
+
 TEST(Timing, DmaOnTrn1) {
   isa::Program p = makeProgram("trn1");
   p.tensors.push_back(
