@@ -249,19 +249,12 @@ std::optional<isa::AccessPattern> rowRange(const isa::AccessPattern &ap,
   return r;
 }
 
-/// A transfer within SBUF cut into pieces of whole outer rows of both
-/// sides when it costs its queue more than kMaxRowBusyPs, else itself.
-SmallVector<isa::Instruction, 4> splitRows(const isa::Instruction &inst,
-                                           const isa::TargetDesc &target) {
+/// `inst` cut into `n` pieces of whole outer rows of both sides, or
+/// nothing when its patterns cannot be cut so.
+SmallVector<isa::Instruction, 4> cutRows(const isa::Instruction &inst,
+                                         int64_t n) {
   SmallVector<isa::Instruction, 4> pieces;
-  int64_t busy = isa::dmaBusyPs(target, inst);
   int64_t rows = inst.dst.rank ? inst.dst.dims[0].size : 1;
-  int64_t n = std::min({(busy + kRowPieceBusyPs - 1) / kRowPieceBusyPs,
-                        kMaxRowPieces, rows});
-  if (busy <= kMaxRowBusyPs || n < 2) {
-    pieces.push_back(inst);
-    return pieces;
-  }
   int64_t inner = inst.dst.elementsPerPartition() / rows;
   for (int64_t i = 0; i < n; ++i) {
     int64_t r0 = rows * i / n, r1 = rows * (i + 1) / n;
@@ -269,16 +262,39 @@ SmallVector<isa::Instruction, 4> splitRows(const isa::Instruction &inst,
         rowRange(inst.dst, r0 * inner, (r1 - r0) * inner);
     std::optional<isa::AccessPattern> src =
         rowRange(inst.src0, r0 * inner, (r1 - r0) * inner);
-    if (!dst || !src) {
-      pieces.assign(1, inst);
-      return pieces;
-    }
+    if (!dst || !src)
+      return {};
     isa::Instruction piece = inst;
     piece.dst = *dst;
     piece.src0 = *src;
     pieces.push_back(piece);
   }
   return pieces;
+}
+
+/// A transfer within SBUF cut into pieces of whole outer rows of both
+/// sides when it costs its queue more than kMaxRowBusyPs, else itself.
+/// Never into more pieces than keep its queue time: cutting a contiguous
+/// run below a descriptor's minimum (a [32, 260] f32 copy in three pieces
+/// of 87 elements, 348 bytes each paid as 512) costs more than it spreads.
+SmallVector<isa::Instruction, 4> splitRows(const isa::Instruction &inst,
+                                           const isa::TargetDesc &target) {
+  int64_t busy = isa::dmaBusyPs(target, inst);
+  int64_t rows = inst.dst.rank ? inst.dst.dims[0].size : 1;
+  int64_t n = std::min(
+      {(busy + kRowPieceBusyPs - 1) / kRowPieceBusyPs, kMaxRowPieces, rows});
+  int64_t whole = isa::dmaDescriptors(target, inst).chargedBytes;
+  for (; busy > kMaxRowBusyPs && n >= 2; --n) {
+    SmallVector<isa::Instruction, 4> pieces = cutRows(inst, n);
+    if (pieces.empty())
+      break;
+    int64_t charged = 0;
+    for (const isa::Instruction &piece : pieces)
+      charged += isa::dmaDescriptors(target, piece).chargedBytes;
+    if (charged <= whole)
+      return pieces;
+  }
+  return {inst};
 }
 
 /// `inst` as transfers of one partition block each (of its destination,

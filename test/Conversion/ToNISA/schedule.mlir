@@ -336,6 +336,26 @@ func.func @main(%x: memref<32x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<16x
 
 // -----
 
+// Never cut below a descriptor's minimum: a [32, 260] f32 move onto other
+// partitions (1,040 bytes a partition, 1.45 us of one queue) goes in two
+// pieces of 520 bytes, not three of 348 that would each be paid as 512.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 8192, f32][(1,130)], sbuf[32:64, 0, f32][(1,130)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 8712, f32][(1,130)], sbuf[32:64, 520, f32][(1,130)]
+// CHECK-NOT:     nisa.dma_copy sbuf[0:32, {{[0-9]+}}, f32][(1,{{8[0-9]}})]
+func.func @main(%x: memref<64x260xf32> {nki.hbm_offset = 0 : i64}) -> memref<32x260xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 131072 : i64} : memref<32x260xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<64x260xf32, #nki.memory<sbuf>>
+  nki.dma %x to %t : memref<64x260xf32> to memref<64x260xf32, #nki.memory<sbuf>>
+  %src = memref.subview %t[32, 0] [32, 260] [1, 1] : memref<64x260xf32, #nki.memory<sbuf>> to memref<32x260xf32, strided<[260, 1], offset: 8320>, #nki.memory<sbuf>>
+  %b = nki.alloc {offset = 8192 : i64} : memref<32x260xf32, #nki.memory<sbuf>>
+  nki.dma %src to %b : memref<32x260xf32, strided<[260, 1], offset: 8320>, #nki.memory<sbuf>> to memref<32x260xf32, #nki.memory<sbuf>>
+  nki.dma %b to %o : memref<32x260xf32, #nki.memory<sbuf>> to memref<32x260xf32>
+  return %o : memref<32x260xf32>
+}
+
+// -----
+
 // A sum with a scratch tile runs on the DVE (tensor_reduce) or on the ACT
 // (identity into the scratch tile, the sum from its accumulator),
 // whichever finishes it first: two independent sums take one each.
