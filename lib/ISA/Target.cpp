@@ -93,6 +93,13 @@ double TargetDesc::peakPeFlops() const {
          1e6;
 }
 
+bool TargetDesc::computeTileStartOk(int64_t start, int64_t count) const {
+  int64_t quarter = numPartitions / 4, half = numPartitions / 2;
+  if (count > half)
+    return start == 0;
+  return start % (count > quarter ? half : quarter) == 0;
+}
+
 double TargetDesc::peakDmaBytesPerSecond() const {
   return double(numDmaQueues) * double(dmaBytesPerNs) * 1e9;
 }

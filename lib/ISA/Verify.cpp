@@ -198,19 +198,20 @@ absl::Status Checker::checkOperand(const Operand &op,
       int32_t n = ap.numPartitions, s = ap.startPartition;
       int32_t quarter = target.numPartitions / 4;
       int32_t half = target.numPartitions / 2;
-      if (n > half && s != 0)
-        return error(l, " starts at partition ", s, " with ", n,
-                     " partitions; a tile of more than ", half,
-                     " partitions must start at 0");
-      if (n > quarter && n <= half && s % half != 0)
-        return error(l, " starts at partition ", s, " with ", n,
-                     " partitions; a tile of ", quarter + 1, "-", half,
-                     " partitions must start at 0 or ", half);
-      if (n <= quarter && s % quarter != 0)
+      if (!target.computeTileStartOk(s, n)) {
+        if (n > half)
+          return error(l, " starts at partition ", s, " with ", n,
+                       " partitions; a tile of more than ", half,
+                       " partitions must start at 0");
+        if (n > quarter)
+          return error(l, " starts at partition ", s, " with ", n,
+                       " partitions; a tile of ", quarter + 1, "-", half,
+                       " partitions must start at 0 or ", half);
         return error(l, " starts at partition ", s, " with ", n,
                      " partitions; a tile of 1-", quarter,
                      " partitions must start at 0, ", quarter, ", ", half,
                      " or ", 3 * quarter);
+      }
     }
   }
 

@@ -63,6 +63,12 @@ struct TargetDesc {
   /// Peak DMA bytes/s over all queues.
   double peakDmaBytesPerSecond() const;
   int64_t psumBytesPerPartition() const { return psumBanks * psumBankBytes; }
+  /// fp32 elements of one PSUM bank in a partition: the widest matmul result.
+  int64_t psumBankFp32Columns() const { return psumBankBytes / 4; }
+  /// The compute engines' start-partition rule for a tile of `count`
+  /// partitions from `start`: more than half of them start at 0, more than
+  /// a quarter at 0 or the half, fewer at a multiple of a quarter.
+  bool computeTileStartOk(int64_t start, int64_t count) const;
   /// Streams: PE, ACT, DVE, POOL, then the DMA queues (StreamId::index).
   int numStreams() const { return 4 + numDmaQueues; }
 };

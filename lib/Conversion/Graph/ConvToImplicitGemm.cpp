@@ -15,6 +15,7 @@
 #include "DecomposeConv.h"
 
 #include "../Conv/ConvGeneric.h"
+#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,11 +31,11 @@ namespace {
 
 /// The kernel keeps the filter of every input-channel block in SBUF beside
 /// two bands of input rows (Tiling/Conv.cpp gives them half of SBUF); the
-/// filter plus two one-output-row bands must fit half of the smallest
-/// target's SBUF (trn1's 192 KiB), or the convolution takes the im2col
-/// path.
-constexpr int64_t kMinWorkingSetBytes = 96 * 1024;
-constexpr int64_t kPartitions = 128;
+/// filter plus two one-output-row bands must fit half of the chosen
+/// target's SBUF, or the convolution takes the im2col path.
+int64_t workingSetBytes(const nki::isa::TargetDesc &target) {
+  return target.sbufBytesPerPartition / 2;
+}
 
 /// `w` [F, C, KH, KW] as [C, KH, KW, F]; folded when it is a constant.
 Value filterCKKF(OpBuilder &b, Location loc, Value w) {
@@ -66,7 +67,9 @@ Value filterCKKF(OpBuilder &b, Location loc, Value w) {
 }
 
 struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  ConvToImplicitGemm(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  ConvToImplicitGemm(MLIRContext *ctx, const nki::isa::TargetDesc &target)
+      : OpRewritePattern(ctx, /*benefit=*/2), target(target) {}
+  const nki::isa::TargetDesc &target;
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -86,10 +89,10 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
     int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
-    int64_t cBlocks = (xs[1] + kPartitions - 1) / kPartitions;
+    int64_t cBlocks = (xs[1] + target.numPartitions - 1) / target.numPartitions;
     int64_t rows = (ws[2] - 1) * dilations[0] + 1;
     int64_t need = cBlocks * bytes * (ws[2] * ws[3] * ws[0] + 2 * rows * xs[3]);
-    if (need > kMinWorkingSetBytes)
+    if (need > workingSetBytes(target))
       return rewriter.notifyMatchFailure(op, "working set too large");
     Location loc = op.getLoc();
     Value filter = filterCKKF(rewriter, loc, w);
@@ -121,7 +124,7 @@ bool isZeroFilled(Value init) {
 template <typename ConvOp>
 Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
                 DenseElementsAttr dense, int64_t kh, int64_t kw,
-                ArrayRef<int64_t> ys) {
+                ArrayRef<int64_t> ys, int64_t partitions) {
   Location loc = op.getLoc();
   SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
   SmallVector<int64_t> dilations(
@@ -131,7 +134,7 @@ Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
   Type elt = xt.getElementType();
   ArrayRef<int64_t> xs = xt.getShape();
   int64_t c = xs[1];
-  int64_t block = std::min(c, kPartitions);
+  int64_t block = std::min(c, partitions);
   MLIRContext *ctx = rewriter.getContext();
   auto idx = [&](ArrayRef<int64_t> v) {
     return getAsIndexOpFoldResult(ctx, v);
@@ -211,7 +214,8 @@ Value depthwise(PatternRewriter &rewriter, ConvOp op, Value x,
 /// limit.
 LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
                              Value w, Value init, int64_t khDim, int64_t width,
-                             int64_t dilation, DenseElementsAttr &dense) {
+                             int64_t dilation, DenseElementsAttr &dense,
+                             const nki::isa::TargetDesc &target) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   auto wt = dyn_cast<RankedTensorType>(w.getType());
   auto yt = dyn_cast<RankedTensorType>(init.getType());
@@ -226,18 +230,19 @@ LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
     return rewriter.notifyMatchFailure(op, "needs one float type");
   ArrayRef<int64_t> ws = wt.getShape();
   int64_t kh = ws[khDim], kw = ws[khDim + 1];
-  int64_t block = std::min(xt.getShape()[1], kPartitions);
+  int64_t block = std::min<int64_t>(xt.getShape()[1], target.numPartitions);
   int64_t rows = (kh - 1) * dilation + 1;
   if (elt.getIntOrFloatBitWidth() / 8 * (kh * kw * block + 2 * rows * width) >
-      kMinWorkingSetBytes)
+      workingSetBytes(target))
     return rewriter.notifyMatchFailure(op, "working set too large");
   return success();
 }
 
 struct DepthwiseToImplicitGemm
     : OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> {
-  DepthwiseToImplicitGemm(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  DepthwiseToImplicitGemm(MLIRContext *ctx, const nki::isa::TargetDesc &target)
+      : OpRewritePattern(ctx, /*benefit=*/2), target(target) {}
+  const nki::isa::TargetDesc &target;
 
   LogicalResult matchAndRewrite(linalg::DepthwiseConv2DNchwChwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -247,12 +252,13 @@ struct DepthwiseToImplicitGemm
     if (failed(checkDepthwise(rewriter, op, x, w, init, /*khDim=*/1,
                               cast<ShapedType>(x.getType()).getShape()[3],
                               *op.getDilations().getValues<int64_t>().begin(),
-                              dense)))
+                              dense, target)))
       return failure();
     ArrayRef<int64_t> ws = cast<RankedTensorType>(w.getType()).getShape();
     rewriter.replaceOp(
         op, depthwise(rewriter, op, x, dense, ws[1], ws[2],
-                      cast<RankedTensorType>(init.getType()).getShape()));
+                      cast<RankedTensorType>(init.getType()).getShape(),
+                      target.numPartitions));
     return success();
   }
 };
@@ -262,8 +268,10 @@ struct DepthwiseToImplicitGemm
 /// w [G, 1, 1, KH, KW], y [N, G, 1, OH, OW] go to the depthwise form above.
 struct GroupedDepthwiseToImplicitGemm
     : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
-  GroupedDepthwiseToImplicitGemm(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  GroupedDepthwiseToImplicitGemm(MLIRContext *ctx,
+                                 const nki::isa::TargetDesc &target)
+      : OpRewritePattern(ctx, /*benefit=*/2), target(target) {}
+  const nki::isa::TargetDesc &target;
 
   LogicalResult matchAndRewrite(linalg::Conv2DNgchwGfchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -276,7 +284,7 @@ struct GroupedDepthwiseToImplicitGemm
     DenseElementsAttr dense;
     if (failed(checkDepthwise(
             rewriter, op, x, w, init, /*khDim=*/3, xt.getDimSize(4),
-            *op.getDilations().getValues<int64_t>().begin(), dense)))
+            *op.getDilations().getValues<int64_t>().begin(), dense, target)))
       return failure();
     ArrayRef<int64_t> ws = wt.getShape(),
                       ys = cast<RankedTensorType>(init.getType()).getShape();
@@ -290,7 +298,7 @@ struct GroupedDepthwiseToImplicitGemm
     else
       x4 = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), x, groups);
     Value y = depthwise(rewriter, op, x4, dense, ws[3], ws[4],
-                        {ys[0], ys[1], ys[3], ys[4]});
+                        {ys[0], ys[1], ys[3], ys[4]}, target.numPartitions);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
                                                        groups);
     return success();
@@ -299,7 +307,8 @@ struct GroupedDepthwiseToImplicitGemm
 
 } // namespace
 
-void nki::populateConvToImplicitGemmPatterns(RewritePatternSet &patterns) {
+void nki::populateConvToImplicitGemmPatterns(
+    RewritePatternSet &patterns, const nki::isa::TargetDesc &target) {
   patterns.add<ConvToImplicitGemm, DepthwiseToImplicitGemm,
-               GroupedDepthwiseToImplicitGemm>(patterns.getContext());
+               GroupedDepthwiseToImplicitGemm>(patterns.getContext(), target);
 }

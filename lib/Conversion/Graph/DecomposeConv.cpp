@@ -22,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "DecomposeConv.h"
+#include "nki/Dialect/NKI/ModuleTarget.h"
+#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -398,17 +400,21 @@ void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns,
 
 LogicalResult nki::decomposeConvolutions(Operation *root, bool implicitGemm) {
   RewritePatternSet patterns(root->getContext());
-  if (implicitGemm)
-    populateConvToImplicitGemmPatterns(patterns);
+  if (implicitGemm) {
+    FailureOr<const nki::isa::TargetDesc *> target = nki::tile::getTarget(root);
+    if (failed(target))
+      return failure();
+    nki::populateConvToImplicitGemmPatterns(patterns, **target);
+  }
   populateDecomposeConvPatterns(patterns, /*poolOnChip=*/implicitGemm);
   if (failed(applyPatternsGreedily(root, std::move(patterns))))
     return failure();
   bool ok = true;
   root->walk([&](linalg::ConvolutionOpInterface op) {
     if (implicitGemm &&
-        ((isa<linalg::PoolingNchwMaxOp>(op) &&
+        ((llvm::isa<linalg::PoolingNchwMaxOp>(op) &&
           poolsOnChip(cast<linalg::PoolingNchwMaxOp>(op), true)) ||
-         (isa<linalg::PoolingNchwSumOp>(op) &&
+         (llvm::isa<linalg::PoolingNchwSumOp>(op) &&
           poolsOnChip(cast<linalg::PoolingNchwSumOp>(op), false))))
       return;
     op->emitOpError("is not supported by the nki compiler: supported "

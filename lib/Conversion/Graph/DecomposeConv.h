@@ -11,6 +11,9 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace nki {
+namespace isa {
+struct TargetDesc;
+} // namespace isa
 
 /// Patterns that rewrite NC-first convolutions (1-D, 2-D, 3-D, grouped,
 /// depthwise) into an im2col gather plus one (batch) matmul, and NC-first
@@ -22,8 +25,10 @@ void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns,
 
 /// The pattern that writes a 2-D NCHW convolution as the implicit-GEMM
 /// generic of Conv/ConvGeneric.h (ConvToImplicitGemm.cpp); it takes
-/// precedence over the im2col decomposition where it applies.
-void populateConvToImplicitGemmPatterns(mlir::RewritePatternSet &patterns);
+/// precedence over the im2col decomposition where it applies, for
+/// convolutions whose kernel fits `target`'s SBUF.
+void populateConvToImplicitGemmPatterns(mlir::RewritePatternSet &patterns,
+                                        const isa::TargetDesc &target);
 
 /// Applies those patterns (the implicit-GEMM one when `implicitGemm`) to
 /// `root`, then reports every convolution or pooling op left (other

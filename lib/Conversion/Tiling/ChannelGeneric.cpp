@@ -77,7 +77,7 @@ std::optional<SmallVector<Kind>> classify(linalg::GenericOp op) {
          llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
       if (auto d = dyn_cast<AffineDimExpr>(e))
         strides[d.getPosition()] += memStrides[r];
-      else if (!isa<AffineConstantExpr>(e))
+      else if (!llvm::isa<AffineConstantExpr>(e))
         return std::nullopt;
     }
     if (strides[2] == 0 && strides[3] == 0)
@@ -372,7 +372,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
   }
   const Access &out = operands.back();
   std::optional<ResidentRef> outRes = residentOf(out);
-  int64_t P = numPartitions();
+  int64_t P = options.partitions;
   int64_t chunkRows = std::clamp<int64_t>(options.freeChunk / W, 1, H);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c0 = 0; c0 < C; c0 += P) {

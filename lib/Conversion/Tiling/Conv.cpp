@@ -56,7 +56,6 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-constexpr int64_t kBankColumns = 512; // fp32 columns in one PSUM bank
 constexpr int64_t kChunksPerGroup = 4;
 // Kernel rows are folded into the contraction up to this many channels
 // (beyond it the contraction is large enough and the folded input tile,
@@ -108,7 +107,7 @@ struct ConvKernel {
   size_t nextChunk = 0;
   LogicalResult status = success();
 
-  int64_t P() const { return numPartitions(); }
+  int64_t P() const { return options.partitions; }
   int64_t cbAt(int64_t i) const { return std::min(P(), g.c - i * P()); }
   int64_t fbAt(int64_t i) const { return std::min(P(), g.f - i * P()); }
   int64_t inRows(int64_t outRows) const {
@@ -232,9 +231,9 @@ static bool clampInto(Value t, Value view) {
 }
 
 /// Few input channels: the kernel rows go on the partitions too.
-static bool convFoldsRows(const conv::ConvGeneric &g) {
-  return g.c <= numPartitions() && g.kh > 1 && g.c <= kMaxFoldedChannels &&
-         g.c * g.kh <= numPartitions();
+static bool convFoldsRows(const conv::ConvGeneric &g, int64_t partitions) {
+  return g.c <= partitions && g.kh > 1 && g.c <= kMaxFoldedChannels &&
+         g.c * g.kh <= partitions;
 }
 
 /// Packs bands when that makes the kernel faster by a simple model: PE
@@ -276,7 +275,7 @@ void ConvKernel::chooseBands() {
   int64_t perBand = outRef.has_value();
   if (epilogue)
     for (Value v : epilogue.getDpsInputs())
-      if (v != y.buffer && isa<MemRefType>(v.getType()) &&
+      if (v != y.buffer && llvm::isa<MemRefType>(v.getType()) &&
           cast<MemRefType>(v.getType()).getShape() ==
               cast<MemRefType>(out.getType()).getShape() &&
           isResident(v))
@@ -304,7 +303,7 @@ void ConvKernel::chooseBands() {
   };
   Choice best{foldRows, 1};
   for (Choice c : {Choice{true, most(g.c * g.kh)}, Choice{false, most(g.c)}})
-    if ((!c.fold || convFoldsRows(g)) && cost(c) < cost(best))
+    if ((!c.fold || convFoldsRows(g, P())) && cost(c) < cost(best))
       best = c;
   foldRows = best.fold;
   bands = best.bands;
@@ -342,8 +341,8 @@ LogicalResult ConvKernel::analyze() {
   // partition groups of a band tile, which pays off when the PE multiplies
   // fp32 (4 cycles a column; MobileNetV2 b1: 831 -> 684 us) but not bf16
   // (319 -> 343 us).
-  foldRows =
-      convFoldsRows(g) && !scale && (!input.resident || g.inputType.isF32());
+  foldRows = convFoldsRows(g, P()) && !scale &&
+             (!input.resident || g.inputType.isF32());
   chooseBands();
   bool newBands = !input.resident || foldRows || bands > 1;
   bandH = g.oh / bands;
@@ -351,8 +350,9 @@ LogicalResult ConvKernel::analyze() {
   // Packed bands go in groups of chunks, so that the next group's input
   // (which moves by DMA) loads while this one multiplies.
   if (bands > 1)
-    bandRows = std::min(
-        bandRows, kChunksPerGroup * std::max<int64_t>(1, kBankColumns / g.ow));
+    bandRows = std::min(bandRows,
+                        kChunksPerGroup *
+                            std::max<int64_t>(1, options.bankColumns / g.ow));
   while (newBands && bandRows > 1 &&
          2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
     bandRows = (bandRows + 1) / 2;
@@ -373,11 +373,11 @@ LogicalResult ConvKernel::analyze() {
   for (const Access &e : epi.operands)
     if (e.buffer && !merges(e.buffer, e.strides))
       rowsMerge = false;
-  if (g.ow <= kBankColumns && rowsMerge) {
+  if (g.ow <= options.bankColumns && rowsMerge) {
     chunkCols = g.ow;
-    chunkRows = std::min(bandRows, kBankColumns / g.ow);
+    chunkRows = std::min(bandRows, options.bankColumns / g.ow);
   } else {
-    chunkCols = std::min(g.ow, kBankColumns);
+    chunkCols = std::min(g.ow, options.bankColumns);
     chunkRows = 1;
   }
   return success();

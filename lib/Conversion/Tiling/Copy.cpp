@@ -101,7 +101,7 @@ LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
   auto type = cast<MemRefType>(src.getType());
   ArrayRef<int64_t> shape = type.getShape();
   int64_t N = shape[0], C = shape[1], H = shape[2], W = shape[3];
-  int64_t P = numPartitions();
+  int64_t P = residents.partitions;
   int64_t bytes = tile::storageBytes(type.getElementType());
   auto side = [&](Value v, const std::optional<ResidentRef> &r, int64_t n,
                   int64_t c, int64_t cs, int64_t h, int64_t rows) -> Value {

@@ -24,9 +24,6 @@ using namespace mlir;
 using namespace nki;
 using namespace nki::tiling;
 
-/// Columns of a PSUM bank in fp32: the widest matmul result.
-constexpr int64_t kReduceColumns = 512;
-
 namespace {
 struct Space {
   SmallVector<int64_t> extents;
@@ -88,9 +85,9 @@ namespace {
 class GenericKernel {
 public:
   GenericKernel(OpBuilder &b, linalg::GenericOp op, Space &s, unsigned pDim,
-                unsigned fDim, int64_t chunk)
+                unsigned fDim, int64_t chunk, int64_t partitions)
       : b(b), op(op), loc(op.getLoc()), s(s), pDim(pDim), fDim(fDim),
-        chunk(chunk) {}
+        chunk(chunk), partitions(partitions) {}
 
   LogicalResult emit();
 
@@ -105,7 +102,7 @@ private:
   Location loc;
   Space &s;
   unsigned pDim, fDim;
-  int64_t chunk;
+  int64_t chunk, partitions;
   LogicalResult status = success();
 };
 } // namespace
@@ -224,7 +221,7 @@ LogicalResult GenericKernel::emit() {
       outer.push_back(d);
   SmallVector<Value> ivs(s.extents.size());
   outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
-    tileLoop(ob, loc, s.extents[pDim], numPartitions(),
+    tileLoop(ob, loc, s.extents[pDim], partitions,
              [&](OpBuilder &pb, Value pOff, int64_t pp) {
                if (failed(status))
                  return;
@@ -241,7 +238,8 @@ LogicalResult GenericKernel::emit() {
 /// contiguous rows, transposed into PSUM and stored with contiguous rows,
 /// instead of a DMA with one-element descriptors.
 static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
-                                      const Space &s) {
+                                      const Space &s,
+                                      const TileOptions &options) {
   unsigned n = s.extents.size();
   Block &body = op.getRegion().front();
   if (n < 2 || llvm::is_contained(s.reduction, true) ||
@@ -255,7 +253,7 @@ static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
       !isa<FloatType>(in.elementType)) // PSUM holds fp32
     return failure();
   Location loc = op.getLoc();
-  int64_t P = numPartitions();
+  int64_t P = options.partitions;
   SmallVector<unsigned> outer;
   for (unsigned d = 0; d < pDim; ++d)
     outer.push_back(d);
@@ -305,15 +303,16 @@ static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
 /// reduction is not of this kind (the caller keeps the reduced dim on the
 /// free axis).
 static std::optional<LogicalResult>
-tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
+tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s,
+                        const TileOptions &options) {
   unsigned n = s.extents.size();
   unsigned rDim = llvm::find(s.reduction, true) - s.reduction.begin();
-  int64_t P = numPartitions();
+  int64_t P = options.partitions, bankColumns = options.bankColumns;
   bool full = n == 1;
   if (full) {
     // [rows, f] with every row on a partition and f within a PSUM bank.
     int64_t total = s.extents[0];
-    int64_t f = std::min<int64_t>(kReduceColumns, (total + P - 1) / P);
+    int64_t f = std::min<int64_t>(bankColumns, (total + P - 1) / P);
     while (total % f)
       --f;
     SmallVector<int64_t> rowStrides;
@@ -382,7 +381,7 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s) {
       outer.push_back(d);
   SmallVector<Value> ivs(n);
   LogicalResult status = success();
-  int64_t chunk = sum || full ? kReduceColumns : P;
+  int64_t chunk = sum || full ? bankColumns : P;
   outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
     tileLoop(ob, loc, C, chunk, [&](OpBuilder &cb, Value cOff, int64_t cc) {
       if (failed(status))
@@ -544,7 +543,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     insertDim(s, 0, 1, false, SmallVector<int64_t>(s.operands.size(), 0));
   mergeDims(s);
 
-  if (succeeded(tryTransposeOnPE(b, op, s)))
+  if (succeeded(tryTransposeOnPE(b, op, s, options)))
     return success();
   int64_t chunk = fitFreeChunk(op, options);
   unsigned numReductions = llvm::count(s.reduction, true);
@@ -557,7 +556,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
       // One long dim. Preferably [blocks, partitions, free] with every tile
       // a contiguous block of HBM (its DMA hull is exact, so tiles do not
       // look dependent to the scheduler); else [partitions, free].
-      int64_t n = s.extents[0], P = numPartitions();
+      int64_t n = s.extents[0], P = options.partitions;
       int64_t f = n % P == 0 ? std::min(n / P, chunk) : 0;
       while (f > 0 && (n / P) % f)
         --f;
@@ -582,9 +581,11 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
       }
     }
     unsigned n = s.extents.size();
-    return GenericKernel(b, op, s, n - 2, n - 1, chunk).emit();
+    return GenericKernel(b, op, s, n - 2, n - 1, chunk, options.partitions)
+        .emit();
   }
-  if (std::optional<LogicalResult> r = tryReduceOverPartitions(b, op, s))
+  if (std::optional<LogicalResult> r =
+          tryReduceOverPartitions(b, op, s, options))
     return *r;
   // Reduction: the reduction dim last, the last parallel dim on partitions.
   unsigned fDim = llvm::find(s.reduction, true) - s.reduction.begin();
@@ -597,5 +598,5 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     pDim = 0;
     ++fDim;
   }
-  return GenericKernel(b, op, s, pDim, fDim, chunk).emit();
+  return GenericKernel(b, op, s, pDim, fDim, chunk, options.partitions).emit();
 }

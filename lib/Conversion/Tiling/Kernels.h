@@ -22,6 +22,10 @@ class Residents;
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
   int64_t sbufBytesPerPartition = 0; // capacity the kernels budget against
+  /// The chosen target's geometry (nki-tile copies it from its table):
+  /// partitions of SBUF and PSUM, and fp32 columns of one PSUM bank (the
+  /// widest matmul result).
+  int64_t partitions = 0, bankColumns = 0;
   /// The chosen target's rates that kernels weigh choices by (nki-tile
   /// copies them from its table; 0: unknown, no such choices).
   struct Rates {

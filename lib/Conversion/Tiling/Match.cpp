@@ -283,7 +283,7 @@ static linalg::GenericOp onlyWriter(Value buffer, Operation *reader) {
 }
 
 std::optional<PooledMatmulInput>
-tiling::findPooledMatmulInput(linalg::LinalgOp matmul) {
+tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
   auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
   if (!mm)
     return std::nullopt;
@@ -293,8 +293,7 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul) {
   auto type = dyn_cast<MemRefType>(a.getType());
   if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
       !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() ||
-      type.getDimSize(0) > numPartitions() ||
+      !type.getLayout().isIdentity() || type.getDimSize(0) > partitions ||
       !a.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   auto isGlobalPooling = [](linalg::GenericOp g) {

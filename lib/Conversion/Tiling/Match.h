@@ -66,7 +66,7 @@ std::optional<ChannelScale> findChannelScale(mlir::Value x,
                                              mlir::Operation *conv);
 
 /// A matmul's A operand [M, K] that is a global pooling's [N, C] result
-/// (M = N images, at most 128; K = C channels: the layout the pooling
+/// (M = N images, at most `partitions`; K = C channels: the layout the pooling
 /// computes it in), read directly or through `cast`, an elementwise
 /// generic that only rounds it to the matmul's input type and that only
 /// the matmul reads (the matmul's kernel absorbs it).
@@ -75,7 +75,7 @@ struct PooledMatmulInput {
   mlir::linalg::GenericOp cast;
 };
 std::optional<PooledMatmulInput>
-findPooledMatmulInput(mlir::linalg::LinalgOp matmul);
+findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 
 } // namespace nki::tiling
 

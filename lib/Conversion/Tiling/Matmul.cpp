@@ -32,8 +32,9 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-constexpr int64_t kBankColumns = 512; // fp32 columns in one PSUM bank
-constexpr int64_t kMaxPanelColumns = 2048;
+// A panel of B holds at most this many PSUM banks' worth of columns (each
+// A block's products then fill half of PSUM).
+constexpr int64_t kMaxPanelBanks = 4;
 
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
@@ -61,7 +62,8 @@ struct MatmulKernel {
   Epilogue epi;
   LogicalResult status = success();
 
-  int64_t P() const { return numPartitions(); }
+  int64_t P() const { return options.partitions; }
+  int64_t bankColumns() const { return options.bankColumns; }
 
   LogicalResult analyze();
   void emit();
@@ -247,8 +249,8 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
     aTiles.push_back(a);
   }
   SmallVector<std::pair<int64_t, int64_t>> banks;
-  for (int64_t n0 = 0; n0 < np; n0 += kBankColumns)
-    banks.push_back({n0, std::min(kBankColumns, np - n0)});
+  for (int64_t n0 = 0; n0 < np; n0 += bankColumns())
+    banks.push_back({n0, std::min(bankColumns(), np - n0)});
   SmallVector<Value> accs;
   for (auto [n0, nw] : banks)
     accs.push_back(
@@ -288,10 +290,10 @@ void MatmulKernel::emit() {
   int64_t K = extents[kDim], N = extents[nDim];
   int64_t kBlocks = (K + P() - 1) / P();
   int64_t bytes = tile::storageBytes(B.elementType);
-  int64_t np = std::min<int64_t>(kMaxPanelColumns, N);
-  while (np > kBankColumns &&
+  int64_t np = std::min<int64_t>(kMaxPanelBanks * bankColumns(), N);
+  while (np > bankColumns() &&
          kBlocks * np * bytes > options.sbufBytesPerPartition * 3 / 4)
-    np -= kBankColumns;
+    np -= bankColumns();
   auto panels = [&](OpBuilder &pb, Value batch) {
     tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {
       emitPanel(nb, batch, n, w);

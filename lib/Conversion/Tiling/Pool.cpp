@@ -92,7 +92,7 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
                     bool residentOut, int64_t bytes,
                     const TileOptions &options) {
   const TileOptions::Rates &t = options.rates;
-  int64_t P = numPartitions();
+  int64_t P = options.partitions;
   // Only a resident input: bands loaded from HBM onto their partitions
   // made ResNet-50's stem pool at batch 8 (auto-cast) hold up the DMA
   // queues the next layers' transfers needed (2,525 -> 7,664 us), for
@@ -216,7 +216,7 @@ LogicalResult tiling::tilePool(OpBuilder &b, linalg::LinalgOp op, bool isMax,
     inType = cast<MemRefType>(input.resident->tensor->tile.getType())
                  .getElementType();
   Type work = isMax ? inType : elt;
-  int64_t P = numPartitions(), bytes = tile::storageBytes(elt);
+  int64_t P = options.partitions, bytes = tile::storageBytes(elt);
   auto inRows = [&](int64_t rows) { return inRowsOf(g, rows); };
   // A band's tiles (input, rows, output) twice over within half of SBUF.
   auto bandBytes = [&](int64_t rows) {

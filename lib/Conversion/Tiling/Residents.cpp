@@ -22,6 +22,7 @@
 
 #include "nki/Analysis/Residency.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -141,7 +142,8 @@ struct Candidate {
 struct Planner {
   ArrayRef<Operation *> ops;
   const DenseSet<Operation *> &absorbed;
-  int64_t sbufBytes;
+  const isa::TargetDesc &target;
+  int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
   DenseMap<Operation *, int64_t> kernelPos; // op -> where its code lands
@@ -150,9 +152,10 @@ struct Planner {
   DenseMap<Operation *, Operation *> anchor;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
-          int64_t sbufBytes)
-      : ops(ops), absorbed(absorbed), sbufBytes(sbufBytes),
-        capacity(ops.size(), sbufBytes) {}
+          const isa::TargetDesc &target)
+      : ops(ops), absorbed(absorbed), target(target),
+        sbufBytes(target.sbufBytesPerPartition),
+        partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
     Value root = rootOf(v);
@@ -195,13 +198,12 @@ struct Planner {
     }
     int64_t cs = v == root ? (*shapeOf(root))[1]
                            : cast<MemRefType>(v.getType()).getDimSize(1);
-    int64_t p0 = start->at[1] % numPartitions();
+    int64_t p0 = start->at[1] % partitions;
     // Channel blocks of the view start at partition p0: the engines'
     // start-partition rule.
     bool partitionsOk =
-        p0 == 0 || byDma || (p0 + cs <= numPartitions() && (cs > 64   ? false
-                                                   : cs > 32 ? p0 % 64 == 0
-                                                             : p0 % 32 == 0));
+        p0 == 0 || byDma ||
+        (p0 + cs <= partitions && target.computeTileStartOk(p0, cs));
     if (!partitionsOk) {
       c->ok = false;
       return;
@@ -257,7 +259,7 @@ struct Planner {
       in = scale->source;
       SmallVector<Value> columns = channelScaleColumns(*scale);
       for (Value v : scale->op.getDpsInputs()) {
-        if (v == in || !isa<MemRefType>(v.getType()))
+        if (v == in || !llvm::isa<MemRefType>(v.getType()))
           continue;
         if (llvm::is_contained(columns, v))
           use(v, kpos, false); // [N, C, 1, 1], read per image and block
@@ -273,7 +275,7 @@ struct Planner {
     if (epilogue) {
       out = epilogue.getDpsInits()[0];
       for (OpOperand *in : epilogue.getDpsInputOperands()) {
-        if (in->get() == y || !isa<MemRefType>(in->get().getType()))
+        if (in->get() == y || !llvm::isa<MemRefType>(in->get().getType()))
           continue;
         // Residual operands are read element for element.
         if (epilogue.getMatchingIndexingMap(in).isIdentity() &&
@@ -292,7 +294,7 @@ struct Planner {
       c->ok = false; // the kernel would overwrite rows it still reads
     // Filter, two bands of the fewest rows and scratch, twice over (the
     // kernel budgets bands against half of what it is given).
-    int64_t cBlocks = (g.c + numPartitions() - 1) / numPartitions();
+    int64_t cBlocks = (g.c + partitions - 1) / partitions;
     int64_t filter =
         cBlocks * g.kh * g.kw * g.f * tile::storageBytes(g.filterType);
     int64_t band = cBlocks * ((g.kh - 1) * g.dilationH + 1) * g.w *
@@ -336,7 +338,7 @@ struct Planner {
     anchor[op] = op;
     SmallVector<std::pair<Value, bool>> tensors = channelTensors(op);
     for (Value v : op->getOperands())
-      if (isa<MemRefType>(v.getType()) &&
+      if (llvm::isa<MemRefType>(v.getType()) &&
           llvm::none_of(tensors, [&](auto &t) { return t.first == v; }) &&
           !(isa_and_nonnull<memref::CollapseShapeOp>(v.getDefiningOp()) &&
             llvm::any_of(tensors, [&](auto &t) {
@@ -402,10 +404,10 @@ struct Planner {
       // operand may be a pooled [N, C] tensor kept in SBUF (the stationary
       // operand, channels on the partitions), rounded by an absorbed cast.
       Value pooled;
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+      if (llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
         auto matmul = cast<linalg::LinalgOp>(op);
         if (std::optional<PooledMatmulInput> in =
-                findPooledMatmulInput(matmul);
+                findPooledMatmulInput(matmul, partitions);
             in && (!in->cast || absorbed.contains(in->cast))) {
           pooled = in->source;
           Type multiply =
@@ -418,14 +420,14 @@ struct Planner {
                 findEpilogue(matmul, findZeroFill(out, op))) {
           fused.insert(epilogue);
           for (Value v : epilogue->getOperands())
-            if (isa<MemRefType>(v.getType()))
+            if (llvm::isa<MemRefType>(v.getType()))
               reject(v);
         }
       }
       // Any other kernel reads and writes HBM; it leaves its tiles half of
       // SBUF (they budget against up to 3/4 of what they are given).
       for (Value v : op->getOperands())
-        if (isa<MemRefType>(v.getType()) && v != pooled)
+        if (llvm::isa<MemRefType>(v.getType()) && v != pooled)
           reject(v);
       capacity[pos] = sbufBytes / 2;
     }
@@ -434,7 +436,7 @@ struct Planner {
 } // namespace
 
 std::optional<ResidentRef> Residents::lookup(Value v) const {
-  if (tensors.empty() || !isa<MemRefType>(v.getType()))
+  if (tensors.empty() || !llvm::isa<MemRefType>(v.getType()))
     return std::nullopt;
   Value root = rootOf(v);
   auto it = tensors.find(root);
@@ -455,7 +457,7 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
                       int64_t rowStep, int64_t w, int64_t cols,
                       int64_t colStep) const {
   const ResidentTensor &t = *r.tensor;
-  int64_t ca = r.c + c, P = numPartitions();
+  int64_t ca = r.c + c, P = partitions;
   SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n,
                                   t.top + r.h + h * r.rowStep,
                                   t.left + r.w + w * r.colStep};
@@ -471,7 +473,7 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
 Value Residents::imageColumns(OpBuilder &b, Location loc, const ResidentRef &r,
                               int64_t c, int64_t cs) const {
   const ResidentTensor &t = *r.tensor;
-  int64_t ca = r.c + c, P = numPartitions();
+  int64_t ca = r.c + c, P = partitions;
   SmallVector<int64_t> offsets = {ca % P, ca / P, r.n, t.top + r.h,
                                   t.left + r.w};
   SmallVector<int64_t> sizes = {cs, 1, t.n - r.n, 1, 1};
@@ -550,12 +552,14 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
 
 Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
                                 const DenseSet<Operation *> &absorbed,
-                                int64_t sbufBytes, int64_t minDescriptorBytes) {
+                                const isa::TargetDesc &target) {
   Residents residents;
-  Planner planner(ops, absorbed, sbufBytes);
+  residents.partitions = target.numPartitions;
+  Planner planner(ops, absorbed, target);
   planner.visit();
 
-  int64_t P = numPartitions();
+  int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;
+  int64_t minDescriptorBytes = target.dmaMinDescriptorBytes;
   ResidencyProblem problem;
   problem.capacity = planner.capacity;
   SmallVector<Value> roots;

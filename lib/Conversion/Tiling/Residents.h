@@ -21,6 +21,10 @@
 
 #include <optional>
 
+namespace nki::isa {
+struct TargetDesc;
+} // namespace nki::isa
+
 namespace nki::tiling {
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
@@ -68,20 +72,20 @@ public:
     return liveBytes.lookup(op);
   }
 
+  int64_t partitions = 0; // the target's: a view's channel c is at c % this
   llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer
   llvm::DenseMap<mlir::Operation *, int64_t> liveBytes;
 };
 
 /// Chooses the tensors of `ops` (the entry function's body, in order; the
-/// ops in `absorbed` belong to a later kernel) that stay in SBUF, given
-/// `sbufBytes` per partition, and allocates their tiles, with the border
-/// set before the first kernel that writes them. `minDescriptorBytes`: the
-/// DMA's cost of a descriptor, however short (what writing a stepped view
-/// in HBM pays per element).
+/// ops in `absorbed` belong to a later kernel) that stay in SBUF, given the
+/// target's SBUF bytes per partition, and allocates their tiles, with the
+/// border set before the first kernel that writes them. Writing a stepped
+/// view in HBM would pay the target's DMA descriptor minimum per element.
 Residents planResidents(mlir::OpBuilder &b,
                         llvm::ArrayRef<mlir::Operation *> ops,
                         const llvm::DenseSet<mlir::Operation *> &absorbed,
-                        int64_t sbufBytes, int64_t minDescriptorBytes);
+                        const isa::TargetDesc &target);
 
 } // namespace nki::tiling
 

@@ -270,7 +270,7 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
   auto first = cast<linalg::GenericOp>(
       *llvm::find_if(group, [](Operation *op) { return isa<linalg::GenericOp>(op); }));
   SmallVector<int64_t> ranges = first.getStaticLoopRanges();
-  int64_t R = ranges[0], C = ranges[1], P = numPartitions();
+  int64_t R = ranges[0], C = ranges[1], P = options.partitions;
   for (Operation *op : group)
     members.push_back(*asMember(op, R, C));
 

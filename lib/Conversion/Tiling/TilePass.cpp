@@ -68,6 +68,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       return signalPassFailure();
     const nki::isa::TargetDesc *desc = *chosen;
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
+    options.partitions = desc->numPartitions;
+    options.bankColumns = desc->psumBankFp32Columns();
     options.rates = {desc->peClockMHz,          desc->peFp32Factor,
                      desc->peMinColumns,        desc->peLoadStationaryCycles,
                      desc->actClockMHz,         desc->dveClockMHz,
@@ -146,7 +148,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // now: the pooling is tiled before the matmul).
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
         if (std::optional<PooledMatmulInput> in =
-                findPooledMatmulInput(matmul)) {
+                findPooledMatmulInput(matmul, options.partitions)) {
           pooledInputs[op] = *in;
           if (in->cast)
             absorbed.insert(in->cast);
@@ -168,9 +170,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // they fit; each kernel budgets against what they leave.
     Residents residents;
     if (sbufResident)
-      residents =
-          planResidents(rewriter, ops, absorbed, options.sbufBytesPerPartition,
-                        options.rates.dmaMinDescriptorBytes);
+      residents = planResidents(rewriter, ops, absorbed, *desc);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||

@@ -11,10 +11,6 @@
 using namespace mlir;
 using namespace nki;
 
-int64_t tiling::numPartitions() {
-  return isa::getTarget(isa::kDefaultTarget).numPartitions;
-}
-
 Value tiling::indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }

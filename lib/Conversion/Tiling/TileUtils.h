@@ -14,9 +14,6 @@
 
 namespace nki::tiling {
 
-/// Partitions of the target (both targets have 128).
-int64_t numPartitions();
-
 /// Calls body(b, offset, size) for the tiles covering [0, extent) in steps of
 /// `step`: full tiles in an scf.for (or inline when there is one), then the
 /// remainder as a peeled tile, so every tile has a static size.

@@ -115,7 +115,7 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
   if (!outRes)
     bandRows = std::min(bandRows, kOutputBandBytes / (u.fh * u.fw * W * bytes));
   bandRows = std::clamp<int64_t>(bandRows, 1, H);
-  int64_t P = numPartitions();
+  int64_t P = options.partitions;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c0 = 0; c0 < C; c0 += P) {
       int64_t cs = std::min(P, C - c0);

@@ -58,18 +58,51 @@ func.func @argument_filter(%x: tensor<1x3x7x5xf32>, %w: tensor<4x3x3x3xf32>) -> 
 
 // -----
 
-// The filter and two bands of one output row's input rows would take
-// 110,712 bytes per partition (more than 96 KiB): im2col. So do a bf16 input with an f32
-// result (the generic is of one type).
+// The filter and two bands of one output row's input rows must fit half
+// of the chosen target's SBUF. Here they would take 115,320 bytes per
+// partition (more than trn2's 112 KiB): im2col. So do a bf16 input with an
+// f32 result (the generic is of one type).
 // CHECK-LABEL: func.func @too_large
 // CHECK: linalg.batch_matmul
-func.func @too_large(%x: tensor<1x1x3x5xf32>, %w: tensor<3072x1x3x3xf32>) -> tensor<1x3072x1x3xf32> {
+func.func @too_large(%x: tensor<1x1x3x5xf32>, %w: tensor<3200x1x3x3xf32>) -> tensor<1x3200x1x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3200x1x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3200x1x3xf32>) -> tensor<1x3200x1x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x1x3x5xf32>, tensor<3200x1x3x3xf32>) outs(%i : tensor<1x3200x1x3xf32>) -> tensor<1x3200x1x3xf32>
+  return %y : tensor<1x3200x1x3xf32>
+}
+
+// -----
+
+// 110,712 bytes per partition fit trn2's half (112 KiB) but not trn1's
+// (96 KiB): the kernel on trn2, im2col on trn1.
+// CHECK-LABEL: func.func @fits_trn2
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.batch_matmul
+func.func @fits_trn2(%x: tensor<1x1x3x5xf32>, %w: tensor<3072x1x3x3xf32>) -> tensor<1x3072x1x3xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x3072x1x3xf32>
   %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
   %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
          ins(%x, %w : tensor<1x1x3x5xf32>, tensor<3072x1x3x3xf32>) outs(%i : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
   return %y : tensor<1x3072x1x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @too_large_trn1
+// CHECK: linalg.batch_matmul
+module attributes {nki.target = "trn1"} {
+func.func @too_large_trn1(%x: tensor<1x1x3x5xf32>, %w: tensor<3072x1x3x3xf32>) -> tensor<1x3072x1x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3072x1x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x1x3x5xf32>, tensor<3072x1x3x3xf32>) outs(%i : tensor<1x3072x1x3xf32>) -> tensor<1x3072x1x3xf32>
+  return %y : tensor<1x3072x1x3xf32>
+}
 }
 
 // -----

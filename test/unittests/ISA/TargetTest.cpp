@@ -44,6 +44,20 @@ TEST(Target, Trn2Numbers) {
   EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 368e9);
 }
 
+TEST(Target, DerivedGeometry) {
+  const TargetDesc &t = getTarget(TargetKind::Trn2);
+  EXPECT_EQ(t.psumBankFp32Columns(), 512);
+  // The start-partition rule: > 64 partitions at 0; 33-64 at 0 or 64;
+  // 1-32 at 0, 32, 64 or 96.
+  EXPECT_TRUE(t.computeTileStartOk(0, 128));
+  EXPECT_FALSE(t.computeTileStartOk(64, 65));
+  EXPECT_TRUE(t.computeTileStartOk(64, 64));
+  EXPECT_FALSE(t.computeTileStartOk(32, 33));
+  EXPECT_TRUE(t.computeTileStartOk(96, 32));
+  EXPECT_FALSE(t.computeTileStartOk(16, 16));
+  EXPECT_TRUE(t.computeTileStartOk(0, 1));
+}
+
 TEST(Target, SharedConstants) {
   for (TargetKind k : {TargetKind::Trn1, TargetKind::Trn2}) {
     const TargetDesc &t = getTarget(k);
