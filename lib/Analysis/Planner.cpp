@@ -23,6 +23,9 @@ using planner_detail::kUnplaced;
 
 namespace {
 
+/// The narrowest window allocate() retries a failed Rotate scan with.
+constexpr int64_t kMinRotateWindow = 4;
+
 bool isPowerOf2(int64_t value) {
   return value > 0 && (value & (value - 1)) == 0;
 }
@@ -196,8 +199,9 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
                   std::vector<int64_t>(problem.buffers.size(), kUnplaced),
                   std::nullopt)));
 
-  auto solved = [&](std::vector<int64_t> offsets, PlannerAlgorithm algorithm) {
-    PlannerSolution solution{std::move(offsets), 0, algorithm};
+  auto solved = [&](std::vector<int64_t> offsets, PlannerAlgorithm algorithm,
+                    int64_t window = 0) {
+    PlannerSolution solution{std::move(offsets), 0, algorithm, window};
     for (size_t i = 0; i < problem.buffers.size(); ++i)
       solution.peak = std::max(solution.peak,
                                solution.offsets[i] + problem.buffers[i].size);
@@ -208,10 +212,29 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
   planner_detail::ScanResult scan =
       planner_detail::scanAllocate(problem, options);
   if (!scan.failed)
-    return solved(std::move(scan.offsets),
-                  options.policy == ReusePolicy::Rotate
-                      ? PlannerAlgorithm::RotateScan
-                      : PlannerAlgorithm::FirstFitScan);
+    return options.policy == ReusePolicy::Rotate
+               ? solved(std::move(scan.offsets), PlannerAlgorithm::RotateScan,
+                        options.rotateWindow)
+               : solved(std::move(scan.offsets),
+                        PlannerAlgorithm::FirstFitScan);
+  // Rotating as far as memory allows can fragment it where it is nearly
+  // full; then rotate less far (a quarter of the window each time, down to
+  // kMinRotateWindow positions) before giving rotation up for the whole
+  // program: first-fit puts every loop's tiles in one slot, each load
+  // waiting for the previous tile's last reader.
+  if (options.policy == ReusePolicy::Rotate) {
+    int64_t span = 0;
+    for (const PlannerBuffer &buffer : problem.buffers)
+      span = std::max(span, buffer.liveEnd);
+    for (int64_t window = std::min(options.rotateWindow, span) / 4;
+         window >= kMinRotateWindow; window /= 4) {
+      scan =
+          planner_detail::scanAllocate(problem, {ReusePolicy::Rotate, window});
+      if (!scan.failed)
+        return solved(std::move(scan.offsets), PlannerAlgorithm::RotateScan,
+                      window);
+    }
+  }
   if (options.policy != ReusePolicy::FirstFit) {
     scan = planner_detail::scanAllocate(problem, {ReusePolicy::FirstFit});
     if (!scan.failed)

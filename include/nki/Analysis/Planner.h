@@ -83,6 +83,9 @@ struct PlannerSolution {
   std::vector<int64_t> offsets; ///< One per buffer, in problem order.
   int64_t peak = 0;             ///< Highest end address (offset + size) used.
   PlannerAlgorithm algorithm = PlannerAlgorithm::FirstFitScan;
+  /// RotateScan: the window it used (the options' own, or a narrower one
+  /// when rotating that far fragmented the memory).
+  int64_t rotateWindow = 0;
 };
 
 /// The most bytes live at any one position, and the first position where that

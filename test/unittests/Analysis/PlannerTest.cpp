@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -299,6 +300,27 @@ TEST(PlannerPolicy, RotateFallsBackToFirstFit) {
       3, 0, {buffer("a", 1, 0, 0), buffer("b", 1, 1, 2), buffer("c", 2, 2, 2)}};
   PlannerSolution solution = plan(problem);
   EXPECT_EQ(solution.algorithm, PlannerAlgorithm::FirstFitScan);
+}
+
+TEST(PlannerPolicy, RotateNarrowsItsWindowBeforeFirstFit) {
+  // A loop of 1 KiB tiles over 16 KiB; at position 41 a buffer that lives
+  // to the end arrives, then one of 10.5 KiB. Rotating over all sixteen
+  // slots puts the long-lived one in the middle of memory, where it leaves
+  // no such hole (nor does a window of 25 positions); a window of 6 keeps
+  // the loop in four low slots, so it lands at 4 KiB and the big one fits
+  // above it, and the loop still rotates (first-fit would put every tile
+  // in one slot).
+  PlannerProblem problem = loadUseLoop(32, 1024, 16384);
+  problem.buffers.push_back(buffer("long", 1024, 41, 100));
+  problem.buffers.push_back(buffer("big", 10752, 70, 100));
+  PlannerSolution solution = plan(problem);
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(solution.rotateWindow, 6); // 100 positions / 4 / 4
+  for (size_t i = 0; i < 32; ++i)
+    EXPECT_EQ(solution.offsets[i], 1024 * int64_t(i % 4)) << i;
+  EXPECT_EQ(solution.offsets[32], 4096);
+  PlannerSolution unbounded = plan(loadUseLoop(32, 1024, 16384));
+  EXPECT_EQ(unbounded.rotateWindow, std::numeric_limits<int64_t>::max());
 }
 
 TEST(PlannerPolicy, GreedyBySizeWhenTheScanFragments) {
