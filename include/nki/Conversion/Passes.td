@@ -229,6 +229,9 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"packBands", "pack-bands", "bool", /*default=*/"true",
            "Convolutions with few channels and filters compute several "
            "bands of output rows side by side on the partitions">,
+    Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
+           "A 2x2 stride-2 max pooling right after a convolution is "
+           "computed by the convolution's kernel">,
   ];
   let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

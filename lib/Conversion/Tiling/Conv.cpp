@@ -41,6 +41,7 @@
 #include "BodyLowering.h"
 #include "Epilogue.h"
 #include "Kernels.h"
+#include "Match.h"
 #include "Residents.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
@@ -66,10 +67,11 @@ using Layout = HbmLayout;
 struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
-             Value diagonal, const ChannelScale *scale,
+             Value diagonal, const ChannelScale *scale, const FusedPool *pool,
              const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
-        diagonal(diagonal), scale(scale), options(options), loc(op.getLoc()) {}
+        diagonal(diagonal), scale(scale), pool(pool), options(options),
+        loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -79,6 +81,12 @@ struct ConvKernel {
   linalg::GenericOp epilogue;
   Value diagonal; // the compact weights of a diagonal (depthwise) filter
   const ChannelScale *scale; // per-image factors of the input's channels
+  /// A 2x2 max pooling of the result (Match.h's findFusedPool), computed
+  /// from each chunk (`poolInKernel`, into `pooled`'s layout) or, when the
+  /// chunks are not pairs of whole rows, right after the kernel.
+  const FusedPool *pool;
+  bool poolInKernel = false;
+  Layout pooled;
   const TileOptions &options;
   Location loc;
   WindowInput input;
@@ -167,6 +175,8 @@ struct ConvKernel {
   int64_t taps() const { return foldRows ? g.kw : g.kh * g.kw; }
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
+  void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
+                 int64_t rc, Value chunk);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc);
   Value hbm(OpBuilder &b, const Layout &l, ArrayRef<Value> ivs,
@@ -380,7 +390,69 @@ LogicalResult ConvKernel::analyze() {
     chunkCols = std::min(g.ow, options.bankColumns);
     chunkRows = 1;
   }
+  // The pooling's 2x2 windows lie within a chunk when every band and chunk
+  // is an even number of whole rows from an even row.
+  if (pool) {
+    linalg::PoolingNchwMaxOp p = pool->op;
+    FailureOr<Layout> lp = hbmLayoutOf(p, p.getOutputs()[0]);
+    poolInKernel = succeeded(lp) && chunkCols == g.ow && chunkRows >= 2 &&
+                   bandRows >= 2 && (bands == 1 || bandH % 2 == 0);
+    if (poolInKernel) {
+      pooled = *lp;
+      chunkRows -= chunkRows % 2;
+      bandRows -= bandRows % 2;
+    }
+  }
   return success();
+}
+
+void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
+                           int64_t oh, int64_t rc, Value chunk) {
+  // The chunk's final values [fb, rc * ow] (or a [fb, rc, ow] view) in
+  // SBUF: the max over column pairs, then over row pairs (DVE or POOL),
+  // and each band's pooled rows out.
+  auto type = cast<MemRefType>(chunk.getType());
+  Type work = type.getElementType();
+  if (tile::isPsum(type)) {
+    Value t = allocTile(b, loc, {fb, type.getDimSize(1)}, work);
+    tile::CopyOp::create(b, loc, chunk, t);
+    chunk = t;
+    type = cast<MemRefType>(chunk.getType());
+  }
+  if (type.getRank() == 2)
+    chunk = memref::ExpandShapeOp::create(
+        b, loc, SmallVector<int64_t>{fb, rc, g.ow}, chunk,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  int64_t pw = g.ow / 2, pr = rc / 2, fs = fb / bands;
+  Value cols = allocTile(b, loc, {fb, rc, pw}, work);
+  tile::TensorTensorOp::create(
+      b, loc, "max", windowOf(b, loc, chunk, fb, 0, rc, 1, 0, pw, 2),
+      windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw, 2), cols);
+  std::optional<ResidentRef> out =
+      options.residents ? options.residents->lookup(pooled.buffer)
+                        : std::nullopt;
+  auto target = [&](int64_t j) -> Value {
+    int64_t row = (oh + j * bandH) / 2;
+    if (out)
+      return options.residents->view(b, loc, *out, n, f0, fs, row, pr, 1, 0, pw,
+                                     1);
+    SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
+                              indexConst(b, loc, row), indexConst(b, loc, 0)};
+    return hbm(b, pooled, ivs, {fs, pr, pw},
+               {pooled.strides[1], pooled.strides[2], pooled.strides[3]});
+  };
+  // One band in SBUF: straight into the pooled tensor's tile.
+  Value rows =
+      bands == 1 && out ? target(0) : allocTile(b, loc, {fb, pr, pw}, work);
+  tile::TensorTensorOp::create(
+      b, loc, "max", windowOf(b, loc, cols, fb, 0, pr, 2, 0, pw, 1),
+      windowOf(b, loc, cols, fb, 1, pr, 2, 0, pw, 1), rows);
+  if (bands == 1 && out)
+    return;
+  for (int64_t j = 0; j < bands; ++j)
+    tile::DmaOp::create(b, loc,
+                        windowOf(b, loc, rows, fs, 0, pr, 1, 0, pw, 1, j * fs),
+                        target(j));
 }
 
 void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
@@ -435,23 +507,13 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
   }
   Value outView = bands == 1 ? resident(out.buffer, 0) : Value();
-  // Writes the chunk's value `t` (a full SBUF or PSUM tile) out: into the
-  // resident tensor (a fresh tile of its type is replaced by the view, so
-  // the last instruction writes there), else by DMA.
-  auto store = [&](Value t) {
-    if (!outView) {
-      for (int64_t j = 0; j < bands; ++j) {
-        Value r = resident(out.buffer, j);
-        tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
-                            r ? r : view2d(out, cols, j));
-      }
-      return;
-    }
+  // The chunk's value `t` into the resident view.
+  auto storeInto = [&](Value t, Value view) {
     // A final clamp (ReLU6's min with 6) into a narrower view: the value
     // before it is stored there and clamped in place (rounding commutes with
     // a clamp to a bound the narrow type holds exactly), which puts the
     // clamp on the DVE's fast path for 2-byte operands.
-    if (clampInto(t, outView))
+    if (clampInto(t, view))
       return;
     // Of another element type (a bf16 tensor whose readers round to bf16)
     // when the tile is only the last instruction's destination: the store
@@ -460,12 +522,31 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     if (alloc && t != acc &&
         (t.hasOneUse() ||
          cast<MemRefType>(t.getType()).getElementType() ==
-             cast<MemRefType>(outView.getType()).getElementType())) {
-      t.replaceAllUsesWith(outView);
+             cast<MemRefType>(view.getType()).getElementType())) {
+      t.replaceAllUsesWith(view);
       alloc->erase();
       return;
     }
-    tile::CopyOp::create(b, loc, t, outView);
+    tile::CopyOp::create(b, loc, t, view);
+  };
+  // Writes the chunk's value `t` (a full SBUF or PSUM tile) out: into the
+  // resident tensor (a fresh tile of its type is replaced by the view, so
+  // the last instruction writes there), else by DMA. A fused pooling then
+  // reads it where it is.
+  auto store = [&](Value t) {
+    if (!outView) {
+      for (int64_t j = 0; j < bands; ++j) {
+        Value r = resident(out.buffer, j);
+        tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
+                            r ? r : view2d(out, cols, j));
+      }
+      if (poolInKernel)
+        poolChunk(b, n, f0, fb, oh, rc, t);
+      return;
+    }
+    storeInto(t, outView);
+    if (poolInKernel)
+      poolChunk(b, n, f0, fb, oh, rc, outView);
   };
   BodyLowering lowering(b, loc, fb, cols);
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
@@ -850,12 +931,17 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                const conv::ConvGeneric &g,
                                const ConvPadding *pad, bool zeroInit,
                                linalg::GenericOp epilogue, Value diagonal,
-                               const ChannelScale *scale,
+                               const ChannelScale *scale, const FusedPool *pool,
                                const TileOptions &options) {
-  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale,
+  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
                     options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();
-  return kernel.status;
+  if (failed(kernel.status) || !pool || kernel.poolInKernel)
+    return kernel.status;
+  // Chunks that are not pairs of whole rows: the pooling's own kernel,
+  // right after this one.
+  return tilePool(b, pool->op, /*isMax=*/true, /*pad=*/nullptr,
+                  /*identityInit=*/true, options);
 }

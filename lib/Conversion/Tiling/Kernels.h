@@ -64,6 +64,7 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// `pooled`: A is a global pooling's result (Match.h), read from SBUF when
 /// it is kept there, and rounded by the kernel when a cast is in between.
 struct PooledMatmulInput;
+struct FusedPool;
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const PooledMatmulInput *pooled,
@@ -92,12 +93,15 @@ struct ChannelScale {
 /// [C, KH, KW] weights of a depthwise block, Match.h's
 /// findDiagonalFilter), the filter is built on chip from them.
 /// With `scale` (Match.h's findChannelScale), the input is the scale's
-/// source and each image's filter rows are multiplied by its factor.
+/// source and each image's filter rows are multiplied by its factor. With
+/// `pool` (Match.h's findFusedPool), the kernel also computes that max
+/// pooling of its result (from each chunk of rows when they pair up, else
+/// by the pooling's own kernel right after it).
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
                              mlir::Value diagonal, const ChannelScale *scale,
-                             const TileOptions &options);
+                             const FusedPool *pool, const TileOptions &options);
 
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's

@@ -60,6 +60,42 @@ linalg::FillOp tiling::findZeroFill(Value buffer, Operation *op) {
   return findFill(buffer, op, 0.0);
 }
 
+std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
+  SmallVector<linalg::FillOp> fills;
+  for (Operation *next = last->getNextNode(); next;
+       next = next->getNextNode()) {
+    if (isa<memref::AllocOp>(next))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(next)) {
+      fills.push_back(fill);
+      continue;
+    }
+    auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(next);
+    // Only the pooling's own fill may come in between: the kernel runs
+    // where the pooling was.
+    if (!pool || pool.getInputs()[0] != out ||
+        llvm::any_of(fills, [&](linalg::FillOp f) {
+          return f.getDpsInits()[0] != pool.getDpsInits()[0];
+        }))
+      return std::nullopt;
+    auto window = dyn_cast<MemRefType>(pool.getInputs()[1].getType());
+    auto in = dyn_cast<MemRefType>(out.getType());
+    if (!window || !in || window.getShape() != ArrayRef<int64_t>{2, 2} ||
+        !llvm::all_of(pool.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 2; }) ||
+        !llvm::all_of(pool.getDilations().getValues<int64_t>(),
+                      [](int64_t d) { return d == 1; }) ||
+        in.getDimSize(2) % 2 || in.getDimSize(3) % 2)
+      return std::nullopt;
+    linalg::FillOp fill =
+        findFill(pool.getDpsInits()[0], pool, poolIdentity(true));
+    if (!fill)
+      return std::nullopt;
+    return FusedPool{pool, fill};
+  }
+  return std::nullopt;
+}
+
 /// A 2-D NCHW max or sum pooling (kept whole by nki-prepare-graph) and
 /// whether it is a max.
 std::optional<bool> tiling::isPooling(Operation *op) {

@@ -38,6 +38,18 @@ std::optional<bool> isPooling(mlir::Operation *op);
 /// The identity of a pooling's combiner.
 double poolIdentity(bool isMax);
 
+/// A 2x2, stride-2 max pooling of a convolution's result `out` (the
+/// kernel's last op is `last`: the convolution or its epilogue) that comes
+/// right after it (nothing but allocations and the fill of the pooling's
+/// output, with the max's identity, in between): the convolution's kernel,
+/// emitted where the pooling was, pools each chunk of output rows it
+/// computes, so the pooled rows need no second pass over the result.
+struct FusedPool {
+  mlir::linalg::PoolingNchwMaxOp op;
+  mlir::linalg::FillOp fill; // of op's output
+};
+std::optional<FusedPool> findFusedPool(mlir::Value out, mlir::Operation *last);
+
 /// An elementwise generic that consumes the matmul's (or convolution's)
 /// product, right after it, where the product buffer is a scratch
 /// allocation used by nothing else.

@@ -143,6 +143,7 @@ struct Planner {
   ArrayRef<Operation *> ops;
   const DenseSet<Operation *> &absorbed;
   const isa::TargetDesc &target;
+  bool fusePools;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -152,8 +153,8 @@ struct Planner {
   DenseMap<Operation *, Operation *> anchor;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
-          const isa::TargetDesc &target)
-      : ops(ops), absorbed(absorbed), target(target),
+          const isa::TargetDesc &target, bool fusePools)
+      : ops(ops), absorbed(absorbed), target(target), fusePools(fusePools),
         sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
@@ -290,6 +291,13 @@ struct Planner {
     }
     // The output may be one phase of a transposed convolution's result.
     use(out, kpos, true, nullptr, std::nullopt, false, {}, /*stepped=*/true);
+    // A max pooling the kernel computes too (Match.h's findFusedPool).
+    if (std::optional<FusedPool> pool =
+            fusePools ? findFusedPool(out, ops[kpos]) : std::nullopt) {
+      fused.insert(pool->op);
+      use(out, kpos, false);
+      use(pool->op.getDpsInits()[0], kpos, true);
+    }
     if (Candidate *c = at(in); c && rootOf(in) == rootOf(out))
       c->ok = false; // the kernel would overwrite rows it still reads
     // Filter, two bands of the fewest rows and scratch, twice over (the
@@ -552,10 +560,10 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
 
 Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
                                 const DenseSet<Operation *> &absorbed,
-                                const isa::TargetDesc &target) {
+                                const isa::TargetDesc &target, bool fusePools) {
   Residents residents;
   residents.partitions = target.numPartitions;
-  Planner planner(ops, absorbed, target);
+  Planner planner(ops, absorbed, target, fusePools);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

@@ -82,10 +82,12 @@ public:
 /// target's SBUF bytes per partition, and allocates their tiles, with the
 /// border set before the first kernel that writes them. Writing a stepped
 /// view in HBM would pay the target's DMA descriptor minimum per element.
+/// With `fusePools`, a pooling that a convolution's kernel computes
+/// (Match.h's findFusedPool) writes its result at the convolution.
 Residents planResidents(mlir::OpBuilder &b,
                         llvm::ArrayRef<mlir::Operation *> ops,
                         const llvm::DenseSet<mlir::Operation *> &absorbed,
-                        const isa::TargetDesc &target);
+                        const isa::TargetDesc &target, bool fusePools);
 
 } // namespace nki::tiling
 

@@ -170,7 +170,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // they fit; each kernel budgets against what they leave.
     Residents residents;
     if (sbufResident)
-      residents = planResidents(rewriter, ops, absorbed, *desc);
+      residents = planResidents(rewriter, ops, absorbed, *desc, fusePools);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       if (erased.contains(op) || absorbed.contains(op) ||
@@ -398,15 +398,28 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       std::optional<ChannelScale> scale =
           pad || diagonal ? std::nullopt
                           : findChannelScale(generic.getDpsInputs()[0], op);
-      if (epilogue)
+      // A 2x2 max pooling of the result right after it: pooled by this
+      // kernel (the residents plan saw it there too).
+      std::optional<FusedPool> pool =
+          fusePools ? findFusedPool(epilogue ? epilogue.getDpsInits()[0] : out,
+                                    epilogue ? epilogue.getOperation() : op)
+                    : std::nullopt;
+      if (pool)
+        rewriter.setInsertionPoint(pool->op);
+      else if (epilogue)
         rewriter.setInsertionPoint(epilogue);
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
                           bool(fill), epilogue, diagonal.value_or(Value()),
-                          scale ? &*scale : nullptr, options)))
+                          scale ? &*scale : nullptr, pool ? &*pool : nullptr,
+                          options)))
         return failure();
       eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
       if (scale)
         erase(scale->op);
+      if (pool) {
+        erase(pool->op);
+        erase(pool->fill);
+      }
       return success();
     }
     if (!generic) {
