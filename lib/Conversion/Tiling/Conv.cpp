@@ -51,6 +51,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace nki;
@@ -111,7 +112,13 @@ struct ConvKernel {
   /// in emission order, whether the vector engines compute it (the PE does
   /// the others with the diagonal filter), and the next chunk's index.
   Value compact;
-  std::vector<bool> onVector;
+  /// Where a chunk's taps are summed: the PE's diagonal matmuls, or the
+  /// vector engines into the chunk's PSUM accumulator (the DVE) or into
+  /// an SBUF one (the POOL or the DVE).
+  enum class ChunkPath : uint8_t { PE, PsumSums, SbufSums };
+  std::vector<ChunkPath> chunkPaths;
+  bool anyOn(ChunkPath p) const { return llvm::is_contained(chunkPaths, p); }
+  bool onVector(ChunkPath p) const { return p != ChunkPath::PE; }
   size_t nextChunk = 0;
   LogicalResult status = success();
 
@@ -641,9 +648,13 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
       SmallVector<Value> accs;
       SmallVector<bool> vec;
       for (const Chunk &ch : group) {
+        ChunkPath path = nextChunk < chunkPaths.size() ? chunkPaths[nextChunk]
+                                                       : ChunkPath::PE;
         accs.push_back(allocTile(b, loc, {fb, ch.rc * ch.wc}, b.getF32Type(),
-                                 tile::MemorySpace::PSUM));
-        vec.push_back(nextChunk < onVector.size() && onVector[nextChunk]);
+                                 path == ChunkPath::SbufSums
+                                     ? tile::MemorySpace::SBUF
+                                     : tile::MemorySpace::PSUM));
+        vec.push_back(onVector(path));
         ++nextChunk;
       }
       for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
@@ -800,9 +811,9 @@ Value ConvKernel::packFilter(Value filter) {
 /// window times the channel's weight (a tensor_scalar multiply by the
 /// [P, 1] weight column, x * w rounded to fp32 as the PE's products are,
 /// which the scheduler runs on the ACT, the DVE or the POOL), summed into
-/// the PSUM accumulator by the DVE (acc + s, one PSUM input), the first tap
-/// written there directly. Same products, same order of sums as the PE's
-/// diagonal matmuls.
+/// the accumulator (acc + s: in PSUM by the DVE, one PSUM input; in SBUF
+/// by the POOL or the DVE), the first tap written there directly. Same
+/// products, same order of sums as the PE's diagonal matmuls.
 void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
                              int64_t rc, int64_t q0, int64_t wc, Value acc) {
   int64_t cs = bands * g.c; // packed bands: each band's channels
@@ -831,7 +842,10 @@ void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
 /// ACT and DVE each pass over a tap's window in about a cycle per element;
 /// so fp32 layers go largely to the vector engines, bf16 ones stay on the
 /// PE but for small windows, where LoadStationary dominates. The ACT also
-/// evacuates every chunk (its epilogue).
+/// evacuates every chunk (its epilogue). Sums in PSUM are the DVE's (the
+/// POOL cannot reach PSUM); a chunk may instead be summed in an SBUF
+/// accumulator, which the POOL multiplies and sums (two cycles an element
+/// with two inputs), so that three engines share the taps.
 void ConvKernel::chooseVectorChunks() {
   const TileOptions::Rates &t = options.rates;
   if (!diagonal || foldRows || scale || fBlocks != 1 || !t.actClockMHz)
@@ -844,21 +858,36 @@ void ConvKernel::chooseVectorChunks() {
       options.depthwiseLoads ? *options.depthwiseLoads : fresh;
   if (loads.source != LocationAttr(op.getLoc()))
     loads = fresh;
-  double &pe = loads.pe, &act = loads.act, &dve = loads.dve;
+  double &pe = loads.pe, &act = loads.act, &dve = loads.dve, &pool = loads.pool;
+  auto poolNs = [&](int64_t pixels, int64_t inputs) {
+    return t.poolClockMHz ? double(t.poolFixedCycles + pixels * inputs) *
+                                1000.0 / double(t.poolClockMHz)
+                          : std::numeric_limits<double>::infinity();
+  };
   for (int64_t n = 0; n < g.n; ++n)
     forEachChunk([&](int64_t pixels, int64_t group) {
       double peNs = peChunkNs(pixels, group, taps);
       double evacuation = vectorNs(pixels, t.actClockMHz);
       double products = taps * vectorNs(pixels, t.actClockMHz);
       double sums = (taps - 1) * vectorNs(pixels, t.dveClockMHz);
-      double onPe = std::max({pe + peNs, act + evacuation, dve});
-      double onVec = std::max({pe, act + evacuation + products, dve + sums});
-      bool vec = onVec < onPe;
-      onVector.push_back(vec);
+      double poolWork =
+          taps * poolNs(pixels, 1) + (taps - 1) * poolNs(pixels, 2);
+      double onPe = std::max({pe + peNs, act + evacuation, dve, pool});
+      double onPsum =
+          std::max({pe, act + evacuation + products, dve + sums, pool});
+      double onSbuf = std::max({pe, act + evacuation, dve, pool + poolWork});
+      ChunkPath path = ChunkPath::PE;
+      if (onPsum < onPe && onPsum <= onSbuf)
+        path = ChunkPath::PsumSums;
+      else if (onSbuf < onPe)
+        path = ChunkPath::SbufSums;
+      chunkPaths.push_back(path);
       act += evacuation;
-      if (vec) {
+      if (path == ChunkPath::PsumSums) {
         act += products;
         dve += sums;
+      } else if (path == ChunkPath::SbufSums) {
+        pool += poolWork;
       } else {
         pe += peNs;
       }
@@ -870,8 +899,7 @@ void ConvKernel::emit() {
     compact = loadCompact();
     chooseVectorChunks();
   }
-  bool anyPe = !llvm::all_of(onVector, [](bool v) { return v; }) ||
-               onVector.empty();
+  bool anyPe = chunkPaths.empty() || anyOn(ChunkPath::PE);
   SmallVector<Value> filters =
       diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
                : loadFilters();
@@ -879,7 +907,7 @@ void ConvKernel::emit() {
     filters = {packFilter(filters.front())};
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
-  if (bands > 1 && llvm::is_contained(onVector, true)) {
+  if (bands > 1 && (anyOn(ChunkPath::PsumSums) || anyOn(ChunkPath::SbufSums))) {
     int64_t taps = g.kh * g.kw;
     Value packed = allocTile(b, loc, {bands * g.c, taps}, g.filterType);
     for (int64_t j = 0; j < bands; ++j)

@@ -32,7 +32,7 @@ struct TileOptions {
     int64_t peClockMHz = 0, peFp32Factor = 0, peMinColumns = 0,
             peLoadStationaryCycles = 0;
     int64_t actClockMHz = 0, dveClockMHz = 0, fixedOverheadCycles = 0,
-            minElementCycles = 0;
+            minElementCycles = 0, poolClockMHz = 0, poolFixedCycles = 0;
     int64_t dmaQueues = 0, dmaBytesPerNs = 0, dmaMinDescriptorBytes = 0,
             dmaLatencyNs = 0;
   } rates;
@@ -47,7 +47,7 @@ struct TileOptions {
   /// location) so that they share the engines as one convolution would.
   struct DepthwiseLoads {
     mlir::LocationAttr source;
-    double pe = 0, act = 0, dve = 0;
+    double pe = 0, act = 0, dve = 0, pool = 0;
   };
   DepthwiseLoads *depthwiseLoads = nullptr;
 };

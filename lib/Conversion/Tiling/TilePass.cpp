@@ -70,11 +70,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
     options.partitions = desc->numPartitions;
     options.bankColumns = desc->psumBankFp32Columns();
-    options.rates = {desc->peClockMHz,          desc->peFp32Factor,
-                     desc->peMinColumns,        desc->peLoadStationaryCycles,
-                     desc->actClockMHz,         desc->dveClockMHz,
-                     desc->fixedOverheadCycles, desc->minElementCycles,
-                     desc->numDmaQueues,        desc->dmaBytesPerNs,
+    options.rates = {desc->peClockMHz,
+                     desc->peFp32Factor,
+                     desc->peMinColumns,
+                     desc->peLoadStationaryCycles,
+                     desc->actClockMHz,
+                     desc->dveClockMHz,
+                     desc->fixedOverheadCycles,
+                     desc->minElementCycles,
+                     desc->poolClockMHz,
+                     desc->poolFixedCycles,
+                     desc->numDmaQueues,
+                     desc->dmaBytesPerNs,
                      desc->dmaMinDescriptorBytes,
                      desc->dmaCompletionLatencyPs / 1000};
     if (freeChunk < 1) {
