@@ -136,6 +136,97 @@ def small_efficientnet():
                         num_classes=10)
 
 
+# --- transformers (issue 12's benchmark) -------------------------------------
+
+def causal_mask(n):
+    """The additive causal mask [n, n]: -inf above the diagonal, 0 on and
+    below it (a constant of the exported graph)."""
+    import torch
+    i = torch.arange(n)
+    return torch.where(i[None, :] > i[:, None], float("-inf"), 0.0)
+
+
+def attention(seq, causal=False):
+    """One head of scaled dot-product attention, softmax(Q K^T / sqrt(d)
+    [+ a causal -inf triangle]) V, as an exporter writes it (MatMul,
+    Transpose, Mul, Add of a constant mask, Softmax, MatMul). The zoo's
+    models take one input, so Q, K and V come stacked: x [1, 3, S, d]."""
+    from torch import nn
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            if causal:
+                self.register_buffer("mask", causal_mask(seq))
+
+        def forward(self, x):
+            q, k, v = x[0, 0], x[0, 1], x[0, 2]
+            s = q @ k.transpose(0, 1) * (q.shape[-1] ** -0.5)
+            if causal:
+                s = s + self.mask
+            return s.softmax(dim=-1) @ v
+
+    return Attention()
+
+
+def transformer_layer(d=768, heads=12, ff=3072, causal=False, seq=512):
+    """A BERT-base-like encoder layer (post-norm, GELU MLP), or with
+    `causal` a GPT-2-small-like decoder layer (pre-norm, causal mask),
+    from torch.nn.TransformerEncoderLayer; input [N, S, d]."""
+    import torch
+    from torch import nn
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.TransformerEncoderLayer(
+                d, heads, ff, dropout=0.0, activation="gelu",
+                batch_first=True, norm_first=causal)
+            if causal:
+                self.register_buffer("mask", causal_mask(seq))
+
+        def forward(self, x):
+            if not causal:
+                return self.layer(x)
+            return self.layer(x, src_mask=self.mask)
+
+    return Layer()
+
+
+def decode_step(d=768, heads=12, cached=2048):
+    """One new token's self-attention against a KV cache of `cached`
+    entries (a GPT-2-small-sized layer's attention): the token's q, k and v
+    projections, its attention over the cache and itself, the output
+    projection. The cache comes in the one input beside the token:
+    x [1, 1 + 2 * cached, d] = the token's hidden state, then the cached
+    keys, then the cached values (heads x head dim along d)."""
+    import torch
+    from torch import nn
+
+    class Decode(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(d, 3 * d)
+            self.out = nn.Linear(d, d)
+
+        def forward(self, x):
+            h, dh = heads, d // heads
+            t = x[:, :1]                            # [1, 1, d]
+            kc = x[:, 1:1 + cached]                 # [1, S, d]
+            vc = x[:, 1 + cached:]
+            q, k, v = self.qkv(t).split(d, dim=-1)  # [1, 1, d] each
+            keys = torch.cat([kc, k], dim=1).reshape(1, -1, h, dh)
+            vals = torch.cat([vc, v], dim=1).reshape(1, -1, h, dh)
+            q = q.reshape(1, 1, h, dh).transpose(1, 2)     # [1, h, 1, dh]
+            keys = keys.transpose(1, 2)                    # [1, h, S+1, dh]
+            vals = vals.transpose(1, 2)
+            s = q @ keys.transpose(2, 3) * (dh ** -0.5)    # [1, h, 1, S+1]
+            o = torch.softmax(s, dim=-1) @ vals            # [1, h, 1, dh]
+            return self.out(o.transpose(1, 2).reshape(1, 1, d))
+
+    return Decode()
+
+
 # --- OCR-style models of the compile-time benchmark ---------------------------
 
 def text_recognizer(classes=97, d=128, heads=4, layers=2):
@@ -242,6 +333,17 @@ ZOO = {
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
                         (3, 32, 32), "test"),
+    # transformers (run.py --group attention / transformer): attention
+    # prefill for one head, bf16 under --mode matmul; a BERT-base-like and
+    # a GPT-2-small-like layer at sequence 512; a decode step against 2,048
+    # cached entries.
+    **{f"attn_s{s}_d{d}" + ("_causal" if c else ""):
+       ((lambda s=s, c=c: attention(s, c)), (3, s, d), "attention")
+       for s in (512, 2048, 8192) for d in (64, 128) for c in (False, True)},
+    "bert_layer": (lambda: transformer_layer(), (512, 768), "transformer"),
+    "gpt2_layer": (lambda: transformer_layer(causal=True), (512, 768),
+                   "transformer"),
+    "gpt2_decode": (decode_step, (1 + 2 * 2048, 768), "transformer"),
     # compile-time benchmark (bench/compile_time.py --models): the sizes
     # of an OCR pipeline's classifier, recogniser and detector
     "mobilenet_v3_cls": (_tv("mobilenet_v3_small", num_classes=4),
@@ -251,6 +353,7 @@ ZOO = {
 }
 
 BENCH_MODELS = [n for n, v in ZOO.items() if v[2] == "bench"]
+GROUPS = sorted({v[2] for v in ZOO.values()})
 COMPILE_MODELS = [n for n, v in ZOO.items() if v[2] == "compile"]
 
 

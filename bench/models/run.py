@@ -262,7 +262,11 @@ def main():
                    help="directory of nki-compile and nki-run")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    choices=sorted(models.ZOO),
-                   help=f"models to run (default: {' '.join(models.BENCH_MODELS)})")
+                   help="models to run (default: those of --group)")
+    p.add_argument("--group", default="bench", choices=models.GROUPS,
+                   help="the zoo's group to run without --only: bench (the "
+                   f"default: {' '.join(models.BENCH_MODELS)}), attention, "
+                   "transformer, ...")
     p.add_argument("--batch", nargs="+", type=int, default=[1, 8])
     p.add_argument("--mode", nargs="+", choices=["f32", "matmul"],
                    default=["f32", "matmul"])
@@ -281,7 +285,8 @@ def main():
         import tempfile
         args.work = tempfile.mkdtemp(prefix="nki-models-")
     os.makedirs(args.work, exist_ok=True)
-    names = args.only or models.BENCH_MODELS
+    names = args.only or [n for n, v in models.ZOO.items()
+                          if v[2] == args.group]
     rows = []
     print(f"work directory: {args.work}", file=sys.stderr)
     for batch in args.batch:
