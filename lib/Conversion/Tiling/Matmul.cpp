@@ -78,6 +78,13 @@ struct MatmulKernel {
   /// of 128x128 blocks.
   Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
                     int rowDim, int64_t rows, int colDim, int64_t cols);
+  /// The A^T tiles [kk, mm] of the K blocks from k0 on, several at once
+  /// when A is row-major along K and one block's rows are shorter than a
+  /// DMA descriptor's minimum (a bf16 row of 128 is 256 bytes, paid as
+  /// 512): each M block is loaded for the group in one DMA and transposed
+  /// block by block. How many blocks it loaded is the result's size.
+  SmallVector<Value> loadATiles(OpBuilder &b, Value batch, Value mOff,
+                                int64_t mm, int64_t k0);
   SmallVector<Value> ivsFor(Value batch, Value m, Value n, Value k) const {
     SmallVector<Value> ivs(extents.size());
     if (bDim >= 0)
@@ -228,25 +235,69 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
                               {out.strides[pDim], out.strides[fDim]}));
 }
 
+SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
+                                            Value mOff, int64_t mm,
+                                            int64_t k0) {
+  int64_t K = extents[kDim];
+  int64_t kk = std::min(P(), K - k0);
+  SmallVector<Value> ivs = ivsFor(batch, mOff, Value(), indexConst(b, loc, k0));
+  // A pooled tensor kept in SBUF is A^T already (M <= 128: one block).
+  if (aResident)
+    return {options.residents->imageColumns(b, loc, *aResident, k0, kk)};
+  int64_t rowBytes = P() * tile::storageBytes(A.elementType);
+  bool transposed = A.strides[mDim] != 1 && A.strides[kDim] == 1;
+  int64_t group =
+      options.rates.dmaMinDescriptorBytes > rowBytes && transposed
+          ? llvm::divideCeil(options.rates.dmaMinDescriptorBytes, rowBytes)
+          : 1;
+  int64_t span = std::min(group * P(), K - k0);
+  if (span <= P())
+    return {loadOperand(b, A, ivs, kDim, kk, mDim, mm)};
+  // [cw, span] blocks of A (M on the partitions, K along the free axis,
+  // rows of span elements), each K block of them transposed on the PE.
+  SmallVector<Value> tiles;
+  for (int64_t s0 = 0; s0 < span; s0 += P())
+    tiles.push_back(
+        allocTile(b, loc, {std::min(P(), span - s0), mm}, A.elementType));
+  for (int64_t c0 = 0; c0 < mm; c0 += P()) {
+    int64_t cw = std::min(P(), mm - c0);
+    SmallVector<Value> blockIvs(ivs.begin(), ivs.end());
+    Value c0v = indexConst(b, loc, c0);
+    blockIvs[mDim] =
+        ivs[mDim] ? arith::AddIOp::create(b, loc, ivs[mDim], c0v) : c0v;
+    Value src = allocTile(b, loc, {cw, span}, A.elementType);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, A.buffer, A.offsetAt(b, loc, blockIvs),
+                                {cw, span}, {A.strides[mDim], 1}),
+                        src);
+    for (auto [i, tile] : llvm::enumerate(tiles)) {
+      int64_t s0 = int64_t(i) * P(), sk = std::min(P(), span - s0);
+      Value t =
+          allocTile(b, loc, {sk, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(b, loc, tileSlice(b, loc, src, 0, cw, s0, sk),
+                                t);
+      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, sk, c0, cw));
+    }
+  }
+  return tiles;
+}
+
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
                              ArrayRef<Value> bTiles, Value mOff, int64_t mm) {
   int64_t K = extents[kDim];
   // Stationary tiles A^T [k, m] for every K block.
   SmallVector<Value> aTiles;
-  for (int64_t k0 = 0; k0 < K; k0 += P()) {
-    int64_t kk = std::min(P(), K - k0);
-    SmallVector<Value> ivs =
-        ivsFor(batch, mOff, Value(), indexConst(b, loc, k0));
-    // A pooled tensor kept in SBUF is A^T already (M <= 128: one block).
-    Value a = aResident
-                  ? options.residents->imageColumns(b, loc, *aResident, k0, kk)
-                  : loadOperand(b, A, ivs, kDim, kk, mDim, mm);
-    if (cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
-      Value rounded = allocTile(b, loc, {kk, mm}, aMultiply);
-      tile::CopyOp::create(b, loc, a, rounded);
-      a = rounded;
+  for (int64_t k0 = 0; k0 < K;) {
+    for (Value a : loadATiles(b, batch, mOff, mm, k0)) {
+      int64_t kk = cast<MemRefType>(a.getType()).getDimSize(0);
+      if (cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
+        Value rounded = allocTile(b, loc, {kk, mm}, aMultiply);
+        tile::CopyOp::create(b, loc, a, rounded);
+        a = rounded;
+      }
+      aTiles.push_back(a);
+      k0 += kk;
     }
-    aTiles.push_back(a);
   }
   SmallVector<std::pair<int64_t, int64_t>> banks;
   for (int64_t n0 = 0; n0 < np; n0 += bankColumns())

@@ -2,15 +2,17 @@
 // RUN: nki-opt %s -split-input-file --nki-tile -verify-diagnostics | FileCheck %s
 
 // A zero fill becomes the start flag of the first K step. Row-major A is
-// transposed on the PE into stationary [K, M] tiles; B rows are the moving
-// operand directly.
+// transposed on the PE into stationary [K, M] tiles, its rows loaded for
+// both K blocks at once (a bf16 block's 128-element rows would be 256-byte
+// descriptors, each paid as 512); B rows are the moving operand directly.
 // CHECK-LABEL: func.func @matmul
 // CHECK-NOT: linalg.fill
 // CHECK-COUNT-2: nki.dma %{{.*}} to %{{.*}} : memref<{{128|72}}x256xbf16, strided<[256, 1]{{.*}}>> to memref<{{128|72}}x256xbf16, #nki.memory<sbuf>>
 // CHECK: scf.for
-// CHECK:   nki.transpose %{{.*}} into %[[T:.*]] : memref<128x128xbf16, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK:   nki.dma %{{.*}} to %{{.*}} : memref<128x200xbf16, strided<[200, 1], offset: ?>> to memref<128x200xbf16, #nki.memory<sbuf>>
+// CHECK:   nki.transpose %{{.*}} into %[[T:.*]] : memref<128x128xbf16, strided<[200, 1]>, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
 // CHECK:   nki.copy %[[T]] into %{{.*}} : memref<128x128xf32, #nki.memory<psum>> into memref<128x128xbf16, #nki.memory<sbuf>>
-// CHECK:   nki.transpose %{{.*}} into %{{.*}} : memref<128x72xbf16, #nki.memory<sbuf>> into memref<72x128xf32, #nki.memory<psum>>
+// CHECK:   nki.transpose %{{.*}} into %{{.*}} : memref<128x72xbf16, strided<[200, 1], offset: 128>, #nki.memory<sbuf>> into memref<72x128xf32, #nki.memory<psum>>
 // CHECK:   %[[ACC:.*]] = nki.alloc : memref<128x256xf32, #nki.memory<psum>>
 // CHECK:   nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x256xbf16, #nki.memory<sbuf>> into memref<128x256xf32, #nki.memory<psum>>
 // CHECK:   nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] accumulate : memref<72x128xbf16, #nki.memory<sbuf>>, memref<72x256xbf16, #nki.memory<sbuf>>
