@@ -78,6 +78,12 @@ struct MatmulKernel {
   /// of 128x128 blocks.
   Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
                     int rowDim, int64_t rows, int colDim, int64_t cols);
+  /// `a` row-major along `rowDim` as [rows, cols] tiles of at most P rows
+  /// each (one per P rows): [cw, rows] blocks loaded with one DMA each and
+  /// transposed on the PE.
+  SmallVector<Value> loadTransposed(OpBuilder &b, const Access &a,
+                                    ArrayRef<Value> ivs, int rowDim,
+                                    int64_t rows, int colDim, int64_t cols);
   /// The A^T tiles [kk, mm] of the K blocks from k0 on, several at once
   /// when A is row-major along K and one block's rows are shorter than a
   /// DMA descriptor's minimum (a bf16 row of 128 is 256 bytes, paid as
@@ -142,15 +148,26 @@ LogicalResult MatmulKernel::analyze() {
 Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
                                 ArrayRef<Value> ivs, int rowDim, int64_t rows,
                                 int colDim, int64_t cols) {
+  if (a.strides[colDim] != 1 && a.strides[rowDim] == 1)
+    return loadTransposed(b, a, ivs, rowDim, rows, colDim, cols).front();
   Value tile = allocTile(b, loc, {rows, cols}, a.elementType);
-  if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
-    Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs),
-                         {rows, cols}, {a.strides[rowDim], a.strides[colDim]});
-    tile::DmaOp::create(b, loc, view, tile);
-    return tile;
-  }
-  // Row-major the other way round: load [cw, rows] blocks contiguously and
-  // transpose them on the PE through PSUM.
+  Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs), {rows, cols},
+                       {a.strides[rowDim], a.strides[colDim]});
+  tile::DmaOp::create(b, loc, view, tile);
+  return tile;
+}
+
+SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
+                                                ArrayRef<Value> ivs, int rowDim,
+                                                int64_t rows, int colDim,
+                                                int64_t cols) {
+  // Row-major the other way round: load [cw, rows] blocks contiguously (a
+  // run of `rows` elements per partition) and transpose each P of their
+  // columns on the PE through PSUM into its own [<= P, cols] tile.
+  SmallVector<Value> tiles;
+  for (int64_t r0 = 0; r0 < rows; r0 += P())
+    tiles.push_back(
+        allocTile(b, loc, {std::min(P(), rows - r0), cols}, a.elementType));
   for (int64_t c0 = 0; c0 < cols; c0 += P()) {
     int64_t cw = std::min(P(), cols - c0);
     SmallVector<Value> blockIvs(ivs.begin(), ivs.end());
@@ -161,12 +178,17 @@ Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
     Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, blockIvs),
                          {cw, rows}, {a.strides[colDim], a.strides[rowDim]});
     tile::DmaOp::create(b, loc, view, src);
-    Value t =
-        allocTile(b, loc, {rows, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
-    tile::TransposeOp::create(b, loc, src, t);
-    tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
+    for (auto [i, tile] : llvm::enumerate(tiles)) {
+      int64_t r0 = int64_t(i) * P(), rn = std::min(P(), rows - r0);
+      Value t =
+          allocTile(b, loc, {rn, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(
+          b, loc,
+          tiles.size() == 1 ? src : tileSlice(b, loc, src, 0, cw, r0, rn), t);
+      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rn, c0, cw));
+    }
   }
-  return tile;
+  return tiles;
 }
 
 void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
@@ -251,35 +273,9 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
           ? llvm::divideCeil(options.rates.dmaMinDescriptorBytes, rowBytes)
           : 1;
   int64_t span = std::min(group * P(), K - k0);
-  if (span <= P())
-    return {loadOperand(b, A, ivs, kDim, kk, mDim, mm)};
-  // [cw, span] blocks of A (M on the partitions, K along the free axis,
-  // rows of span elements), each K block of them transposed on the PE.
-  SmallVector<Value> tiles;
-  for (int64_t s0 = 0; s0 < span; s0 += P())
-    tiles.push_back(
-        allocTile(b, loc, {std::min(P(), span - s0), mm}, A.elementType));
-  for (int64_t c0 = 0; c0 < mm; c0 += P()) {
-    int64_t cw = std::min(P(), mm - c0);
-    SmallVector<Value> blockIvs(ivs.begin(), ivs.end());
-    Value c0v = indexConst(b, loc, c0);
-    blockIvs[mDim] =
-        ivs[mDim] ? arith::AddIOp::create(b, loc, ivs[mDim], c0v) : c0v;
-    Value src = allocTile(b, loc, {cw, span}, A.elementType);
-    tile::DmaOp::create(b, loc,
-                        hbmView(b, loc, A.buffer, A.offsetAt(b, loc, blockIvs),
-                                {cw, span}, {A.strides[mDim], 1}),
-                        src);
-    for (auto [i, tile] : llvm::enumerate(tiles)) {
-      int64_t s0 = int64_t(i) * P(), sk = std::min(P(), span - s0);
-      Value t =
-          allocTile(b, loc, {sk, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(b, loc, tileSlice(b, loc, src, 0, cw, s0, sk),
-                                t);
-      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, sk, c0, cw));
-    }
-  }
-  return tiles;
+  return span <= P()
+             ? SmallVector<Value>{loadOperand(b, A, ivs, kDim, kk, mDim, mm)}
+             : loadTransposed(b, A, ivs, kDim, span, mDim, mm);
 }
 
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
