@@ -193,6 +193,10 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
     return {};
   SmallVector<Operation *> group;
   SmallVector<Member> members;
+  // Fills of other buffers the run steps over (the zero init of the matmul
+  // after a softmax, which bufferization may put before the softmax's last
+  // op): they stay where they are, so no member may touch their buffers.
+  SmallVector<Value> passed;
   int64_t fullTiles = 0, reductions = 0, elementBytes = 1;
   for (size_t i = start; i < ops.size(); ++i) {
     Operation *op = ops[i];
@@ -202,6 +206,10 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
             memref::ExpandShapeOp>(op))
       continue;
     std::optional<Member> m = asMember(op, R, C);
+    if (!m && isa<linalg::FillOp>(op) && !members.empty()) {
+      passed.push_back(rootOf(op->getOperand(1)));
+      continue;
+    }
     if (!m)
       break;
     group.push_back(op);
@@ -221,6 +229,10 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
   }
   if (reductions == 0 || members.size() < 2)
     return {};
+  for (Operation *op : group)
+    for (Value v : op->getOperands())
+      if (isa<MemRefType>(v.getType()) && llvm::is_contained(passed, rootOf(v)))
+        return {};
   // The full-row tiles of one row block, twice (the next block's loads
   // overlap this block's compute), must fit in SBUF.
   if (2 * fullTiles * C * elementBytes > options.sbufBytesPerPartition)
