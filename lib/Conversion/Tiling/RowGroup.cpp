@@ -233,9 +233,12 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
     for (Value v : op->getOperands())
       if (isa<MemRefType>(v.getType()) && llvm::is_contained(passed, rootOf(v)))
         return {};
-  // The full-row tiles of one row block, twice (the next block's loads
-  // overlap this block's compute), must fit in SBUF.
-  if (2 * fullTiles * C * elementBytes > options.sbufBytesPerPartition)
+  // The full-row tiles of one row block must fit in SBUF; twice lets the
+  // next block's loads overlap this block's compute (the tile planner
+  // rotates them when they fit), once still keeps every intermediate on
+  // chip (a softmax over 8,192 f32 columns would otherwise run step by
+  // step through HBM).
+  if (fullTiles * C * elementBytes > options.sbufBytesPerPartition)
     return {};
   // One Value per buffer: the group keeps values on chip by Value, so a
   // buffer reached both directly and through a view (or two views) would
