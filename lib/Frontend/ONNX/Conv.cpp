@@ -41,6 +41,20 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> v) {
       v, [&](int64_t i) -> OpFoldResult { return b.getIndexAttr(i); });
 }
 
+/// The unit-stride slice [offsets, offsets + sizes) of `v`, or `v` itself
+/// when that is all of it.
+Value sliceOf(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> offsets,
+              ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == sizes)
+    return v;
+  SmallVector<int64_t> ones(sizes.size(), 1);
+  return tensor::ExtractSliceOp::create(
+             b, loc, RankedTensorType::get(sizes, type.getElementType()), v,
+             indexAttrs(b, offsets), indexAttrs(b, sizes), indexAttrs(b, ones))
+      .getResult();
+}
+
 /// Window geometry of one node, per spatial dim.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, padBegin, padEnd, out;
@@ -452,14 +466,9 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
     }
     Value part;
     if (llvm::all_of(dims, [](const Phase &ph) { return ph.reads(); })) {
-      SmallVector<int64_t> ones(s + 2, 1), wSteps = {1, 1};
+      SmallVector<int64_t> wSteps = {1, 1};
       llvm::append_range(wSteps, strides);
-      Value xp = xl == xs ? x
-                          : tensor::ExtractSliceOp::create(
-                                b, loc, RankedTensorType::get(xl, elt), x,
-                                indexAttrs(b, xo), indexAttrs(b, xl),
-                                indexAttrs(b, ones))
-                                .getResult();
+      Value xp = sliceOf(b, loc, x, xo, xl);
       Value wp =
           constant
               ? arith::ConstantOp::create(
@@ -482,12 +491,7 @@ FailureOr<Value> subPixel(Importer &imp, const onnx::NodeProto &node, Value x,
     FailureOr<Value> withBias = addBias(imp, node, part, bias);
     if (failed(withBias))
       return failure();
-    if (shapeOf(*withBias) != partShape)
-      withBias = tensor::ExtractSliceOp::create(
-                     b, loc, RankedTensorType::get(partShape, elt), *withBias,
-                     indexAttrs(b, skip), indexAttrs(b, partShape),
-                     indexAttrs(b, SmallVector<int64_t>(s + 2, 1)))
-                     .getResult();
+    withBias = sliceOf(b, loc, *withBias, skip, partShape);
     SmallVector<int64_t> yo = {0, 0}, ySteps = {1, 1};
     llvm::append_range(yo, r);
     llvm::append_range(ySteps, strides);
@@ -631,13 +635,7 @@ LogicalResult convTranspose(Importer &imp, const onnx::NodeProto &node) {
   }
   Value z = imp.filled(loc, zShape, elt, 0.0);
   if (any) {
-    SmallVector<int64_t> ones(s + 2, 1);
-    Value part = xLen == xs ? x
-                            : tensor::ExtractSliceOp::create(
-                                  b, loc, RankedTensorType::get(xLen, elt), x,
-                                  indexAttrs(b, xOff), indexAttrs(b, xLen),
-                                  indexAttrs(b, ones))
-                                  .getResult();
+    Value part = sliceOf(b, loc, x, xOff, xLen);
     z = tensor::InsertSliceOp::create(b, loc, part, z, indexAttrs(b, zOff),
                                       indexAttrs(b, xLen),
                                       indexAttrs(b, zSteps));

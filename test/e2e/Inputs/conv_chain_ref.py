@@ -4,16 +4,7 @@ import sys
 
 import numpy as np
 
-
-def conv3x3(x, w):
-    n, c, h, wd = x.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    y = np.zeros((n, w.shape[0], h, wd))
-    for kh in range(3):
-        for kw in range(3):
-            y += np.einsum("nchw,fc->nfhw", xp[:, :, kh:kh + h, kw:kw + wd],
-                           w[:, :, kh, kw])
-    return y
+from np_conv import conv3x3
 
 
 prefix = sys.argv[1]

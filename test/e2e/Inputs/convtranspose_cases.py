@@ -17,6 +17,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from np_conv import conv3x3
+
 # name: (x shape, F, kernel, strides, pads (begin..., end...), output_padding,
 #        group, weight constant, bias, extra attributes)
 CASES = {
@@ -74,18 +76,6 @@ CASES = {
 # Cases whose result a 3x3 convolution reads (kept in SBUF, the phases
 # written into it through stepped views).
 CHAINED = {"chain_k2s2", "chain_k3s2"}
-
-
-def conv3x3(x, w):
-    """float64 3x3 convolution with zero padding 1."""
-    n, c, h, wd = x.shape
-    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    y = np.zeros((n, w.shape[0], h, wd))
-    for i in range(3):
-        for j in range(3):
-            y += np.einsum("nchw,fc->nfhw", p[:, :, i:i + h, j:j + wd],
-                           w[:, :, i, j])
-    return y
 
 
 def reference(x, w, b, strides, dil, pads, out_pad, group, out_shape):
