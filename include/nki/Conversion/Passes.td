@@ -203,6 +203,12 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
       kernels (and convolution epilogues) write and read stays in SBUF
       between them when the whole-program residency plan finds room
       (`sbuf-resident`); its HBM buffer goes away.
+    - Attention, `softmax(Q K^T [* c] [+ mask]) V` as matmuls, an
+      elementwise prologue and the decomposed softmax, with K and V of one
+      batch fitting in half of SBUF: one flash-style kernel (online
+      softmax over blocks of 512 keys, P V accumulated in PSUM, blocks a
+      constant mask fills with -inf skipped); the scores never reach HBM
+      (`fuse-attention`).
 
     Before:
     ```mlir
@@ -232,6 +238,9 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
            "A 2x2 stride-2 max pooling right after a convolution is "
            "computed by the convolution's kernel">,
+    Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
+           "softmax(Q K^T) V runs as one kernel whose scores stay on chip "
+           "(docs/compiler.md, \"Attention\")">,
   ];
   let dependentDialects = ["nki::tile::NKIDialect", "mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -51,7 +52,12 @@ linalg::FillOp tiling::findFill(Value buffer, Operation *op, double value) {
     if (!cst)
       return {};
     auto f = dyn_cast<FloatAttr>(cst.getValue());
-    return f && f.getValueAsDouble() == value ? fill : linalg::FillOp();
+    if (!f)
+      return {};
+    double v = f.getValueAsDouble();
+    return v == value || (std::isnan(v) && std::isnan(value))
+               ? fill
+               : linalg::FillOp();
   }
   return {};
 }

@@ -25,8 +25,9 @@ bool isBufferBookkeeping(mlir::Operation *op);
 /// The ops that use `buffer` or a view of it.
 llvm::DenseSet<mlir::Operation *> usersThroughViews(mlir::Value buffer);
 
-/// The fill of `buffer` with `value` before `op` with no other use of
-/// `buffer` in between (ops that do not touch it may come between).
+/// The fill of `buffer` with `value` (NaN matches any NaN) before `op` with no
+/// other use of `buffer` in between (ops that do not touch it may come
+/// between).
 mlir::linalg::FillOp findFill(mlir::Value buffer, mlir::Operation *op,
                               double value);
 mlir::linalg::FillOp findZeroFill(mlir::Value buffer, mlir::Operation *op);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attention.h"
 #include "Kernels.h"
 #include "Match.h"
 #include "Residents.h"
@@ -51,9 +52,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
 
   /// Matmuls whose A operand is a global pooling's result (Match.h).
   DenseMap<Operation *, PooledMatmulInput> pooledInputs;
+  /// Attention chains (Attention.h) by their context matmul.
+  DenseMap<Operation *, AttentionChain> attentions;
 
   void runOnOperation() override {
     pooledInputs.clear();
+    attentions.clear();
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
@@ -124,7 +128,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     SmallVector<Operation *> diagonalFilters;
     // So are a convolution's zero fill and the fill and copy of its padded
     // input (its kernel reads the source).
-    for (Operation *op : ops) {
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      // Attention: the whole chain is emitted where its context matmul is.
+      if (fuseAttention && !absorbed.contains(op))
+        if (std::optional<AttentionChain> chain =
+                findAttention(ops, i, options)) {
+          absorbed.insert(op);
+          absorbed.insert(chain->absorbed.begin(), chain->absorbed.end());
+          Operation *context = chain->context;
+          absorbed.insert(context);
+          attentions[context] = std::move(*chain);
+          continue;
+        }
       if (std::optional<bool> isMax = isPooling(op)) {
         auto pool = cast<linalg::LinalgOp>(op);
         SmallVector<Operation *> padOps;
@@ -180,6 +195,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       residents = planResidents(rewriter, ops, absorbed, *desc, fusePools);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
+      if (auto it = attentions.find(op);
+          it != attentions.end() && !erased.contains(op)) {
+        rewriter.setInsertionPoint(op);
+        if (failed(tileAttention(rewriter, it->second, options)))
+          return signalPassFailure();
+        eraseAttention(rewriter, it->second, erased);
+        continue;
+      }
       if (erased.contains(op) || absorbed.contains(op) ||
           isBufferBookkeeping(op))
         continue;
@@ -250,6 +273,28 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (auto alloc = dyn_cast<memref::AllocOp>(op))
           if (alloc->use_empty())
             rewriter.eraseOp(alloc);
+  }
+
+  /// The attention chain's ops, and the views of its buffers left unused.
+  static void eraseAttention(IRRewriter &rewriter, const AttentionChain &chain,
+                             DenseSet<Operation *> &erased) {
+    SmallVector<Operation *> ops(chain.absorbed.begin(), chain.absorbed.end());
+    ops.push_back(chain.scores);
+    ops.push_back(chain.context);
+    SmallVector<Value> buffers;
+    for (Operation *op : ops) {
+      buffers.push_back(op->getOperands().back());
+      erased.insert(op);
+      rewriter.eraseOp(op);
+    }
+    for (Value v : buffers)
+      while (v.use_empty() &&
+             isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+                 v.getDefiningOp())) {
+        Operation *view = v.getDefiningOp();
+        v = view->getOperand(0);
+        rewriter.eraseOp(view);
+      }
   }
 
   /// A result that is a reshape view of an allocation no other result

@@ -1,0 +1,393 @@
+//===- Attention.cpp - Flash-style attention: scores never leave the chip ===//
+//
+// For each batch (batch x head) K^T [d, Sk] and V [Sk, e] are loaded into
+// SBUF once; for each block of up to 128 queries, Q^T [d, q] is the
+// stationary operand and the keys are visited a PSUM bank (512) at a time:
+//
+//   S    = Q K^T[:, blk]                      PE, PSUM [q, 512]
+//   x    = S (+ mask block)                   DVE, only where a mask is
+//   r    = min(r, -c * rowmax(x))             the running max, as -c * max
+//   a    = exp(r - r_old)                     ACT [q, 1]: the rescale
+//   P    = exp(c * x + r), rs = rowsum(P)     ACT, one pass, bf16 out
+//   l    = l * a + rs;  O *= a                DVE, O in place in PSUM
+//   P^T  = transposes of P's 128-key blocks   PE, one PSUM bank, one copy
+//   O   += P^T^T V[blk]                       PE, accumulated in PSUM
+//
+// and at the end O / l is stored. c is the prologue's scale (1/sqrt(d)),
+// folded into the exp. Blocks of a constant mask that are -inf throughout
+// are skipped; blocks that are zero throughout add nothing; other blocks
+// are loaded (once per distinct content: a causal mask has a few diagonal
+// patterns).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <vector>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+struct AttentionKernel {
+  OpBuilder &b;
+  const AttentionChain &c;
+  const TileOptions &options;
+  Location loc;
+  int64_t P;
+
+  AttentionKernel(OpBuilder &b, const AttentionChain &c,
+                  const TileOptions &options)
+      : b(b), c(c), options(options), loc(c.context->getLoc()),
+        P(options.partitions) {}
+
+  Value idx(int64_t v) { return indexConst(b, loc, v); }
+  StringAttr str(StringRef s) { return b.getStringAttr(s); }
+  FloatAttr f32(double v) { return b.getF32FloatAttr(float(v)); }
+
+  /// [rows <= P, cols] of `a` at (batch, row0, col0), `rowDim` on the
+  /// partitions, in `type` (the DMA casts): one DMA when the columns are
+  /// contiguous, else DMAs of the transpose and PE transposes of P columns
+  /// at a time.
+  Value load(const Access &a, int bDim, int64_t batch, int rowDim, int64_t row0,
+             int64_t rows, int colDim, int64_t col0, int64_t cols, Type type) {
+    auto at = [&](int64_t c0) {
+      SmallVector<Value> ivs(a.strides.size());
+      if (bDim >= 0)
+        ivs[bDim] = idx(batch);
+      ivs[rowDim] = idx(row0);
+      ivs[colDim] = idx(col0 + c0);
+      return a.offsetAt(b, loc, ivs);
+    };
+    Value tile = allocTile(b, loc, {rows, cols}, type);
+    if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, a.buffer, at(0), {rows, cols},
+                                  {a.strides[rowDim], a.strides[colDim]}),
+                          tile);
+      return tile;
+    }
+    for (int64_t c0 = 0; c0 < cols; c0 += P) {
+      int64_t cw = std::min(P, cols - c0);
+      Value src = allocTile(b, loc, {cw, rows}, type);
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, a.buffer, at(c0), {cw, rows},
+                                  {a.strides[colDim], a.strides[rowDim]}),
+                          src);
+      Value t = allocTile(b, loc, {rows, cw}, b.getF32Type(),
+                          tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(b, loc, src, t);
+      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
+    }
+    return tile;
+  }
+
+  /// What a constant mask does to one block.
+  enum class Block { Plain, Skip, Masked };
+  struct MaskBlock {
+    Block kind = Block::Plain;
+    bool zeroOrInf = false;    // every value 0 or -inf (scales leave it alone)
+    std::vector<float> values; // of a masked block of a constant mask
+  };
+  int64_t maskIndex(int64_t batch, int64_t q, int64_t k) const {
+    const Access &m = *c.mask;
+    if (c.maskRank == 3)
+      return m.offset + batch * m.strides[0] + q * m.strides[1] +
+             k * m.strides[2];
+    return m.offset + (batch * c.queries + q) * m.strides[0] + k * m.strides[1];
+  }
+  MaskBlock classify(int64_t batch, int64_t q0, int64_t qm, int64_t k0,
+                     int64_t kw) const {
+    if (!c.mask)
+      return {};
+    if (!c.maskValues)
+      return {Block::Masked, false, {}};
+    auto values = c.maskValues.getValues<float>();
+    bool splat = c.maskValues.isSplat();
+    bool allInf = true, allZero = true, zeroOrInf = true;
+    std::vector<float> seen;
+    seen.reserve(qm * kw);
+    for (int64_t q = q0; q < q0 + qm; ++q)
+      for (int64_t k = k0; k < k0 + kw; ++k) {
+        float v = values[splat ? 0 : maskIndex(batch, q, k)];
+        bool inf = std::isinf(v) && v < 0;
+        allInf &= inf;
+        allZero &= v == 0.0f;
+        zeroOrInf &= inf || v == 0.0f;
+        seen.push_back(v);
+      }
+    if (allInf)
+      return {Block::Skip, true, {}};
+    if (allZero)
+      return {Block::Plain, true, {}};
+    return {Block::Masked, zeroOrInf, std::move(seen)};
+  }
+
+  struct Step {
+    int64_t k0, kw;
+    MaskBlock mask;
+  };
+  struct QueryBlock {
+    int64_t batch, q0, qm;
+    SmallVector<Value> qT; // Q^T [dd, qm] per block of head dims
+    SmallVector<Step> steps;
+    Value negMax, rowSum, ctx; // the running state
+  };
+  /// One step of one query block in flight: what its phases hand on.
+  struct Slot {
+    QueryBlock *block;
+    size_t step;
+    Value p, alpha;
+    SmallVector<Value> pT;
+  };
+  /// Query blocks whose steps are interleaved, and how many slots ahead of
+  /// the P V matmuls the scores and the transposes are emitted.
+  static constexpr size_t kGroup = 2;
+  static constexpr size_t kScoresAhead = 3, kTransposesAhead = 1;
+  /// Mask blocks of distinct content, loaded once each while they fit in
+  /// an eighth of the budget.
+  std::map<std::vector<float>, Value> maskTiles;
+  int64_t maskBytes = 0;
+
+  /// The mask block of a step, in SBUF.
+  Value maskTile(const QueryBlock &blk, const Step &step) {
+    auto cached = maskTiles.find(step.mask.values);
+    if (c.maskValues && cached != maskTiles.end())
+      return cached->second;
+    int64_t qm = blk.qm, kw = step.kw;
+    SmallVector<Value> ivs;
+    if (c.maskRank == 3)
+      ivs = {idx(blk.batch), idx(blk.q0), idx(step.k0)};
+    else
+      ivs = {idx(blk.batch * c.queries + blk.q0), idx(step.k0)};
+    Value m = allocTile(b, loc, {qm, kw}, b.getF32Type());
+    const Access &ma = *c.mask;
+    tile::DmaOp::create(
+        b, loc,
+        hbmView(b, loc, ma.buffer, ma.offsetAt(b, loc, ivs), {qm, kw},
+                {ma.strides[c.maskRank - 2], ma.strides.back()}),
+        m);
+    if (c.maskValues &&
+        maskBytes + kw * 4 <= options.sbufBytesPerPartition / 8) {
+      maskTiles[step.mask.values] = m;
+      maskBytes += kw * 4;
+    }
+    return m;
+  }
+
+  /// Phase 1: the scores on the PE, the online softmax on ACT and DVE.
+  void emitScores(Slot &slot, ArrayRef<Value> kT) {
+    QueryBlock &blk = *slot.block;
+    const Step &step = blk.steps[slot.step];
+    bool first = slot.step == 0;
+    int64_t qm = blk.qm, k0 = step.k0, kw = step.kw;
+    Value s =
+        allocTile(b, loc, {qm, kw}, b.getF32Type(), tile::MemorySpace::PSUM);
+    for (auto [j, q] : llvm::enumerate(blk.qT)) {
+      int64_t dd = cast<MemRefType>(q.getType()).getDimSize(0);
+      tile::MatmulOp::create(b, loc, q, tileSlice(b, loc, kT[j], 0, dd, k0, kw),
+                             s, j ? b.getUnitAttr() : UnitAttr());
+    }
+    Value x = s;
+    double c1 = c.scale * c.innerScale;
+    if (step.mask.kind == Block::Masked) {
+      // x = innerScale * S + mask, in SBUF; a mask of 0 / -inf values is
+      // its own multiple, so the inner scale joins the exp's.
+      Value m = maskTile(blk, step);
+      Value scores = s;
+      if (c.innerScale != 1.0 && !step.mask.zeroOrInf) {
+        scores = allocTile(b, loc, {qm, kw}, b.getF32Type());
+        tile::TensorScalarOp::create(
+            b, loc, s, scores, Value(), Value(), str("mul"), f32(c.innerScale),
+            str("bypass"), f32(0), UnitAttr(), UnitAttr());
+        c1 = c.scale;
+      }
+      x = allocTile(b, loc, {qm, kw}, b.getF32Type());
+      tile::TensorTensorOp::create(b, loc, str("add"), scores, m, x);
+    }
+    // The running max, kept as r = -c * max (the exp's bias); the first
+    // block's is kept finite so that a row this block masks entirely
+    // contributes exp(-inf) = 0, not NaN.
+    Value blockMax = allocTile(b, loc, {qm, 1}, b.getF32Type());
+    tile::ReduceOp::create(b, loc, str("max"), x, blockMax,
+                           b.getI64IntegerAttr(1), Value());
+    Value r = allocTile(b, loc, {qm, 1}, b.getF32Type());
+    tile::TensorScalarOp::create(
+        b, loc, blockMax, r, Value(), first ? Value() : blk.negMax, str("mul"),
+        f32(-c1), str("min"), f32(first ? FLT_MAX : 0.0), UnitAttr(),
+        UnitAttr());
+    if (!first) {
+      slot.alpha = allocTile(b, loc, {qm, 1}, b.getF32Type());
+      tile::ActivationOp::create(b, loc, str("exp"), blk.negMax, slot.alpha,
+                                 Value(), r, Value(), f32(-1.0), f32(0.0));
+    }
+    slot.p = allocTile(b, loc, {qm, kw}, c.multiplyType);
+    Value rs = allocTile(b, loc, {qm, 1}, b.getF32Type());
+    tile::ActivationOp::create(b, loc, str("exp"), x, slot.p, Value(), r, rs,
+                               f32(c1), f32(0.0));
+    if (first) {
+      blk.rowSum = rs;
+    } else {
+      Value l = allocTile(b, loc, {qm, 1}, b.getF32Type());
+      tile::TensorScalarOp::create(b, loc, blk.rowSum, l, slot.alpha, rs,
+                                   str("mul"), f32(0), str("add"), f32(0),
+                                   UnitAttr(), UnitAttr());
+      blk.rowSum = l;
+    }
+    blk.negMax = r;
+  }
+
+  /// Phase 2: P^T, 128 keys at a time, into one PSUM bank and one copy out.
+  void emitTransposes(Slot &slot) {
+    int64_t qm = slot.block->qm, kw = slot.block->steps[slot.step].kw;
+    int64_t bank = options.bankColumns;
+    Type mul = c.multiplyType;
+    int64_t subs = llvm::divideCeil(kw, P);
+    bool packed = kw % P == 0 && subs * qm <= bank;
+    Value pTps, pTsb;
+    if (packed) {
+      pTps = allocTile(b, loc, {P, subs * qm}, b.getF32Type(),
+                       tile::MemorySpace::PSUM);
+      pTsb = allocTile(b, loc, {P, subs * qm}, mul);
+    }
+    for (int64_t j = 0; j < subs; ++j) {
+      int64_t kk = std::min(P, kw - j * P);
+      Value src = tileSlice(b, loc, slot.p, 0, qm, j * P, kk);
+      if (packed) {
+        tile::TransposeOp::create(b, loc, src,
+                                  tileSlice(b, loc, pTps, 0, P, j * qm, qm));
+        continue;
+      }
+      Value t =
+          allocTile(b, loc, {kk, qm}, b.getF32Type(), tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(b, loc, src, t);
+      Value t2 = allocTile(b, loc, {kk, qm}, mul);
+      tile::CopyOp::create(b, loc, t, t2);
+      slot.pT.push_back(t2);
+    }
+    if (packed) {
+      tile::CopyOp::create(b, loc, pTps, pTsb);
+      for (int64_t j = 0; j < subs; ++j)
+        slot.pT.push_back(tileSlice(b, loc, pTsb, 0, P, j * qm, qm));
+    }
+  }
+
+  /// Phase 3: the context rescaled by the step's alpha, then P V added.
+  void emitContext(Slot &slot, ArrayRef<Value> v) {
+    QueryBlock &blk = *slot.block;
+    const Step &step = blk.steps[slot.step];
+    bool first = slot.step == 0;
+    int64_t e = c.valueDim;
+    if (!first)
+      tile::TensorScalarOp::create(b, loc, blk.ctx, blk.ctx, slot.alpha,
+                                   Value(), str("mul"), f32(0), str("bypass"),
+                                   f32(0), UnitAttr(), UnitAttr());
+    for (auto [j, pT] : llvm::enumerate(slot.pT)) {
+      int64_t kb = (step.k0 + int64_t(j) * P) / P;
+      int64_t kk = cast<MemRefType>(pT.getType()).getDimSize(0);
+      tile::MatmulOp::create(b, loc, pT, tileSlice(b, loc, v[kb], 0, kk, 0, e),
+                             blk.ctx,
+                             first && j == 0 ? UnitAttr() : b.getUnitAttr());
+    }
+    if (slot.step + 1 == blk.steps.size())
+      store(blk.ctx, blk.rowSum, blk.batch, blk.q0, blk.qm);
+  }
+
+  /// O / l of a query block, stored.
+  void store(Value ctx, Value rowSum, int64_t batch, int64_t q0, int64_t qm) {
+    int64_t e = c.valueDim;
+    Value o = allocTile(b, loc, {qm, e}, c.out.elementType);
+    tile::TensorScalarOp::create(b, loc, ctx, o, rowSum, Value(), str("div"),
+                                 f32(0), str("bypass"), f32(0), UnitAttr(),
+                                 UnitAttr());
+    SmallVector<Value> ivs(c.out.strides.size());
+    if (c.oB >= 0)
+      ivs[c.oB] = idx(batch);
+    ivs[c.oRow] = idx(q0);
+    tile::DmaOp::create(
+        b, loc, o,
+        hbmView(b, loc, c.out.buffer, c.out.offsetAt(b, loc, ivs), {qm, e},
+                {c.out.strides[c.oRow], c.out.strides[c.oCol]}));
+  }
+
+  LogicalResult emit();
+};
+} // namespace
+
+LogicalResult AttentionKernel::emit() {
+  int64_t Sq = c.queries, Sk = c.keys, d = c.headDim, e = c.valueDim;
+  int64_t bank = options.bankColumns;
+  Type mul = c.multiplyType, qkType = c.scoresType;
+  for (int64_t batch = 0; batch < c.batch; ++batch) {
+    // K^T [dd, Sk] per block of P head dims; V [<= P keys, e] per key
+    // block.
+    SmallVector<Value> kT, v;
+    for (int64_t d0 = 0; d0 < d; d0 += P)
+      kT.push_back(load(c.kT, c.kB, batch, c.kRow, d0, std::min(P, d - d0),
+                        c.kCol, 0, Sk, qkType));
+    for (int64_t k0 = 0; k0 < Sk; k0 += P)
+      v.push_back(load(c.v, c.vB, batch, c.vRow, k0, std::min(P, Sk - k0),
+                       c.vCol, 0, e, mul));
+    // The query blocks, their Q^T loaded up front.
+    SmallVector<QueryBlock> blocks;
+    for (int64_t q0 = 0; q0 < Sq; q0 += P) {
+      QueryBlock &blk = blocks.emplace_back();
+      blk.batch = batch;
+      blk.q0 = q0;
+      blk.qm = std::min(P, Sq - q0);
+      for (int64_t d0 = 0; d0 < d; d0 += P)
+        blk.qT.push_back(load(c.q, c.qB, batch, c.qCol, d0, std::min(P, d - d0),
+                              c.qRow, q0, blk.qm, qkType));
+      for (int64_t k0 = 0; k0 < Sk; k0 += bank) {
+        int64_t kw = std::min(bank, Sk - k0);
+        MaskBlock mb = classify(batch, q0, blk.qm, k0, kw);
+        if (mb.kind != Block::Skip)
+          blk.steps.push_back({k0, kw, std::move(mb)});
+      }
+      if (blk.steps.empty()) // every key masked: computed, as NaN, like softmax
+        blk.steps.push_back(
+            {0, std::min(bank, Sk), {Block::Masked, false, {}}});
+    }
+    // The steps in the order the PE runs them: those of kGroup query
+    // blocks in turn. The PE keeps program order (Schedule.cpp), so the
+    // phases are software-pipelined: slot i's P V matmuls come after the
+    // transposes of slot i + 1 and the scores of slot i + kScoresAhead,
+    // which the ACT and DVE work on meanwhile.
+    std::vector<Slot> slots;
+    for (size_t g0 = 0; g0 < blocks.size(); g0 += kGroup) {
+      size_t n = std::min(kGroup, blocks.size() - g0), most = 0;
+      for (size_t i = 0; i < n; ++i)
+        most = std::max(most, blocks[g0 + i].steps.size());
+      for (size_t k = 0; k < most; ++k)
+        for (size_t i = 0; i < n; ++i)
+          if (k < blocks[g0 + i].steps.size())
+            slots.push_back({&blocks[g0 + i], k, {}, {}, {}});
+    }
+    for (QueryBlock &blk : blocks)
+      blk.ctx = allocTile(b, loc, {blk.qm, e}, b.getF32Type(),
+                          tile::MemorySpace::PSUM);
+    int64_t n = int64_t(slots.size());
+    for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
+      if (i + int64_t(kScoresAhead) < n)
+        emitScores(slots[i + kScoresAhead], kT);
+      if (i + int64_t(kTransposesAhead) >= 0 &&
+          i + int64_t(kTransposesAhead) < n)
+        emitTransposes(slots[i + kTransposesAhead]);
+      if (i >= 0)
+        emitContext(slots[i], v);
+    }
+  }
+  return success();
+}
+
+LogicalResult tiling::tileAttention(OpBuilder &b, const AttentionChain &chain,
+                                    const TileOptions &options) {
+  return AttentionKernel(b, chain, options).emit();
+}

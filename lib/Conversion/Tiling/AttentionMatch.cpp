@@ -1,0 +1,550 @@
+//===- AttentionMatch.cpp - Recognising attention after bufferization -----===//
+//
+// Follows the scores through the ops after their matmul, by buffer: the
+// prologue (at most one elementwise generic: scale and additive mask), the
+// row max, exp(x - max), the row sum, the division and the matmul with V.
+// Every buffer of the chain must be a fresh allocation nobody else reads,
+// so the kernel may keep it on chip (or never form it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attention.h"
+#include "BodyLowering.h"
+#include "Match.h"
+#include "TileUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace nki;
+using namespace nki::tiling;
+
+namespace {
+/// The buffer a reshape view is of.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// analyzeOperand without its diagnostics: maps of dims only, static
+/// layouts, constant scalars.
+std::optional<Access> probe(linalg::LinalgOp op, OpOperand &operand) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  if (!llvm::all_of(map.getResults(),
+                    [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+    return std::nullopt;
+  Value v = operand.get();
+  if (auto type = dyn_cast<MemRefType>(v.getType())) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(getStaticLayout(type, strides, offset)))
+      return std::nullopt;
+  } else if (!matchPattern(v, m_Constant())) {
+    return std::nullopt;
+  }
+  FailureOr<Access> a = analyzeOperand(op, operand);
+  return succeeded(a) ? std::optional<Access>(*a) : std::nullopt;
+}
+
+/// A constant float operand of a body op (captured from outside).
+std::optional<double> constantOf(Value v) {
+  FloatAttr f;
+  if (matchPattern(v, m_Constant(&f)))
+    return f.getValueAsDouble();
+  return std::nullopt;
+}
+
+struct Matcher {
+  AttentionChain c;
+  int64_t R = 0; // B * Sq rows of the softmax
+  /// Row-major [B, Sq, Sk] (or [B * Sq, Sk], or [Sq, Sk]) over a generic of
+  /// that rank: `full` for the scores' layout, otherwise rows ([B, Sq]).
+  bool isRowMajor(const Access &a, bool full) const {
+    SmallVector<int64_t> want;
+    if (a.strides.size() == 3)
+      want = {c.queries * c.keys, c.keys, 1};
+    else
+      want = {c.keys, 1};
+    if (!full) {
+      for (int64_t &s : want)
+        s /= c.keys;
+      want.back() = 0;
+    }
+    return a.offset == 0 && a.strides == want;
+  }
+  /// A generic over the scores' space: [B * Sq, Sk], or [B, Sq, Sk].
+  bool overScores(linalg::GenericOp g) const {
+    SmallVector<int64_t> r = g.getStaticLoopRanges();
+    if (r.size() == 2)
+      return r[0] == R && r[1] == c.keys;
+    return r.size() == 3 && r[0] == c.batch && r[1] == c.queries &&
+           r[2] == c.keys;
+  }
+  bool matchPrologue(linalg::GenericOp g, Value scores);
+};
+} // namespace
+
+bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
+  Block &body = g.getRegion().front();
+  std::optional<unsigned> product;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    std::optional<Access> a = probe(g, *in);
+    if (!a)
+      return false;
+    if (in->get() == scores) {
+      if (!isRowMajor(*a, true))
+        return false;
+      product = in->getOperandNumber();
+    }
+  }
+  if (!product)
+    return false;
+  Value v = body.getTerminator()->getOperand(0);
+  auto scaleOf = [&](Value x, double &scale) -> Value {
+    auto mul = x.getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      return x;
+    for (int i = 0; i < 2; ++i)
+      if (std::optional<double> k = constantOf(mul->getOperand(i));
+          k && *k > 0) {
+        scale = *k;
+        return mul->getOperand(1 - i);
+      }
+    return x;
+  };
+  v = scaleOf(v, c.scale);
+  if (auto add = v.getDefiningOp<arith::AddFOp>()) {
+    for (int i = 0; i < 2; ++i) {
+      auto arg = dyn_cast<BlockArgument>(add->getOperand(i));
+      if (!arg || arg.getOwner() != &body || arg.getArgNumber() == *product ||
+          arg.getArgNumber() >= g.getNumDpsInputs())
+        continue;
+      std::optional<Access> m = probe(g, g->getOpOperand(arg.getArgNumber()));
+      if (!m || !m->buffer || !m->elementType.isF32())
+        continue;
+      c.mask = *m;
+      c.maskRank = int(g.getNumLoops());
+      v = add->getOperand(1 - i);
+      break;
+    }
+    if (!c.mask)
+      return false;
+  }
+  v = scaleOf(v, c.innerScale);
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &body && arg.getArgNumber() == *product &&
+         body.getOperations().size() <= 4;
+}
+
+/// The body of a generic that copies its only input, possibly rounding it
+/// (truncf) or widening it (extf).
+static bool isCastBody(linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  Value v = body.getTerminator()->getOperand(0);
+  if (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::TruncFOp, arith::ExtFOp>(def))
+      return false;
+    v = def->getOperand(0);
+  }
+  return v == body.getArgument(0);
+}
+
+/// Rewrites `a` (an operand of a matmul over `extents`) to read the same
+/// elements from the input of the op that wrote its buffer, when that op
+/// is a cast or copy generic or a linalg.transpose, its output a whole
+/// fresh buffer that nothing but the chain reads, and nothing writes its
+/// input until `end` (the chain's last op). The writer joins `absorbed`.
+static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
+                        ArrayRef<Operation *> ops, Operation *end,
+                        DenseSet<Operation *> &chain,
+                        SmallVectorImpl<Operation *> &absorbed) {
+  Value x = rootOf(a.buffer);
+  auto type = dyn_cast<MemRefType>(x.getType());
+  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+    return false;
+  Operation *writer = nullptr;
+  for (Operation *user : usersThroughViews(x)) {
+    if (chain.contains(user) || isBufferBookkeeping(user))
+      continue;
+    if (writer)
+      return false;
+    writer = user;
+  }
+  // The writer's input strides over the output's (= x's) dims.
+  Value in;
+  SmallVector<int64_t> inStrides;
+  int64_t inOffset = 0;
+  if (auto g = dyn_cast_or_null<linalg::GenericOp>(writer)) {
+    if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+        g.getNumReductionLoops() != 0 || !isCastBody(g) ||
+        g.getDpsInits()[0] != x ||
+        !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+      return false;
+    std::optional<Access> ia = probe(g, *g.getDpsInputOperand(0));
+    if (!ia || !ia->buffer)
+      return false;
+    in = ia->buffer;
+    inStrides = ia->strides;
+    inOffset = ia->offset;
+  } else if (auto t = dyn_cast_or_null<linalg::TransposeOp>(writer)) {
+    if (t.getInit() != x)
+      return false;
+    auto inType = cast<MemRefType>(t.getInput().getType());
+    SmallVector<int64_t> strides;
+    if (failed(getStaticLayout(inType, strides, inOffset)))
+      return false;
+    in = t.getInput();
+    for (int64_t p : t.getPermutation())
+      inStrides.push_back(strides[p]);
+  } else {
+    return false;
+  }
+  // Nothing may write the input before the kernel reads it.
+  Value inRoot = rootOf(in);
+  bool after = false;
+  for (Operation *op : ops) {
+    if (op == end)
+      break;
+    if (op == writer) {
+      after = true;
+      continue;
+    }
+    if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
+      for (Value init : d.getDpsInits())
+        if (rootOf(init) == inRoot)
+          return false;
+  }
+  // Each matmul dim walks one dim of x (no carries into the next), so the
+  // same walk over the input is affine too.
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> xStrides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * shape[d + 1];
+  SmallVector<int64_t> reach(shape.size(), 0);
+  int64_t rest = a.offset;
+  for (auto [d, s] : llvm::enumerate(xStrides)) {
+    reach[d] = rest / s;
+    rest %= s;
+  }
+  Access out = a;
+  out.buffer = in;
+  out.elementType = cast<MemRefType>(in.getType()).getElementType();
+  out.offset = inOffset;
+  for (auto [d, r] : llvm::enumerate(reach))
+    out.offset += r * inStrides[d];
+  for (auto [m, stride] : llvm::enumerate(a.strides)) {
+    int64_t sigma = stride;
+    if (sigma == 0)
+      continue;
+    auto d =
+        llvm::find_if(xStrides, [&](int64_t s) { return sigma % s == 0; }) -
+        xStrides.begin();
+    int64_t step = sigma / xStrides[d];
+    reach[d] += step * (extents[m] - 1);
+    out.strides[m] = step * inStrides[d];
+  }
+  for (auto [d, r] : llvm::enumerate(reach))
+    if (r >= shape[d])
+      return false;
+  a = out;
+  chain.insert(writer);
+  absorbed.push_back(writer);
+  return true;
+}
+
+/// `out` of `g` is `exp(x - m)` of its inputs x (full) and m (rows), or
+/// `x / l` possibly rounded: the elementwise steps of the softmax.
+static bool bodyIs(linalg::GenericOp g, StringRef what) {
+  Block &body = g.getRegion().front();
+  Value v = body.getTerminator()->getOperand(0);
+  if (what == "div") {
+    if (auto t = v.getDefiningOp<arith::TruncFOp>())
+      v = t.getIn();
+    auto div = v.getDefiningOp<arith::DivFOp>();
+    return div && div.getLhs() == body.getArgument(0) &&
+           div.getRhs() == body.getArgument(1);
+  }
+  auto exp = v.getDefiningOp<math::ExpOp>();
+  auto sub =
+      exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+  return sub && sub.getLhs() == body.getArgument(0) &&
+         sub.getRhs() == body.getArgument(1);
+}
+
+std::optional<AttentionChain>
+tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
+                      const TileOptions &options) {
+  auto m1 = dyn_cast<linalg::LinalgOp>(ops[start]);
+  if (!m1 || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(ops[start]))
+    return std::nullopt;
+  Matcher m;
+  AttentionChain &c = m.c;
+  c.scores = m1;
+  auto dims = [](linalg::LinalgOp op, int &b, int &row, int &col,
+                 int &red) -> std::optional<SmallVector<int64_t>> {
+    FailureOr<linalg::ContractionDimensions> d =
+        linalg::inferContractionDims(op);
+    if (failed(d) || d->m.size() != 1 || d->n.size() != 1 || d->k.size() != 1 ||
+        d->batch.size() > 1)
+      return std::nullopt;
+    b = d->batch.empty() ? -1 : int(d->batch[0]);
+    row = int(d->m[0]);
+    col = int(d->n[0]);
+    red = int(d->k[0]);
+    SmallVector<int64_t> r = op.getStaticLoopRanges();
+    if (llvm::any_of(r, ShapedType::isDynamic))
+      return std::nullopt;
+    return r;
+  };
+  int b1, m1Row, m1Col, m1Red;
+  std::optional<SmallVector<int64_t>> r1 = dims(m1, b1, m1Row, m1Col, m1Red);
+  if (!r1)
+    return std::nullopt;
+  c.batch = b1 < 0 ? 1 : (*r1)[b1];
+  c.queries = (*r1)[m1Row];
+  c.keys = (*r1)[m1Col];
+  c.headDim = (*r1)[m1Red];
+  m.R = c.batch * c.queries;
+  std::optional<Access> q = probe(m1, m1->getOpOperand(0));
+  std::optional<Access> kT = probe(m1, m1->getOpOperand(1));
+  std::optional<Access> s = probe(m1, m1->getOpOperand(2));
+  if (!q || !kT || !s || q->elementType != kT->elementType)
+    return std::nullopt;
+  c.scoresType = q->elementType;
+  c.q = *q;
+  c.kT = *kT;
+  c.qB = c.kB = b1;
+  c.qRow = m1Row;
+  c.qCol = m1Red;
+  c.kRow = m1Red;
+  c.kCol = m1Col;
+  Value scores = m1.getDpsInits()[0];
+  linalg::FillOp scoresFill = findZeroFill(scores, m1);
+  if (!scores.getDefiningOp<memref::AllocOp>() || !scoresFill)
+    return std::nullopt;
+  {
+    // The product as a [B, Sq, Sk] row-major buffer.
+    SmallVector<int64_t> want(r1->size(), 0);
+    if (b1 >= 0)
+      want[b1] = c.queries * c.keys;
+    want[m1Row] = c.keys;
+    want[m1Col] = 1;
+    if (s->offset != 0 || s->strides != want)
+      return std::nullopt;
+  }
+  c.absorbed.push_back(scoresFill);
+
+  // The chain, step by step: each step reads the buffer the previous one
+  // wrote.
+  enum Step { Prologue, Max, Exp, Sum, Div, Context, Done } step = Prologue;
+  Value cur = scores, rowMax, exps, rowSum, probs;
+  DenseSet<Value> chainBuffers = {scores};
+  auto readsRoot = [](Operation *op, Value root) {
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return rootOf(v) == root; });
+  };
+  for (size_t i = start + 1; i < ops.size() && step != Done; ++i) {
+    Operation *op = ops[i];
+    if (isBufferBookkeeping(op) && !isa<func::ReturnOp>(op))
+      continue;
+    if (isa<linalg::FillOp>(op))
+      continue; // checked with the op it initialises
+    bool touches = llvm::any_of(
+        chainBuffers, [&](Value root) { return readsRoot(op, root); });
+    if (!touches) {
+      // Unrelated work in between (the cast of V): it stays, unless it
+      // reads or writes what the chain has yet to make.
+      if (isa<func::ReturnOp>(op))
+        return std::nullopt;
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(op);
+    auto reduce = [&](StringRef combine, Value in, double init) -> Value {
+      if (!g || !m.overScores(g) || g.getNumDpsInputs() != 1 ||
+          g.getNumReductionLoops() != 1 ||
+          g.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+          rootOf(g.getDpsInputs()[0]) != in)
+        return {};
+      std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
+      std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+      if (!x || !o || !m.isRowMajor(*x, true) || !m.isRowMajor(*o, false))
+        return {};
+      FailureOr<ReductionBody> rb =
+          matchReductionBody(g, g.getRegion().front(), 1);
+      if (failed(rb) || rb->combine != combine ||
+          rb->expr != g.getRegion().front().getArgument(0))
+        return {};
+      Value out = rootOf(g.getDpsInits()[0]);
+      linalg::FillOp fill = findFill(out, g, init);
+      // maxnumf ignores NaN: its identity may be NaN instead of -inf.
+      Operation *combineOp =
+          g.getRegion().front().getTerminator()->getOperand(0).getDefiningOp();
+      if (!fill && isa_and_nonnull<arith::MaxNumFOp>(combineOp))
+        fill = findFill(out, g, NAN);
+      if (!out.getDefiningOp<memref::AllocOp>() || !fill)
+        return {};
+      c.absorbed.push_back(fill);
+      return out;
+    };
+    auto elementwise = [&](StringRef what, Value full, Value rows) -> Value {
+      if (!g || !m.overScores(g) || g.getNumDpsInputs() != 2 ||
+          g.getNumReductionLoops() != 0 ||
+          rootOf(g.getDpsInputs()[0]) != full ||
+          rootOf(g.getDpsInputs()[1]) != rows || !bodyIs(g, what))
+        return {};
+      std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
+      std::optional<Access> r = probe(g, *g.getDpsInputOperand(1));
+      std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+      if (!x || !r || !o || !m.isRowMajor(*x, true) ||
+          !m.isRowMajor(*r, false) || !m.isRowMajor(*o, true))
+        return {};
+      Value out = rootOf(g.getDpsInits()[0]);
+      return out.getDefiningOp<memref::AllocOp>() ? out : Value();
+    };
+    switch (step) {
+    case Prologue:
+      if (g && m.overScores(g) && g.getNumReductionLoops() == 0 &&
+          g.getNumDpsInits() == 1) {
+        Value out = rootOf(g.getDpsInits()[0]);
+        std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+        if (!out.getDefiningOp<memref::AllocOp>() || !o ||
+            !m.isRowMajor(*o, true) || !o->elementType.isF32() ||
+            !m.matchPrologue(g, scores))
+          return std::nullopt;
+        cur = out;
+        step = Max;
+        break;
+      }
+      [[fallthrough]];
+    case Max:
+      rowMax = reduce("max", cur, -INFINITY);
+      if (!rowMax)
+        return std::nullopt;
+      step = Exp;
+      break;
+    case Exp:
+      exps = elementwise("exp", cur, rowMax);
+      if (!exps)
+        return std::nullopt;
+      step = Sum;
+      break;
+    case Sum:
+      rowSum = reduce("add", exps, 0.0);
+      if (!rowSum)
+        return std::nullopt;
+      step = Div;
+      break;
+    case Div:
+      probs = elementwise("div", exps, rowSum);
+      if (!probs)
+        return std::nullopt;
+      step = Context;
+      break;
+    case Context: {
+      auto m2 = dyn_cast<linalg::LinalgOp>(op);
+      if (!m2 || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          rootOf(m2.getDpsInputs()[0]) != probs ||
+          rootOf(m2.getDpsInputs()[1]) == probs)
+        return std::nullopt;
+      int b2, row, col, red;
+      std::optional<SmallVector<int64_t>> r2 = dims(m2, b2, row, col, red);
+      if (!r2 || (b2 >= 0) != (b1 >= 0) || (*r2)[row] != c.queries ||
+          (*r2)[red] != c.keys || (b2 >= 0 && (*r2)[b2] != c.batch))
+        return std::nullopt;
+      std::optional<Access> p = probe(m2, m2->getOpOperand(0));
+      std::optional<Access> v = probe(m2, m2->getOpOperand(1));
+      std::optional<Access> o = probe(m2, m2->getOpOperand(2));
+      SmallVector<int64_t> want(r2->size(), 0);
+      if (b2 >= 0)
+        want[b2] = c.queries * c.keys;
+      want[row] = c.keys;
+      want[red] = 1;
+      if (!p || !v || !o || p->offset != 0 || p->strides != want ||
+          p->elementType != v->elementType)
+        return std::nullopt;
+      linalg::FillOp fill = findZeroFill(m2.getDpsInits()[0], m2);
+      if (!fill)
+        return std::nullopt;
+      c.absorbed.push_back(fill);
+      c.context = m2;
+      c.v = *v;
+      c.out = *o;
+      c.vB = c.oB = b2;
+      c.vRow = red;
+      c.vCol = col;
+      c.oRow = row;
+      c.oCol = col;
+      c.valueDim = (*r2)[col];
+      c.multiplyType = p->elementType;
+      step = Done;
+      continue;
+    }
+    case Done:
+      break;
+    }
+    c.absorbed.push_back(op);
+    chainBuffers.insert(rootOf(op->getOperands().back()));
+  }
+  if (step != Done)
+    return std::nullopt;
+  // Nobody outside the chain may see its buffers (they are never formed).
+  DenseSet<Operation *> chain(c.absorbed.begin(), c.absorbed.end());
+  chain.insert(m1);
+  chain.insert(c.context);
+  for (Value root : chainBuffers)
+    for (Operation *user : usersThroughViews(root))
+      if (!chain.contains(user) && !isBufferBookkeeping(user))
+        return std::nullopt;
+  // Q, K and V from the buffers their casts and transposes read.
+  auto upTo = [&](Operation *op) {
+    return ops.take_front(llvm::find(ops, op) - ops.begin());
+  };
+  SmallVector<int64_t> r2 = c.context.getStaticLoopRanges();
+  ArrayRef<Operation *> before = upTo(c.context);
+  for (int i = 0;
+       i < 2 && lookThrough(c.q, *r1, before, c.context, chain, c.absorbed);
+       ++i)
+    ;
+  for (int i = 0;
+       i < 2 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed);
+       ++i)
+    ;
+  for (int i = 0;
+       i < 2 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed); ++i)
+    ;
+  // One PSUM bank holds a query block's context; K^T and V of one batch
+  // stay in SBUF, in at most half of the budget.
+  int64_t P = options.partitions;
+  if (c.valueDim > options.bankColumns || c.headDim > 4 * P)
+    return std::nullopt;
+  int64_t kBytes = tile::storageBytes(c.kT.elementType);
+  int64_t resident = llvm::divideCeil(c.headDim, P) * c.keys * kBytes +
+                     llvm::divideCeil(c.keys, P) * c.valueDim *
+                         tile::storageBytes(c.v.elementType);
+  if (resident * 2 > options.sbufBytesPerPartition)
+    return std::nullopt;
+  // A constant mask's values decide, block by block, what the kernel
+  // skips (all -inf) and what it need not add (all zero).
+  if (c.mask) {
+    if (auto global =
+            rootOf(c.mask->buffer).getDefiningOp<memref::GetGlobalOp>()) {
+      auto g = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          global, global.getNameAttr());
+      if (g && g.getConstant())
+        if (auto init = dyn_cast_or_null<DenseElementsAttr>(
+                g.getInitialValue().value_or(Attribute())))
+          c.maskValues = init;
+    }
+  }
+  return c;
+}
