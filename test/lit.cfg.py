@@ -9,6 +9,7 @@ config.name = "NKI"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".nisa"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs", "gen.py", "run-case.sh",
+                   "run-attention.sh",
                    "unittests", "bench"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nki_obj_root, "test")

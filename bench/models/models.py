@@ -146,11 +146,19 @@ def causal_mask(n):
     return torch.where(i[None, :] > i[:, None], float("-inf"), 0.0)
 
 
-def attention(seq, causal=False):
-    """One head of scaled dot-product attention, softmax(Q K^T / sqrt(d)
-    [+ a causal -inf triangle]) V, as an exporter writes it (MatMul,
-    Transpose, Mul, Add of a constant mask, Softmax, MatMul). The zoo's
-    models take one input, so Q, K and V come stacked: x [1, 3, S, d]."""
+def attention(seq, causal=False, mask=None, heads=1, kv_heads=None):
+    """Scaled dot-product attention, softmax(Q K^T / sqrt(d) [+ mask]) V,
+    as an exporter writes it (MatMul, Transpose, Mul, Add of the mask,
+    Softmax, MatMul). The zoo's models take one input, so Q, K and V come
+    stacked: x [1, 3, S, heads * d]. `causal` adds a constant -inf
+    triangle; `mask="padding"` a constant [S] key mask (the last quarter of
+    the keys -inf) broadcast over the queries; `mask="input"` one computed
+    from the input (-10 where q[i, 0] + k[j, 0] > 1), not a constant. With
+    `heads` the head dims split into that many heads; `kv_heads`
+    (grouped-query attention) keeps only that many K and V heads, each
+    shared by heads / kv_heads query heads (expanded as Llama's repeat_kv
+    does)."""
+    import torch
     from torch import nn
 
     class Attention(nn.Module):
@@ -158,13 +166,34 @@ def attention(seq, causal=False):
             super().__init__()
             if causal:
                 self.register_buffer("mask", causal_mask(seq))
+            elif mask == "padding":
+                keys = torch.zeros(seq)
+                keys[seq - seq // 4:] = float("-inf")
+                self.register_buffer("mask", keys)
 
         def forward(self, x):
-            q, k, v = x[0, 0], x[0, 1], x[0, 2]
-            s = q @ k.transpose(0, 1) * (q.shape[-1] ** -0.5)
-            if causal:
+            q, k, v = x[0, 0], x[0, 1], x[0, 2]          # [S, heads * d]
+            d = q.shape[-1] // heads
+            if heads > 1:                                 # [heads, S, d]
+                q = q.reshape(seq, heads, d).transpose(0, 1)
+                k = k.reshape(seq, heads, d).transpose(0, 1)
+                v = v.reshape(seq, heads, d).transpose(0, 1)
+            if kv_heads:  # Llama's repeat_kv: [kv, S, d] -> [heads, S, d]
+                group = heads // kv_heads
+                k = k[::group, None].expand(kv_heads, group, seq, d)
+                v = v[::group, None].expand(kv_heads, group, seq, d)
+                k = k.reshape(heads, seq, d)
+                v = v.reshape(heads, seq, d)
+            kt = k.transpose(-2, -1)
+            s = q @ kt * (d ** -0.5)
+            if causal or mask == "padding":
                 s = s + self.mask
-            return s.softmax(dim=-1) @ v
+            elif mask == "input":
+                s = s - 10.0 * (q[..., :1] + kt[..., :1, :] > 1.0).float()
+            o = s.softmax(dim=-1) @ v
+            if heads == 1:
+                return o
+            return o.transpose(0, 1).reshape(seq, heads * d)
 
     return Attention()
 
@@ -333,6 +362,20 @@ ZOO = {
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
                         (3, 32, 32), "test"),
+    # attention at odd sequence lengths (test/e2e/models/attention.test)
+    "tiny_attn": (lambda: attention(300), (3, 300, 64), "test"),
+    "tiny_attn_causal": (lambda: attention(600, causal=True), (3, 600, 64),
+                         "test"),
+    "tiny_attn_padding": (lambda: attention(700, mask="padding"),
+                          (3, 700, 32), "test"),
+    "tiny_attn_input_mask": (lambda: attention(200, mask="input"),
+                             (3, 200, 64), "test"),
+    "tiny_mha": (lambda: attention(260, heads=4), (3, 260, 128), "test"),
+    "tiny_gqa": (lambda: attention(260, heads=4, kv_heads=2),
+                 (3, 260, 128), "test"),
+    "tiny_gpt_layer": (lambda: transformer_layer(d=128, heads=4, ff=256,
+                                                 causal=True, seq=100),
+                       (100, 128), "test"),
     # transformers (run.py --group attention / transformer): attention
     # prefill for one head, bf16 under --mode matmul; a BERT-base-like and
     # a GPT-2-small-like layer at sequence 512; a decode step against 2,048

@@ -331,6 +331,14 @@ struct NKIFuseElementwisePass
     if (failed(applyPatternsGreedily(getOperation(), std::move(collapseDims))))
       getOperation()->emitWarning("nki-fuse-elementwise: collapsing dims did "
                                   "not converge");
+
+    // Generics that only the collapse made alike fuse now: a Linear's bias
+    // add (its matmul's epilogue, on the matmul's [M, N]) and the GELU
+    // after it (on [B, S, N] until the collapse) become one epilogue, and
+    // the product is stored once, in bf16 under auto-cast.
+    RewritePatternSet refuse(context);
+    linalg::populateElementwiseOpsFusionPatterns(refuse, fuse);
+    (void)applyPatternsGreedily(getOperation(), std::move(refuse));
   }
 
   /// Dims 0..k-1 of a generic that is not a contraction, with k the leading

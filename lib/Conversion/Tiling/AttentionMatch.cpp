@@ -36,12 +36,13 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// analyzeOperand without its diagnostics: maps of dims only, static
-/// layouts, constant scalars.
+/// analyzeOperand without its diagnostics: maps of dims and constants
+/// (a broadcast size-1 dim), static layouts, constant scalars.
 std::optional<Access> probe(linalg::LinalgOp op, OpOperand &operand) {
   AffineMap map = op.getMatchingIndexingMap(&operand);
-  if (!llvm::all_of(map.getResults(),
-                    [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+  if (!llvm::all_of(map.getResults(), [](AffineExpr e) {
+        return isa<AffineDimExpr, AffineConstantExpr>(e);
+      }))
     return std::nullopt;
   Value v = operand.get();
   if (auto type = dyn_cast<MemRefType>(v.getType())) {
@@ -101,7 +102,7 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
     std::optional<Access> a = probe(g, *in);
     if (!a)
       return false;
-    if (in->get() == scores) {
+    if (rootOf(in->get()) == scores) {
       if (!isRowMajor(*a, true))
         return false;
       product = in->getOperandNumber();
