@@ -376,6 +376,8 @@ ZOO = {
     "tiny_gpt_layer": (lambda: transformer_layer(d=128, heads=4, ff=256,
                                                  causal=True, seq=100),
                        (100, 128), "test"),
+    "tiny_decode": (lambda: decode_step(d=128, heads=4, cached=300),
+                    (1 + 2 * 300, 128), "test"),
     # transformers (run.py --group attention / transformer): attention
     # prefill for one head, bf16 under --mode matmul; a BERT-base-like and
     # a GPT-2-small-like layer at sequence 512; a decode step against 2,048

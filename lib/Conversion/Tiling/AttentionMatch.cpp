@@ -71,17 +71,25 @@ struct Matcher {
   /// Row-major [B, Sq, Sk] (or [B * Sq, Sk], or [Sq, Sk]) over a generic of
   /// that rank: `full` for the scores' layout, otherwise rows ([B, Sq]).
   bool isRowMajor(const Access &a, bool full) const {
-    SmallVector<int64_t> want;
-    if (a.strides.size() == 3)
+    SmallVector<int64_t> want, extents;
+    if (a.strides.size() == 3) {
       want = {c.queries * c.keys, c.keys, 1};
-    else
+      extents = {c.batch, c.queries, c.keys};
+    } else {
       want = {c.keys, 1};
+      extents = {R, c.keys};
+    }
     if (!full) {
       for (int64_t &s : want)
         s /= c.keys;
       want.back() = 0;
     }
-    return a.offset == 0 && a.strides == want;
+    // A dim of extent 1 (one query per head in a decode step) may have
+    // any stride.
+    for (auto [s, w, n] : llvm::zip_equal(a.strides, want, extents))
+      if (n > 1 && s != w)
+        return false;
+    return a.offset == 0;
   }
   /// A generic over the scores' space: [B * Sq, Sk], or [B, Sq, Sk].
   bool overScores(linalg::GenericOp g) const {

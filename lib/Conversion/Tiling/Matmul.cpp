@@ -60,6 +60,10 @@ struct MatmulKernel {
   /// A kept in SBUF (a pooled [N, C] tensor, channels on the partitions).
   std::optional<ResidentRef> aResident;
   Epilogue epi;
+  /// The epilogue's operands that are one row for every output row (a
+  /// Linear's bias), loaded once per panel: [min(P, M), panel width] tiles
+  /// by operand index (null for the others).
+  SmallVector<Value> panelRows;
   LogicalResult status = success();
 
   int64_t P() const { return options.partitions; }
@@ -236,6 +240,9 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
   FailureOr<Value> tile = epi.compute(
       b, loc, lowering, product, acc, C.elementType, mm, nw,
       [&](const Access &e) -> std::pair<Value, bool> {
+        int64_t i = &e - epi.operands.data();
+        if (i < int64_t(panelRows.size()) && panelRows[i])
+          return {tileSlice(b, loc, panelRows[i], 0, mm, n0, nw), false};
         bool column = e.strides[fDim] == 0;
         int64_t w = column ? 1 : nw;
         Value t = allocTile(b, loc, {mm, w}, e.elementType);
@@ -324,6 +331,30 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
     SmallVector<Value> ivs =
         ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
     bTiles.push_back(loadOperand(b, B, ivs, kDim, kk, nDim, np));
+  }
+  // Row-broadcast epilogue operands: one load per panel, not per M block
+  // (each load writes every partition: a bias of 2 KB costs 256 KB).
+  panelRows.assign(epilogue ? epi.operands.size() : 0, Value());
+  if (epilogue) {
+    unsigned rank = extents.size() - 1, fDim = rank - 1;
+    for (auto [i, e] : llvm::enumerate(epi.operands)) {
+      bool row = e.buffer && i + 1 < epi.operands.size() &&
+                 !epi.readsProduct[i] && e.strides[fDim] != 0 &&
+                 llvm::all_of(llvm::enumerate(e.strides), [&](auto s) {
+                   return s.index() == fDim || s.value() == 0;
+                 });
+      if (!row)
+        continue;
+      int64_t rows = std::min(P(), extents[mDim]);
+      Value t = allocTile(b, loc, {rows, np}, e.elementType);
+      SmallVector<Value> at(rank);
+      at[fDim] = nOff;
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, e.buffer, e.offsetAt(b, loc, at),
+                                  {rows, np}, {0, e.strides[fDim]}),
+                          t);
+      panelRows[i] = t;
+    }
   }
   tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {
     emitBlock(mb, batch, nOff, np, bTiles, m, mm);

@@ -41,10 +41,11 @@ func.func @matmul_accumulate(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: mem
 
 // An elementwise consumer of the product runs on the PSUM tile (the
 // epilogue): bias add reads PSUM, tanh runs on the ACT, and the product
-// never goes to HBM.
+// never goes to HBM. The bias, one row for every output row, is loaded
+// once per panel of B, before the M blocks.
 // CHECK-LABEL: func.func @epilogue
-// CHECK: nki.matmul
 // CHECK: nki.dma %{{.*}} to %[[BIAS:.*]] : memref<4x8xf32, strided<[0, 1], offset: ?>> to memref<4x8xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul
 // CHECK: nki.tensor_tensor "add" %{{.*}}, %[[BIAS]] into %[[S:.*]] : memref<4x8xf32, #nki.memory<psum>>, memref<4x8xf32, #nki.memory<sbuf>> into memref<4x8xf32, #nki.memory<sbuf>>
 // CHECK: nki.activation "tanh" %[[S]] into %[[Y:.*]] :
 // CHECK: nki.dma %[[Y]] to %{{.*}} : memref<4x8xf32, #nki.memory<sbuf>> to memref<4x8xf32, strided<[8, 1], offset: ?>>
