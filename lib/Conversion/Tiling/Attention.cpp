@@ -109,24 +109,33 @@ struct AttentionKernel {
       return {};
     if (!c.maskValues)
       return {Block::Masked, false, {}};
-    auto values = c.maskValues.getValues<float>();
+    // The raw f32 data (a splat has one element): a causal mask at 8,192
+    // has 67M values to look at.
+    auto data =
+        reinterpret_cast<const float *>(c.maskValues.getRawData().data());
     bool splat = c.maskValues.isSplat();
+    int64_t kStride = splat ? 0 : c.mask->strides.back();
+    auto at = [&](int64_t q, int64_t k) {
+      return data[splat ? 0 : maskIndex(batch, q, k0) + (k - k0) * kStride];
+    };
+    auto isInf = [](float v) { return std::isinf(v) && v < 0; };
     bool allInf = true, allZero = true, zeroOrInf = true;
-    std::vector<float> seen;
-    seen.reserve(qm * kw);
-    for (int64_t q = q0; q < q0 + qm; ++q)
+    for (int64_t q = q0; q < q0 + qm && (allInf || allZero || zeroOrInf); ++q)
       for (int64_t k = k0; k < k0 + kw; ++k) {
-        float v = values[splat ? 0 : maskIndex(batch, q, k)];
-        bool inf = std::isinf(v) && v < 0;
-        allInf &= inf;
+        float v = at(q, k);
+        allInf &= isInf(v);
         allZero &= v == 0.0f;
-        zeroOrInf &= inf || v == 0.0f;
-        seen.push_back(v);
+        zeroOrInf &= isInf(v) || v == 0.0f;
       }
     if (allInf)
       return {Block::Skip, true, {}};
     if (allZero)
       return {Block::Plain, true, {}};
+    std::vector<float> seen;
+    seen.reserve(qm * kw);
+    for (int64_t q = q0; q < q0 + qm; ++q)
+      for (int64_t k = k0; k < k0 + kw; ++k)
+        seen.push_back(at(q, k));
     return {Block::Masked, zeroOrInf, std::move(seen)};
   }
 
