@@ -26,16 +26,6 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-/// The buffer a reshape view is of.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 /// analyzeOperand without its diagnostics: maps of dims and constants
 /// (a broadcast size-1 dim), static layouts, constant scalars.
 std::optional<Access> probe(linalg::LinalgOp op, OpOperand &operand) {
@@ -110,7 +100,7 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
     std::optional<Access> a = probe(g, *in);
     if (!a)
       return false;
-    if (rootOf(in->get()) == scores) {
+    if (reshapeRoot(in->get()) == scores) {
       if (!isRowMajor(*a, true))
         return false;
       product = in->getOperandNumber();
@@ -177,7 +167,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         ArrayRef<Operation *> ops, Operation *end,
                         DenseSet<Operation *> &chain,
                         SmallVectorImpl<Operation *> &absorbed) {
-  Value x = rootOf(a.buffer);
+  Value x = reshapeRoot(a.buffer);
   auto type = dyn_cast<MemRefType>(x.getType());
   if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
     return false;
@@ -219,7 +209,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     return false;
   }
   // Nothing may write the input before the kernel reads it.
-  Value inRoot = rootOf(in);
+  Value inRoot = reshapeRoot(in);
   bool after = false;
   for (Operation *op : ops) {
     if (op == end)
@@ -230,7 +220,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     }
     if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
       for (Value init : d.getDpsInits())
-        if (rootOf(init) == inRoot)
+        if (reshapeRoot(init) == inRoot)
           return false;
   }
   // Each matmul dim walks one dim of x (no carries into the next), so the
@@ -360,7 +350,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   DenseSet<Value> chainBuffers = {scores};
   auto readsRoot = [](Operation *op, Value root) {
     return llvm::any_of(op->getOperands(),
-                        [&](Value v) { return rootOf(v) == root; });
+                        [&](Value v) { return reshapeRoot(v) == root; });
   };
   for (size_t i = start + 1; i < ops.size() && step != Done; ++i) {
     Operation *op = ops[i];
@@ -382,7 +372,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       if (!g || !m.overScores(g) || g.getNumDpsInputs() != 1 ||
           g.getNumReductionLoops() != 1 ||
           g.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
-          rootOf(g.getDpsInputs()[0]) != in)
+          reshapeRoot(g.getDpsInputs()[0]) != in)
         return {};
       std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
       std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
@@ -393,7 +383,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       if (failed(rb) || rb->combine != combine ||
           rb->expr != g.getRegion().front().getArgument(0))
         return {};
-      Value out = rootOf(g.getDpsInits()[0]);
+      Value out = reshapeRoot(g.getDpsInits()[0]);
       linalg::FillOp fill = findFill(out, g, init);
       // maxnumf ignores NaN: its identity may be NaN instead of -inf.
       Operation *combineOp =
@@ -408,8 +398,8 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
     auto elementwise = [&](StringRef what, Value full, Value rows) -> Value {
       if (!g || !m.overScores(g) || g.getNumDpsInputs() != 2 ||
           g.getNumReductionLoops() != 0 ||
-          rootOf(g.getDpsInputs()[0]) != full ||
-          rootOf(g.getDpsInputs()[1]) != rows || !bodyIs(g, what))
+          reshapeRoot(g.getDpsInputs()[0]) != full ||
+          reshapeRoot(g.getDpsInputs()[1]) != rows || !bodyIs(g, what))
         return {};
       std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
       std::optional<Access> r = probe(g, *g.getDpsInputOperand(1));
@@ -417,14 +407,14 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       if (!x || !r || !o || !m.isRowMajor(*x, true) ||
           !m.isRowMajor(*r, false) || !m.isRowMajor(*o, true))
         return {};
-      Value out = rootOf(g.getDpsInits()[0]);
+      Value out = reshapeRoot(g.getDpsInits()[0]);
       return out.getDefiningOp<memref::AllocOp>() ? out : Value();
     };
     switch (step) {
     case Prologue:
       if (g && m.overScores(g) && g.getNumReductionLoops() == 0 &&
           g.getNumDpsInits() == 1) {
-        Value out = rootOf(g.getDpsInits()[0]);
+        Value out = reshapeRoot(g.getDpsInits()[0]);
         std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
         if (!out.getDefiningOp<memref::AllocOp>() || !o ||
             !m.isRowMajor(*o, true) || !o->elementType.isF32() ||
@@ -462,8 +452,8 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
     case Context: {
       auto m2 = dyn_cast<linalg::LinalgOp>(op);
       if (!m2 || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-          rootOf(m2.getDpsInputs()[0]) != probs ||
-          rootOf(m2.getDpsInputs()[1]) == probs)
+          reshapeRoot(m2.getDpsInputs()[0]) != probs ||
+          reshapeRoot(m2.getDpsInputs()[1]) == probs)
         return std::nullopt;
       int b2, row, col, red;
       std::optional<SmallVector<int64_t>> r2 = dims(m2, b2, row, col, red);
@@ -502,7 +492,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       break;
     }
     c.absorbed.push_back(op);
-    chainBuffers.insert(rootOf(op->getOperands().back()));
+    chainBuffers.insert(reshapeRoot(op->getOperands().back()));
   }
   if (step != Done)
     return std::nullopt;
@@ -546,7 +536,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   // skips (all -inf) and what it need not add (all zero).
   if (c.mask) {
     if (auto global =
-            rootOf(c.mask->buffer).getDefiningOp<memref::GetGlobalOp>()) {
+            reshapeRoot(c.mask->buffer).getDefiningOp<memref::GetGlobalOp>()) {
       auto g = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
           global, global.getNameAttr());
       if (g && g.getConstant())

@@ -23,6 +23,15 @@ bool tiling::isBufferBookkeeping(Operation *op) {
              func::ReturnOp>(op);
 }
 
+Value tiling::reshapeRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
 /// The ops that use `buffer` or a view of it.
 DenseSet<Operation *> tiling::usersThroughViews(Value buffer) {
   DenseSet<Operation *> users;

@@ -22,6 +22,10 @@ namespace nki::tiling {
 /// Ops that only name or shape HBM buffers; they stay as they are.
 bool isBufferBookkeeping(mlir::Operation *op);
 
+/// The buffer a reshape view (collapse_shape, expand_shape, of reshapes)
+/// is of; `v` itself otherwise.
+mlir::Value reshapeRoot(mlir::Value v);
+
 /// The ops that use `buffer` or a view of it.
 llvm::DenseSet<mlir::Operation *> usersThroughViews(mlir::Value buffer);
 

@@ -14,6 +14,7 @@
 #include "Access.h"
 #include "BodyLowering.h"
 #include "Kernels.h"
+#include "Match.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,21 +53,11 @@ static std::optional<Shape> shapeOf(const Access &a) {
   return Shape::Scalar;
 }
 
-/// The buffer a reshape view (collapse_shape, expand_shape) is of.
-static Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 /// Buffers a group may keep on chip must be whole allocations or arguments,
 /// or reshape views of one ([B*S, H] of a [B, S, H] tensor); findRowGroup
 /// checks that the group names each buffer by one Value.
 static bool isRootBuffer(Value v) {
-  v = rootOf(v);
+  v = reshapeRoot(v);
   if (isa<BlockArgument>(v))
     return true;
   return isa_and_nonnull<memref::AllocOp, memref::GetGlobalOp>(
@@ -207,7 +198,7 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
       continue;
     std::optional<Member> m = asMember(op, R, C);
     if (!m && isa<linalg::FillOp>(op) && !members.empty()) {
-      passed.push_back(rootOf(op->getOperand(1)));
+      passed.push_back(reshapeRoot(op->getOperand(1)));
       continue;
     }
     if (!m)
@@ -231,7 +222,8 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
     return {};
   for (Operation *op : group)
     for (Value v : op->getOperands())
-      if (isa<MemRefType>(v.getType()) && llvm::is_contained(passed, rootOf(v)))
+      if (isa<MemRefType>(v.getType()) &&
+          llvm::is_contained(passed, reshapeRoot(v)))
         return {};
   // The full-row tiles of one row block must fit in SBUF; twice lets the
   // next block's loads overlap this block's compute (the tile planner
@@ -248,7 +240,7 @@ SmallVector<Operation *> tiling::findRowGroup(ArrayRef<Operation *> ops,
     for (Value v : op->getOperands()) {
       if (!isa<MemRefType>(v.getType()))
         continue;
-      auto [it, inserted] = nameOf.try_emplace(rootOf(v), v);
+      auto [it, inserted] = nameOf.try_emplace(reshapeRoot(v), v);
       if (!inserted && it->second != v)
         return {};
     }
