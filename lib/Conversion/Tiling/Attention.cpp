@@ -29,6 +29,7 @@
 #include <cfloat>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <vector>
 
 using namespace mlir;
@@ -162,15 +163,16 @@ struct AttentionKernel {
   static constexpr size_t kScoresAhead = 3, kTransposesAhead = 1;
   /// Mask blocks of distinct content, loaded once each while they fit in
   /// an eighth of the budget.
-  std::map<std::vector<float>, Value> maskTiles;
+  std::map<std::tuple<int64_t, int64_t, std::vector<float>>, Value> maskTiles;
   int64_t maskBytes = 0;
 
   /// The mask block of a step, in SBUF.
   Value maskTile(const QueryBlock &blk, const Step &step) {
-    auto cached = maskTiles.find(step.mask.values);
+    int64_t qm = blk.qm, kw = step.kw;
+    auto key = std::make_tuple(qm, kw, step.mask.values);
+    auto cached = maskTiles.find(key);
     if (c.maskValues && cached != maskTiles.end())
       return cached->second;
-    int64_t qm = blk.qm, kw = step.kw;
     SmallVector<Value> ivs;
     if (c.maskRank == 3)
       ivs = {idx(blk.batch), idx(blk.q0), idx(step.k0)};
@@ -185,7 +187,7 @@ struct AttentionKernel {
         m);
     if (c.maskValues &&
         maskBytes + kw * 4 <= options.sbufBytesPerPartition / 8) {
-      maskTiles[step.mask.values] = m;
+      maskTiles[key] = m;
       maskBytes += kw * 4;
     }
     return m;

@@ -195,10 +195,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       residents = planResidents(rewriter, ops, absorbed, *desc, fusePools);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
+      TileOptions opOptions = options;
+      opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
+      opOptions.residents = &residents;
       if (auto it = attentions.find(op);
           it != attentions.end() && !erased.contains(op)) {
         rewriter.setInsertionPoint(op);
-        if (failed(tileAttention(rewriter, it->second, options)))
+        if (failed(tileAttention(rewriter, it->second, opOptions)))
           return signalPassFailure();
         eraseAttention(rewriter, it->second, erased);
         continue;
@@ -206,9 +209,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (erased.contains(op) || absorbed.contains(op) ||
           isBufferBookkeeping(op))
         continue;
-      TileOptions opOptions = options;
-      opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
-      opOptions.residents = &residents;
       rewriter.setInsertionPoint(op);
       // Row-wise kernels (softmax, layernorm) stay whole; not with a global
       // pooling of a tensor kept in SBUF (its kernel reads it there).
