@@ -42,7 +42,14 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     the implicit-GEMM generic (`conv=implicit-gemm`, docs/compiler.md) and
     the other convolutions and poolings as im2col matmuls and windowed
     elementwise ops, and with `auto-cast=matmul` rounds matmul inputs to
-    bf16.
+    bf16. Two reshapes become views: a `linalg.transpose` that moves only
+    dims of size 1 (a batch-first to sequence-first swap at batch 1) is a
+    collapse_shape and expand_shape, and an expand_shape of a
+    collapse_shape goes through the finest shape both ends refine rather
+    than a coarser one (ONNX's Reshape of `[S, 1, H]` to `[S, heads, d]`,
+    imported through the flat `[S * H]`, goes through `[S, H]`), so that a
+    strided slice such as the q, k or v part of a fused projection is not
+    copied to be flattened.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
@@ -88,7 +95,10 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     generic that is not a contraction are collapsed into one where all its
     operands walk them in order, with fill inits following: softmax and
     layernorm over `[B, S, H]` become generics over `[B*S, H]`, which
-    nki-tile runs as one row group. An elementwise op over a tensor
+    nki-tile runs as one row group. An operand read with a constant 0 over
+    a dim of size 1 (ONNX's keepdims mean `[B, S, 1]` read through
+    `(d0, d1, 0)`) is first read without that dim, so that it does not
+    keep its generic from collapsing. An elementwise op over a tensor
     assembled (by insert_slices along the channels) from convolutions'
     channel blocks, how a depthwise convolution of more than 128 channels
     is written, runs once per block right after the block's convolution,

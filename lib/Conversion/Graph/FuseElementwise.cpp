@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace nki {
@@ -247,6 +248,77 @@ struct SplitEpilogueOverChannelBlocks
   }
 };
 
+/// A contraction, a convolution, a convolution's consumer (its epilogue,
+/// computed on its PSUM tiles in the convolution's [N, F, OH, OW] space) or
+/// a diagonal filter (the kernel builds it on chip) keeps its form.
+bool keepsItsSpace(linalg::GenericOp op) {
+  return isContraction(op) || nki::conv::matchConvGeneric(op) ||
+         nki::conv::matchDiagonalFilter(op) ||
+         llvm::any_of(op.getDpsInputs(), [](Value in) {
+           auto conv = in.getDefiningOp<linalg::GenericOp>();
+           return conv && nki::conv::matchConvGeneric(conv);
+         });
+}
+
+/// An input read with a constant 0 in its indexing map (a broadcast dim of
+/// size 1, as ONNX's keepdims reductions leave them: layernorm's
+/// `x - mean` reads the mean as [B, S, 1] through (d0, d1, 0)) is read
+/// without that dim: a collapse_shape drops it and the map loses the 0.
+/// The collapse of leading dims then applies (it takes dims only), and the
+/// collapse folds into the expand_shape that made the size-1 dim.
+struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (keepsItsSpace(op))
+      return failure();
+    MLIRContext *ctx = getContext();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> ins(op.getDpsInputs());
+    bool changed = false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(in->get().getType());
+      AffineMap map = maps[in->getOperandNumber()];
+      if (!type || type.getRank() != int64_t(map.getNumResults()))
+        continue;
+      // Keep dims that are not a constant 0 over size 1; at least one.
+      SmallVector<int64_t> keep;
+      for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+        auto c = dyn_cast<AffineConstantExpr>(expr);
+        if (!(c && c.getValue() == 0 && type.getDimSize(r) == 1))
+          keep.push_back(r);
+      }
+      if (keep.size() == size_t(type.getRank()) || keep.empty())
+        continue;
+      SmallVector<AffineExpr> results;
+      SmallVector<int64_t> shape;
+      for (int64_t r : keep) {
+        results.push_back(map.getResult(r));
+        shape.push_back(type.getDimSize(r));
+      }
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          getReassociationIndicesForCollapse(type.getShape(), shape);
+      if (!groups)
+        continue;
+      ins[in->getOperandNumber()] = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(shape, type.getElementType()), in->get(),
+          *groups);
+      maps[in->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, ctx);
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(ins);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -322,6 +394,7 @@ struct NKIFuseElementwisePass
     // become generics over [B*S, H], which nki-tile runs as one row group.
     RewritePatternSet collapseDims(context);
     linalg::populateCollapseDimensions(collapseDims, collapseLeadingDims);
+    collapseDims.add<DropBroadcastUnitDims>(context);
     // A reduction's fill init follows the collapse: collapse(fill(empty))
     // becomes fill(empty) of the collapsed shape.
     linalg::FillOp::getCanonicalizationPatterns(collapseDims, context);
@@ -346,16 +419,8 @@ struct NKIFuseElementwisePass
   /// names them together and in order or not at all.
   static SmallVector<ReassociationIndices>
   collapseLeadingDims(linalg::LinalgOp op) {
-    if (!isa<linalg::GenericOp>(op) || isContraction(op))
-      return {};
-    // A convolution's consumer keeps the convolution's [N, F, OH, OW]
-    // space: it is the kernel's epilogue (computed on its PSUM tiles). A
-    // diagonal filter keeps its form: the kernel builds it on chip.
-    if (nki::conv::matchDiagonalFilter(cast<linalg::GenericOp>(op)) ||
-        llvm::any_of(op.getDpsInputs(), [](Value in) {
-          auto conv = in.getDefiningOp<linalg::GenericOp>();
-          return conv && nki::conv::matchConvGeneric(conv);
-        }))
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || keepsItsSpace(generic))
       return {};
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     ReassociationIndices leading;
@@ -367,7 +432,7 @@ struct NKIFuseElementwisePass
       return {};
     // Every operand names the leading dims together and in order, or none
     // of them, with dims only (a constant 0 of a broadcast size-1 dim is not
-    // handled by the pattern).
+    // handled by the pattern; DropBroadcastUnitDims removes those first).
     for (AffineMap map : op.getIndexingMapsArray()) {
       SmallVector<int64_t> at;
       for (auto [r, expr] : llvm::enumerate(map.getResults())) {

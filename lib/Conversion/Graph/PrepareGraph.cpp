@@ -4,7 +4,8 @@
 // The compiler's front door: picks the entry function, rejects what it cannot
 // compile with a diagnostic at the offending op or argument (never a crash),
 // and rewrites the rest into the forms tiling handles: softmax and concat
-// decomposed, and with auto-cast=matmul matmul inputs rounded to bf16.
+// decomposed, transposes that move only size-1 dims as reshapes, and with
+// auto-cast=matmul matmul inputs rounded to bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -35,6 +37,99 @@ namespace nki {
 using namespace mlir;
 
 namespace {
+/// A transpose that only moves dims of size 1 (ONNX's batch-first /
+/// sequence-first swaps at batch 1: [1, S, H] -> [S, 1, H]) keeps the
+/// elements in order: it is a reshape, a view instead of a copy.
+struct TransposeOfUnitDimsAsReshape : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+    auto out = dyn_cast<RankedTensorType>(op.getInit().getType());
+    if (!in || !out || !op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<int64_t> kept;
+    int64_t last = -1;
+    for (int64_t d : op.getPermutation()) {
+      if (in.getDimSize(d) == 1)
+        continue;
+      if (d < last)
+        return failure();
+      last = d;
+      kept.push_back(in.getDimSize(d));
+    }
+    if (kept.empty())
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> from =
+        getReassociationIndicesForCollapse(in.getShape(), kept);
+    std::optional<SmallVector<ReassociationIndices>> to =
+        getReassociationIndicesForCollapse(out.getShape(), kept);
+    if (!from || !to)
+      return failure();
+    Value flat = op.getInput();
+    if (kept.size() != size_t(in.getRank()))
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(kept, in.getElementType()), flat, *from);
+    if (kept.size() != size_t(out.getRank()))
+      flat =
+          tensor::ExpandShapeOp::create(rewriter, op.getLoc(), out, flat, *to);
+    rewriter.replaceOp(op, flat);
+    return success();
+  }
+};
+
+/// expand_shape(collapse_shape(x)) through a shape coarser than both ends
+/// (ONNX's Reshape of [S, 1, H] to [S, heads, d] is imported through the
+/// flat [S * H]) goes through the finest shape both ends refine instead
+/// ([S, H]): a strided view, such as the q/k/v slice of a fused
+/// projection, stays a view rather than being copied to be flattened.
+struct ReshapeThroughCommonShape : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse = op.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse)
+      return failure();
+    RankedTensorType from = collapse.getSrcType(), to = op.getResultType();
+    if (!from.hasStaticShape() || !to.hasStaticShape())
+      return failure();
+    // The common refinement: cut where both ends' running products meet.
+    SmallVector<int64_t> common;
+    int64_t a = 1, b = 1, last = 1;
+    size_t i = 0, j = 0;
+    while (i < size_t(from.getRank()) || j < size_t(to.getRank())) {
+      if (j == size_t(to.getRank()) || (i < size_t(from.getRank()) && a <= b))
+        a *= from.getDimSize(i++);
+      else
+        b *= to.getDimSize(j++);
+      if (a == b && a != last) {
+        common.push_back(a / last);
+        last = a;
+      }
+    }
+    if (common.size() <= size_t(op.getSrcType().getRank()))
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> in =
+        getReassociationIndicesForCollapse(from.getShape(), common);
+    std::optional<SmallVector<ReassociationIndices>> out =
+        getReassociationIndicesForCollapse(to.getShape(), common);
+    if (!in || !out)
+      return failure();
+    Value v = collapse.getSrc();
+    if (common.size() != size_t(from.getRank()))
+      v = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(common, from.getElementType()), v, *in);
+    if (common.size() != size_t(to.getRank()))
+      v = tensor::ExpandShapeOp::create(rewriter, op.getLoc(), to, v, *out);
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
 /// A concat of more than kMaxParts parts becomes a concat of concats of at
 /// most kMaxParts parts each. A concat decomposes into one chain of
 /// insert_slices, and one-shot bufferization's analysis of a chain grows
@@ -210,7 +305,8 @@ struct NKIPrepareGraphPass
       rewriter.replaceOp(op, *repl);
     }
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitLongConcat>(&getContext());
+    patterns.add<SplitLongConcat, TransposeOfUnitDimsAsReshape,
+                 ReshapeThroughCommonShape>(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     nki::populateExpandIntPatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||

@@ -29,10 +29,15 @@ struct AttentionChain {
   /// Every op the kernel replaces besides `context` (fills, the prologue,
   /// the softmax's generics): erased with it.
   llvm::SmallVector<mlir::Operation *> absorbed;
+  /// The allocation (and views) of the buffer O is stored to, when that
+  /// is a later op's output the kernel writes instead: moved before the
+  /// kernel.
+  llvm::SmallVector<mlir::Operation *> hoist;
   int64_t batch = 1, queries = 0, keys = 0, headDim = 0, valueDim = 0;
   /// Q [b, q, d], K^T [b, d, k], V [b, k, e] and O [b, q, e] as iteration
   /// points of their matmuls: dims (batch or -1, row, column). Q, K and V
-  /// look through the casts and transposes that made them (absorbed).
+  /// look through the casts and transposes that made them, O through the
+  /// ones that read it (absorbed).
   Access q, kT, v, out;
   int qB = -1, qRow = 0, qCol = 0, kB = -1, kRow = 0, kCol = 0, vB = -1,
       vRow = 0, vCol = 0, oB = -1, oRow = 0, oCol = 0;

@@ -145,17 +145,74 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
          body.getOperations().size() <= 4;
 }
 
-/// The body of a generic that copies its only input, possibly rounding it
-/// (truncf) or widening it (extf).
-static bool isCastBody(linalg::GenericOp g) {
+/// The factor by which the body of a generic scales its only input
+/// (1 for a copy), when it is a copy, possibly multiplied or divided by a
+/// positive constant (torch scales Q by 1/sqrt(d) before Q K^T), and
+/// possibly rounded (truncf) or widened (extf).
+static std::optional<double> castScale(linalg::GenericOp g) {
   Block &body = g.getRegion().front();
   Value v = body.getTerminator()->getOperand(0);
-  if (Operation *def = v.getDefiningOp()) {
-    if (!isa<arith::TruncFOp, arith::ExtFOp>(def))
-      return false;
+  if (auto def = v.getDefiningOp();
+      isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(def))
     v = def->getOperand(0);
+  double factor = 1.0;
+  if (auto mul = v.getDefiningOp<arith::MulFOp>()) {
+    for (int i = 0; i < 2 && v == mul.getResult(); ++i)
+      if (std::optional<double> k = constantOf(mul->getOperand(i));
+          k && *k > 0) {
+        factor = *k;
+        v = mul->getOperand(1 - i);
+      }
+  } else if (auto div = v.getDefiningOp<arith::DivFOp>()) {
+    if (std::optional<double> k = constantOf(div.getRhs()); k && *k > 0) {
+      factor = 1.0 / *k;
+      v = div.getLhs();
+    }
   }
-  return v == body.getArgument(0);
+  if (v != body.getArgument(0))
+    return std::nullopt;
+  return factor;
+}
+
+/// Rewrites `a`, a walk over `extents` through a row-major buffer of
+/// `shape`, to walk the same elements of `to`, where element (i0, i1, ...)
+/// of the first is at toOffset + sum(i_d * toStrides[d]) in `to`. Each walk
+/// dim must step through one dim of `shape` (no carries into the next).
+static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
+                  Value to, ArrayRef<int64_t> toStrides, int64_t toOffset) {
+  // Each matmul dim walks one dim of x (no carries into the next), so the
+  // same walk over the input is affine too.
+  SmallVector<int64_t> xStrides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * shape[d + 1];
+  SmallVector<int64_t> reach(shape.size(), 0);
+  int64_t rest = a.offset;
+  for (auto [d, s] : llvm::enumerate(xStrides)) {
+    reach[d] = rest / s;
+    rest %= s;
+  }
+  Access out = a;
+  out.buffer = to;
+  out.elementType = cast<MemRefType>(to.getType()).getElementType();
+  out.offset = toOffset;
+  for (auto [d, r] : llvm::enumerate(reach))
+    out.offset += r * toStrides[d];
+  for (auto [m, stride] : llvm::enumerate(a.strides)) {
+    int64_t sigma = stride;
+    if (sigma == 0)
+      continue;
+    auto d =
+        llvm::find_if(xStrides, [&](int64_t s) { return sigma % s == 0; }) -
+        xStrides.begin();
+    int64_t step = sigma / xStrides[d];
+    reach[d] += step * (extents[m] - 1);
+    out.strides[m] = step * toStrides[d];
+  }
+  for (auto [d, r] : llvm::enumerate(reach))
+    if (r >= shape[d])
+      return false;
+  a = out;
+  return true;
 }
 
 /// Rewrites `a` (an operand of a matmul over `extents`) to read the same
@@ -163,10 +220,12 @@ static bool isCastBody(linalg::GenericOp g) {
 /// is a cast or copy generic or a linalg.transpose, its output a whole
 /// fresh buffer that nothing but the chain reads, and nothing writes its
 /// input until `end` (the chain's last op). The writer joins `absorbed`.
+/// A cast that also scales is looked through when `scale` may take its
+/// factor (a factor of Q or K scales the scores).
 static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         ArrayRef<Operation *> ops, Operation *end,
                         DenseSet<Operation *> &chain,
-                        SmallVectorImpl<Operation *> &absorbed) {
+                        SmallVectorImpl<Operation *> &absorbed, double *scale) {
   Value x = reshapeRoot(a.buffer);
   auto type = dyn_cast<MemRefType>(x.getType());
   if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
@@ -183,10 +242,12 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
   Value in;
   SmallVector<int64_t> inStrides;
   int64_t inOffset = 0;
+  double factor = 1.0;
   if (auto g = dyn_cast_or_null<linalg::GenericOp>(writer)) {
+    std::optional<double> k;
     if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-        g.getNumReductionLoops() != 0 || !isCastBody(g) ||
-        g.getDpsInits()[0] != x ||
+        g.getNumReductionLoops() != 0 || !(k = castScale(g)) ||
+        (*k != 1.0 && !scale) || g.getDpsInits()[0] != x ||
         !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
       return false;
     std::optional<Access> ia = probe(g, *g.getDpsInputOperand(0));
@@ -195,6 +256,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     in = ia->buffer;
     inStrides = ia->strides;
     inOffset = ia->offset;
+    factor = *k;
   } else if (auto t = dyn_cast_or_null<linalg::TransposeOp>(writer)) {
     if (t.getInit() != x)
       return false;
@@ -223,41 +285,103 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
         if (reshapeRoot(init) == inRoot)
           return false;
   }
-  // Each matmul dim walks one dim of x (no carries into the next), so the
-  // same walk over the input is affine too.
-  ArrayRef<int64_t> shape = type.getShape();
-  SmallVector<int64_t> xStrides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    xStrides[d] = xStrides[d + 1] * shape[d + 1];
-  SmallVector<int64_t> reach(shape.size(), 0);
-  int64_t rest = a.offset;
-  for (auto [d, s] : llvm::enumerate(xStrides)) {
-    reach[d] = rest / s;
-    rest %= s;
-  }
-  Access out = a;
-  out.buffer = in;
-  out.elementType = cast<MemRefType>(in.getType()).getElementType();
-  out.offset = inOffset;
-  for (auto [d, r] : llvm::enumerate(reach))
-    out.offset += r * inStrides[d];
-  for (auto [m, stride] : llvm::enumerate(a.strides)) {
-    int64_t sigma = stride;
-    if (sigma == 0)
-      continue;
-    auto d =
-        llvm::find_if(xStrides, [&](int64_t s) { return sigma % s == 0; }) -
-        xStrides.begin();
-    int64_t step = sigma / xStrides[d];
-    reach[d] += step * (extents[m] - 1);
-    out.strides[m] = step * inStrides[d];
-  }
-  for (auto [d, r] : llvm::enumerate(reach))
-    if (r >= shape[d])
-      return false;
-  a = out;
+  if (!remap(a, extents, type.getShape(), in, inStrides, inOffset))
+    return false;
+  if (scale)
+    *scale *= factor;
   chain.insert(writer);
   absorbed.push_back(writer);
+  return true;
+}
+
+/// Rewrites `a` (the context's output, over `extents`) to write where the
+/// one op that reads its buffer puts the elements, when that op is a
+/// linalg.transpose of the whole buffer or a cast generic (torch's head
+/// merge [b, h, s, d] -> [b, s, h, d], rounded for the output projection):
+/// the kernel stores to the reader's output and the reader joins
+/// `absorbed`. `ops` are the function's ops after the chain; the reader's
+/// output buffer must be a fresh allocation that none of them uses before
+/// the reader, and its allocation and views join `hoist` (the kernel,
+/// emitted at the context, writes it).
+static bool lookThroughOutput(Access &a, ArrayRef<int64_t> extents,
+                              ArrayRef<Operation *> ops,
+                              DenseSet<Operation *> &chain,
+                              SmallVectorImpl<Operation *> &absorbed,
+                              SmallVectorImpl<Operation *> &hoist) {
+  Value x = reshapeRoot(a.buffer);
+  auto type = dyn_cast<MemRefType>(x.getType());
+  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+    return false;
+  Operation *reader = nullptr;
+  for (Operation *user : usersThroughViews(x)) {
+    if (chain.contains(user) || isBufferBookkeeping(user))
+      continue;
+    if (reader)
+      return false;
+    reader = user;
+  }
+  // Where the reader puts element (i0, i1, ...) of x, per dim of x.
+  Value y;
+  SmallVector<int64_t> yStrides;
+  int64_t yOffset = 0;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (auto t = dyn_cast_or_null<linalg::TransposeOp>(reader)) {
+    SmallVector<int64_t> strides;
+    if (t.getInput() != x ||
+        failed(getStaticLayout(cast<MemRefType>(t.getInit().getType()), strides,
+                               yOffset)))
+      return false;
+    y = t.getInit();
+    yStrides.resize(shape.size());
+    for (auto [j, d] : llvm::enumerate(t.getPermutation()))
+      yStrides[d] = strides[j];
+  } else if (auto g = dyn_cast_or_null<linalg::GenericOp>(reader)) {
+    std::optional<double> k;
+    if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+        g.getNumReductionLoops() != 0 || !(k = castScale(g)) || *k != 1.0 ||
+        reshapeRoot(g.getDpsInputs()[0]) != x ||
+        !llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return false;
+    // Both sides are row-major views of whole buffers: element i of x is
+    // element i of y.
+    y = g.getDpsInits()[0];
+    auto yRootType = dyn_cast<MemRefType>(reshapeRoot(y).getType());
+    if (!yRootType || !yRootType.getLayout().isIdentity())
+      return false;
+    yStrides.assign(shape.size(), 1);
+    for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+      yStrides[d] = yStrides[d + 1] * shape[d + 1];
+  } else {
+    return false;
+  }
+  // y: reshape views of a fresh allocation, nothing touching it before.
+  SmallVector<Operation *> defs;
+  Value root = y;
+  while (auto view = root.getDefiningOp()) {
+    defs.push_back(view);
+    if (isa<memref::AllocOp>(view))
+      break;
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(view))
+      return false;
+    root = view->getOperand(0);
+  }
+  if (defs.empty() || !isa<memref::AllocOp>(defs.back()))
+    return false;
+  for (Operation *op : ops) {
+    if (op == reader)
+      break;
+    if (llvm::is_contained(defs, op))
+      continue;
+    for (Value v : op->getOperands())
+      if (reshapeRoot(v) == root)
+        return false;
+  }
+  if (!remap(a, extents, shape, y, yStrides, yOffset))
+    return false;
+  hoist.append(defs.rbegin(), defs.rend());
+  chain.insert(reader);
+  absorbed.push_back(reader);
   return true;
 }
 
@@ -510,16 +634,25 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   };
   SmallVector<int64_t> r2 = c.context.getStaticLoopRanges();
   ArrayRef<Operation *> before = upTo(c.context);
-  for (int i = 0;
-       i < 2 && lookThrough(c.q, *r1, before, c.context, chain, c.absorbed);
+  for (int i = 0; i < 2 && lookThrough(c.q, *r1, before, c.context, chain,
+                                       c.absorbed, &c.innerScale);
+       ++i)
+    ;
+  for (int i = 0; i < 2 && lookThrough(c.kT, *r1, before, c.context, chain,
+                                       c.absorbed, &c.innerScale);
        ++i)
     ;
   for (int i = 0;
-       i < 2 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed);
+       i < 2 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
+                            /*scale=*/nullptr);
        ++i)
     ;
+  // And O to where the transpose or cast that reads it puts it.
+  ArrayRef<Operation *> after =
+      ops.drop_front(llvm::find(ops, c.context) - ops.begin() + 1);
   for (int i = 0;
-       i < 2 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed); ++i)
+       i < 2 && lookThroughOutput(c.out, r2, after, chain, c.absorbed, c.hoist);
+       ++i)
     ;
   // One PSUM bank holds a query block's context; K^T and V of one batch
   // stay in SBUF, in at most half of the budget.

@@ -200,6 +200,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       opOptions.residents = &residents;
       if (auto it = attentions.find(op);
           it != attentions.end() && !erased.contains(op)) {
+        for (Operation *def : it->second.hoist)
+          def->moveBefore(op);
         rewriter.setInsertionPoint(op);
         if (failed(tileAttention(rewriter, it->second, opOptions)))
           return signalPassFailure();

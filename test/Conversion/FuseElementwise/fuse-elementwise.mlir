@@ -251,7 +251,7 @@ func.func @epilogue_per_channel_block(%x0: tensor<1x128x4x4xf32>, %w0: tensor<12
 // The assembled tensor has another reader: the op stays whole.
 // CHECK-LABEL: func.func @assembled_tensor_read_twice
 // CHECK:       %[[A:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 128, 0, 0] [1, 16, 4, 4]
-// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<1x144x4x4xf32>, tensor<144x1x1xf32>)
+// CHECK:       linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<1x144x4x4xf32>, tensor<144xf32>)
 // CHECK-NOT:   tensor.insert_slice
 #conv_x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
 #conv_w = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
@@ -285,4 +285,39 @@ func.func @assembled_tensor_read_twice(%x0: tensor<1x128x4x4xf32>, %w0: tensor<1
     linalg.yield %m : f32
   } -> tensor<1x144x4x4xf32>
   return %r, %i1 : tensor<1x144x4x4xf32>, tensor<1x144x4x4xf32>
+}
+
+// -----
+
+// Layernorm as ONNX exports it over [1, S, H]: the keepdims mean is read
+// as [1, S, 1] through (d0, d1, 0). The size-1 dim is dropped from that
+// operand, so the leading dims collapse and every generic of the norm is
+// over [S, H] (one row group for nki-tile).
+// CHECK-LABEL: func.func @layernorm_keepdims
+// CHECK-NOT: tensor<1x8x1xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK-NOT: tensor<1x8x1xf32>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#bcast = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+func.func @layernorm_keepdims(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<1x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #rows3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<1x8x16xf32>) outs(%z : tensor<1x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8xf32>
+  %mean = tensor.expand_shape %sum [[0], [1, 2]] output_shape [1, 8, 1] : tensor<1x8xf32> into tensor<1x8x1xf32>
+  %e3 = tensor.empty() : tensor<1x8x16xf32>
+  %c = linalg.generic {indexing_maps = [#id3, #bcast, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %mean : tensor<1x8x16xf32>, tensor<1x8x1xf32>) outs(%e3 : tensor<1x8x16xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %n = arith.constant 0.0625 : f32
+    %mm = arith.mulf %m, %n : f32
+    %d = arith.subf %a, %mm : f32
+    linalg.yield %d : f32
+  } -> tensor<1x8x16xf32>
+  return %c : tensor<1x8x16xf32>
 }

@@ -134,3 +134,44 @@ func.func @long_concat(%a: tensor<40x4xf32>) -> tensor<40x4xf32> {
   %c = tensor.concat dim(0) %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19, %r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27, %r28, %r29, %r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37, %r38, %r39 : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<40x4xf32>
   return %c : tensor<40x4xf32>
 }
+
+// -----
+
+// A transpose that moves only size-1 dims (batch-first to sequence-first
+// at batch 1) keeps the element order: a reshape, not a copy.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<1x4x8xf32> into tensor<4x8xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [4, 1, 8] : tensor<4x8xf32> into tensor<4x1x8xf32>
+func.func @transpose_of_unit_dims(%x: tensor<1x4x8xf32>) -> tensor<4x1x8xf32> {
+  %e = tensor.empty() : tensor<4x1x8xf32>
+  %t = linalg.transpose ins(%x : tensor<1x4x8xf32>) outs(%e : tensor<4x1x8xf32>) permutation = [1, 0, 2]
+  return %t : tensor<4x1x8xf32>
+}
+
+// -----
+
+// A transpose of two dims of size > 1 stays.
+// CHECK-LABEL: func.func @real_transpose
+// CHECK: linalg.transpose
+func.func @real_transpose(%x: tensor<1x4x8xf32>) -> tensor<8x1x4xf32> {
+  %e = tensor.empty() : tensor<8x1x4xf32>
+  %t = linalg.transpose ins(%x : tensor<1x4x8xf32>) outs(%e : tensor<8x1x4xf32>) permutation = [2, 0, 1]
+  return %t : tensor<8x1x4xf32>
+}
+
+// -----
+
+// A reshape of [S, 1, H] to [S, heads, d] imported through the flat
+// [S * H] goes through [S, H] instead, which a strided slice (one of q, k,
+// v of a fused projection) can take as a view.
+// CHECK-LABEL: func.func @reshape_through_common_shape
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<4x1x8xf32> into tensor<4x8xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xf32> into tensor<4x2x4xf32>
+// CHECK-NOT: tensor<32xf32>
+func.func @reshape_through_common_shape(%x: tensor<4x1x24xf32>) -> tensor<4x2x4xf32> {
+  %s = tensor.extract_slice %x[0, 0, 8] [4, 1, 8] [1, 1, 1] : tensor<4x1x24xf32> to tensor<4x1x8xf32>
+  %f = tensor.collapse_shape %s [[0, 1, 2]] : tensor<4x1x8xf32> into tensor<32xf32>
+  %r = tensor.expand_shape %f [[0, 1, 2]] output_shape [4, 2, 4] : tensor<32xf32> into tensor<4x2x4xf32>
+  return %r : tensor<4x2x4xf32>
+}

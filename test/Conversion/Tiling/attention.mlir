@@ -93,3 +93,39 @@ func.func @probabilities_returned(%q: tensor<256x64xf32>, %k: tensor<256x64xf32>
   %o = linalg.matmul ins(%p, %v : tensor<256x256xf32>, tensor<256x64xf32>) outs(%oz : tensor<256x64xf32>) -> tensor<256x64xf32>
   return %o, %p : tensor<256x64xf32>, tensor<256x256xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// Torch's multi-head form: Q is split into heads by a transpose and
+// scaled by 1/sqrt(d) before Q K^T, the context merged back by a
+// transpose. The kernel reads Q through both (the scale joins the exp's),
+// and stores each context block straight into the merged [S, heads, d]
+// result: no transpose or scaling kernel is left.
+// CHECK-LABEL: func.func @heads
+// CHECK-NOT: linalg.
+// CHECK: nki.dma {{.*}} : memref<128x64xf32, strided<[128, 1], offset: ?>> to memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK: nki.activation "exp" {{.*}} {scale = 1.250000e-01 : f32}
+// CHECK: nki.dma {{.*}} : memref<128x64xf32, #nki.memory<sbuf>> to memref<128x64xf32, strided<[128, 1], offset: ?>>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @heads(%qs: tensor<256x2x64xf32>, %kT: tensor<2x64x256xf32>, %v: tensor<2x256x64xf32>) -> tensor<256x2x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qe = tensor.empty() : tensor<2x256x64xf32>
+  %qt = linalg.transpose ins(%qs : tensor<256x2x64xf32>) outs(%qe : tensor<2x256x64xf32>) permutation = [1, 0, 2]
+  %q = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%qt : tensor<2x256x64xf32>) outs(%qe : tensor<2x256x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 8.0 : f32
+    %d = arith.divf %a, %c : f32
+    linalg.yield %d : f32
+  } -> tensor<2x256x64xf32>
+  %e = tensor.empty() : tensor<2x256x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<2x256x64xf32>, tensor<2x64x256xf32>) outs(%z : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<2x256x256xf32>) outs(%e : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%qe : tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x256x256xf32>, tensor<2x256x64xf32>) outs(%oz : tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
+  %re = tensor.empty() : tensor<256x2x64xf32>
+  %r = linalg.transpose ins(%o : tensor<2x256x64xf32>) outs(%re : tensor<256x2x64xf32>) permutation = [1, 0, 2]
+  return %r : tensor<256x2x64xf32>
+}
