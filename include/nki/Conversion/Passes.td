@@ -277,9 +277,9 @@ def NKIGatherConstants : Pass<"nki-gather-constants", "mlir::ModuleOp"> {
     DMAs, which cost a 512-byte descriptor per partition each: its contents
     are computed at compile time (the DMA's rounding included) and placed
     in the columns of a table, a `[P, K]` constant of at most 512 bytes per
-    partition (P the tallest tile's partitions), loaded by one DMA right before the first reader of any of
-    its columns; readers read a view of the table. Identical tiles share
-    columns. Tiles in tables are ordered by their first reader, so a table
+    partition (P the tallest tile's partitions), loaded by one DMA right
+    before the first reader of any of its columns; readers read a view of
+    the table. Identical tiles share columns. Tiles in tables are ordered by their first reader, so a table
     serves a stretch of the program.
 
     ```mlir
@@ -295,7 +295,20 @@ def NKIGatherConstants : Pass<"nki-gather-constants", "mlir::ModuleOp"> {
     %t = memref.subview %table[0, 5] [32, 1] [1, 1] : ...
     nki.activation "relu" %x into %y scale %t : ...
     ```
+
+    Then a large constant (`compact-min-bytes`, 1 MiB) of which DMAs read at most half,
+    through views with static offsets and nothing else, is replaced by one
+    holding only the regions read, each distinct region once and
+    row-major: a causal attention mask of which the kernel loads only the
+    blocks on the diagonal (docs/compiler.md) no longer goes whole into
+    HBM and the binary.
   }];
+  let options = [
+    Option<"compactMinBytes", "compact-min-bytes", "int64_t",
+           /*default=*/"1 << 20",
+           "Constants of at least this many bytes are compacted to the "
+           "regions DMAs read">,
+  ];
 }
 
 def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {

@@ -1,4 +1,5 @@
-//===- ConstantTables.cpp - nki-gather-constants ---------------------------===//
+//===- ConstantTables.cpp - nki-gather-constants
+//---------------------------===//
 //
 // Kernels load per-channel operands (a batch norm's scale and shift, a
 // bias, a depthwise convolution's taps) as small tiles, [P, 1] to [P, 32],
@@ -20,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Common/Globals.h"
+#include "CompactConstants.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 
@@ -51,32 +53,6 @@ constexpr int64_t kMaxRowBytes = 128;
 /// column did.
 constexpr int64_t kTableRowBytes = 512;
 
-/// The linear element offsets, in row-major order of `type`'s shape, of a
-/// memref view with a static strided layout; empty if it is not one.
-SmallVector<int64_t> elementOffsets(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!type.hasStaticShape() ||
-      failed(tile::getStridesAndOffset(type, strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return {};
-  SmallVector<int64_t> out;
-  SmallVector<int64_t> index(type.getRank(), 0);
-  for (int64_t n = type.getNumElements(); n > 0; --n) {
-    int64_t at = offset;
-    for (auto [i, s] : llvm::zip(index, strides))
-      at += i * s;
-    out.push_back(at);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (++index[d] < type.getDimSize(d))
-        break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
 /// The constant a view of HBM reads: the global's elements, or null.
 DenseElementsAttr constantOf(Value view, SymbolTableCollection &symbols) {
   while (auto viewOp = view.getDefiningOp<ViewLikeOpInterface>())
@@ -84,8 +60,8 @@ DenseElementsAttr constantOf(Value view, SymbolTableCollection &symbols) {
   auto get = view.getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return {};
-  auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
-      get, get.getNameAttr());
+  auto global =
+      symbols.lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
   if (!global || !global.getConstant())
     return {};
   return dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr());
@@ -117,12 +93,15 @@ struct Table {
 
 struct NKIGatherConstantsPass
     : nki::impl::NKIGatherConstantsBase<NKIGatherConstantsPass> {
+  using NKIGatherConstantsBase::NKIGatherConstantsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())
         gather(func, symbols);
+    compactPartlyReadConstants(module, compactMinBytes);
     // Constants nothing reads any more.
     eraseUnreferencedGlobals(
         module, [](memref::GlobalOp global) { return global.isPrivate(); });
@@ -184,8 +163,7 @@ NKIGatherConstantsPass::analyze(tile::AllocOp alloc, Candidate &c,
         APFloat v = data.isSplat() ? *values.begin() : *(values.begin() + src);
         bool lost;
         // The DMA's cast rounds to nearest even (docs/machine-model.md).
-        v.convert(elt.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &lost);
+        v.convert(elt.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
         contents.values[dst] = v;
         written[dst] = true;
       }
@@ -210,8 +188,8 @@ NKIGatherConstantsPass::analyze(tile::AllocOp alloc, Candidate &c,
     c.firstRead = std::min(c.firstRead, order.lookup(user));
   }
   // Written whole, by constants only, before anything reads it.
-  if (c.fills.empty() || c.firstRead == INT64_MAX ||
-      lastWrite > c.firstRead || llvm::count(written, false))
+  if (c.fills.empty() || c.firstRead == INT64_MAX || lastWrite > c.firstRead ||
+      llvm::count(written, false))
     return std::nullopt;
   c.alloc = alloc;
   return contents;
@@ -314,11 +292,11 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
     b.setInsertionPoint(byOrder[t.firstRead]);
     Value src =
         memref::GetGlobalOp::create(b, loc, hbmType, global.getSymName());
-    t.tile = tile::AllocOp::create(
-        b, loc,
-        tile::getTileType({partitions, t.columns}, t.type,
-                          tile::MemorySpace::SBUF),
-        IntegerAttr());
+    t.tile =
+        tile::AllocOp::create(b, loc,
+                              tile::getTileType({partitions, t.columns}, t.type,
+                                                tile::MemorySpace::SBUF),
+                              IntegerAttr());
     tile::DmaOp::create(b, loc, src, t.tile);
   }
 
@@ -330,8 +308,8 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
     OpBuilder b(t.tile.getContext());
     b.setInsertionPointAfter(t.tile.getDefiningOp());
     Value view = memref::SubViewOp::create(
-        b, loc, t.tile, ArrayRef<OpFoldResult>{b.getIndexAttr(0),
-                                               b.getIndexAttr(column)},
+        b, loc, t.tile,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(column)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(data.parts),
                                b.getIndexAttr(data.width)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
@@ -363,8 +341,8 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
   while (changed) {
     changed = false;
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-      if (isa<ViewLikeOpInterface, memref::GetGlobalOp>(op) &&
-          op.use_empty() && !isa<tile::AllocOp>(op)) {
+      if (isa<ViewLikeOpInterface, memref::GetGlobalOp>(op) && op.use_empty() &&
+          !isa<tile::AllocOp>(op)) {
         op.erase();
         changed = true;
       }
