@@ -59,6 +59,41 @@ struct AttentionKernel {
   /// at a time.
   Value load(const Access &a, int bDim, int64_t batch, int rowDim, int64_t row0,
              int64_t rows, int colDim, int64_t col0, int64_t cols, Type type) {
+    Value tile = allocTile(b, loc, {rows, cols}, type);
+    fill(tile, a, bDim, batch, rowDim, row0, rows, colDim, col0, cols);
+    return tile;
+  }
+
+  /// `load` of K^T or V (keys along the columns or the rows), each key
+  /// range from its segment when the operand is assembled from several.
+  Value loadKeys(ArrayRef<KeySegment> segments, const Access &whole,
+                 bool keysOnCols, int bDim, int64_t batch, int rowDim,
+                 int64_t row0, int64_t rows, int colDim, int64_t col0,
+                 int64_t cols, Type type) {
+    if (segments.empty())
+      return load(whole, bDim, batch, rowDim, row0, rows, colDim, col0, cols,
+                  type);
+    Value tile = allocTile(b, loc, {rows, cols}, type);
+    int64_t k0 = keysOnCols ? col0 : row0, n = keysOnCols ? cols : rows;
+    for (const KeySegment &seg : segments) {
+      int64_t lo = std::max(seg.begin, k0), hi = std::min(seg.end, k0 + n);
+      if (lo >= hi)
+        continue;
+      if (keysOnCols)
+        fill(tileSlice(b, loc, tile, 0, rows, lo - k0, hi - lo), seg.a, bDim,
+             batch, rowDim, row0, rows, colDim, lo - seg.begin, hi - lo);
+      else
+        fill(tileSlice(b, loc, tile, lo - k0, hi - lo, 0, cols), seg.a, bDim,
+             batch, rowDim, lo - seg.begin, hi - lo, colDim, col0, cols);
+    }
+    return tile;
+  }
+
+  /// Writes [rows, cols] of `a` into `tile` (see load).
+  void fill(Value tile, const Access &a, int bDim, int64_t batch, int rowDim,
+            int64_t row0, int64_t rows, int colDim, int64_t col0,
+            int64_t cols) {
+    Type type = cast<MemRefType>(tile.getType()).getElementType();
     auto at = [&](int64_t c0) {
       SmallVector<Value> ivs(a.strides.size());
       if (bDim >= 0)
@@ -67,13 +102,12 @@ struct AttentionKernel {
       ivs[colDim] = idx(col0 + c0);
       return a.offsetAt(b, loc, ivs);
     };
-    Value tile = allocTile(b, loc, {rows, cols}, type);
     if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
       tile::DmaOp::create(b, loc,
                           hbmView(b, loc, a.buffer, at(0), {rows, cols},
                                   {a.strides[rowDim], a.strides[colDim]}),
                           tile);
-      return tile;
+      return;
     }
     for (int64_t c0 = 0; c0 < cols; c0 += P) {
       int64_t cw = std::min(P, cols - c0);
@@ -87,7 +121,6 @@ struct AttentionKernel {
       tile::TransposeOp::create(b, loc, src, t);
       tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
     }
-    return tile;
   }
 
   /// What a constant mask does to one block.
@@ -148,7 +181,9 @@ struct AttentionKernel {
     int64_t batch, q0, qm;
     SmallVector<Value> qT; // Q^T [dd, qm] per block of head dims
     SmallVector<Step> steps;
-    Value negMax, rowSum, ctx; // the running state
+    Value negMax, rowSum; // the running state
+    /// The context in PSUM, by chunks of at most a bank's columns.
+    SmallVector<Value> ctx;
   };
   /// One step of one query block in flight: what its phases hand on.
   struct Slot {
@@ -295,57 +330,140 @@ struct AttentionKernel {
     QueryBlock &blk = *slot.block;
     const Step &step = blk.steps[slot.step];
     bool first = slot.step == 0;
-    int64_t e = c.valueDim;
-    if (!first)
-      tile::TensorScalarOp::create(b, loc, blk.ctx, blk.ctx, slot.alpha,
-                                   Value(), str("mul"), f32(0), str("bypass"),
-                                   f32(0), UnitAttr(), UnitAttr());
-    for (auto [j, pT] : llvm::enumerate(slot.pT)) {
-      int64_t kb = (step.k0 + int64_t(j) * P) / P;
-      int64_t kk = cast<MemRefType>(pT.getType()).getDimSize(0);
-      tile::MatmulOp::create(b, loc, pT, tileSlice(b, loc, v[kb], 0, kk, 0, e),
-                             blk.ctx,
-                             first && j == 0 ? UnitAttr() : b.getUnitAttr());
+    int64_t c0 = 0;
+    for (Value ctx : blk.ctx) {
+      int64_t cw = cast<MemRefType>(ctx.getType()).getDimSize(1);
+      if (!first)
+        tile::TensorScalarOp::create(b, loc, ctx, ctx, slot.alpha, Value(),
+                                     str("mul"), f32(0), str("bypass"), f32(0),
+                                     UnitAttr(), UnitAttr());
+      for (auto [j, pT] : llvm::enumerate(slot.pT)) {
+        int64_t kb = (step.k0 + int64_t(j) * P) / P;
+        int64_t kk = cast<MemRefType>(pT.getType()).getDimSize(0);
+        tile::MatmulOp::create(b, loc, pT,
+                               tileSlice(b, loc, v[kb], 0, kk, c0, cw), ctx,
+                               first && j == 0 ? UnitAttr() : b.getUnitAttr());
+      }
+      c0 += cw;
     }
     if (slot.step + 1 == blk.steps.size())
-      store(blk.ctx, blk.rowSum, blk.batch, blk.q0, blk.qm);
+      store(blk);
   }
 
-  /// O / l of a query block, stored.
-  void store(Value ctx, Value rowSum, int64_t batch, int64_t q0, int64_t qm) {
-    int64_t e = c.valueDim;
-    Value o = allocTile(b, loc, {qm, e}, c.out.elementType);
-    tile::TensorScalarOp::create(b, loc, ctx, o, rowSum, Value(), str("div"),
-                                 f32(0), str("bypass"), f32(0), UnitAttr(),
-                                 UnitAttr());
-    SmallVector<Value> ivs(c.out.strides.size());
-    if (c.oB >= 0)
-      ivs[c.oB] = idx(batch);
-    ivs[c.oRow] = idx(q0);
-    tile::DmaOp::create(
-        b, loc, o,
-        hbmView(b, loc, c.out.buffer, c.out.offsetAt(b, loc, ivs), {qm, e},
-                {c.out.strides[c.oRow], c.out.strides[c.oCol]}));
+  /// O / l of a query block, stored. With stacked heads, row h of the
+  /// context holds every head's V weighted by head h's probabilities; its
+  /// block h is head h's context.
+  void store(const QueryBlock &blk) {
+    int64_t e = c.valueDim, qm = blk.qm, c0 = 0;
+    for (Value ctx : blk.ctx) {
+      int64_t cw = cast<MemRefType>(ctx.getType()).getDimSize(1);
+      Value o = allocTile(b, loc, {qm, cw}, c.out.elementType);
+      tile::TensorScalarOp::create(b, loc, ctx, o, blk.rowSum, Value(),
+                                   str("div"), f32(0), str("bypass"), f32(0),
+                                   UnitAttr(), UnitAttr());
+      SmallVector<Value> ivs(c.out.strides.size());
+      if (!stacked) {
+        if (c.oB >= 0)
+          ivs[c.oB] = idx(blk.batch);
+        ivs[c.oRow] = idx(blk.q0);
+        tile::DmaOp::create(
+            b, loc, o,
+            hbmView(b, loc, c.out.buffer, c.out.offsetAt(b, loc, ivs), {qm, e},
+                    {c.out.strides[c.oRow], c.out.strides[c.oCol]}));
+      }
+      for (int64_t h = c0 / e; stacked && h < (c0 + cw) / e; ++h) {
+        ivs[c.oB] = idx(h);
+        ivs[c.oRow] = idx(0);
+        tile::DmaOp::create(
+            b, loc, tileSlice(b, loc, o, h, 1, h * e - c0, e),
+            hbmView(b, loc, c.out.buffer, c.out.offsetAt(b, loc, ivs), {1, e},
+                    {c.out.strides[c.oRow], c.out.strides[c.oCol]}));
+      }
+      c0 += cw;
+    }
   }
+
+  /// A decode step (one query per head) as one block of stacked heads:
+  /// K^T and V of all heads, Q block-diagonal (emitStacked).
+  bool stacked = false;
+  bool stackHeads();
+  void emitStacked();
+  void addSteps(QueryBlock &blk);
+  void run(MutableArrayRef<QueryBlock> blocks, ArrayRef<Value> kT,
+           ArrayRef<Value> v, int64_t ctxChunk);
 
   LogicalResult emit();
 };
 } // namespace
 
+void AttentionKernel::run(MutableArrayRef<QueryBlock> blocks,
+                          ArrayRef<Value> kT, ArrayRef<Value> v,
+                          int64_t ctxChunk) {
+  // The steps in the order the PE runs them: those of kGroup query
+  // blocks in turn. The PE keeps program order (Schedule.cpp), so the
+  // phases are software-pipelined: slot i's P V matmuls come after the
+  // transposes of slot i + 1 and the scores of slot i + kScoresAhead,
+  // which the ACT and DVE work on meanwhile.
+  std::vector<Slot> slots;
+  for (size_t g0 = 0; g0 < blocks.size(); g0 += kGroup) {
+    size_t n = std::min(kGroup, blocks.size() - g0), most = 0;
+    for (size_t i = 0; i < n; ++i)
+      most = std::max(most, blocks[g0 + i].steps.size());
+    for (size_t k = 0; k < most; ++k)
+      for (size_t i = 0; i < n; ++i)
+        if (k < blocks[g0 + i].steps.size())
+          slots.push_back({&blocks[g0 + i], k, {}, {}, {}});
+  }
+  int64_t width = cast<MemRefType>(v.front().getType()).getDimSize(1);
+  for (QueryBlock &blk : blocks)
+    for (int64_t c0 = 0; c0 < width; c0 += ctxChunk)
+      blk.ctx.push_back(allocTile(b, loc,
+                                  {blk.qm, std::min(ctxChunk, width - c0)},
+                                  b.getF32Type(), tile::MemorySpace::PSUM));
+  int64_t n = int64_t(slots.size());
+  for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
+    if (i + int64_t(kScoresAhead) < n)
+      emitScores(slots[i + kScoresAhead], kT);
+    if (i + int64_t(kTransposesAhead) >= 0 && i + int64_t(kTransposesAhead) < n)
+      emitTransposes(slots[i + kTransposesAhead]);
+    if (i >= 0)
+      emitContext(slots[i], v);
+  }
+}
+
+/// The key steps of a query block: a PSUM bank of keys each, those a
+/// constant mask skips left out.
+void AttentionKernel::addSteps(QueryBlock &blk) {
+  int64_t bank = options.bankColumns, Sk = c.keys;
+  for (int64_t k0 = 0; k0 < Sk; k0 += bank) {
+    int64_t kw = std::min(bank, Sk - k0);
+    MaskBlock mb = classify(blk.batch, blk.q0, blk.qm, k0, kw);
+    if (mb.kind != Block::Skip)
+      blk.steps.push_back({k0, kw, std::move(mb)});
+  }
+  if (blk.steps.empty()) // every key masked: computed, as NaN, like softmax
+    blk.steps.push_back({0, std::min(bank, Sk), {Block::Masked, false, {}}});
+}
+
 LogicalResult AttentionKernel::emit() {
+  if (stackHeads()) {
+    emitStacked();
+    return success();
+  }
   int64_t Sq = c.queries, Sk = c.keys, d = c.headDim, e = c.valueDim;
-  int64_t bank = options.bankColumns;
   Type mul = c.multiplyType, qkType = c.scoresType;
   for (int64_t batch = 0; batch < c.batch; ++batch) {
     // K^T [dd, Sk] per block of P head dims; V [<= P keys, e] per key
     // block.
     SmallVector<Value> kT, v;
     for (int64_t d0 = 0; d0 < d; d0 += P)
-      kT.push_back(load(c.kT, c.kB, batch, c.kRow, d0, std::min(P, d - d0),
-                        c.kCol, 0, Sk, qkType));
+      kT.push_back(loadKeys(c.kSegments, c.kT, /*keysOnCols=*/true, c.kB, batch,
+                            c.kRow, d0, std::min(P, d - d0), c.kCol, 0, Sk,
+                            qkType));
     for (int64_t k0 = 0; k0 < Sk; k0 += P)
-      v.push_back(load(c.v, c.vB, batch, c.vRow, k0, std::min(P, Sk - k0),
-                       c.vCol, 0, e, mul));
+      v.push_back(loadKeys(c.vSegments, c.v, /*keysOnCols=*/false, c.vB, batch,
+                           c.vRow, k0, std::min(P, Sk - k0), c.vCol, 0, e,
+                           mul));
     // The query blocks, their Q^T loaded up front.
     SmallVector<QueryBlock> blocks;
     for (int64_t q0 = 0; q0 < Sq; q0 += P) {
@@ -356,46 +474,91 @@ LogicalResult AttentionKernel::emit() {
       for (int64_t d0 = 0; d0 < d; d0 += P)
         blk.qT.push_back(load(c.q, c.qB, batch, c.qCol, d0, std::min(P, d - d0),
                               c.qRow, q0, blk.qm, qkType));
-      for (int64_t k0 = 0; k0 < Sk; k0 += bank) {
-        int64_t kw = std::min(bank, Sk - k0);
-        MaskBlock mb = classify(batch, q0, blk.qm, k0, kw);
-        if (mb.kind != Block::Skip)
-          blk.steps.push_back({k0, kw, std::move(mb)});
-      }
-      if (blk.steps.empty()) // every key masked: computed, as NaN, like softmax
-        blk.steps.push_back(
-            {0, std::min(bank, Sk), {Block::Masked, false, {}}});
+      addSteps(blk);
     }
-    // The steps in the order the PE runs them: those of kGroup query
-    // blocks in turn. The PE keeps program order (Schedule.cpp), so the
-    // phases are software-pipelined: slot i's P V matmuls come after the
-    // transposes of slot i + 1 and the scores of slot i + kScoresAhead,
-    // which the ACT and DVE work on meanwhile.
-    std::vector<Slot> slots;
-    for (size_t g0 = 0; g0 < blocks.size(); g0 += kGroup) {
-      size_t n = std::min(kGroup, blocks.size() - g0), most = 0;
-      for (size_t i = 0; i < n; ++i)
-        most = std::max(most, blocks[g0 + i].steps.size());
-      for (size_t k = 0; k < most; ++k)
-        for (size_t i = 0; i < n; ++i)
-          if (k < blocks[g0 + i].steps.size())
-            slots.push_back({&blocks[g0 + i], k, {}, {}, {}});
-    }
-    for (QueryBlock &blk : blocks)
-      blk.ctx = allocTile(b, loc, {blk.qm, e}, b.getF32Type(),
-                          tile::MemorySpace::PSUM);
-    int64_t n = int64_t(slots.size());
-    for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
-      if (i + int64_t(kScoresAhead) < n)
-        emitScores(slots[i + kScoresAhead], kT);
-      if (i + int64_t(kTransposesAhead) >= 0 &&
-          i + int64_t(kTransposesAhead) < n)
-        emitTransposes(slots[i + kTransposesAhead]);
-      if (i >= 0)
-        emitContext(slots[i], v);
-    }
+    run(blocks, kT, v, e);
   }
   return success();
+}
+
+/// Stacked heads need one query per head, no mask, and each of K and V
+/// laid out with its heads side by side (head stride = head width x
+/// element stride), so that all heads' K^T is one [H * d, Sk] walk and
+/// all heads' V one [Sk, H * e] walk; the context [H, H * e] must fit in
+/// half of PSUM, and K^T and V in half of the SBUF budget.
+bool AttentionKernel::stackHeads() {
+  int64_t H = c.batch, d = c.headDim, e = c.valueDim, Sk = c.keys;
+  auto sideBySide = [](const Access &a, int head, int within, int64_t n) {
+    return a.strides[head] == n * a.strides[within];
+  };
+  if (c.queries != 1 || H < 2 || H > P || c.mask || c.qB < 0 || c.kB < 0 ||
+      c.vB < 0 || c.oB < 0 || !sideBySide(c.kT, c.kB, c.kRow, d) ||
+      !sideBySide(c.v, c.vB, c.vCol, e) || H * e > 4 * options.bankColumns)
+    return false;
+  for (const KeySegment &seg : c.kSegments)
+    if (!sideBySide(seg.a, c.kB, c.kRow, d))
+      return false;
+  for (const KeySegment &seg : c.vSegments)
+    if (!sideBySide(seg.a, c.vB, c.vCol, e))
+      return false;
+  int64_t resident =
+      llvm::divideCeil(H * d, P) * Sk * tile::storageBytes(c.scoresType) +
+      llvm::divideCeil(Sk, P) * H * e * tile::storageBytes(c.multiplyType);
+  return resident * 2 <= options.sbufBytesPerPartition;
+}
+
+void AttentionKernel::emitStacked() {
+  stacked = true;
+  int64_t H = c.batch, d = c.headDim, e = c.valueDim, Sk = c.keys;
+  Type mul = c.multiplyType, qkType = c.scoresType;
+  // K^T of all heads, [<= P features, Sk] per block of P of the H * d
+  // features; V of all heads, [<= P keys, H * e] per key block.
+  auto allHeads = [](Access a, int row, int col) {
+    a.strides = {a.strides[row], a.strides[col]};
+    return a;
+  };
+  Access kAll = allHeads(c.kT, c.kRow, c.kCol),
+         vAll = allHeads(c.v, c.vRow, c.vCol);
+  SmallVector<KeySegment> kSegs(c.kSegments), vSegs(c.vSegments);
+  for (KeySegment &seg : kSegs)
+    seg.a = allHeads(seg.a, c.kRow, c.kCol);
+  for (KeySegment &seg : vSegs)
+    seg.a = allHeads(seg.a, c.vRow, c.vCol);
+  SmallVector<Value> kT, v;
+  for (int64_t f0 = 0; f0 < H * d; f0 += P)
+    kT.push_back(loadKeys(kSegs, kAll, /*keysOnCols=*/true, -1, 0, 0, f0,
+                          std::min(P, H * d - f0), 1, 0, Sk, qkType));
+  for (int64_t k0 = 0; k0 < Sk; k0 += P)
+    v.push_back(loadKeys(vSegs, vAll, /*keysOnCols=*/false, -1, 0, 0, k0,
+                         std::min(P, Sk - k0), 1, 0, H * e, mul));
+  // Q block-diagonal: column h of feature block t holds head h's query in
+  // the rows of its features, zeros elsewhere. Block t of the scores
+  // matmul then contributes exactly the heads whose features it holds.
+  QueryBlock blk;
+  blk.batch = 0;
+  blk.q0 = 0;
+  blk.qm = H;
+  for (int64_t f0 = 0; f0 < H * d; f0 += P) {
+    int64_t rows = std::min(P, H * d - f0);
+    Value q = allocTile(b, loc, {rows, H}, qkType);
+    tile::MemsetOp::create(b, loc, q, b.getF32FloatAttr(0.0f));
+    for (int64_t h = f0 / d; h < H && h * d < f0 + rows; ++h) {
+      int64_t from = std::max(h * d, f0), to = std::min(h * d + d, f0 + rows);
+      SmallVector<Value> ivs(c.q.strides.size());
+      ivs[c.qB] = idx(h);
+      ivs[c.qRow] = idx(0);
+      ivs[c.qCol] = idx(from - h * d);
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, c.q.buffer, c.q.offsetAt(b, loc, ivs),
+                                  {to - from, 1}, {c.q.strides[c.qCol], 1}),
+                          tileSlice(b, loc, q, from - f0, to - from, h, 1));
+    }
+    blk.qT.push_back(q);
+  }
+  addSteps(blk);
+  // Context chunks of whole heads (a head's block is stored from one).
+  int64_t chunk = options.bankColumns / e * e;
+  run(MutableArrayRef<QueryBlock>(blk), kT, v, chunk);
 }
 
 LogicalResult tiling::tileAttention(OpBuilder &b, const AttentionChain &chain,

@@ -23,6 +23,13 @@ namespace nki::tiling {
 
 /// The matched chain. Scores are [B, Sq, Sk] (B = 1 for a plain matmul);
 /// the kernel computes x = scale * (innerScale * S + mask) row by row.
+/// Keys [begin, end) of K or V read from a buffer of their own: `a` walks
+/// the same dims as the whole operand, key `begin` at its offset.
+struct KeySegment {
+  int64_t begin = 0, end = 0;
+  Access a;
+};
+
 struct AttentionChain {
   mlir::linalg::LinalgOp scores;  // S = Q K^T (zero-filled output)
   mlir::linalg::LinalgOp context; // O = P V (zero-filled output)
@@ -39,6 +46,10 @@ struct AttentionChain {
   /// look through the casts and transposes that made them, O through the
   /// ones that read it (absorbed).
   Access q, kT, v, out;
+  /// When K (V) is assembled by copies of key ranges (a KV cache and the
+  /// new token's keys, concatenated), the copies' sources by key range;
+  /// empty when `kT` (`v`) is read as it is.
+  llvm::SmallVector<KeySegment> kSegments, vSegments;
   int qB = -1, qRow = 0, qCol = 0, kB = -1, kRow = 0, kCol = 0, vB = -1,
       vRow = 0, vCol = 0, oB = -1, oRow = 0, oCol = 0;
   /// The prologue's scale factors (positive) and its additive mask, an

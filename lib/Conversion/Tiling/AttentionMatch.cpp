@@ -294,6 +294,118 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
   return true;
 }
 
+/// When `a` (K^T or V, a walk over `extents` whose dim `keyDim` is the
+/// keys) reads a fresh buffer that nothing but copies of key ranges wrote
+/// (a concatenation: a KV cache and the new token's keys), the copies'
+/// sources by key range, read in place; the copies join `absorbed`.
+static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
+                                int keyDim, ArrayRef<Operation *> ops,
+                                Operation *end, DenseSet<Operation *> &chain,
+                                SmallVectorImpl<Operation *> &absorbed,
+                                SmallVectorImpl<KeySegment> &segments) {
+  Value x = reshapeRoot(a.buffer);
+  auto type = dyn_cast<MemRefType>(x.getType());
+  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> xStrides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * shape[d + 1];
+  // The dim of x the keys walk, one element at a time.
+  int64_t sigma = a.strides[keyDim];
+  auto kd = llvm::find(xStrides, sigma) - xStrides.begin();
+  if (kd == int64_t(shape.size()))
+    return false;
+  int64_t first = a.offset / xStrides[kd] % shape[kd]; // key 0's index
+  struct Part {
+    memref::CopyOp copy;
+    int64_t at, size;
+  };
+  SmallVector<Part> parts;
+  for (Operation *user : usersThroughViews(x)) {
+    if (chain.contains(user) || isBufferBookkeeping(user))
+      continue;
+    auto copy = dyn_cast<memref::CopyOp>(user);
+    auto target =
+        copy ? copy.getTarget().getDefiningOp<memref::SubViewOp>() : nullptr;
+    if (!target || target.getSource() != x || !target.hasUnitStride())
+      return false;
+    // A slab of x along the key dim, whole in every other dim.
+    ArrayRef<int64_t> offsets = target.getStaticOffsets(),
+                      sizes = target.getStaticSizes();
+    for (auto [d, n] : llvm::enumerate(shape))
+      if (int64_t(d) != kd && (offsets[d] != 0 || sizes[d] != n))
+        return false;
+    if (ShapedType::isDynamic(offsets[kd]) || ShapedType::isDynamic(sizes[kd]))
+      return false;
+    parts.push_back({copy, offsets[kd], sizes[kd]});
+  }
+  if (parts.empty())
+    return false;
+  llvm::sort(parts, [](const Part &l, const Part &r) { return l.at < r.at; });
+  int64_t covered = 0;
+  for (const Part &p : parts) {
+    if (p.at != covered)
+      return false;
+    covered += p.size;
+  }
+  if (covered != shape[kd])
+    return false;
+  SmallVector<KeySegment> out;
+  for (Part &p : parts) {
+    int64_t begin = std::max<int64_t>(p.at - first, 0),
+            stop = std::min<int64_t>(p.at + p.size - first, extents[keyDim]);
+    if (begin >= stop)
+      continue;
+    // Nothing may write the copy's source before the kernel reads it.
+    Value src = p.copy.getSource();
+    SmallVector<int64_t> srcStrides;
+    int64_t srcOffset;
+    if (failed(getStaticLayout(cast<MemRefType>(src.getType()), srcStrides,
+                               srcOffset)) ||
+        srcStrides.size() != shape.size())
+      return false;
+    Value srcRoot = reshapeRoot(src);
+    while (auto view = srcRoot.getDefiningOp<ViewLikeOpInterface>())
+      srcRoot = reshapeRoot(view.getViewSource());
+    bool after = false;
+    for (Operation *op : ops) {
+      if (op == end)
+        break;
+      if (op == p.copy.getOperation()) {
+        after = true;
+        continue;
+      }
+      if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
+        for (Value init : d.getDpsInits()) {
+          Value r = reshapeRoot(init);
+          while (auto view = r.getDefiningOp<ViewLikeOpInterface>())
+            r = reshapeRoot(view.getViewSource());
+          if (r == srcRoot)
+            return false;
+        }
+    }
+    // Element (i) of x in the slab is element (i - slab offset) of src.
+    KeySegment seg;
+    seg.begin = begin;
+    seg.end = stop;
+    seg.a = a;
+    seg.a.offset += begin * sigma;
+    SmallVector<int64_t> ext(extents);
+    ext[keyDim] = stop - begin;
+    int64_t toOffset = srcOffset - p.at * srcStrides[kd];
+    if (!remap(seg.a, ext, shape, src, srcStrides, toOffset))
+      return false;
+    out.push_back(std::move(seg));
+  }
+  for (Part &p : parts) {
+    chain.insert(p.copy);
+    absorbed.push_back(p.copy);
+  }
+  segments = std::move(out);
+  return true;
+}
+
 /// Rewrites `a` (the context's output, over `extents`) to write where the
 /// one op that reads its buffer puts the elements, when that op is a
 /// linalg.transpose of the whole buffer or a cast generic (torch's head
@@ -647,6 +759,12 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
                             /*scale=*/nullptr);
        ++i)
     ;
+  // K and V assembled from key ranges (a KV cache and the new token's)
+  // are read from the ranges' sources.
+  lookThroughAssembly(c.kT, *r1, c.kCol, before, c.context, chain, c.absorbed,
+                      c.kSegments);
+  lookThroughAssembly(c.v, r2, c.vRow, before, c.context, chain, c.absorbed,
+                      c.vSegments);
   // And O to where the transpose or cast that reads it puts it.
   ArrayRef<Operation *> after =
       ops.drop_front(llvm::find(ops, c.context) - ops.begin() + 1);

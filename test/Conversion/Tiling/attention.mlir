@@ -129,3 +129,38 @@ func.func @heads(%qs: tensor<256x2x64xf32>, %kT: tensor<2x64x256xf32>, %v: tenso
   %r = linalg.transpose ins(%o : tensor<2x256x64xf32>) outs(%re : tensor<256x2x64xf32>) permutation = [1, 0, 2]
   return %r : tensor<256x2x64xf32>
 }
+
+// -----
+
+// A decode step (one query per head, heads side by side in K and V) runs
+// with the heads stacked on the partitions: Q block-diagonal ([128 head
+// dims, 4 heads], zero where a column's head does not own the rows)
+// against all heads' K^T, so that one [4, keys] score tile and one online
+// softmax serve every head; the context [4, 4 x 64] holds in row h head
+// h's probabilities times every head's V, of which block h is stored.
+// CHECK-LABEL: func.func @decode
+// CHECK-NOT: linalg.
+// CHECK: nki.memset %[[Q:.*]], 0.000000e+00 : memref<128x4xbf16, #nki.memory<sbuf>>
+// CHECK: nki.dma {{.*}} : memref<64x1xf32, strided<[1, 1], offset: ?>> to memref<64x1xbf16, strided<[4, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.matmul %[[Q]], %{{.*}} into %[[S:.*]] : memref<128x4xbf16, #nki.memory<sbuf>>, memref<128x300xbf16, #nki.memory<sbuf>> into memref<4x300xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into %[[S]] accumulate
+// CHECK: nki.activation "exp" %[[S]]
+// CHECK: nki.matmul {{.*}} : memref<128x4xbf16, #nki.memory<sbuf>>, memref<128x256xbf16, #nki.memory<sbuf>> into memref<4x256xf32, #nki.memory<psum>>
+// CHECK-COUNT-4: nki.dma {{.*}} : memref<1x64xf32, strided<[256, 1]{{.*}}>, #nki.memory<sbuf>> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+func.func @decode(%q: tensor<4x1x64xf32>, %k: tensor<300x256xf32>, %v: tensor<300x256xf32>) -> tensor<4x1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ke = tensor.expand_shape %k [[0], [1, 2]] output_shape [300, 4, 64] : tensor<300x256xf32> into tensor<300x4x64xf32>
+  %kte = tensor.empty() : tensor<4x64x300xf32>
+  %kT = linalg.transpose ins(%ke : tensor<300x4x64xf32>) outs(%kte : tensor<4x64x300xf32>) permutation = [1, 2, 0]
+  %ve = tensor.expand_shape %v [[0], [1, 2]] output_shape [300, 4, 64] : tensor<300x256xf32> into tensor<300x4x64xf32>
+  %vte = tensor.empty() : tensor<4x300x64xf32>
+  %vh = linalg.transpose ins(%ve : tensor<300x4x64xf32>) outs(%vte : tensor<4x300x64xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<4x1x300xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x1x300xf32>) -> tensor<4x1x300xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<4x1x64xf32>, tensor<4x64x300xf32>) outs(%z : tensor<4x1x300xf32>) -> tensor<4x1x300xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<4x1x300xf32>) outs(%e : tensor<4x1x300xf32>) -> tensor<4x1x300xf32>
+  %oe = tensor.empty() : tensor<4x1x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  %o = linalg.batch_matmul ins(%p, %vh : tensor<4x1x300xf32>, tensor<4x300x64xf32>) outs(%oz : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  return %o : tensor<4x1x64xf32>
+}
