@@ -295,6 +295,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                  v.getDefiningOp())) {
         Operation *view = v.getDefiningOp();
         v = view->getOperand(0);
+        erased.insert(view); // the caller's walk must not look at it
         rewriter.eraseOp(view);
       }
   }

@@ -164,3 +164,39 @@ func.func @decode(%q: tensor<4x1x64xf32>, %k: tensor<300x256xf32>, %v: tensor<30
   %o = linalg.batch_matmul ins(%p, %vh : tensor<4x1x300xf32>, tensor<4x300x64xf32>) outs(%oz : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
   return %o : tensor<4x1x64xf32>
 }
+
+// -----
+
+// A decode step against a KV cache: K and V are the cache concatenated
+// with the new token's keys and values. The kernel reads each key range
+// where it is (the cache's 300 keys from %kc / %vc, the new one from %kn /
+// %vn; V's last tile of 45 keys in two DMAs, the new key at partition 44)
+// and the concatenations are not copied.
+// CHECK-LABEL: func.func @cache
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: memref.reinterpret_cast %arg1 {{.*}} sizes: [128, 128], strides: [256, 1]
+// CHECK: memref.reinterpret_cast %arg2 {{.*}} sizes: [1, 128], strides: [256, 1]
+// CHECK: memref.reinterpret_cast %arg3 {{.*}} sizes: [44, 256], strides: [256, 1]
+// CHECK: memref.reinterpret_cast %arg4 {{.*}} sizes: [1, 256], strides: [256, 1]
+// CHECK: nki.dma {{.*}} to memref<1x256xbf16, strided<[256, 1], offset: 11264>, #nki.memory<sbuf>>
+// CHECK-NOT: memref.copy
+func.func @cache(%q: tensor<4x1x64xf32>, %kc: tensor<300x256xf32>, %kn: tensor<1x256xf32>, %vc: tensor<300x256xf32>, %vn: tensor<1x256xf32>) -> tensor<4x1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %k = tensor.concat dim(0) %kc, %kn : (tensor<300x256xf32>, tensor<1x256xf32>) -> tensor<301x256xf32>
+  %v = tensor.concat dim(0) %vc, %vn : (tensor<300x256xf32>, tensor<1x256xf32>) -> tensor<301x256xf32>
+  %ke = tensor.expand_shape %k [[0], [1, 2]] output_shape [301, 4, 64] : tensor<301x256xf32> into tensor<301x4x64xf32>
+  %kte = tensor.empty() : tensor<4x64x301xf32>
+  %kT = linalg.transpose ins(%ke : tensor<301x4x64xf32>) outs(%kte : tensor<4x64x301xf32>) permutation = [1, 2, 0]
+  %ve = tensor.expand_shape %v [[0], [1, 2]] output_shape [301, 4, 64] : tensor<301x256xf32> into tensor<301x4x64xf32>
+  %vte = tensor.empty() : tensor<4x301x64xf32>
+  %vh = linalg.transpose ins(%ve : tensor<301x4x64xf32>) outs(%vte : tensor<4x301x64xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<4x1x301xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x1x301xf32>) -> tensor<4x1x301xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<4x1x64xf32>, tensor<4x64x301xf32>) outs(%z : tensor<4x1x301xf32>) -> tensor<4x1x301xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<4x1x301xf32>) outs(%e : tensor<4x1x301xf32>) -> tensor<4x1x301xf32>
+  %oe = tensor.empty() : tensor<4x1x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  %o = linalg.batch_matmul ins(%p, %vh : tensor<4x1x301xf32>, tensor<4x301x64xf32>) outs(%oz : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
+  return %o : tensor<4x1x64xf32>
+}
