@@ -54,9 +54,7 @@ struct AttentionKernel {
   FloatAttr f32(double v) { return b.getF32FloatAttr(float(v)); }
 
   /// [rows <= P, cols] of `a` at (batch, row0, col0), `rowDim` on the
-  /// partitions, in `type` (the DMA casts): one DMA when the columns are
-  /// contiguous, else DMAs of the transpose and PE transposes of P columns
-  /// at a time.
+  /// partitions, in `type` (the DMAs cast; loadRows).
   Value load(const Access &a, int bDim, int64_t batch, int rowDim, int64_t row0,
              int64_t rows, int colDim, int64_t col0, int64_t cols, Type type) {
     Value tile = allocTile(b, loc, {rows, cols}, type);
@@ -89,38 +87,16 @@ struct AttentionKernel {
     return tile;
   }
 
-  /// Writes [rows, cols] of `a` into `tile` (see load).
+  /// Writes [rows, cols] of `a` at (batch, row0, col0) into `tile`.
   void fill(Value tile, const Access &a, int bDim, int64_t batch, int rowDim,
             int64_t row0, int64_t rows, int colDim, int64_t col0,
             int64_t cols) {
-    Type type = cast<MemRefType>(tile.getType()).getElementType();
-    auto at = [&](int64_t c0) {
-      SmallVector<Value> ivs(a.strides.size());
-      if (bDim >= 0)
-        ivs[bDim] = idx(batch);
-      ivs[rowDim] = idx(row0);
-      ivs[colDim] = idx(col0 + c0);
-      return a.offsetAt(b, loc, ivs);
-    };
-    if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
-      tile::DmaOp::create(b, loc,
-                          hbmView(b, loc, a.buffer, at(0), {rows, cols},
-                                  {a.strides[rowDim], a.strides[colDim]}),
-                          tile);
-      return;
-    }
-    for (int64_t c0 = 0; c0 < cols; c0 += P) {
-      int64_t cw = std::min(P, cols - c0);
-      Value src = allocTile(b, loc, {cw, rows}, type);
-      tile::DmaOp::create(b, loc,
-                          hbmView(b, loc, a.buffer, at(c0), {cw, rows},
-                                  {a.strides[colDim], a.strides[rowDim]}),
-                          src);
-      Value t = allocTile(b, loc, {rows, cw}, b.getF32Type(),
-                          tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(b, loc, src, t);
-      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rows, c0, cw));
-    }
+    SmallVector<Value> ivs(a.strides.size());
+    if (bDim >= 0)
+      ivs[bDim] = idx(batch);
+    ivs[rowDim] = idx(row0);
+    ivs[colDim] = idx(col0);
+    loadRows(b, loc, P, a, ivs, rowDim, colDim, tile);
   }
 
   /// What a constant mask does to one block.
@@ -129,6 +105,7 @@ struct AttentionKernel {
     Block kind = Block::Plain;
     bool zeroOrInf = false;    // every value 0 or -inf (scales leave it alone)
     std::vector<float> values; // of a masked block of a constant mask
+    int64_t width = 0;         // keys up to the last one not -inf throughout
   };
   int64_t maskIndex(int64_t batch, int64_t q, int64_t k) const {
     const Access &m = *c.mask;
@@ -140,9 +117,9 @@ struct AttentionKernel {
   MaskBlock classify(int64_t batch, int64_t q0, int64_t qm, int64_t k0,
                      int64_t kw) const {
     if (!c.mask)
-      return {};
+      return {Block::Plain, false, {}, kw};
     if (!c.maskValues)
-      return {Block::Masked, false, {}};
+      return {Block::Masked, false, {}, kw};
     // The raw f32 data (a splat has one element): a causal mask at 8,192
     // has 67M values to look at.
     auto data =
@@ -153,24 +130,36 @@ struct AttentionKernel {
       return data[splat ? 0 : maskIndex(batch, q, k0) + (k - k0) * kStride];
     };
     auto isInf = [](float v) { return std::isinf(v) && v < 0; };
-    bool allInf = true, allZero = true, zeroOrInf = true;
-    for (int64_t q = q0; q < q0 + qm && (allInf || allZero || zeroOrInf); ++q)
+    // Keys after the last that some row keeps add exp(-inf) = 0 to every
+    // row: the block ends there (a causal diagonal block at its query
+    // block's last key).
+    int64_t width = kw;
+    auto columnMasked = [&](int64_t k) {
+      for (int64_t q = q0; q < q0 + qm; ++q)
+        if (!isInf(at(q, k)))
+          return false;
+      return true;
+    };
+    while (width > 0 && columnMasked(k0 + width - 1))
+      --width;
+    if (width == 0)
+      return {Block::Skip, true, {}, 0};
+    kw = width;
+    bool allZero = true, zeroOrInf = true;
+    for (int64_t q = q0; q < q0 + qm && (allZero || zeroOrInf); ++q)
       for (int64_t k = k0; k < k0 + kw; ++k) {
         float v = at(q, k);
-        allInf &= isInf(v);
         allZero &= v == 0.0f;
         zeroOrInf &= isInf(v) || v == 0.0f;
       }
-    if (allInf)
-      return {Block::Skip, true, {}};
     if (allZero)
-      return {Block::Plain, true, {}};
+      return {Block::Plain, true, {}, kw};
     std::vector<float> seen;
     seen.reserve(qm * kw);
     for (int64_t q = q0; q < q0 + qm; ++q)
       for (int64_t k = k0; k < k0 + kw; ++k)
         seen.push_back(at(q, k));
-    return {Block::Masked, zeroOrInf, std::move(seen)};
+    return {Block::Masked, zeroOrInf, std::move(seen), kw};
   }
 
   struct Step {
@@ -439,10 +428,12 @@ void AttentionKernel::addSteps(QueryBlock &blk) {
     int64_t kw = std::min(bank, Sk - k0);
     MaskBlock mb = classify(blk.batch, blk.q0, blk.qm, k0, kw);
     if (mb.kind != Block::Skip)
-      blk.steps.push_back({k0, kw, std::move(mb)});
+      blk.steps.push_back({k0, mb.width, std::move(mb)});
   }
-  if (blk.steps.empty()) // every key masked: computed, as NaN, like softmax
-    blk.steps.push_back({0, std::min(bank, Sk), {Block::Masked, false, {}}});
+  if (blk.steps.empty()) { // every key masked: computed, as NaN, like softmax
+    int64_t kw = std::min(bank, Sk);
+    blk.steps.push_back({0, kw, {Block::Masked, false, {}, kw}});
+  }
 }
 
 LogicalResult AttentionKernel::emit() {

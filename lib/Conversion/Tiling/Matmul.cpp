@@ -77,14 +77,11 @@ struct MatmulKernel {
   void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
                 int64_t n0, int64_t nw, Value acc);
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
-  /// partitions and `colDim` along the free axis: a direct DMA when the
-  /// free dim is contiguous, else a DMA of the transpose plus PE transposes
-  /// of 128x128 blocks.
+  /// partitions and `colDim` along the free axis (loadRows).
   Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
                     int rowDim, int64_t rows, int colDim, int64_t cols);
   /// `a` row-major along `rowDim` as [rows, cols] tiles of at most P rows
-  /// each (one per P rows): [cw, rows] blocks loaded with one DMA each and
-  /// transposed on the PE.
+  /// each (one per P rows; loadRows).
   SmallVector<Value> loadTransposed(OpBuilder &b, const Access &a,
                                     ArrayRef<Value> ivs, int rowDim,
                                     int64_t rows, int colDim, int64_t cols);
@@ -152,12 +149,8 @@ LogicalResult MatmulKernel::analyze() {
 Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
                                 ArrayRef<Value> ivs, int rowDim, int64_t rows,
                                 int colDim, int64_t cols) {
-  if (a.strides[colDim] != 1 && a.strides[rowDim] == 1)
-    return loadTransposed(b, a, ivs, rowDim, rows, colDim, cols).front();
   Value tile = allocTile(b, loc, {rows, cols}, a.elementType);
-  Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs), {rows, cols},
-                       {a.strides[rowDim], a.strides[colDim]});
-  tile::DmaOp::create(b, loc, view, tile);
+  loadRows(b, loc, P(), a, ivs, rowDim, colDim, tile);
   return tile;
 }
 
@@ -165,33 +158,11 @@ SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
                                                 ArrayRef<Value> ivs, int rowDim,
                                                 int64_t rows, int colDim,
                                                 int64_t cols) {
-  // Row-major the other way round: load [cw, rows] blocks contiguously (a
-  // run of `rows` elements per partition) and transpose each P of their
-  // columns on the PE through PSUM into its own [<= P, cols] tile.
   SmallVector<Value> tiles;
   for (int64_t r0 = 0; r0 < rows; r0 += P())
     tiles.push_back(
         allocTile(b, loc, {std::min(P(), rows - r0), cols}, a.elementType));
-  for (int64_t c0 = 0; c0 < cols; c0 += P()) {
-    int64_t cw = std::min(P(), cols - c0);
-    SmallVector<Value> blockIvs(ivs.begin(), ivs.end());
-    Value c0v = indexConst(b, loc, c0);
-    blockIvs[colDim] =
-        ivs[colDim] ? arith::AddIOp::create(b, loc, ivs[colDim], c0v) : c0v;
-    Value src = allocTile(b, loc, {cw, rows}, a.elementType);
-    Value view = hbmView(b, loc, a.buffer, a.offsetAt(b, loc, blockIvs),
-                         {cw, rows}, {a.strides[colDim], a.strides[rowDim]});
-    tile::DmaOp::create(b, loc, view, src);
-    for (auto [i, tile] : llvm::enumerate(tiles)) {
-      int64_t r0 = int64_t(i) * P(), rn = std::min(P(), rows - r0);
-      Value t =
-          allocTile(b, loc, {rn, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(
-          b, loc,
-          tiles.size() == 1 ? src : tileSlice(b, loc, src, 0, cw, r0, rn), t);
-      tile::CopyOp::create(b, loc, t, tileSlice(b, loc, tile, 0, rn, c0, cw));
-    }
-  }
+  loadRows(b, loc, P(), a, ivs, rowDim, colDim, tiles);
   return tiles;
 }
 

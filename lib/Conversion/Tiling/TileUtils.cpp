@@ -91,3 +91,56 @@ Value tiling::tileSlice(OpBuilder &b, Location loc, Value tile, int64_t pOff,
                        strides = {1, 1};
   return memref::SubViewOp::create(b, loc, tile, offsets, sizes, strides);
 }
+
+void tiling::loadRows(OpBuilder &b, Location loc, int64_t P, const Access &a,
+                      ArrayRef<Value> ivs, int rowDim, int colDim,
+                      ArrayRef<Value> tiles) {
+  auto shapeOf = [](Value t) { return cast<MemRefType>(t.getType()); };
+  int64_t cols = shapeOf(tiles.front()).getDimSize(1), rows = 0;
+  for (Value t : tiles)
+    rows += shapeOf(t).getDimSize(0);
+  Type type = shapeOf(tiles.front()).getElementType();
+  // ivs with `delta` added to dim `d`.
+  auto shifted = [&](int d, int64_t delta) {
+    SmallVector<Value> out(ivs.begin(), ivs.end());
+    if (delta == 0 && out[d])
+      return out;
+    Value dv = indexConst(b, loc, delta);
+    out[d] =
+        out[d] ? arith::AddIOp::create(b, loc, out[d], dv).getResult() : dv;
+    return out;
+  };
+  if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
+    int64_t r0 = 0;
+    for (Value t : tiles) {
+      int64_t rn = shapeOf(t).getDimSize(0);
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(b, loc, a.buffer, a.offsetAt(b, loc, shifted(rowDim, r0)),
+                  {rn, cols}, {a.strides[rowDim], a.strides[colDim]}),
+          t);
+      r0 += rn;
+    }
+    return;
+  }
+  for (int64_t c0 = 0; c0 < cols; c0 += P) {
+    int64_t cw = std::min(P, cols - c0);
+    Value src = allocTile(b, loc, {cw, rows}, type);
+    tile::DmaOp::create(
+        b, loc,
+        hbmView(b, loc, a.buffer, a.offsetAt(b, loc, shifted(colDim, c0)),
+                {cw, rows}, {a.strides[colDim], a.strides[rowDim]}),
+        src);
+    int64_t r0 = 0;
+    for (Value t : tiles) {
+      int64_t rn = shapeOf(t).getDimSize(0);
+      Value ps =
+          allocTile(b, loc, {rn, cw}, b.getF32Type(), tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(
+          b, loc,
+          tiles.size() == 1 ? src : tileSlice(b, loc, src, 0, cw, r0, rn), ps);
+      tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, t, 0, rn, c0, cw));
+      r0 += rn;
+    }
+  }
+}

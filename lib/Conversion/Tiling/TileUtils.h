@@ -7,6 +7,8 @@
 #ifndef NKI_LIB_CONVERSION_TILING_TILEUTILS_H
 #define NKI_LIB_CONVERSION_TILING_TILEUTILS_H
 
+#include "Access.h"
+
 #include "nki/Dialect/NKI/NKIDialect.h"
 
 #include "mlir/IR/Builders.h"
@@ -58,6 +60,17 @@ mlir::Value tileSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
                       int64_t fSize);
 
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// Writes [rows, cols] of `a` at iteration point `ivs` (null ivs are 0),
+/// `rowDim` on the partitions and `colDim` along the free axis, into
+/// `tiles`: [<= P, cols] SBUF tiles (or views) that split the rows between
+/// them. One DMA per tile when the free dim is contiguous or the rows are
+/// not; else, row-major the other way round, DMAs of [<= P, rows] blocks of
+/// the transpose (a contiguous run per partition) and PE transposes
+/// through PSUM. The DMAs cast to the tiles' element type.
+void loadRows(mlir::OpBuilder &b, mlir::Location loc, int64_t P,
+              const Access &a, llvm::ArrayRef<mlir::Value> ivs, int rowDim,
+              int colDim, llvm::ArrayRef<mlir::Value> tiles);
 
 } // namespace nki::tiling
 
