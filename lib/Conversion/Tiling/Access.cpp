@@ -22,8 +22,14 @@ Value Access::offsetAt(OpBuilder &b, Location loc, ArrayRef<Value> ivs) const {
   return linearIndex(b, loc, offset, values, s);
 }
 
-FailureOr<Access> nki::tiling::analyzeOperand(linalg::LinalgOp op,
-                                              OpOperand &operand) {
+/// analyzeOperand, with its diagnostics only when `diagnose`.
+static FailureOr<Access> analyze(linalg::LinalgOp op, OpOperand &operand,
+                                 bool diagnose) {
+  auto fail = [&](const Twine &message) -> LogicalResult {
+    if (diagnose)
+      return op->emitOpError(message);
+    return failure();
+  };
   Access a;
   a.strides.assign(op.getNumLoops(), 0);
   Value v = operand.get();
@@ -32,21 +38,21 @@ FailureOr<Access> nki::tiling::analyzeOperand(linalg::LinalgOp op,
     a.elementType = v.getType();
     auto cst = v.getDefiningOp<arith::ConstantOp>();
     if (!cst)
-      return op->emitOpError("scalar operand must be a constant");
+      return fail("scalar operand must be a constant");
     if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
       a.scalar = f.getValueAsDouble();
     else if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
       a.scalar = double(i.getValue().getSExtValue());
     else
-      return op->emitOpError("unsupported scalar operand");
+      return fail("unsupported scalar operand");
     return a;
   }
   a.buffer = v;
   a.elementType = type.getElementType();
   SmallVector<int64_t> memStrides;
   if (failed(getStaticLayout(type, memStrides, a.offset)))
-    return op->emitOpError("operand #")
-           << operand.getOperandNumber() << " has a dynamic layout";
+    return fail("operand #" + Twine(operand.getOperandNumber()) +
+                " has a dynamic layout");
   AffineMap map = op.getMatchingIndexingMap(&operand);
   for (auto [r, expr] : llvm::enumerate(map.getResults())) {
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
@@ -54,11 +60,25 @@ FailureOr<Access> nki::tiling::analyzeOperand(linalg::LinalgOp op,
       continue;
     }
     auto c = dyn_cast<AffineConstantExpr>(expr);
-    if (!c)
-      return op->emitOpError("indexing map ")
-             << AffineMapAttr::get(map)
-             << " is not supported (results must be dims or constants)";
+    if (!c) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "indexing map " << AffineMapAttr::get(map)
+         << " is not supported (results must be dims or constants)";
+      return fail(text);
+    }
     a.offset += c.getValue() * memStrides[r];
   }
   return a;
+}
+
+FailureOr<Access> nki::tiling::analyzeOperand(linalg::LinalgOp op,
+                                              OpOperand &operand) {
+  return analyze(op, operand, /*diagnose=*/true);
+}
+
+std::optional<Access> nki::tiling::probeOperand(linalg::LinalgOp op,
+                                                OpOperand &operand) {
+  FailureOr<Access> a = analyze(op, operand, /*diagnose=*/false);
+  return succeeded(a) ? std::optional<Access>(*a) : std::nullopt;
 }

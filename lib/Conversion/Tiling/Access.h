@@ -26,6 +26,11 @@ struct Access {
 mlir::FailureOr<Access> analyzeOperand(mlir::linalg::LinalgOp op,
                                        mlir::OpOperand &operand);
 
+/// analyzeOperand without diagnostics, for matchers asking whether an op
+/// fits a pattern.
+std::optional<Access> probeOperand(mlir::linalg::LinalgOp op,
+                                   mlir::OpOperand &operand);
+
 } // namespace nki::tiling
 
 #endif // NKI_LIB_CONVERSION_TILING_ACCESS_H

@@ -173,6 +173,8 @@ struct AttentionKernel {
     Value negMax, rowSum; // the running state
     /// The context in PSUM, by chunks of at most a bank's columns.
     SmallVector<Value> ctx;
+    /// Every row keeps some key (a constant mask's blocks say so).
+    bool rowsLive = false;
   };
   /// One step of one query block in flight: what its phases hand on.
   struct Slot {
@@ -185,15 +187,45 @@ struct AttentionKernel {
   /// the P V matmuls the scores and the transposes are emitted.
   static constexpr size_t kGroup = 2;
   static constexpr size_t kScoresAhead = 3, kTransposesAhead = 1;
-  /// Mask blocks of distinct content, loaded once each while they fit in
-  /// an eighth of the budget.
-  std::map<std::tuple<int64_t, int64_t, std::vector<float>>, Value> maskTiles;
-  int64_t maskBytes = 0;
 
-  /// The mask block of a step, in SBUF.
-  Value maskTile(const QueryBlock &blk, const Step &step) {
+  /// An identity [P, P] in bf16, built once (POOL).
+  Value identity;
+  Value identityTile() {
+    if (identity)
+      return identity;
+    Value ones = allocTile(b, loc, {P, P}, b.getBF16Type());
+    tile::MemsetOp::create(b, loc, ones, f32(1.0));
+    identity = allocTile(b, loc, {P, P}, b.getBF16Type());
+    tile::AffineSelectOp::create(
+        b, loc, ones, identity, str("eq"), f32(0.0), b.getI64IntegerAttr(0),
+        b.getI64IntegerAttr(-1), b.getDenseI64ArrayAttr({1}));
+    return identity;
+  }
+
+  /// A 0 / -inf mask block in bf16 for the PE, -inf as -3e38: added to the
+  /// scores by a matmul with the identity (0 x -inf would be NaN). A row
+  /// whose keys are all masked in one block then has a finite max there,
+  /// which is right as long as some other block of the row keeps a key
+  /// (the later, larger max rescales that block's sum to 0).
+  Value peMaskTile(const QueryBlock &blk, const Step &step) {
+    return maskTile(blk, step, b.getBF16Type(), [&](Value m) {
+      tile::TensorScalarOp::create(b, loc, m, m, Value(), Value(), str("max"),
+                                   f32(-3.0e38), str("bypass"), f32(0),
+                                   UnitAttr(), UnitAttr());
+    });
+  }
+
+  /// The mask block of a step in SBUF, in `type` (the DMA casts) and then
+  /// made by `finish`; blocks of a constant mask are loaded once per
+  /// distinct content (and type) while they fit in an eighth of the
+  /// budget.
+  std::map<std::tuple<int64_t, int64_t, std::vector<float>, bool>, Value>
+      maskTiles;
+  int64_t maskBytes = 0;
+  Value maskTile(const QueryBlock &blk, const Step &step, Type type,
+                 function_ref<void(Value)> finish = {}) {
     int64_t qm = blk.qm, kw = step.kw;
-    auto key = std::make_tuple(qm, kw, step.mask.values);
+    auto key = std::make_tuple(qm, kw, step.mask.values, type.isF32());
     auto cached = maskTiles.find(key);
     if (c.maskValues && cached != maskTiles.end())
       return cached->second;
@@ -202,17 +234,20 @@ struct AttentionKernel {
       ivs = {idx(blk.batch), idx(blk.q0), idx(step.k0)};
     else
       ivs = {idx(blk.batch * c.queries + blk.q0), idx(step.k0)};
-    Value m = allocTile(b, loc, {qm, kw}, b.getF32Type());
+    Value m = allocTile(b, loc, {qm, kw}, type);
     const Access &ma = *c.mask;
     tile::DmaOp::create(
         b, loc,
         hbmView(b, loc, ma.buffer, ma.offsetAt(b, loc, ivs), {qm, kw},
                 {ma.strides[c.maskRank - 2], ma.strides.back()}),
         m);
+    if (finish)
+      finish(m);
+    int64_t bytes = kw * tile::storageBytes(type);
     if (c.maskValues &&
-        maskBytes + kw * 4 <= options.sbufBytesPerPartition / 8) {
+        maskBytes + bytes <= options.sbufBytesPerPartition / 8) {
       maskTiles[key] = m;
-      maskBytes += kw * 4;
+      maskBytes += bytes;
     }
     return m;
   }
@@ -232,10 +267,17 @@ struct AttentionKernel {
     }
     Value x = s;
     double c1 = c.scale * c.innerScale;
-    if (step.mask.kind == Block::Masked) {
+    if (step.mask.kind == Block::Masked && step.mask.zeroOrInf &&
+        blk.rowsLive && !step.mask.values.empty()) {
+      // The mask joins the scores on the PE, which has time to spare, and
+      // the DVE does not add it.
+      tile::MatmulOp::create(b, loc,
+                             tileSlice(b, loc, identityTile(), 0, qm, 0, qm),
+                             peMaskTile(blk, step), s, b.getUnitAttr());
+    } else if (step.mask.kind == Block::Masked) {
       // x = innerScale * S + mask, in SBUF; a mask of 0 / -inf values is
       // its own multiple, so the inner scale joins the exp's.
-      Value m = maskTile(blk, step);
+      Value m = maskTile(blk, step, b.getF32Type());
       Value scores = s;
       if (c.innerScale != 1.0 && !step.mask.zeroOrInf) {
         scores = allocTile(b, loc, {qm, kw}, b.getF32Type());
@@ -434,6 +476,18 @@ void AttentionKernel::addSteps(QueryBlock &blk) {
     int64_t kw = std::min(bank, Sk);
     blk.steps.push_back({0, kw, {Block::Masked, false, {}, kw}});
   }
+  // Rows that keep a key: all of them when a block adds no mask, else
+  // those with a 0 in some masked block's values.
+  SmallVector<bool> live(blk.qm, false);
+  for (const Step &step : blk.steps) {
+    if (step.mask.kind == Block::Plain)
+      live.assign(blk.qm, true);
+    else if (step.mask.zeroOrInf && !step.mask.values.empty())
+      for (int64_t q = 0; q < blk.qm; ++q)
+        for (int64_t k = 0; k < step.kw && !live[q]; ++k)
+          live[q] = step.mask.values[q * step.kw + k] == 0.0f;
+  }
+  blk.rowsLive = llvm::all_of(live, [](bool l) { return l; });
 }
 
 LogicalResult AttentionKernel::emit() {

@@ -26,27 +26,6 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-/// analyzeOperand without its diagnostics: maps of dims and constants
-/// (a broadcast size-1 dim), static layouts, constant scalars.
-std::optional<Access> probe(linalg::LinalgOp op, OpOperand &operand) {
-  AffineMap map = op.getMatchingIndexingMap(&operand);
-  if (!llvm::all_of(map.getResults(), [](AffineExpr e) {
-        return isa<AffineDimExpr, AffineConstantExpr>(e);
-      }))
-    return std::nullopt;
-  Value v = operand.get();
-  if (auto type = dyn_cast<MemRefType>(v.getType())) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(getStaticLayout(type, strides, offset)))
-      return std::nullopt;
-  } else if (!matchPattern(v, m_Constant())) {
-    return std::nullopt;
-  }
-  FailureOr<Access> a = analyzeOperand(op, operand);
-  return succeeded(a) ? std::optional<Access>(*a) : std::nullopt;
-}
-
 /// A constant float operand of a body op (captured from outside).
 std::optional<double> constantOf(Value v) {
   FloatAttr f;
@@ -97,7 +76,7 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
   Block &body = g.getRegion().front();
   std::optional<unsigned> product;
   for (OpOperand *in : g.getDpsInputOperands()) {
-    std::optional<Access> a = probe(g, *in);
+    std::optional<Access> a = probeOperand(g, *in);
     if (!a)
       return false;
     if (reshapeRoot(in->get()) == scores) {
@@ -128,7 +107,8 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
       if (!arg || arg.getOwner() != &body || arg.getArgNumber() == *product ||
           arg.getArgNumber() >= g.getNumDpsInputs())
         continue;
-      std::optional<Access> m = probe(g, g->getOpOperand(arg.getArgNumber()));
+      std::optional<Access> m =
+          probeOperand(g, g->getOpOperand(arg.getArgNumber()));
       if (!m || !m->buffer || !m->elementType.isF32())
         continue;
       c.mask = *m;
@@ -250,7 +230,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
         (*k != 1.0 && !scale) || g.getDpsInits()[0] != x ||
         !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
       return false;
-    std::optional<Access> ia = probe(g, *g.getDpsInputOperand(0));
+    std::optional<Access> ia = probeOperand(g, *g.getDpsInputOperand(0));
     if (!ia || !ia->buffer)
       return false;
     in = ia->buffer;
@@ -550,9 +530,9 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   c.keys = (*r1)[m1Col];
   c.headDim = (*r1)[m1Red];
   m.R = c.batch * c.queries;
-  std::optional<Access> q = probe(m1, m1->getOpOperand(0));
-  std::optional<Access> kT = probe(m1, m1->getOpOperand(1));
-  std::optional<Access> s = probe(m1, m1->getOpOperand(2));
+  std::optional<Access> q = probeOperand(m1, m1->getOpOperand(0));
+  std::optional<Access> kT = probeOperand(m1, m1->getOpOperand(1));
+  std::optional<Access> s = probeOperand(m1, m1->getOpOperand(2));
   if (!q || !kT || !s || q->elementType != kT->elementType)
     return std::nullopt;
   c.scoresType = q->elementType;
@@ -610,8 +590,8 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
           g.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
           reshapeRoot(g.getDpsInputs()[0]) != in)
         return {};
-      std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
-      std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+      std::optional<Access> x = probeOperand(g, *g.getDpsInputOperand(0));
+      std::optional<Access> o = probeOperand(g, *g.getDpsInitOperand(0));
       if (!x || !o || !m.isRowMajor(*x, true) || !m.isRowMajor(*o, false))
         return {};
       FailureOr<ReductionBody> rb =
@@ -637,9 +617,9 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
           reshapeRoot(g.getDpsInputs()[0]) != full ||
           reshapeRoot(g.getDpsInputs()[1]) != rows || !bodyIs(g, what))
         return {};
-      std::optional<Access> x = probe(g, *g.getDpsInputOperand(0));
-      std::optional<Access> r = probe(g, *g.getDpsInputOperand(1));
-      std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+      std::optional<Access> x = probeOperand(g, *g.getDpsInputOperand(0));
+      std::optional<Access> r = probeOperand(g, *g.getDpsInputOperand(1));
+      std::optional<Access> o = probeOperand(g, *g.getDpsInitOperand(0));
       if (!x || !r || !o || !m.isRowMajor(*x, true) ||
           !m.isRowMajor(*r, false) || !m.isRowMajor(*o, true))
         return {};
@@ -651,7 +631,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       if (g && m.overScores(g) && g.getNumReductionLoops() == 0 &&
           g.getNumDpsInits() == 1) {
         Value out = reshapeRoot(g.getDpsInits()[0]);
-        std::optional<Access> o = probe(g, *g.getDpsInitOperand(0));
+        std::optional<Access> o = probeOperand(g, *g.getDpsInitOperand(0));
         if (!out.getDefiningOp<memref::AllocOp>() || !o ||
             !m.isRowMajor(*o, true) || !o->elementType.isF32() ||
             !m.matchPrologue(g, scores))
@@ -696,9 +676,9 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
       if (!r2 || (b2 >= 0) != (b1 >= 0) || (*r2)[row] != c.queries ||
           (*r2)[red] != c.keys || (b2 >= 0 && (*r2)[b2] != c.batch))
         return std::nullopt;
-      std::optional<Access> p = probe(m2, m2->getOpOperand(0));
-      std::optional<Access> v = probe(m2, m2->getOpOperand(1));
-      std::optional<Access> o = probe(m2, m2->getOpOperand(2));
+      std::optional<Access> p = probeOperand(m2, m2->getOpOperand(0));
+      std::optional<Access> v = probeOperand(m2, m2->getOpOperand(1));
+      std::optional<Access> o = probeOperand(m2, m2->getOpOperand(2));
       SmallVector<int64_t> want(r2->size(), 0);
       if (b2 >= 0)
         want[b2] = c.queries * c.keys;

@@ -120,8 +120,8 @@ static std::optional<Member> asMember(Operation *op, int64_t R, int64_t C) {
           return isa<AffineDimExpr>(e);
         }))
       return std::nullopt;
-    FailureOr<Access> a = analyzeOperand(g, operand);
-    if (failed(a))
+    std::optional<Access> a = probeOperand(g, operand);
+    if (!a)
       return std::nullopt;
     std::optional<Shape> s = shapeOf(*a);
     if (!s)

@@ -200,3 +200,37 @@ func.func @cache(%q: tensor<4x1x64xf32>, %kc: tensor<300x256xf32>, %kn: tensor<1
   %o = linalg.batch_matmul ins(%p, %vh : tensor<4x1x301xf32>, tensor<4x301x64xf32>) outs(%oz : tensor<4x1x64xf32>) -> tensor<4x1x64xf32>
   return %o : tensor<4x1x64xf32>
 }
+
+// -----
+
+#qk = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// A 0 / -inf mask that leaves every row some key (keys 100-109 masked):
+// the mask joins the scores on the PE, as a matmul of the identity (built
+// once on the POOL) with the mask in bf16 (-inf as -3e38, so that
+// 0 x mask is 0); the DVE adds nothing.
+// CHECK-LABEL: func.func @pe_mask
+// CHECK: nki.matmul {{.*}} into %[[S:.*]] : memref<64x128xbf16, #nki.memory<sbuf>>, memref<64x200xbf16{{.*}}, #nki.memory<sbuf>> into memref<128x200xf32, #nki.memory<psum>>
+// CHECK: nki.affine_select %{{.*}} into %[[I:.*]] {cmp = "eq", coefs = array<i64: 1>, fill = 0.000000e+00 : f32, offset = 0 : i64, pcoef = -1 : i64} : memref<128x128xbf16, #nki.memory<sbuf>> into memref<128x128xbf16, #nki.memory<sbuf>>
+// CHECK: nki.tensor_scalar %[[M:.*]] into %[[M]] {imm0 = -3.000000e+38 : f32, op0 = "max"} : memref<128x200xbf16, #nki.memory<sbuf>>
+// CHECK: nki.matmul %[[I]], %[[M]] into %[[S]] accumulate : memref<128x128xbf16, {{.*}}>, memref<128x200xbf16, #nki.memory<sbuf>> into memref<128x200xf32, #nki.memory<psum>>
+// CHECK-NOT: nki.tensor_tensor
+// CHECK: return
+func.func @pe_mask(%q: tensor<128x64xf32>, %k: tensor<200x64xf32>, %v: tensor<200x64xf32>) -> tensor<128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %mask = arith.constant dense<[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]> : tensor<200xf32>
+  %e = tensor.empty() : tensor<128x200xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<128x200xf32>) -> tensor<128x200xf32>
+  %s = linalg.matmul indexing_maps = #qk ins(%q, %k : tensor<128x64xf32>, tensor<200x64xf32>) outs(%z : tensor<128x200xf32>) -> tensor<128x200xf32>
+  %sc = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mask : tensor<128x200xf32>, tensor<200xf32>) outs(%e : tensor<128x200xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<128x200xf32>
+  %p = linalg.softmax dimension(1) ins(%sc : tensor<128x200xf32>) outs(%e : tensor<128x200xf32>) -> tensor<128x200xf32>
+  %oe = tensor.empty() : tensor<128x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<128x64xf32>) -> tensor<128x64xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<128x200xf32>, tensor<200x64xf32>) outs(%oz : tensor<128x64xf32>) -> tensor<128x64xf32>
+  return %o : tensor<128x64xf32>
+}
