@@ -268,9 +268,10 @@ struct AttentionKernel {
     Value x = s;
     double c1 = c.scale * c.innerScale;
     if (step.mask.kind == Block::Masked && step.mask.zeroOrInf &&
-        blk.rowsLive && !step.mask.values.empty()) {
-      // The mask joins the scores on the PE, which has time to spare, and
-      // the DVE does not add it.
+        blk.rowsLive && !step.mask.values.empty() && !c.scoresType.isF32()) {
+      // The mask joins the scores on the PE, which has time to spare in
+      // bf16 (not in f32, at a quarter of the rate), and the DVE does not
+      // add it.
       tile::MatmulOp::create(b, loc,
                              tileSlice(b, loc, identityTile(), 0, qm, 0, qm),
                              peMaskTile(blk, step), s, b.getUnitAttr());
