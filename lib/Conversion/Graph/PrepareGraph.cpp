@@ -37,6 +37,28 @@ namespace nki {
 using namespace mlir;
 
 namespace {
+/// `v` reshaped to `to` through `middle`, a shape that both `v`'s shape
+/// and `to` refine: a collapse_shape to `middle`, then an expand_shape to
+/// `to`, each left out where it would do nothing; null if `middle` is not
+/// a common refinement.
+static Value reshapeThrough(PatternRewriter &rewriter, Location loc, Value v,
+                            RankedTensorType to, ArrayRef<int64_t> middle) {
+  auto from = cast<RankedTensorType>(v.getType());
+  std::optional<SmallVector<ReassociationIndices>> in =
+      getReassociationIndicesForCollapse(from.getShape(), middle);
+  std::optional<SmallVector<ReassociationIndices>> out =
+      getReassociationIndicesForCollapse(to.getShape(), middle);
+  if (!in || !out)
+    return {};
+  if (middle.size() != size_t(from.getRank()))
+    v = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(middle, from.getElementType()), v,
+        *in);
+  if (middle.size() != size_t(to.getRank()))
+    v = tensor::ExpandShapeOp::create(rewriter, loc, to, v, *out);
+  return v;
+}
+
 /// A transpose that only moves dims of size 1 (ONNX's batch-first /
 /// sequence-first swaps at batch 1: [1, S, H] -> [S, 1, H]) keeps the
 /// elements in order: it is a reshape, a view instead of a copy.
@@ -61,20 +83,10 @@ struct TransposeOfUnitDimsAsReshape : OpRewritePattern<linalg::TransposeOp> {
     }
     if (kept.empty())
       return failure();
-    std::optional<SmallVector<ReassociationIndices>> from =
-        getReassociationIndicesForCollapse(in.getShape(), kept);
-    std::optional<SmallVector<ReassociationIndices>> to =
-        getReassociationIndicesForCollapse(out.getShape(), kept);
-    if (!from || !to)
+    Value flat =
+        reshapeThrough(rewriter, op.getLoc(), op.getInput(), out, kept);
+    if (!flat)
       return failure();
-    Value flat = op.getInput();
-    if (kept.size() != size_t(in.getRank()))
-      flat = tensor::CollapseShapeOp::create(
-          rewriter, op.getLoc(),
-          RankedTensorType::get(kept, in.getElementType()), flat, *from);
-    if (kept.size() != size_t(out.getRank()))
-      flat =
-          tensor::ExpandShapeOp::create(rewriter, op.getLoc(), out, flat, *to);
     rewriter.replaceOp(op, flat);
     return success();
   }
@@ -112,19 +124,10 @@ struct ReshapeThroughCommonShape : OpRewritePattern<tensor::ExpandShapeOp> {
     }
     if (common.size() <= size_t(op.getSrcType().getRank()))
       return failure();
-    std::optional<SmallVector<ReassociationIndices>> in =
-        getReassociationIndicesForCollapse(from.getShape(), common);
-    std::optional<SmallVector<ReassociationIndices>> out =
-        getReassociationIndicesForCollapse(to.getShape(), common);
-    if (!in || !out)
+    Value v =
+        reshapeThrough(rewriter, op.getLoc(), collapse.getSrc(), to, common);
+    if (!v)
       return failure();
-    Value v = collapse.getSrc();
-    if (common.size() != size_t(from.getRank()))
-      v = tensor::CollapseShapeOp::create(
-          rewriter, op.getLoc(),
-          RankedTensorType::get(common, from.getElementType()), v, *in);
-    if (common.size() != size_t(to.getRank()))
-      v = tensor::ExpandShapeOp::create(rewriter, op.getLoc(), to, v, *out);
     rewriter.replaceOp(op, v);
     return success();
   }

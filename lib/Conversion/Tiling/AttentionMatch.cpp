@@ -195,6 +195,57 @@ static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
   return true;
 }
 
+/// The fresh row-major allocation under `a`'s reshapes, or null.
+static Value freshAllocation(const Access &a) {
+  Value x = reshapeRoot(a.buffer);
+  auto type = dyn_cast<MemRefType>(x.getType());
+  return x.getDefiningOp<memref::AllocOp>() && type.getLayout().isIdentity()
+             ? x
+             : Value();
+}
+
+/// The one op outside `chain` (and bookkeeping) that uses `x`, through
+/// views; null if there are none or several.
+static Operation *soleOtherUser(Value x, const DenseSet<Operation *> &chain) {
+  Operation *other = nullptr;
+  for (Operation *user : usersThroughViews(x)) {
+    if (chain.contains(user) || isBufferBookkeeping(user))
+      continue;
+    if (other)
+      return nullptr;
+    other = user;
+  }
+  return other;
+}
+
+/// The buffer under all of `v`'s views.
+static Value viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether an op of `ops` after `from` and before `end` writes the buffer
+/// under `v`.
+static bool writtenBetween(ArrayRef<Operation *> ops, Operation *from,
+                           Operation *end, Value v) {
+  Value root = viewRoot(v);
+  bool after = false;
+  for (Operation *op : ops) {
+    if (op == end)
+      break;
+    if (op == from) {
+      after = true;
+      continue;
+    }
+    if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
+      for (Value init : d.getDpsInits())
+        if (viewRoot(init) == root)
+          return true;
+  }
+  return false;
+}
+
 /// Rewrites `a` (an operand of a matmul over `extents`) to read the same
 /// elements from the input of the op that wrote its buffer, when that op
 /// is a cast or copy generic or a linalg.transpose, its output a whole
@@ -206,18 +257,11 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         ArrayRef<Operation *> ops, Operation *end,
                         DenseSet<Operation *> &chain,
                         SmallVectorImpl<Operation *> &absorbed, double *scale) {
-  Value x = reshapeRoot(a.buffer);
-  auto type = dyn_cast<MemRefType>(x.getType());
-  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+  Value x = freshAllocation(a);
+  if (!x)
     return false;
-  Operation *writer = nullptr;
-  for (Operation *user : usersThroughViews(x)) {
-    if (chain.contains(user) || isBufferBookkeeping(user))
-      continue;
-    if (writer)
-      return false;
-    writer = user;
-  }
+  auto type = cast<MemRefType>(x.getType());
+  Operation *writer = soleOtherUser(x, chain);
   // The writer's input strides over the output's (= x's) dims.
   Value in;
   SmallVector<int64_t> inStrides;
@@ -251,21 +295,8 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     return false;
   }
   // Nothing may write the input before the kernel reads it.
-  Value inRoot = reshapeRoot(in);
-  bool after = false;
-  for (Operation *op : ops) {
-    if (op == end)
-      break;
-    if (op == writer) {
-      after = true;
-      continue;
-    }
-    if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
-      for (Value init : d.getDpsInits())
-        if (reshapeRoot(init) == inRoot)
-          return false;
-  }
-  if (!remap(a, extents, type.getShape(), in, inStrides, inOffset))
+  if (writtenBetween(ops, writer, end, in) ||
+      !remap(a, extents, type.getShape(), in, inStrides, inOffset))
     return false;
   if (scale)
     *scale *= factor;
@@ -283,11 +314,10 @@ static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
                                 Operation *end, DenseSet<Operation *> &chain,
                                 SmallVectorImpl<Operation *> &absorbed,
                                 SmallVectorImpl<KeySegment> &segments) {
-  Value x = reshapeRoot(a.buffer);
-  auto type = dyn_cast<MemRefType>(x.getType());
-  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+  Value x = freshAllocation(a);
+  if (!x)
     return false;
-  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> shape = cast<MemRefType>(x.getType()).getShape();
   SmallVector<int64_t> xStrides(shape.size(), 1);
   for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
     xStrides[d] = xStrides[d + 1] * shape[d + 1];
@@ -345,26 +375,8 @@ static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
                                srcOffset)) ||
         srcStrides.size() != shape.size())
       return false;
-    Value srcRoot = reshapeRoot(src);
-    while (auto view = srcRoot.getDefiningOp<ViewLikeOpInterface>())
-      srcRoot = reshapeRoot(view.getViewSource());
-    bool after = false;
-    for (Operation *op : ops) {
-      if (op == end)
-        break;
-      if (op == p.copy.getOperation()) {
-        after = true;
-        continue;
-      }
-      if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
-        for (Value init : d.getDpsInits()) {
-          Value r = reshapeRoot(init);
-          while (auto view = r.getDefiningOp<ViewLikeOpInterface>())
-            r = reshapeRoot(view.getViewSource());
-          if (r == srcRoot)
-            return false;
-        }
-    }
+    if (writtenBetween(ops, p.copy, end, src))
+      return false;
     // Element (i) of x in the slab is element (i - slab offset) of src.
     KeySegment seg;
     seg.begin = begin;
@@ -400,18 +412,11 @@ static bool lookThroughOutput(Access &a, ArrayRef<int64_t> extents,
                               DenseSet<Operation *> &chain,
                               SmallVectorImpl<Operation *> &absorbed,
                               SmallVectorImpl<Operation *> &hoist) {
-  Value x = reshapeRoot(a.buffer);
-  auto type = dyn_cast<MemRefType>(x.getType());
-  if (!x.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity())
+  Value x = freshAllocation(a);
+  if (!x)
     return false;
-  Operation *reader = nullptr;
-  for (Operation *user : usersThroughViews(x)) {
-    if (chain.contains(user) || isBufferBookkeeping(user))
-      continue;
-    if (reader)
-      return false;
-    reader = user;
-  }
+  auto type = cast<MemRefType>(x.getType());
+  Operation *reader = soleOtherUser(x, chain);
   // Where the reader puts element (i0, i1, ...) of x, per dim of x.
   Value y;
   SmallVector<int64_t> yStrides;
