@@ -20,17 +20,26 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
 namespace {
 
-/// One DMA's read of the constant: its source view's element offsets.
+/// The strides and offset of a view with a static shape and layout.
+bool staticLayout(MemRefType type, llvm::SmallVectorImpl<int64_t> &strides,
+                  int64_t &offset) {
+  return type.hasStaticShape() &&
+         succeeded(nki::tile::getStridesAndOffset(type, strides, offset)) &&
+         !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+/// One DMA's read of the constant.
 struct Read {
   nki::tile::DmaOp dma;
-  MemRefType type;
-  llvm::SmallVector<int64_t> from;
+  MemRefType type; // the source view: static shape, strides and offset
 };
 
 /// The DMAs that read `get`'s constant, through views only; nullopt if
@@ -45,10 +54,11 @@ std::optional<llvm::SmallVector<Read>> readsOf(memref::GetGlobalOp get) {
       if (auto dma = dyn_cast<nki::tile::DmaOp>(user);
           dma && use.get() == dma.getSrc() && dma.getDst() != v) {
         auto type = cast<MemRefType>(v.getType());
-        llvm::SmallVector<int64_t> from = nki::elementOffsets(type);
-        if (from.empty())
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        if (!staticLayout(type, strides, offset))
           return std::nullopt;
-        reads.push_back({dma, type, std::move(from)});
+        reads.push_back({dma, type});
         continue;
       }
       auto view = dyn_cast<ViewLikeOpInterface>(user);
@@ -65,10 +75,7 @@ std::optional<llvm::SmallVector<Read>> readsOf(memref::GetGlobalOp get) {
 llvm::SmallVector<int64_t> nki::elementOffsets(MemRefType type) {
   llvm::SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type.hasStaticShape() ||
-      failed(tile::getStridesAndOffset(type, strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
+  if (!staticLayout(type, strides, offset))
     return {};
   llvm::SmallVector<int64_t> out;
   llvm::SmallVector<int64_t> index(type.getRank(), 0);
@@ -116,6 +123,16 @@ void nki::compactPartlyReadConstants(ModuleOp module, int64_t minBytes) {
     }
     if (!ok || reads.empty())
       continue;
+    // At most half read? Views of one type read the same elements; a
+    // constant that kernels read whole (a weight) is left here, before its
+    // elements are looked at.
+    llvm::DenseSet<MemRefType> views;
+    int64_t read = 0;
+    for (const Read &r : reads)
+      if (views.insert(r.type).second)
+        read += r.type.getNumElements();
+    if (read * 2 > data.getNumElements())
+      continue;
 
     // The regions, each stored once: keyed by shape and bytes.
     ArrayRef<char> raw = data.getRawData();
@@ -123,11 +140,12 @@ void nki::compactPartlyReadConstants(ModuleOp module, int64_t minBytes) {
     llvm::StringMap<int64_t> placed;
     llvm::SmallVector<int64_t> at; // per read: element offset in `packed`
     for (const Read &r : reads) {
+      SmallVector<int64_t> from = nki::elementOffsets(r.type);
       std::string key;
       llvm::raw_string_ostream os(key);
       for (int64_t d : r.type.getShape())
         os << d << 'x';
-      for (int64_t e : r.from) {
+      for (int64_t e : from) {
         if (e < 0 || e >= data.getNumElements()) {
           ok = false;
           break;
@@ -139,13 +157,13 @@ void nki::compactPartlyReadConstants(ModuleOp module, int64_t minBytes) {
       int64_t offset = int64_t(packed.size()) / bytes;
       auto [entry, inserted] = placed.try_emplace(key, offset);
       if (inserted)
-        for (int64_t e : r.from)
+        for (int64_t e : from)
           packed.insert(packed.end(), raw.data() + e * bytes,
                         raw.data() + (e + 1) * bytes);
       at.push_back(entry->second);
     }
     int64_t elements = int64_t(packed.size()) / bytes;
-    if (!ok || elements * 2 > data.getNumElements())
+    if (!ok)
       continue;
 
     OpBuilder b(global);

@@ -105,7 +105,6 @@ struct AttentionKernel {
     Block kind = Block::Plain;
     bool zeroOrInf = false;    // every value 0 or -inf (scales leave it alone)
     std::vector<float> values; // of a masked block of a constant mask
-    int64_t width = 0;         // keys up to the last one not -inf throughout
   };
   int64_t maskIndex(int64_t batch, int64_t q, int64_t k) const {
     const Access &m = *c.mask;
@@ -114,12 +113,15 @@ struct AttentionKernel {
              k * m.strides[2];
     return m.offset + (batch * c.queries + q) * m.strides[0] + k * m.strides[1];
   }
+  /// The block of keys [k0, k0 + kw); `kw` shrinks to the last key that
+  /// some row keeps (the keys after add exp(-inf) = 0 to every row: a
+  /// causal diagonal block ends at its query block's last key).
   MaskBlock classify(int64_t batch, int64_t q0, int64_t qm, int64_t k0,
-                     int64_t kw) const {
+                     int64_t &kw) const {
     if (!c.mask)
-      return {Block::Plain, false, {}, kw};
+      return {Block::Plain, false, {}};
     if (!c.maskValues)
-      return {Block::Masked, false, {}, kw};
+      return {Block::Masked, false, {}};
     // The raw f32 data (a splat has one element): a causal mask at 8,192
     // has 67M values to look at.
     auto data =
@@ -130,21 +132,16 @@ struct AttentionKernel {
       return data[splat ? 0 : maskIndex(batch, q, k0) + (k - k0) * kStride];
     };
     auto isInf = [](float v) { return std::isinf(v) && v < 0; };
-    // Keys after the last that some row keeps add exp(-inf) = 0 to every
-    // row: the block ends there (a causal diagonal block at its query
-    // block's last key).
-    int64_t width = kw;
     auto columnMasked = [&](int64_t k) {
       for (int64_t q = q0; q < q0 + qm; ++q)
         if (!isInf(at(q, k)))
           return false;
       return true;
     };
-    while (width > 0 && columnMasked(k0 + width - 1))
-      --width;
-    if (width == 0)
-      return {Block::Skip, true, {}, 0};
-    kw = width;
+    while (kw > 0 && columnMasked(k0 + kw - 1))
+      --kw;
+    if (kw == 0)
+      return {Block::Skip, true, {}};
     bool allZero = true, zeroOrInf = true;
     for (int64_t q = q0; q < q0 + qm && (allZero || zeroOrInf); ++q)
       for (int64_t k = k0; k < k0 + kw; ++k) {
@@ -153,13 +150,13 @@ struct AttentionKernel {
         zeroOrInf &= isInf(v) || v == 0.0f;
       }
     if (allZero)
-      return {Block::Plain, true, {}, kw};
+      return {Block::Plain, true, {}};
     std::vector<float> seen;
     seen.reserve(qm * kw);
     for (int64_t q = q0; q < q0 + qm; ++q)
       for (int64_t k = k0; k < k0 + kw; ++k)
         seen.push_back(at(q, k));
-    return {Block::Masked, zeroOrInf, std::move(seen), kw};
+    return {Block::Masked, zeroOrInf, std::move(seen)};
   }
 
   struct Step {
@@ -471,11 +468,11 @@ void AttentionKernel::addSteps(QueryBlock &blk) {
     int64_t kw = std::min(bank, Sk - k0);
     MaskBlock mb = classify(blk.batch, blk.q0, blk.qm, k0, kw);
     if (mb.kind != Block::Skip)
-      blk.steps.push_back({k0, mb.width, std::move(mb)});
+      blk.steps.push_back({k0, kw, std::move(mb)});
   }
   if (blk.steps.empty()) { // every key masked: computed, as NaN, like softmax
     int64_t kw = std::min(bank, Sk);
-    blk.steps.push_back({0, kw, {Block::Masked, false, {}, kw}});
+    blk.steps.push_back({0, kw, {Block::Masked, false, {}}});
   }
   // Rows that keep a key: all of them when a block adds no mask, else
   // those with a 0 in some masked block's values.
