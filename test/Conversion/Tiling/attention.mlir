@@ -234,3 +234,33 @@ func.func @pe_mask(%q: tensor<128x64xf32>, %k: tensor<200x64xf32>, %v: tensor<20
   %o = linalg.matmul ins(%p, %v : tensor<128x200xf32>, tensor<200x64xf32>) outs(%oz : tensor<128x64xf32>) -> tensor<128x64xf32>
   return %o : tensor<128x64xf32>
 }
+
+// -----
+
+// The heads merged back ([2, 256, 64] -> [256, 2, 64]) and fed to an
+// output projection, which under auto-cast reads them rounded to bf16:
+// the kernel stores each context block already rounded, straight into the
+// merged rows (row stride 128); neither the transpose nor the cast runs.
+// CHECK-LABEL: func.func @out_proj
+// CHECK-NOT: linalg.
+// CHECK: nki.tensor_scalar {{.*}} {op0 = "div"} : memref<128x64xf32, #nki.memory<psum>> into memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK: nki.dma {{.*}} : memref<128x64xbf16, #nki.memory<sbuf>> to memref<128x64xbf16, strided<[128, 1], offset: ?>>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @out_proj(%q: tensor<2x256x64xf32>, %kT: tensor<2x64x256xf32>, %v: tensor<2x256x64xf32>, %w: tensor<128x32xf32>) -> tensor<256x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x256x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<2x256x64xf32>, tensor<2x64x256xf32>) outs(%z : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<2x256x256xf32>) outs(%e : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %oe = tensor.empty() : tensor<2x256x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x256x256xf32>, tensor<2x256x64xf32>) outs(%oz : tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
+  %re = tensor.empty() : tensor<256x2x64xf32>
+  %r = linalg.transpose ins(%o : tensor<2x256x64xf32>) outs(%re : tensor<256x2x64xf32>) permutation = [1, 0, 2]
+  %m = tensor.collapse_shape %r [[0], [1, 2]] : tensor<256x2x64xf32> into tensor<256x128xf32>
+  %ye = tensor.empty() : tensor<256x32xf32>
+  %yz = linalg.fill ins(%zero : f32) outs(%ye : tensor<256x32xf32>) -> tensor<256x32xf32>
+  %y = linalg.matmul ins(%m, %w : tensor<256x128xf32>, tensor<128x32xf32>) outs(%yz : tensor<256x32xf32>) -> tensor<256x32xf32>
+  return %y : tensor<256x32xf32>
+}
