@@ -222,6 +222,71 @@ def transformer_layer(d=768, heads=12, ff=3072, causal=False, seq=512):
     return Layer()
 
 
+def llama_layer(d=768, heads=12, kv_heads=4, ff=2048, seq=512):
+    """A Llama-style decoder layer as Hugging Face's LlamaDecoderLayer
+    writes it, input [S, d]: RMSNorm (x * rsqrt(mean(x^2) + eps) * w),
+    q/k/v projections without bias, rotary position embeddings on q and k
+    (rotate_half with constant cos/sin tables), grouped-query causal
+    attention (`kv_heads` K/V heads, repeat_kv), the output projection and
+    residual, RMSNorm, a SiLU-gated MLP (down(silu(gate(x)) * up(x))) and
+    residual."""
+    import torch
+    from torch import nn
+
+    dh = d // heads
+
+    class RMSNorm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(1.0 + 0.1 * torch.randn(d))
+
+        def forward(self, x):
+            var = x.pow(2).mean(-1, keepdim=True)
+            return x * torch.rsqrt(var + 1e-6) * self.weight
+
+    def rotate_half(x):
+        return torch.cat([-x[..., dh // 2:], x[..., :dh // 2]], dim=-1)
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm1, self.norm2 = RMSNorm(), RMSNorm()
+            self.q = nn.Linear(d, heads * dh, bias=False)
+            self.k = nn.Linear(d, kv_heads * dh, bias=False)
+            self.v = nn.Linear(d, kv_heads * dh, bias=False)
+            self.o = nn.Linear(heads * dh, d, bias=False)
+            self.gate = nn.Linear(d, ff, bias=False)
+            self.up = nn.Linear(d, ff, bias=False)
+            self.down = nn.Linear(ff, d, bias=False)
+            inv = 1.0 / (10000 ** (torch.arange(0, dh, 2).float() / dh))
+            freqs = torch.outer(torch.arange(seq).float(), inv)
+            emb = torch.cat([freqs, freqs], dim=-1)          # [S, dh]
+            self.register_buffer("cos", emb.cos())
+            self.register_buffer("sin", emb.sin())
+            self.register_buffer("mask", causal_mask(seq))
+
+        def forward(self, x):
+            h = self.norm1(x)
+            q = self.q(h).reshape(seq, heads, dh).transpose(0, 1)
+            k = self.k(h).reshape(seq, kv_heads, dh).transpose(0, 1)
+            v = self.v(h).reshape(seq, kv_heads, dh).transpose(0, 1)
+            q = q * self.cos + rotate_half(q) * self.sin
+            k = k * self.cos + rotate_half(k) * self.sin
+            group = heads // kv_heads
+            k = k[:, None].expand(kv_heads, group, seq, dh)
+            v = v[:, None].expand(kv_heads, group, seq, dh)
+            k = k.reshape(heads, seq, dh)
+            v = v.reshape(heads, seq, dh)
+            s = q @ k.transpose(-2, -1) * (dh ** -0.5) + self.mask
+            a = (s.softmax(dim=-1) @ v).transpose(0, 1).reshape(seq, d)
+            x = x + self.o(a)
+            h = self.norm2(x)
+            g = self.gate(h)
+            return x + self.down(g * torch.sigmoid(g) * self.up(h))
+
+    return Layer()
+
+
 def decode_step(d=768, heads=12, cached=2048):
     """One new token's self-attention against a KV cache of `cached`
     entries (a GPT-2-small-sized layer's attention): the token's q, k and v
@@ -376,6 +441,9 @@ ZOO = {
     "tiny_gpt_layer": (lambda: transformer_layer(d=128, heads=4, ff=256,
                                                  causal=True, seq=100),
                        (100, 128), "test"),
+    "tiny_llama_layer": (lambda: llama_layer(d=128, heads=4, kv_heads=2,
+                                             ff=256, seq=100),
+                         (100, 128), "test"),
     "tiny_decode": (lambda: decode_step(d=128, heads=4, cached=300),
                     (1 + 2 * 300, 128), "test"),
     # transformers (run.py --group attention / transformer): attention
@@ -389,6 +457,7 @@ ZOO = {
     "gpt2_layer": (lambda: transformer_layer(causal=True), (512, 768),
                    "transformer"),
     "gpt2_decode": (decode_step, (1 + 2 * 2048, 768), "transformer"),
+    "llama_layer": (llama_layer, (512, 768), "transformer"),
     # compile-time benchmark (bench/compile_time.py --models): the sizes
     # of an OCR pipeline's classifier, recogniser and detector
     "mobilenet_v3_cls": (_tv("mobilenet_v3_small", num_classes=4),

@@ -75,16 +75,43 @@ bool readsThroughNonPermutation(Operation *op) {
          });
 }
 
+/// Whether `use` is the input of a copy (or cast) that broadcasts it over
+/// a dim it does not have: an Expand, such as Llama's repeat_kv of K and V
+/// to the query heads. Fusing a producer into it would compute the
+/// producer once per copy (the rotary embedding of every K head three
+/// times), and the copy itself is a view to the attention kernel.
+bool isBroadcastCopyInput(OpOperand *use) {
+  auto copy = dyn_cast<linalg::GenericOp>(use->getOwner());
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumReductionLoops())
+    return false;
+  // A loop of more than one step that the input's map does not name (it
+  // may name a size-1 dim by a constant 0 instead).
+  AffineMap map = copy.getMatchingIndexingMap(use);
+  SmallVector<int64_t> ranges = copy.getStaticLoopRanges();
+  bool broadcasts = false;
+  for (unsigned d = 0; d < map.getNumDims(); ++d)
+    if (!map.isFunctionOfDim(d) && ranges[d] != 1)
+      broadcasts = true;
+  if (!broadcasts)
+    return false;
+  Value v = copy.getRegion().front().getTerminator()->getOperand(0);
+  if (auto cast = v.getDefiningOp<CastOpInterface>())
+    v = cast->getOperand(0);
+  return v == copy.getMatchingBlockArgument(use);
+}
+
 /// The parts of `v` when it is a chain of insert_slices into a
-/// tensor.empty that covers it exactly, each part a block of dim 1 (whole
-/// along the other dims, unit strides), in chain order: (offset, part).
+/// tensor.empty that covers it exactly, each part a block of one dim `dim`
+/// (whole along the other dims, unit strides), sorted by offset:
+/// (offset, part).
 std::optional<SmallVector<std::pair<int64_t, Value>>>
-channelBlocks(Value v) {
+assembledParts(Value v, int64_t &dim) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() < 2)
+  if (!type || !type.hasStaticShape() || type.getRank() < 1)
     return std::nullopt;
   SmallVector<std::pair<int64_t, Value>> parts;
   int64_t covered = 0;
+  dim = -1;
   while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>()) {
     ArrayRef<int64_t> offsets = insert.getStaticOffsets();
     ArrayRef<int64_t> sizes = insert.getStaticSizes();
@@ -93,11 +120,17 @@ channelBlocks(Value v) {
         ShapedType::isDynamicShape(sizes) || !insert.hasUnitStride() ||
         src.getRank() != type.getRank())
       return std::nullopt;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != 1 && (offsets[d] != 0 || sizes[d] != type.getDimSize(d)))
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (offsets[d] == 0 && sizes[d] == type.getDimSize(d))
+        continue;
+      if (dim >= 0 && dim != d)
         return std::nullopt;
-    parts.push_back({offsets[1], insert.getSource()});
-    covered += sizes[1];
+      dim = d;
+    }
+    if (dim < 0)
+      return std::nullopt; // a whole copy, not a part
+    parts.push_back({offsets[dim], insert.getSource()});
+    covered += sizes[dim];
     v = insert.getDest();
   }
   if (!v.getDefiningOp<tensor::EmptyOp>() || parts.size() < 2)
@@ -108,12 +141,116 @@ channelBlocks(Value v) {
   for (auto &[offset, part] : parts) {
     if (offset != next)
       return std::nullopt;
-    next += cast<RankedTensorType>(part.getType()).getDimSize(1);
+    next += cast<RankedTensorType>(part.getType()).getDimSize(dim);
   }
-  if (next != type.getDimSize(1) || covered != next)
+  if (next != type.getDimSize(dim) || covered != next)
     return std::nullopt;
   return parts;
 }
+
+/// Whether every part is a convolution's result.
+static bool partsAreConvolutions(ArrayRef<std::pair<int64_t, Value>> parts) {
+  return llvm::all_of(parts, [](auto &p) {
+    auto conv = p.second.template getDefiningOp<linalg::GenericOp>();
+    return conv && nki::conv::matchConvGeneric(conv);
+  });
+}
+
+/// Creates `op` over the range [offset, offset + size of `part`) of its
+/// loop dim `dim`, with input `split` replaced by `part` (which holds that
+/// range of it) and the other inputs sliced to it; returns `whole` with
+/// the result inserted. Every indexing map is a projected permutation and
+/// the output's is the identity.
+static Value emitPart(PatternRewriter &rewriter, linalg::GenericOp op,
+                      unsigned split, Value part, int64_t dim, int64_t offset,
+                      Value whole) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = op.getLoc();
+  int64_t rank = op.getNumLoops();
+  int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(dim);
+  // `v` (read through `map`) cut to the range.
+  auto slice = [&](Value v, AffineMap map) -> Value {
+    auto vt = cast<RankedTensorType>(v.getType());
+    std::optional<unsigned> at =
+        map.getResultPosition(getAffineDimExpr(dim, ctx));
+    if (!at)
+      return v;
+    SmallVector<int64_t> offsets(vt.getRank(), 0), sizes(vt.getShape()),
+        strides(vt.getRank(), 1);
+    offsets[*at] = offset;
+    sizes[*at] = size;
+    return tensor::ExtractSliceOp::create(rewriter, loc, v,
+                                          getAsIndexOpFoldResult(ctx, offsets),
+                                          getAsIndexOpFoldResult(ctx, sizes),
+                                          getAsIndexOpFoldResult(ctx, strides));
+  };
+  SmallVector<Value> ins;
+  for (OpOperand *in : op.getDpsInputOperands())
+    ins.push_back(in->getOperandNumber() == split
+                      ? part
+                      : slice(in->get(), op.getMatchingIndexingMap(in)));
+  Value init = slice(whole, AffineMap::getMultiDimIdentityMap(rank, ctx));
+  auto perPart = linalg::GenericOp::create(
+      rewriter, loc, init.getType(), ins, ValueRange{init},
+      op.getIndexingMapsArray(), op.getIteratorTypesArray());
+  rewriter.cloneRegionBefore(op.getRegion(), perPart.getRegion(),
+                             perPart.getRegion().begin());
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+  offsets[dim] = offset;
+  return tensor::InsertSliceOp::create(
+      rewriter, loc, perPart.getResult(0), whole,
+      getAsIndexOpFoldResult(ctx, offsets),
+      getAsIndexOpFoldResult(ctx,
+                             cast<RankedTensorType>(init.getType()).getShape()),
+      getAsIndexOpFoldResult(ctx, strides));
+}
+
+/// Whether `op` may run per part of an input: elementwise, one output
+/// written whole from a tensor.empty (its value unread), and every operand
+/// read through a projected permutation.
+static bool splittable(linalg::GenericOp op) {
+  return op.getNumDpsInits() == 1 && op.getNumReductionLoops() == 0 &&
+         op.getIndexingMapsArray().back().isIdentity() &&
+         op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() &&
+         op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() &&
+         llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation(/*allowZeroInResults=*/true);
+         });
+}
+
+/// An elementwise generic over a concatenation (a chain of insert_slices
+/// that covers a tensor.empty along one dim: rotary embeddings'
+/// rotate_half, cat(-x2, x1)) runs once per part, reading the part where
+/// it was computed and the other operands sliced likewise, so that the
+/// concatenation is never copied together; a part's producer (the
+/// negation) then fuses into its op. (Convolutions' channel blocks are
+/// SplitEpilogueOverChannelBlocks' below.)
+struct SplitOverConcatParts : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!splittable(op))
+      return failure();
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (!op.getMatchingIndexingMap(in).isIdentity() || !in->get().hasOneUse())
+        continue;
+      int64_t dim;
+      std::optional<SmallVector<std::pair<int64_t, Value>>> parts =
+          assembledParts(in->get(), dim);
+      if (!parts || partsAreConvolutions(*parts))
+        continue;
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      Value whole = tensor::EmptyOp::create(
+          rewriter, op.getLoc(), type.getShape(), type.getElementType());
+      for (auto &[offset, part] : *parts)
+        whole = emitPart(rewriter, op, in->getOperandNumber(), part, dim,
+                         offset, whole);
+      rewriter.replaceOp(op, whole);
+      return success();
+    }
+    return failure();
+  }
+};
 
 /// An elementwise generic over a tensor assembled from channel blocks that
 /// convolutions computed (a depthwise convolution of more than 128
@@ -129,10 +266,7 @@ struct SplitEpilogueOverChannelBlocks
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
-        !op.getIndexingMapsArray().back().isIdentity() ||
-        !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
-        !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
+    if (!splittable(op))
       return failure();
     // The input assembled from convolutions' channel blocks.
     std::optional<SmallVector<std::pair<int64_t, Value>>> parts;
@@ -141,11 +275,9 @@ struct SplitEpilogueOverChannelBlocks
       if (!op.getMatchingIndexingMap(in).isIdentity() ||
           !in->get().hasOneUse())
         continue;
-      parts = channelBlocks(in->get());
-      if (parts && llvm::all_of(*parts, [](auto &p) {
-            auto conv = p.second.template getDefiningOp<linalg::GenericOp>();
-            return conv && nki::conv::matchConvGeneric(conv);
-          })) {
+      int64_t dim;
+      parts = assembledParts(in->get(), dim);
+      if (parts && dim == 1 && partsAreConvolutions(*parts)) {
         split = in->getOperandNumber();
         break;
       }
@@ -153,11 +285,6 @@ struct SplitEpilogueOverChannelBlocks
     }
     if (!parts)
       return failure();
-    // Every other operand reads dim 1 at most through a dim of its own
-    // (per-channel [C, 1, 1] operands read (d1, 0, 0)).
-    for (AffineMap map : op.getIndexingMapsArray())
-      if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-        return failure();
 
     // Each block's op goes right after its convolution (nki-tile fuses an
     // epilogue that follows its producer), and the assembly after it; the
@@ -170,12 +297,7 @@ struct SplitEpilogueOverChannelBlocks
       return a.second.getDefiningOp()->isBeforeInBlock(
           b.second.getDefiningOp());
     });
-    Operation *first = nullptr;
-    for (auto &[offset, part] : *parts) {
-      Operation *conv = part.getDefiningOp();
-      if (!first || conv->isBeforeInBlock(first))
-        first = conv;
-    }
+    Operation *first = parts->front().second.getDefiningOp();
     for (OpOperand *in : op.getDpsInputOperands()) {
       Operation *def = in->get().getDefiningOp();
       if (in->getOperandNumber() != split && def &&
@@ -185,13 +307,10 @@ struct SplitEpilogueOverChannelBlocks
 
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getResult(0).getType());
-    int64_t rank = type.getRank();
     rewriter.setInsertionPoint(first);
     Value whole = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                           type.getElementType());
-    MLIRContext *ctx = rewriter.getContext();
     for (auto &[offset, part] : *parts) {
-      int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(1);
       // The block's convolution computed into its slice of the assembled
       // tensor (for the elementwise op over the whole); it is a scratch
       // tensor now, which its zero fill overwrites.
@@ -207,41 +326,7 @@ struct SplitEpilogueOverChannelBlocks
         rewriter.modifyOpInPlace(
             fill, [&] { fill.getOutputsMutable()[0].assign(empty); });
       }
-      // `v` (read through `map`) cut to the block's channels.
-      auto slice = [&](Value v, AffineMap map) -> Value {
-        auto vt = cast<RankedTensorType>(v.getType());
-        std::optional<unsigned> at = map.getResultPosition(
-            getAffineDimExpr(1, ctx));
-        if (!at)
-          return v;
-        SmallVector<int64_t> offsets(vt.getRank(), 0), sizes(vt.getShape()),
-            strides(vt.getRank(), 1);
-        offsets[*at] = offset;
-        sizes[*at] = size;
-        return tensor::ExtractSliceOp::create(
-            rewriter, loc, v, getAsIndexOpFoldResult(ctx, offsets),
-            getAsIndexOpFoldResult(ctx, sizes),
-            getAsIndexOpFoldResult(ctx, strides));
-      };
-      SmallVector<Value> ins;
-      for (OpOperand *in : op.getDpsInputOperands())
-        ins.push_back(in->getOperandNumber() == split
-                          ? part
-                          : slice(in->get(), op.getMatchingIndexingMap(in)));
-      Value init = slice(whole, AffineMap::getMultiDimIdentityMap(rank, ctx));
-      auto perBlock = linalg::GenericOp::create(
-          rewriter, loc, init.getType(), ins, ValueRange{init},
-          op.getIndexingMapsArray(), op.getIteratorTypesArray());
-      rewriter.cloneRegionBefore(op.getRegion(), perBlock.getRegion(),
-                                 perBlock.getRegion().begin());
-      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
-      offsets[1] = offset;
-      whole = tensor::InsertSliceOp::create(
-          rewriter, loc, perBlock.getResult(0), whole,
-          getAsIndexOpFoldResult(ctx, offsets),
-          getAsIndexOpFoldResult(
-              ctx, cast<RankedTensorType>(init.getType()).getShape()),
-          getAsIndexOpFoldResult(ctx, strides));
+      whole = emitPart(rewriter, op, split, part, 1, offset, whole);
     }
     rewriter.replaceOp(op, whole);
     return success();
@@ -332,6 +417,7 @@ struct NKIFuseElementwisePass
       auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
       return producer && producer->hasOneUse() &&
              !(consumer && nki::conv::matchConvGeneric(consumer)) &&
+             !isBroadcastCopyInput(fused) &&
              !readsThroughNonPermutation(producer) &&
              !readsThroughNonPermutation(consumer);
     };
@@ -383,8 +469,9 @@ struct NKIFuseElementwisePass
     // epilogues), once fusion has made them one op.
     {
       RewritePatternSet split(context);
-      split.add<SplitEpilogueOverChannelBlocks>(context);
+      split.add<SplitEpilogueOverChannelBlocks, SplitOverConcatParts>(context);
       tensor::populateFoldTensorEmptyPatterns(split);
+      linalg::populateElementwiseOpsFusionPatterns(split, fuse);
       (void)applyPatternsGreedily(getOperation(), std::move(split));
     }
 

@@ -495,18 +495,24 @@ LogicalResult AttentionKernel::emit() {
   }
   int64_t Sq = c.queries, Sk = c.keys, d = c.headDim, e = c.valueDim;
   Type mul = c.multiplyType, qkType = c.scoresType;
+  // K^T [dd, Sk] per block of P head dims; V [<= P keys, e] per key
+  // block; loaded once for the query heads of a group.
+  SmallVector<Value> kT, v;
   for (int64_t batch = 0; batch < c.batch; ++batch) {
-    // K^T [dd, Sk] per block of P head dims; V [<= P keys, e] per key
-    // block.
-    SmallVector<Value> kT, v;
-    for (int64_t d0 = 0; d0 < d; d0 += P)
-      kT.push_back(loadKeys(c.kSegments, c.kT, /*keysOnCols=*/true, c.kB, batch,
-                            c.kRow, d0, std::min(P, d - d0), c.kCol, 0, Sk,
-                            qkType));
-    for (int64_t k0 = 0; k0 < Sk; k0 += P)
-      v.push_back(loadKeys(c.vSegments, c.v, /*keysOnCols=*/false, c.vB, batch,
-                           c.vRow, k0, std::min(P, Sk - k0), c.vCol, 0, e,
-                           mul));
+    if (batch % c.kGroup == 0) {
+      kT.clear();
+      for (int64_t d0 = 0; d0 < d; d0 += P)
+        kT.push_back(loadKeys(c.kSegments, c.kT, /*keysOnCols=*/true, c.kB,
+                              batch / c.kGroup, c.kRow, d0, std::min(P, d - d0),
+                              c.kCol, 0, Sk, qkType));
+    }
+    if (batch % c.vGroup == 0) {
+      v.clear();
+      for (int64_t k0 = 0; k0 < Sk; k0 += P)
+        v.push_back(loadKeys(c.vSegments, c.v, /*keysOnCols=*/false, c.vB,
+                             batch / c.vGroup, c.vRow, k0, std::min(P, Sk - k0),
+                             c.vCol, 0, e, mul));
+    }
     // The query blocks, their Q^T loaded up front.
     SmallVector<QueryBlock> blocks;
     for (int64_t q0 = 0; q0 < Sq; q0 += P) {
@@ -534,9 +540,10 @@ bool AttentionKernel::stackHeads() {
   auto sideBySide = [](const Access &a, int head, int within, int64_t n) {
     return a.strides[head] == n * a.strides[within];
   };
-  if (c.queries != 1 || H < 2 || H > P || c.mask || c.qB < 0 || c.kB < 0 ||
-      c.vB < 0 || c.oB < 0 || !sideBySide(c.kT, c.kB, c.kRow, d) ||
-      !sideBySide(c.v, c.vB, c.vCol, e) || H * e > 4 * options.bankColumns)
+  if (c.queries != 1 || H < 2 || H > P || c.mask || c.kGroup != 1 ||
+      c.vGroup != 1 || c.qB < 0 || c.kB < 0 || c.vB < 0 || c.oB < 0 ||
+      !sideBySide(c.kT, c.kB, c.kRow, d) || !sideBySide(c.v, c.vB, c.vCol, e) ||
+      H * e > 4 * options.bankColumns)
     return false;
   for (const KeySegment &seg : c.kSegments)
     if (!sideBySide(seg.a, c.kB, c.kRow, d))

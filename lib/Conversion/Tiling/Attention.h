@@ -52,6 +52,10 @@ struct AttentionChain {
   llvm::SmallVector<KeySegment> kSegments, vSegments;
   int qB = -1, qRow = 0, qCol = 0, kB = -1, kRow = 0, kCol = 0, vB = -1,
       vRow = 0, vCol = 0, oB = -1, oRow = 0, oCol = 0;
+  /// Grouped-query attention: batch b reads K (V) head b / kGroup (b /
+  /// vGroup), the strides of `kT` (`v`) along their batch dim applying to
+  /// that head index; each K and V head is loaded once for its group.
+  int64_t kGroup = 1, vGroup = 1;
   /// The prologue's scale factors (positive) and its additive mask, an
   /// operand of the prologue generic over [b, q, k] (or [b * q, k]).
   double innerScale = 1.0, scale = 1.0;

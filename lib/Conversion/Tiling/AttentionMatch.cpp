@@ -157,9 +157,16 @@ static std::optional<double> castScale(linalg::GenericOp g) {
 /// Rewrites `a`, a walk over `extents` through a row-major buffer of
 /// `shape`, to walk the same elements of `to`, where element (i0, i1, ...)
 /// of the first is at toOffset + sum(i_d * toStrides[d]) in `to`. Each walk
-/// dim must step through one dim of `shape` (no carries into the next).
+/// dim must step through one dim of `shape` (no carries into the next), or
+/// with unit step through all of a dim and on into the one before it when
+/// `to` walks the two alike. When `group` is given, walk dim `groupDim`
+/// (the batch) may also step through two dims [n, g] of `shape` the second
+/// of which `to` broadcasts (stride 0): grouped-query attention's K and V
+/// heads, each read by g query heads. Then *group = g, and the walk's
+/// stride applies to its index divided by g.
 static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
-                  Value to, ArrayRef<int64_t> toStrides, int64_t toOffset) {
+                  Value to, ArrayRef<int64_t> toStrides, int64_t toOffset,
+                  int groupDim = -1, int64_t *group = nullptr) {
   // Each matmul dim walks one dim of x (no carries into the next), so the
   // same walk over the input is affine too.
   SmallVector<int64_t> xStrides(shape.size(), 1);
@@ -177,6 +184,7 @@ static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
   out.offset = toOffset;
   for (auto [d, r] : llvm::enumerate(reach))
     out.offset += r * toStrides[d];
+  int64_t g = 1;
   for (auto [m, stride] : llvm::enumerate(a.strides)) {
     int64_t sigma = stride;
     if (sigma == 0)
@@ -185,6 +193,25 @@ static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
         llvm::find_if(xStrides, [&](int64_t s) { return sigma % s == 0; }) -
         xStrides.begin();
     int64_t step = sigma / xStrides[d];
+    // A unit-step walk through all of dim d and on into dim d - 1 (the
+    // batch of [kv heads, group] or [heads, 1]): linear in `to` when dim
+    // d - 1 steps over all of dim d there too; else a group when `to`
+    // broadcasts dim d.
+    if (step == 1 && d > 0 && reach[d] == 0 && extents[m] > shape[d] &&
+        extents[m] % shape[d] == 0) {
+      bool linear = toStrides[d - 1] == toStrides[d] * shape[d];
+      bool grouped = group && int(m) == groupDim && toStrides[d] == 0;
+      if (linear || grouped) {
+        reach[d] = shape[d] - 1;
+        reach[d - 1] += extents[m] / shape[d] - 1;
+        out.strides[m] = toStrides[d];
+        if (grouped) {
+          g = shape[d];
+          out.strides[m] = toStrides[d - 1];
+        }
+        continue;
+      }
+    }
     reach[d] += step * (extents[m] - 1);
     out.strides[m] = step * toStrides[d];
   }
@@ -192,6 +219,8 @@ static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
     if (r >= shape[d])
       return false;
   a = out;
+  if (group)
+    *group = g;
   return true;
 }
 
@@ -238,10 +267,16 @@ static bool writtenBetween(ArrayRef<Operation *> ops, Operation *from,
       after = true;
       continue;
     }
-    if (auto d = dyn_cast<DestinationStyleOpInterface>(op); d && after)
+    if (!after)
+      continue;
+    if (auto d = dyn_cast<DestinationStyleOpInterface>(op))
       for (Value init : d.getDpsInits())
         if (viewRoot(init) == root)
           return true;
+    // memref.copy (a concatenation's parts) is not destination-style.
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      if (viewRoot(copy.getTarget()) == root)
+        return true;
   }
   return false;
 }
@@ -252,11 +287,18 @@ static bool writtenBetween(ArrayRef<Operation *> ops, Operation *from,
 /// fresh buffer that nothing but the chain reads, and nothing writes its
 /// input until `end` (the chain's last op). The writer joins `absorbed`.
 /// A cast that also scales is looked through when `scale` may take its
-/// factor (a factor of Q or K scales the scores).
+/// factor (a factor of Q or K scales the scores). With `group` (K and V),
+/// a copy that broadcasts each head to a group of query heads (Llama's
+/// repeat_kv) is looked through too: see remap's `group`.
 static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         ArrayRef<Operation *> ops, Operation *end,
                         DenseSet<Operation *> &chain,
-                        SmallVectorImpl<Operation *> &absorbed, double *scale) {
+                        SmallVectorImpl<Operation *> &absorbed, double *scale,
+                        int batchDim = -1, int64_t *group = nullptr) {
+  // A grouped walk's batch stride applies to the batch index divided by
+  // the group, which no further remap can take into account.
+  if (group && *group > 1)
+    return false;
   Value x = freshAllocation(a);
   if (!x)
     return false;
@@ -295,9 +337,13 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     return false;
   }
   // Nothing may write the input before the kernel reads it.
+  int64_t g = 1;
   if (writtenBetween(ops, writer, end, in) ||
-      !remap(a, extents, type.getShape(), in, inStrides, inOffset))
+      !remap(a, extents, type.getShape(), in, inStrides, inOffset, batchDim,
+             group ? &g : nullptr))
     return false;
+  if (group)
+    *group = g;
   if (scale)
     *scale *= factor;
   chain.insert(writer);
@@ -735,21 +781,25 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
                                        c.absorbed, &c.innerScale);
        ++i)
     ;
-  for (int i = 0; i < 2 && lookThrough(c.kT, *r1, before, c.context, chain,
-                                       c.absorbed, &c.innerScale);
+  // K^T through its cast, its transpose and a broadcast to query heads.
+  for (int i = 0;
+       i < 3 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed,
+                            &c.innerScale, c.kB, &c.kGroup);
        ++i)
     ;
   for (int i = 0;
-       i < 2 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
-                            /*scale=*/nullptr);
+       i < 3 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
+                            /*scale=*/nullptr, c.vB, &c.vGroup);
        ++i)
     ;
   // K and V assembled from key ranges (a KV cache and the new token's)
   // are read from the ranges' sources.
-  lookThroughAssembly(c.kT, *r1, c.kCol, before, c.context, chain, c.absorbed,
-                      c.kSegments);
-  lookThroughAssembly(c.v, r2, c.vRow, before, c.context, chain, c.absorbed,
-                      c.vSegments);
+  if (c.kGroup == 1)
+    lookThroughAssembly(c.kT, *r1, c.kCol, before, c.context, chain, c.absorbed,
+                        c.kSegments);
+  if (c.vGroup == 1)
+    lookThroughAssembly(c.v, r2, c.vRow, before, c.context, chain, c.absorbed,
+                        c.vSegments);
   // And O to where the transpose or cast that reads it puts it.
   ArrayRef<Operation *> after =
       ops.drop_front(llvm::find(ops, c.context) - ops.begin() + 1);

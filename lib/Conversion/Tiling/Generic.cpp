@@ -1,10 +1,13 @@
 //===- Generic.cpp - Elementwise generics and reductions --------------------===//
 //
-// The iteration space is simplified first: adjacent dims that every operand
-// walks contiguously are merged, so a row-major elementwise op on any rank
-// becomes one long dim, which is split into [partitions, free]. Then the last
-// parallel dim goes on the partitions and the last dim (parallel or the one
-// reduction dim) along the free axis, in chunks; other dims are loops.
+// The iteration space is simplified first: parallel dims of extent 1 are
+// dropped and adjacent dims that every operand walks contiguously are
+// merged, so a row-major elementwise op on any rank becomes one long dim,
+// which is split into [partitions, free] (as is the last dim of an
+// elementwise op whose dim before it is shorter than the partitions). Then
+// the last parallel dim goes on the partitions and the last dim (parallel or
+// the one reduction dim) along the free axis, in chunks; other dims are
+// loops.
 // Operands that do not vary along the free axis are loaded once per
 // partition block as [P,1] columns and used as per-partition scalars.
 //
@@ -31,6 +34,20 @@ struct Space {
   SmallVector<Access> operands; // inputs then the output
 };
 } // namespace
+
+/// Drops parallel dims of extent 1 (a batch of one), which would otherwise
+/// stop the dims around them from merging or end up on the partitions.
+static void dropUnitDims(Space &s) {
+  for (int d = int(s.extents.size()) - 1; d >= 0 && s.extents.size() > 1; --d) {
+    if (s.extents[d] != 1 || s.reduction[d])
+      continue;
+    s.extents.erase(s.extents.begin() + d);
+    s.reduction.erase(s.reduction.begin() + d);
+    for (Access &a : s.operands)
+      if (a.buffer)
+        a.strides.erase(a.strides.begin() + d);
+  }
+}
 
 /// Merges adjacent dims of the same kind that every operand walks
 /// contiguously.
@@ -541,6 +558,7 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     return op.emitOpError("output must be a memref");
   if (s.extents.empty()) // rank 0: one element on one partition
     insertDim(s, 0, 1, false, SmallVector<int64_t>(s.operands.size(), 0));
+  dropUnitDims(s);
   mergeDims(s);
 
   if (succeeded(tryTransposeOnPE(b, op, s, options)))
@@ -552,32 +570,36 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
                           "supported");
   SmallVector<int64_t> zeros(s.operands.size(), 0);
   if (numReductions == 0) {
-    if (s.extents.size() == 1) {
-      // One long dim. Preferably [blocks, partitions, free] with every tile
-      // a contiguous block of HBM (its DMA hull is exact, so tiles do not
-      // look dependent to the scheduler); else [partitions, free].
-      int64_t n = s.extents[0], P = options.partitions;
-      int64_t f = n % P == 0 ? std::min(n / P, chunk) : 0;
-      while (f > 0 && (n / P) % f)
+    // The last dim is split onto the partitions when it is the only one, or
+    // when the dim before it is too short to fill them (a [heads, S * d]
+    // rotary embedding would otherwise run on `heads` partitions).
+    unsigned last = s.extents.size() - 1;
+    int64_t len = s.extents[last], P = options.partitions;
+    if (last == 0 || (s.extents[last - 1] < P && len % P == 0)) {
+      // Preferably [blocks, partitions, free] with every tile a contiguous
+      // block of HBM (its DMA hull is exact, so tiles do not look dependent
+      // to the scheduler); else [partitions, free].
+      int64_t f = len % P == 0 ? std::min(len / P, chunk) : 0;
+      while (f > 0 && (len / P) % f)
         --f;
-      if (f > 0 && f >= std::min<int64_t>(n / P, 256)) {
+      if (f > 0 && f >= std::min<int64_t>(len / P, 256)) {
         SmallVector<int64_t> pStrides, bStrides;
         for (Access &a : s.operands) {
-          pStrides.push_back(a.buffer ? a.strides[0] * f : 0);
-          bStrides.push_back(a.buffer ? a.strides[0] * f * P : 0);
+          pStrides.push_back(a.buffer ? a.strides[last] * f : 0);
+          bStrides.push_back(a.buffer ? a.strides[last] * f * P : 0);
         }
-        s.extents[0] = f;
-        insertDim(s, 0, P, false, pStrides);
-        insertDim(s, 0, n / (P * f), false, bStrides);
+        s.extents[last] = f;
+        insertDim(s, last, P, false, pStrides);
+        insertDim(s, last, len / (P * f), false, bStrides);
       } else {
-        int64_t p = std::min<int64_t>(n, P);
-        while (n % p)
+        int64_t p = std::min<int64_t>(len, P);
+        while (len % p)
           --p;
         SmallVector<int64_t> outerStrides;
         for (Access &a : s.operands)
-          outerStrides.push_back(a.buffer ? a.strides[0] * (n / p) : 0);
-        s.extents[0] = n / p;
-        insertDim(s, 0, p, false, outerStrides);
+          outerStrides.push_back(a.buffer ? a.strides[last] * (len / p) : 0);
+        s.extents[last] = len / p;
+        insertDim(s, last, p, false, outerStrides);
       }
     }
     unsigned n = s.extents.size();

@@ -321,3 +321,77 @@ func.func @layernorm_keepdims(%x: tensor<1x8x16xf32>) -> tensor<1x8x16xf32> {
   } -> tensor<1x8x16xf32>
   return %c : tensor<1x8x16xf32>
 }
+
+// -----
+
+// Rotary embeddings: x * cos + cat(-x2, x1) * sin. The elementwise op over
+// the concatenation runs once per part, reading each part where it is
+// computed (the negation fuses into the first), so the concatenation is
+// never assembled.
+// CHECK-LABEL: func.func @rotate_half
+// CHECK: %[[LO:.*]] = linalg.generic
+// CHECK: arith.negf
+// CHECK: } -> tensor<2x8x4xf32>
+// CHECK: %[[A:.*]] = tensor.insert_slice %[[LO]] into %{{.*}}[0, 0, 0] [2, 8, 4]
+// CHECK: %[[HI:.*]] = linalg.generic
+// CHECK-NOT: arith.negf
+// CHECK: } -> tensor<2x8x4xf32>
+// CHECK: tensor.insert_slice %[[HI]] into %[[A]][0, 0, 4] [2, 8, 4]
+// CHECK-NOT: linalg.generic
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#table = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @rotate_half(%x: tensor<2x8x8xf32>, %cos: tensor<8x8xf32>, %sin: tensor<8x8xf32>) -> tensor<2x8x8xf32> {
+  %x1 = tensor.extract_slice %x[0, 0, 0] [2, 8, 4] [1, 1, 1] : tensor<2x8x8xf32> to tensor<2x8x4xf32>
+  %x2 = tensor.extract_slice %x[0, 0, 4] [2, 8, 4] [1, 1, 1] : tensor<2x8x8xf32> to tensor<2x8x4xf32>
+  %e4 = tensor.empty() : tensor<2x8x4xf32>
+  %neg = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x2 : tensor<2x8x4xf32>) outs(%e4 : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<2x8x4xf32>
+  %e8 = tensor.empty() : tensor<2x8x8xf32>
+  %c0 = tensor.insert_slice %neg into %e8[0, 0, 0] [2, 8, 4] [1, 1, 1] : tensor<2x8x4xf32> into tensor<2x8x8xf32>
+  %rot = tensor.insert_slice %x1 into %c0[0, 0, 4] [2, 8, 4] [1, 1, 1] : tensor<2x8x4xf32> into tensor<2x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #table, #id3, #table, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %cos, %rot, %sin : tensor<2x8x8xf32>, tensor<8x8xf32>, tensor<2x8x8xf32>, tensor<8x8xf32>) outs(%e8 : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %b: f32, %s: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %q = arith.mulf %b, %s : f32
+    %t = arith.addf %p, %q : f32
+    linalg.yield %t : f32
+  } -> tensor<2x8x8xf32>
+  return %r : tensor<2x8x8xf32>
+}
+
+// -----
+
+// Llama's repeat_kv copies each K head to the query heads of its group.
+// The rotary embedding before it is not fused into that copy (it would run
+// once per query head); the copy stays, a view for the attention kernel.
+// CHECK-LABEL: func.func @repeat_kv
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: } -> tensor<16x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x4xf32>) outs(%{{.*}} : tensor<2x3x8x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: linalg.yield
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#kv = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @repeat_kv(%k: tensor<2x8x4xf32>, %cos: tensor<2x8x4xf32>) -> tensor<2x3x8x4xf32> {
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k, %cos : tensor<2x8x4xf32>, tensor<2x8x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<2x8x4xf32>
+  %e4 = tensor.empty() : tensor<2x3x8x4xf32>
+  %b = linalg.generic {indexing_maps = [#kv, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r : tensor<2x8x4xf32>) outs(%e4 : tensor<2x3x8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x3x8x4xf32>
+  return %b : tensor<2x3x8x4xf32>
+}

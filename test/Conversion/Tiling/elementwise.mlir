@@ -189,3 +189,45 @@ func.func @transpose(%x: memref<200x300xf32>, %y: memref<300x200xf32>) {
   linalg.transpose ins(%x : memref<200x300xf32>) outs(%y : memref<300x200xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// A batch of one does not go on the partitions: the size-1 dim is dropped
+// (it kept the residual add of a [1, 512, 768] activation and a [512, 768]
+// matmul result from merging, one partition per instruction), and the
+// merged rows are split into [blocks, 128 partitions, free].
+// CHECK-LABEL: func.func @unit_batch
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x1536xf32, strided<[1536, 1], offset: ?>> to memref<128x1536xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x1536xf32, #nki.memory<sbuf>>
+// CHECK-NOT: memref<1x{{[0-9]+}}xf32, #nki.memory<sbuf>>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @unit_batch(%x: memref<1x512x768xf32>, %y: memref<512x768xf32>, %o: memref<1x512x768xf32>) {
+  linalg.generic {indexing_maps = [#id3, #rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %y : memref<1x512x768xf32>, memref<512x768xf32>) outs(%o : memref<1x512x768xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Few rows of a long last dim ([4 heads, 512 x 64], a rotary embedding's
+// cos broadcast over the heads): the last dim is split onto the
+// partitions instead of putting the 4 heads there.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: nki.tensor_tensor "mul" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x256xf32, #nki.memory<sbuf>>
+// CHECK-NOT: memref<4x{{[0-9]+}}xf32, #nki.memory<sbuf>>
+#heads = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#table = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @few_rows(%x: memref<4x512x64xf32>, %cos: memref<512x64xf32>, %o: memref<4x512x64xf32>) {
+  linalg.generic {indexing_maps = [#heads, #table, #heads], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %cos : memref<4x512x64xf32>, memref<512x64xf32>) outs(%o : memref<4x512x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
