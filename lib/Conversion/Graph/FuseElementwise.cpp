@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace nki {
 #define GEN_PASS_DEF_NKIFUSEELEMENTWISE
@@ -48,18 +49,21 @@ bool isContraction(Operation *op) {
 /// An elementwise generic that reads a contraction's result, directly or
 /// through reshapes (while the patterns run, a collapsed consumer reads
 /// collapse_shape(expand_shape(result)) until that folds).
+/// Whether `in` is a contraction's result, directly or through reshapes.
+bool isEpilogueInput(Value in) {
+  while (Operation *def = in.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    in = def->getOperand(0);
+  }
+  return isContraction(in.getDefiningOp());
+}
+
 bool isEpilogue(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumReductionLoops() != 0)
     return false;
-  return llvm::any_of(generic.getDpsInputs(), [](Value in) {
-    while (Operation *def = in.getDefiningOp()) {
-      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
-        break;
-      in = def->getOperand(0);
-    }
-    return isContraction(in.getDefiningOp());
-  });
+  return llvm::any_of(generic.getDpsInputs(), isEpilogueInput);
 }
 
 /// A generic that reads an operand through a map that is not a projected
@@ -345,6 +349,102 @@ bool keepsItsSpace(linalg::GenericOp op) {
          });
 }
 
+/// An elementwise op on a matmul's result that also has a parallel loop of
+/// one step which the result does not name (the residual add of a [1, S, H]
+/// activation and the [S, H] output projection) runs without that loop:
+/// the operands that name it are collapsed, the result expanded back. In
+/// the matmul's own space it is the matmul's epilogue (or joins the row
+/// group after it), instead of a kernel of its own over [1, S, H].
+struct DropUnitLoopsOfEpilogue : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (keepsItsSpace(op) || !isEpilogue(op) || op.getNumDpsInits() != 1)
+      return failure();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    // The unit loops to drop: named by plain dims only, and not by the
+    // matmul's result (its epilogue keeps the result's rank).
+    SmallVector<AffineMap> productMaps;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (isEpilogueInput(in->get()))
+        productMaps.push_back(maps[in->getOperandNumber()]);
+    llvm::SmallBitVector drop(ranges.size());
+    for (unsigned d = 0; d < ranges.size(); ++d) {
+      if (ranges[d] != 1 || iterators[d] != utils::IteratorType::parallel)
+        continue;
+      bool plain = llvm::all_of(maps, [&](AffineMap map) {
+        return llvm::all_of(map.getResults(), [&](AffineExpr e) {
+          return !e.isFunctionOfDim(d) || isa<AffineDimExpr>(e);
+        });
+      });
+      if (plain && llvm::none_of(productMaps, [&](AffineMap map) {
+            return map.isFunctionOfDim(d);
+          }))
+        drop.set(d);
+    }
+    if (drop.none() || drop.count() == ranges.size())
+      return failure();
+    MLIRContext *ctx = getContext();
+    // Loop d becomes d minus the dropped loops before it.
+    SmallVector<AffineExpr> newDims;
+    unsigned next = 0;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      newDims.push_back(drop[d] ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(next++, ctx));
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    SmallVector<AffineMap> newMaps;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = maps[operand.getOperandNumber()];
+      auto type = cast<RankedTensorType>(operand.get().getType());
+      SmallVector<AffineExpr> results;
+      SmallVector<int64_t> shape;
+      for (auto [r, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (dim && drop[dim.getPosition()])
+          continue;
+        results.push_back(e.replaceDims(newDims));
+        shape.push_back(type.getDimSize(r));
+      }
+      Value v = operand.get();
+      if (shape.size() != size_t(type.getRank())) {
+        std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForCollapse(type.getShape(), shape);
+        if (!groups)
+          return failure();
+        v = tensor::CollapseShapeOp::create(
+            rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+            v, *groups);
+      }
+      operands.push_back(v);
+      newMaps.push_back(AffineMap::get(next, 0, results, ctx));
+    }
+    SmallVector<utils::IteratorType> newIterators;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (!drop[d])
+        newIterators.push_back(iterators[d]);
+    Value init = operands.pop_back_val();
+    auto smaller =
+        linalg::GenericOp::create(rewriter, loc, init.getType(), operands,
+                                  ValueRange{init}, newMaps, newIterators);
+    rewriter.inlineRegionBefore(op.getRegion(), smaller.getRegion(),
+                                smaller.getRegion().begin());
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    Value result = smaller.getResult(0);
+    if (result.getType() != type)
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, type, result,
+          *getReassociationIndicesForCollapse(
+              type.getShape(),
+              cast<RankedTensorType>(result.getType()).getShape()));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// An input read with a constant 0 in its indexing map (a broadcast dim of
 /// size 1, as ONNX's keepdims reductions leave them: layernorm's
 /// `x - mean` reads the mean as [B, S, 1] through (d0, d1, 0)) is read
@@ -481,7 +581,7 @@ struct NKIFuseElementwisePass
     // become generics over [B*S, H], which nki-tile runs as one row group.
     RewritePatternSet collapseDims(context);
     linalg::populateCollapseDimensions(collapseDims, collapseLeadingDims);
-    collapseDims.add<DropBroadcastUnitDims>(context);
+    collapseDims.add<DropBroadcastUnitDims, DropUnitLoopsOfEpilogue>(context);
     // A reduction's fill init follows the collapse: collapse(fill(empty))
     // becomes fill(empty) of the collapsed shape.
     linalg::FillOp::getCanonicalizationPatterns(collapseDims, context);

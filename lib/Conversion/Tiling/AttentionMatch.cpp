@@ -295,10 +295,6 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         DenseSet<Operation *> &chain,
                         SmallVectorImpl<Operation *> &absorbed, double *scale,
                         int batchDim = -1, int64_t *group = nullptr) {
-  // A grouped walk's batch stride applies to the batch index divided by
-  // the group, which no further remap can take into account.
-  if (group && *group > 1)
-    return false;
   Value x = freshAllocation(a);
   if (!x)
     return false;
@@ -337,12 +333,18 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     return false;
   }
   // Nothing may write the input before the kernel reads it.
+  // Once grouped, the batch walk's stride applies to the K/V head index,
+  // batch / group: it walks that many heads, and no second group is taken.
+  SmallVector<int64_t> walk(extents);
+  bool grouped = group && *group > 1;
+  if (grouped)
+    walk[batchDim] /= *group;
   int64_t g = 1;
   if (writtenBetween(ops, writer, end, in) ||
-      !remap(a, extents, type.getShape(), in, inStrides, inOffset, batchDim,
-             group ? &g : nullptr))
+      !remap(a, walk, type.getShape(), in, inStrides, inOffset, batchDim,
+             group && !grouped ? &g : nullptr))
     return false;
-  if (group)
+  if (group && !grouped)
     *group = g;
   if (scale)
     *scale *= factor;
@@ -788,7 +790,7 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
        ++i)
     ;
   for (int i = 0;
-       i < 3 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
+       i < 4 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
                             /*scale=*/nullptr, c.vB, &c.vGroup);
        ++i)
     ;

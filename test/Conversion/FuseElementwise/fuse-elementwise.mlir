@@ -395,3 +395,29 @@ func.func @repeat_kv(%k: tensor<2x8x4xf32>, %cos: tensor<2x8x4xf32>) -> tensor<2
   } -> tensor<2x3x8x4xf32>
   return %b : tensor<2x3x8x4xf32>
 }
+
+// -----
+
+// A residual add of a [1, S, H] activation and an [S, H] matmul result runs
+// in the matmul's [S, H] space (its epilogue), without the batch of one.
+// CHECK-LABEL: func.func @residual_unit_batch
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]] : tensor<8x16xf32>, tensor<8x16xf32>)
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [1, 8, 16]
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @residual_unit_batch(%x: tensor<1x8x16xf32>, %a: tensor<8x4xf32>, %w: tensor<4x16xf32>) -> tensor<1x8x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<8x4xf32>, tensor<4x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %e3 = tensor.empty() : tensor<1x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #rows, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %m : tensor<1x8x16xf32>, tensor<8x16xf32>) outs(%e3 : tensor<1x8x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x16xf32>
+  return %r : tensor<1x8x16xf32>
+}
