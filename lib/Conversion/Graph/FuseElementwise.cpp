@@ -10,9 +10,12 @@
 // contiguous. ONNX MatMul on rank-3 or rank-4 operands is imported as
 // exactly that reshape + 2-D matmul + reshape. An elementwise consumer of
 // the expanded result is collapsed to the matmul's shape instead, so that
-// nki-tile can make it the matmul's PSUM epilogue. Last, the leading
-// parallel dims of generics are collapsed into one, so that softmax and
-// layernorm over [B, S, H] are 2-D row kernels.
+// nki-tile can make it the matmul's PSUM epilogue (also when it has a
+// batch of one that the matmul's result lacks). Nothing is fused into a
+// copy that broadcasts it (repeat_kv), and an elementwise op over a
+// concatenation runs once per part. Last, the leading parallel dims of
+// generics are collapsed into one, so that softmax and layernorm over
+// [B, S, H] are 2-D row kernels.
 //
 //===----------------------------------------------------------------------===//
 

@@ -63,12 +63,16 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// product; it runs on the PSUM tile and writes its own output instead.
 /// `pooled`: A is a global pooling's result (Match.h), read from SBUF when
 /// it is kept there, and rounded by the kernel when a cast is in between.
+/// `sibling`: a zero-filled matmul with the same A whose product the
+/// epilogue also reads (Match.h's findSiblingMatmul); it is computed in the
+/// same loops, its PSUM tiles read by the epilogue in place of its output.
 struct PooledMatmulInput;
 struct FusedPool;
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const PooledMatmulInput *pooled,
-                               const TileOptions &options);
+                               const TileOptions &options,
+                               mlir::linalg::MatmulOp sibling = {});
 
 /// A convolution input that is `source` [N, C, height, width] placed at
 /// (top, left) of a buffer filled with `value` (a bufferized tensor.pad).

@@ -183,6 +183,71 @@ linalg::GenericOp tiling::findEpilogue(linalg::LinalgOp matmul,
   return generic;
 }
 
+linalg::MatmulOp tiling::findSiblingMatmul(ArrayRef<Operation *> ops,
+                                           linalg::LinalgOp matmul,
+                                           linalg::GenericOp epilogue) {
+  auto m1 = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
+  if (!m1 || !epilogue)
+    return {};
+  auto root = [](Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  };
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    Value out0 = in->get();
+    if (out0 == m1.getDpsInits()[0] ||
+        !epilogue.getMatchingIndexingMap(in).isIdentity() ||
+        !out0.getDefiningOp<memref::AllocOp>() ||
+        !cast<MemRefType>(out0.getType()).getElementType().isF32() ||
+        epilogue.getDpsInits()[0] == out0)
+      continue;
+    linalg::MatmulOp m0;
+    for (Operation *user : out0.getUsers())
+      if (auto m = dyn_cast<linalg::MatmulOp>(user);
+          m && m.getDpsInits()[0] == out0)
+        m0 = m;
+    if (!m0 || m0 == m1 || m0.getDpsInputs()[0] != m1.getDpsInputs()[0] ||
+        m0.getStaticLoopRanges() != m1.getStaticLoopRanges() ||
+        cast<MemRefType>(m0.getDpsInputs()[1].getType()).getElementType() !=
+            cast<MemRefType>(m1.getDpsInputs()[1].getType()).getElementType() ||
+        m0->getBlock() != epilogue->getBlock() || !m0->isBeforeInBlock(m1))
+      continue;
+    linalg::FillOp fill = findZeroFill(out0, m0);
+    if (!fill)
+      continue;
+    // Nothing but the matmul, its fill and the epilogue touches the product.
+    if (llvm::any_of(out0.getUsers(), [&](Operation *user) {
+          return user != m0.getOperation() && user != fill.getOperation() &&
+                 user != epilogue.getOperation() && !isBufferBookkeeping(user);
+        }))
+      continue;
+    // Its inputs still hold what it would have read where the epilogue is.
+    Value a = root(m0.getDpsInputs()[0]), b = root(m0.getDpsInputs()[1]);
+    bool written = false, between = false;
+    for (Operation *op : ops) {
+      if (op == epilogue.getOperation())
+        break;
+      if (op == m0.getOperation()) {
+        between = true;
+        continue;
+      }
+      if (!between)
+        continue;
+      SmallVector<Value> targets;
+      if (auto d = dyn_cast<DestinationStyleOpInterface>(op))
+        targets.append(d.getDpsInits().begin(), d.getDpsInits().end());
+      if (auto copy = dyn_cast<memref::CopyOp>(op))
+        targets.push_back(copy.getTarget());
+      for (Value t : targets)
+        written |= root(t) == a || root(t) == b;
+    }
+    if (!written)
+      return m0;
+  }
+  return {};
+}
+
 /// A convolution input `x` that is a bufferized tensor.pad: an allocation
 /// filled with a constant (linalg.fill or linalg.map yielding it) whose
 /// middle a memref.copy writes from the source, read by nothing but `conv`.

@@ -61,6 +61,16 @@ std::optional<FusedPool> findFusedPool(mlir::Value out, mlir::Operation *last);
 mlir::linalg::GenericOp findEpilogue(mlir::linalg::LinalgOp matmul,
                                      mlir::linalg::FillOp fill);
 
+/// A matmul whose product the epilogue of `matmul` also reads (a SiLU-gated
+/// MLP's gate, silu(x Wg) * (x Wu), where `matmul` is x Wu): both 2-D, the
+/// same A, the same extents and B type, zero-filled, its f32 product a
+/// scratch allocation that only the epilogue reads, with nothing in `ops`
+/// writing A or its B between it and the epilogue. `matmul`'s kernel then
+/// computes it too, in PSUM next to its own product.
+mlir::linalg::MatmulOp findSiblingMatmul(llvm::ArrayRef<mlir::Operation *> ops,
+                                         mlir::linalg::LinalgOp matmul,
+                                         mlir::linalg::GenericOp epilogue);
+
 /// A convolution input `x` that is a bufferized tensor.pad: an allocation
 /// filled with a constant whose middle a memref.copy writes from the source,
 /// read by nothing but `conv`. The fill, the copy and the view are returned

@@ -39,9 +39,9 @@ constexpr int64_t kMaxPanelBanks = 4;
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
                linalg::GenericOp epilogue, const PooledMatmulInput *pooled,
-               const TileOptions &options)
+               const TileOptions &options, linalg::MatmulOp sibling)
       : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit), epilogue(epilogue),
-        pooled(pooled), options(options) {}
+        pooled(pooled), options(options), sibling(sibling) {}
 
   OpBuilder &b;
   linalg::LinalgOp op;
@@ -50,6 +50,10 @@ struct MatmulKernel {
   linalg::GenericOp epilogue;
   const PooledMatmulInput *pooled;
   const TileOptions &options;
+  /// A second matmul of the same A (its B is `B2`), whose product the
+  /// epilogue reads from its own PSUM tiles.
+  linalg::MatmulOp sibling;
+  Access B2;
 
   int bDim = -1, mDim = 0, nDim = 0, kDim = 0;
   SmallVector<int64_t> extents;
@@ -73,9 +77,10 @@ struct MatmulKernel {
   void emit();
   void emitPanel(OpBuilder &b, Value batch, Value nOff, int64_t np);
   void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
-                 ArrayRef<Value> bTiles, Value mOff, int64_t mm);
+                 ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles, Value mOff,
+                 int64_t mm);
   void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
-                int64_t n0, int64_t nw, Value acc);
+                int64_t n0, int64_t nw, Value acc, Value acc2);
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
   /// partitions and `colDim` along the free axis (loadRows).
   Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
@@ -140,6 +145,15 @@ LogicalResult MatmulKernel::analyze() {
   if (isF32(aMultiply) != isF32(B.elementType))
     return op->emitOpError("matmul inputs must both be f32 or both be "
                            "16-bit (use --auto-cast=matmul)");
+  if (sibling) {
+    if (pooled || !epilogue)
+      return op->emitOpError(
+          "a sibling matmul needs an epilogue and a plain A");
+    FailureOr<Access> b2 = analyzeOperand(sibling, sibling->getOpOperand(1));
+    if (failed(b2))
+      return failure();
+    B2 = *b2;
+  }
   if (!epilogue)
     return success();
   // The epilogue walks C's iteration space: map its dims onto (b, m, n).
@@ -167,7 +181,8 @@ SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
 }
 
 void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
-                            Value nOff, int64_t n0, int64_t nw, Value acc) {
+                            Value nOff, int64_t n0, int64_t nw, Value acc,
+                            Value acc2) {
   Value n = n0 ? arith::AddIOp::create(b, loc, nOff, indexConst(b, loc, n0))
                      .getResult()
                : nOff;
@@ -214,6 +229,10 @@ void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
         int64_t i = &e - epi.operands.data();
         if (i < int64_t(panelRows.size()) && panelRows[i])
           return {tileSlice(b, loc, panelRows[i], 0, mm, n0, nw), false};
+        // The sibling's product, read in PSUM.
+        if (sibling && i < int64_t(epilogue.getNumDpsInputs()) &&
+            epilogue.getDpsInputs()[i] == sibling.getDpsInits()[0])
+          return {acc2, false};
         bool column = e.strides[fDim] == 0;
         int64_t w = column ? 1 : nw;
         Value t = allocTile(b, loc, {mm, w}, e.elementType);
@@ -257,7 +276,8 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
 }
 
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
-                             ArrayRef<Value> bTiles, Value mOff, int64_t mm) {
+                             ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles,
+                             Value mOff, int64_t mm) {
   int64_t K = extents[kDim];
   // Stationary tiles A^T [k, m] for every K block.
   SmallVector<Value> aTiles;
@@ -276,32 +296,45 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
   SmallVector<std::pair<int64_t, int64_t>> banks;
   for (int64_t n0 = 0; n0 < np; n0 += bankColumns())
     banks.push_back({n0, std::min(bankColumns(), np - n0)});
-  SmallVector<Value> accs;
-  for (auto [n0, nw] : banks)
+  SmallVector<Value> accs, accs2;
+  for (auto [n0, nw] : banks) {
     accs.push_back(
         allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
+    if (sibling)
+      accs2.push_back(
+          allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
+  }
   for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
     int64_t kk = std::min<int64_t>(P(), K - int64_t(kb) * P());
-    for (auto [bank, acc] : llvm::zip_equal(banks, accs)) {
-      Value moving =
-          tileSlice(b, loc, bTiles[kb], 0, kk, bank.first, bank.second);
-      tile::MatmulOp::create(b, loc, aTile, moving, acc,
-                             kb ? b.getUnitAttr() : UnitAttr());
+    for (auto [i, bank] : llvm::enumerate(banks)) {
+      UnitAttr accumulate = kb ? b.getUnitAttr() : UnitAttr();
+      tile::MatmulOp::create(
+          b, loc, aTile,
+          tileSlice(b, loc, bTiles[kb], 0, kk, bank.first, bank.second),
+          accs[i], accumulate);
+      if (sibling)
+        tile::MatmulOp::create(
+            b, loc, aTile,
+            tileSlice(b, loc, b2Tiles[kb], 0, kk, bank.first, bank.second),
+            accs2[i], accumulate);
     }
   }
-  for (auto [bank, acc] : llvm::zip_equal(banks, accs))
-    evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, acc);
+  for (auto [i, bank] : llvm::enumerate(banks))
+    evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
+             sibling ? accs2[i] : Value());
 }
 
 void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
                              int64_t np) {
   int64_t K = extents[kDim];
-  SmallVector<Value> bTiles;
+  SmallVector<Value> bTiles, b2Tiles;
   for (int64_t k0 = 0; k0 < K; k0 += P()) {
     int64_t kk = std::min(P(), K - k0);
     SmallVector<Value> ivs =
         ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
     bTiles.push_back(loadOperand(b, B, ivs, kDim, kk, nDim, np));
+    if (sibling)
+      b2Tiles.push_back(loadOperand(b, B2, ivs, kDim, kk, nDim, np));
   }
   // Row-broadcast epilogue operands: one load per panel, not per M block
   // (each load writes every partition: a bias of 2 KB costs 256 KB).
@@ -328,7 +361,7 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
     }
   }
   tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {
-    emitBlock(mb, batch, nOff, np, bTiles, m, mm);
+    emitBlock(mb, batch, nOff, np, bTiles, b2Tiles, m, mm);
   });
 }
 
@@ -336,10 +369,12 @@ void MatmulKernel::emit() {
   // The B panel stays in SBUF across the M loop. It may take 3/4 of SBUF:
   // the rest holds the A^T tiles, the A loads and the evacuated outputs of
   // two M blocks in flight. Wider panels mean fewer re-transposes of A.
+  // With a sibling, two panels and two products per block share them.
   int64_t K = extents[kDim], N = extents[nDim];
   int64_t kBlocks = (K + P() - 1) / P();
-  int64_t bytes = tile::storageBytes(B.elementType);
-  int64_t np = std::min<int64_t>(kMaxPanelBanks * bankColumns(), N);
+  int64_t products = sibling ? 2 : 1;
+  int64_t bytes = tile::storageBytes(B.elementType) * products;
+  int64_t np = std::min<int64_t>(kMaxPanelBanks / products * bankColumns(), N);
   while (np > bankColumns() &&
          kBlocks * np * bytes > options.sbufBytesPerPartition * 3 / 4)
     np -= bankColumns();
@@ -357,14 +392,15 @@ void MatmulKernel::emit() {
 LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
                                  bool zeroInit, linalg::GenericOp epilogue,
                                  const PooledMatmulInput *pooled,
-                                 const TileOptions &options) {
+                                 const TileOptions &options,
+                                 linalg::MatmulOp sibling) {
   if (llvm::is_contained(op.getStaticLoopRanges(), 0)) {
     if (cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0)
       return success(); // an empty result
     return op->emitOpError("matmul with an empty contraction (K = 0) is not "
                            "supported");
   }
-  MatmulKernel kernel(b, op, zeroInit, epilogue, pooled, options);
+  MatmulKernel kernel(b, op, zeroInit, epilogue, pooled, options, sibling);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

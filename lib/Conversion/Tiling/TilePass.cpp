@@ -52,11 +52,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
 
   /// Matmuls whose A operand is a global pooling's result (Match.h).
   DenseMap<Operation *, PooledMatmulInput> pooledInputs;
+  /// Matmuls computed by a later matmul's kernel (findSiblingMatmul), by
+  /// that later matmul.
+  DenseMap<Operation *, linalg::MatmulOp> siblings;
   /// Attention chains (Attention.h) by their context matmul.
   DenseMap<Operation *, AttentionChain> attentions;
 
   void runOnOperation() override {
     pooledInputs.clear();
+    siblings.clear();
     attentions.clear();
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -166,6 +170,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+      // A matmul whose epilogue also reads an earlier matmul of the same A
+      // (a SiLU-gated MLP) computes that one too.
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+        linalg::FillOp fill = findZeroFill(matmul.getDpsInits()[0], op);
+        if (linalg::MatmulOp sibling =
+                findSiblingMatmul(ops, matmul, findEpilogue(matmul, fill));
+            sibling && !absorbed.contains(sibling) &&
+            !siblings.contains(sibling)) {
+          siblings[op] = sibling;
+          absorbed.insert(sibling);
+        }
+      }
       // A matmul reading a global pooling's result rounds it itself (asked
       // now: the pooling is tiled before the matmul).
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
@@ -396,10 +412,17 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       auto pooled = pooledInputs.find(op);
       const PooledMatmulInput *in =
           pooled == pooledInputs.end() ? nullptr : &pooled->second;
+      linalg::MatmulOp sibling = siblings.lookup(op);
       if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue, in,
-                            options)))
+                            options, sibling)))
         return failure();
       erase(op);
+      if (sibling) {
+        if (linalg::FillOp siblingFill =
+                findZeroFill(sibling.getDpsInits()[0], sibling))
+          erase(siblingFill);
+        erase(sibling);
+      }
       if (in && in->cast)
         erase(in->cast);
       if (fill)

@@ -27,6 +27,43 @@ func.func @matmul(%a: memref<256x200xbf16>, %b: memref<200x256xbf16>, %c: memref
 
 // -----
 
+// A SiLU-gated MLP, silu(x Wg) * (x Wu): the epilogue of x Wu also reads
+// x Wg, a matmul of the same A, which the same kernel computes into a
+// second PSUM tile from the same stationary A^T; the epilogue reads both
+// products in PSUM and neither goes to HBM.
+// CHECK-LABEL: func.func @gated
+// CHECK: nki.matmul %[[AT:[0-9]+]], %{{[0-9]+}} into %[[UP:[0-9]+]] : {{.*}} into memref<4x8xf32, #nki.memory<psum>>
+// CHECK: nki.matmul %[[AT]], %{{[0-9]+}} into %[[GATE:[0-9]+]] : {{.*}} into memref<4x8xf32, #nki.memory<psum>>
+// CHECK: nki.activation "exp" %[[GATE]]
+// CHECK: nki.tensor_tensor "mul" %{{[0-9]+}}, %[[UP]] into
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<4x8xf32, #nki.memory<sbuf>> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+// CHECK-NOT: nki.dma
+// CHECK-NOT: linalg
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gated(%x: memref<4x16xf32>, %wg: memref<16x8xf32>, %wu: memref<16x8xf32>, %y: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %g = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<4x8xf32>)
+  linalg.matmul ins(%x, %wg : memref<4x16xf32>, memref<16x8xf32>) outs(%g : memref<4x8xf32>)
+  %u = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%u : memref<4x8xf32>)
+  linalg.matmul ins(%x, %wu : memref<4x16xf32>, memref<16x8xf32>) outs(%u : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : memref<4x8xf32>, memref<4x8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %s = arith.divf %a, %d : f32
+    %t = arith.mulf %s, %b : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // Without a zero fill the product is added to the output's old value.
 // CHECK-LABEL: func.func @matmul_accumulate
 // CHECK: nki.matmul
