@@ -352,6 +352,97 @@ bool keepsItsSpace(linalg::GenericOp op) {
          });
 }
 
+/// Whether `t` moves dims but keeps the innermost one in place (a head
+/// transpose [S, H, d] -> [H, S, d]): read through it, rows stay rows.
+static bool keepsInnermost(linalg::TransposeOp t) {
+  ArrayRef<int64_t> perm = t.getPermutation();
+  return t.hasPureTensorSemantics() && !perm.empty() &&
+         perm.back() == int64_t(perm.size()) - 1;
+}
+
+/// Whether `op` computes something (not just a copy or a cast, which other
+/// kernels look through as they are).
+static bool computes(linalg::GenericOp op) {
+  return llvm::any_of(op.getRegion().front().without_terminator(),
+                      [](Operation &o) { return !isa<CastOpInterface>(o); });
+}
+
+/// An elementwise op reads a head transpose's input through its own
+/// indexing map instead of the transposed copy (the rotary embedding of
+/// [H, S, d] heads read from the projection's [S, H, d]).
+struct TransposeIntoElementwise : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumReductionLoops() != 0 || !computes(op) || keepsItsSpace(op))
+      return failure();
+    SmallVector<Value> ins(op.getDpsInputs());
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    bool changed = false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto t = in->get().getDefiningOp<linalg::TransposeOp>();
+      AffineMap map = maps[in->getOperandNumber()];
+      if (!t || !keepsInnermost(t) || !map.isProjectedPermutation())
+        continue;
+      // out[i] = in[j] with j[perm[k]] = i[k].
+      ArrayRef<int64_t> perm = t.getPermutation();
+      SmallVector<AffineExpr> results(perm.size());
+      for (auto [k, p] : llvm::enumerate(perm))
+        results[p] = map.getResult(k);
+      ins[in->getOperandNumber()] = t.getInput();
+      maps[in->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, results, getContext());
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(ins);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
+/// A slice of a head transpose that only such ops read is the transpose of
+/// the slice of its input, which they then read in place.
+struct SliceOfTranspose : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto t = slice.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!t || !keepsInnermost(t) || !slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != slice.getType().getRank() ||
+        !slice.getType().hasStaticShape() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
+      return failure();
+    for (Operation *user : slice->getUsers()) {
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || g.getNumReductionLoops() != 0 || !computes(g) ||
+          keepsItsSpace(g))
+        return failure();
+    }
+    ArrayRef<int64_t> perm = t.getPermutation();
+    int64_t rank = perm.size();
+    SmallVector<int64_t> offsets(rank), sizes(rank), strides(rank, 1);
+    for (int64_t k = 0; k < rank; ++k) {
+      offsets[perm[k]] = slice.getStaticOffsets()[k];
+      sizes[perm[k]] = slice.getStaticSizes()[k];
+    }
+    MLIRContext *ctx = getContext();
+    Location loc = slice.getLoc();
+    Value part = tensor::ExtractSliceOp::create(
+        rewriter, loc, t.getInput(), getAsIndexOpFoldResult(ctx, offsets),
+        getAsIndexOpFoldResult(ctx, sizes),
+        getAsIndexOpFoldResult(ctx, strides));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, slice.getType().getShape(),
+                                slice.getType().getElementType());
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(slice, part, init, perm);
+    return success();
+  }
+};
+
 /// An elementwise op on a matmul's result that also has a parallel loop of
 /// one step which the result does not name (the residual add of a [1, S, H]
 /// activation and the [S, H] output projection) runs without that loop:
@@ -572,7 +663,8 @@ struct NKIFuseElementwisePass
     // epilogues), once fusion has made them one op.
     {
       RewritePatternSet split(context);
-      split.add<SplitEpilogueOverChannelBlocks, SplitOverConcatParts>(context);
+      split.add<SplitEpilogueOverChannelBlocks, SplitOverConcatParts,
+                TransposeIntoElementwise, SliceOfTranspose>(context);
       tensor::populateFoldTensorEmptyPatterns(split);
       linalg::populateElementwiseOpsFusionPatterns(split, fuse);
       (void)applyPatternsGreedily(getOperation(), std::move(split));

@@ -421,3 +421,42 @@ func.func @residual_unit_batch(%x: tensor<1x8x16xf32>, %a: tensor<8x4xf32>, %w: 
   } -> tensor<1x8x16xf32>
   return %r : tensor<1x8x16xf32>
 }
+
+// -----
+
+// A head transpose [S, H, d] -> [H, S, d] (innermost dim in place) whose
+// halves ops that compute read (a rotary embedding) is read through their
+// indexing maps instead of being copied: the halves are slices of its
+// input. A copy or cast of it (which the attention kernel looks through)
+// keeps it.
+// CHECK-LABEL: func.func @head_transpose
+// CHECK: linalg.transpose ins(%arg0 : tensor<8x2x4xf32>)
+// CHECK-DAG: %[[LO:.*]] = tensor.extract_slice %arg0[0, 0, 0] [8, 2, 2] [1, 1, 1] : tensor<8x2x4xf32> to tensor<8x2x2xf32>
+// CHECK-DAG: %[[HI:.*]] = tensor.extract_slice %arg0[0, 0, 2] [8, 2, 2] [1, 1, 1] : tensor<8x2x4xf32> to tensor<8x2x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[LO]], %arg1, %[[HI]], %arg2 : tensor<8x2x2xf32>, tensor<8x2xf32>, tensor<8x2x2xf32>, tensor<8x2xf32>) outs(%{{.*}} : tensor<2x8x2xf32>)
+// CHECK: arith.truncf
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#t2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @head_transpose(%q: tensor<8x2x4xf32>, %cos: tensor<8x2xf32>, %sin: tensor<8x2xf32>) -> (tensor<2x8x2xf32>, tensor<2x8x4xbf16>) {
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %t = linalg.transpose ins(%q : tensor<8x2x4xf32>) outs(%e : tensor<2x8x4xf32>) permutation = [1, 0, 2]
+  %lo = tensor.extract_slice %t[0, 0, 0] [2, 8, 2] [1, 1, 1] : tensor<2x8x4xf32> to tensor<2x8x2xf32>
+  %hi = tensor.extract_slice %t[0, 0, 2] [2, 8, 2] [1, 1, 1] : tensor<2x8x4xf32> to tensor<2x8x2xf32>
+  %e2 = tensor.empty() : tensor<2x8x2xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #t2, #id3, #t2, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%lo, %cos, %hi, %sin : tensor<2x8x2xf32>, tensor<8x2xf32>, tensor<2x8x2xf32>, tensor<8x2xf32>) outs(%e2 : tensor<2x8x2xf32>) {
+  ^bb0(%a: f32, %c: f32, %h: f32, %s: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %m = arith.mulf %h, %s : f32
+    %x = arith.subf %p, %m : f32
+    linalg.yield %x : f32
+  } -> tensor<2x8x2xf32>
+  %eb = tensor.empty() : tensor<2x8x4xbf16>
+  %b = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<2x8x4xf32>) outs(%eb : tensor<2x8x4xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %c = arith.truncf %a : f32 to bf16
+    linalg.yield %c : bf16
+  } -> tensor<2x8x4xbf16>
+  return %r, %b : tensor<2x8x2xf32>, tensor<2x8x4xbf16>
+}

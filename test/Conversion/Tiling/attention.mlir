@@ -264,3 +264,44 @@ func.func @out_proj(%q: tensor<2x256x64xf32>, %kT: tensor<2x64x256xf32>, %v: ten
   %y = linalg.matmul ins(%m, %w : tensor<256x128xf32>, tensor<128x32xf32>) outs(%yz : tensor<256x32xf32>) -> tensor<256x32xf32>
   return %y : tensor<256x32xf32>
 }
+
+// -----
+
+#kv = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// Grouped-query attention: 4 query heads on 2 K/V heads, each K and V head
+// broadcast to its 2 query heads by a copy (repeat_kv). The kernel reads K
+// and V through the copy and loads each head once: K as 2 heads x 2 blocks
+// of 128 keys (not 4 heads x 2), and nothing reads or writes the
+// broadcast copies.
+// CHECK-LABEL: func.func @gqa
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref<2x2x{{[0-9x]+}}x{{bf16|f32}}> to memref<
+// CHECK-COUNT-4: memref.reinterpret_cast %arg1
+// CHECK-NOT: memref.reinterpret_cast %arg1
+// CHECK-NOT: memref<2x2x{{[0-9x]+}}x{{bf16|f32}}> to memref<
+// CHECK: return
+func.func @gqa(%q: tensor<4x256x64xf32>, %k: tensor<2x256x64xf32>, %v: tensor<2x256x64xf32>) -> tensor<4x256x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %be = tensor.empty() : tensor<2x2x256x64xf32>
+  %kb = linalg.generic {indexing_maps = [#kv, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<2x256x64xf32>) outs(%be : tensor<2x2x256x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x2x256x64xf32>
+  %vb = linalg.generic {indexing_maps = [#kv, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v : tensor<2x256x64xf32>) outs(%be : tensor<2x2x256x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x2x256x64xf32>
+  %k4 = tensor.collapse_shape %kb [[0, 1], [2], [3]] : tensor<2x2x256x64xf32> into tensor<4x256x64xf32>
+  %v4 = tensor.collapse_shape %vb [[0, 1], [2], [3]] : tensor<2x2x256x64xf32> into tensor<4x256x64xf32>
+  %te = tensor.empty() : tensor<4x64x256xf32>
+  %kT = linalg.transpose ins(%k4 : tensor<4x256x64xf32>) outs(%te : tensor<4x64x256xf32>) permutation = [0, 2, 1]
+  %e = tensor.empty() : tensor<4x256x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<4x256x64xf32>, tensor<4x64x256xf32>) outs(%z : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<4x256x256xf32>) outs(%e : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %oe = tensor.empty() : tensor<4x256x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v4 : tensor<4x256x256xf32>, tensor<4x256x64xf32>) outs(%oz : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  return %o : tensor<4x256x64xf32>
+}
