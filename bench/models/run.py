@@ -110,8 +110,15 @@ def graph_costs(onnx_path):
             k = a[0] if attr(n, "transA", 0) else a[1]
             macs += _prod(y) * k
         elif n.op_type == "MatMul":
-            a, y = shapes[n.input[0]], shapes[n.output[0]]
-            macs += _prod(y) * a[-1]
+            a, b, y = (shapes[n.input[0]], shapes[n.input[1]],
+                       shapes[n.output[0]])
+            # K from A [.., K], else from B [.., K, N] (shape inference
+            # leaves some exported inputs without a shape).
+            k = a[-1] if a else (b[-2] if len(b) >= 2 else None)
+            if k is None or not y:
+                sys.exit(f"run.py: no shapes for MatMul {n.name!r}; "
+                         "cannot count its FLOPs")
+            macs += _prod(y) * k
     # Stored sizes: initializers as stored, inputs/outputs by element type.
     def nbytes(elem_type, dims):
         np_type = helper.tensor_dtype_to_np_dtype(elem_type) \

@@ -352,6 +352,15 @@ bool keepsItsSpace(linalg::GenericOp op) {
          });
 }
 
+/// Gives `op` the inputs `ins`, read through `maps` (the output's last).
+static void replaceInputs(PatternRewriter &rewriter, linalg::GenericOp op,
+                          ArrayRef<Value> ins, ArrayRef<AffineMap> maps) {
+  rewriter.modifyOpInPlace(op, [&] {
+    op.getInputsMutable().assign(ins);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+}
+
 /// Whether `t` moves dims but keeps the innermost one in place (a head
 /// transpose [S, H, d] -> [H, S, d]): read through it, rows stay rows.
 static bool keepsInnermost(linalg::TransposeOp t) {
@@ -396,10 +405,7 @@ struct TransposeIntoElementwise : OpRewritePattern<linalg::GenericOp> {
     }
     if (!changed)
       return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getInputsMutable().assign(ins);
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
+    replaceInputs(rewriter, op, ins, maps);
     return success();
   }
 };
@@ -590,10 +596,7 @@ struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
     }
     if (!changed)
       return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getInputsMutable().assign(ins);
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
+    replaceInputs(rewriter, op, ins, maps);
     return success();
   }
 };
