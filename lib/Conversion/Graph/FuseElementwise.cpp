@@ -49,10 +49,9 @@ bool isContraction(Operation *op) {
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
-/// An elementwise generic that reads a contraction's result, directly or
-/// through reshapes (while the patterns run, a collapsed consumer reads
+/// Whether `in` is a contraction's result, directly or through reshapes
+/// (while the patterns run, a collapsed consumer reads
 /// collapse_shape(expand_shape(result)) until that folds).
-/// Whether `in` is a contraction's result, directly or through reshapes.
 bool isEpilogueInput(Value in) {
   while (Operation *def = in.getDefiningOp()) {
     if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
@@ -62,6 +61,7 @@ bool isEpilogueInput(Value in) {
   return isContraction(in.getDefiningOp());
 }
 
+/// An elementwise generic that reads a contraction's result.
 bool isEpilogue(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumReductionLoops() != 0)

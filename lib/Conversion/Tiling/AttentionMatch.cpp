@@ -332,7 +332,6 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
   } else {
     return false;
   }
-  // Nothing may write the input before the kernel reads it.
   // Once grouped, the batch walk's stride applies to the K/V head index,
   // batch / group: it walks that many heads, and no second group is taken.
   SmallVector<int64_t> walk(extents);
@@ -340,6 +339,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
   if (grouped)
     walk[batchDim] /= *group;
   int64_t g = 1;
+  // Nothing may write the input before the kernel reads it.
   if (writtenBetween(ops, writer, end, in) ||
       !remap(a, walk, type.getShape(), in, inStrides, inOffset, batchDim,
              group && !grouped ? &g : nullptr))
@@ -783,9 +783,10 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
                                        c.absorbed, &c.innerScale);
        ++i)
     ;
-  // K^T through its cast, its transpose and a broadcast to query heads.
+  // K^T and V through their casts, K's transpose, a broadcast to the
+  // query heads and the head transpose before it.
   for (int i = 0;
-       i < 3 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed,
+       i < 4 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed,
                             &c.innerScale, c.kB, &c.kGroup);
        ++i)
     ;

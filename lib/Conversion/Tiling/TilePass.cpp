@@ -170,18 +170,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
-      // A matmul whose epilogue also reads an earlier matmul of the same A
-      // (a SiLU-gated MLP) computes that one too.
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
-        linalg::FillOp fill = findZeroFill(matmul.getDpsInits()[0], op);
-        if (linalg::MatmulOp sibling =
-                findSiblingMatmul(ops, matmul, findEpilogue(matmul, fill));
-            sibling && !absorbed.contains(sibling) &&
-            !siblings.contains(sibling)) {
-          siblings[op] = sibling;
-          absorbed.insert(sibling);
-        }
-      }
       // A matmul reading a global pooling's result rounds it itself (asked
       // now: the pooling is tiled before the matmul).
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
@@ -202,6 +190,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (std::optional<ChannelScale> scale =
                 findChannelScale(generic.getDpsInputs()[0], op))
           absorbed.insert(scale->op);
+      }
+      // A matmul whose epilogue also reads an earlier matmul of the same A
+      // (a SiLU-gated MLP) computes that one too (not with a pooled A,
+      // which that kernel reads its own way).
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op);
+          matmul && !pooledInputs.contains(op)) {
+        linalg::FillOp fill = findZeroFill(matmul.getDpsInits()[0], op);
+        if (linalg::MatmulOp sibling =
+                findSiblingMatmul(ops, matmul, findEpilogue(matmul, fill));
+            sibling && !absorbed.contains(sibling) &&
+            !siblings.contains(sibling) && !pooledInputs.contains(sibling)) {
+          siblings[op] = sibling;
+          absorbed.insert(sibling);
+        }
       }
     }
     // Tensors that convolutions and poolings exchange stay in SBUF where
