@@ -352,6 +352,18 @@ bool keepsItsSpace(linalg::GenericOp op) {
          });
 }
 
+/// `v` collapse_shape'd to `shape` (which must be a collapse of its shape),
+/// or `v` itself when the ranks agree.
+static Value collapseTo(PatternRewriter &rewriter, Location loc, Value v,
+                        ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (shape.size() == size_t(type.getRank()))
+    return v;
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      *getReassociationIndicesForCollapse(type.getShape(), shape));
+}
+
 /// Gives `op` the inputs `ins`, read through `maps` (the output's last).
 static void replaceInputs(PatternRewriter &rewriter, linalg::GenericOp op,
                           ArrayRef<Value> ins, ArrayRef<AffineMap> maps) {
@@ -497,6 +509,7 @@ struct DropUnitLoopsOfEpilogue : OpRewritePattern<linalg::GenericOp> {
     Location loc = op.getLoc();
     SmallVector<Value> operands;
     SmallVector<AffineMap> newMaps;
+    SmallVector<SmallVector<int64_t>> shapes;
     for (OpOperand &operand : op->getOpOperands()) {
       AffineMap map = maps[operand.getOperandNumber()];
       auto type = cast<RankedTensorType>(operand.get().getType());
@@ -509,19 +522,15 @@ struct DropUnitLoopsOfEpilogue : OpRewritePattern<linalg::GenericOp> {
         results.push_back(e.replaceDims(newDims));
         shape.push_back(type.getDimSize(r));
       }
-      Value v = operand.get();
-      if (shape.size() != size_t(type.getRank())) {
-        std::optional<SmallVector<ReassociationIndices>> groups =
-            getReassociationIndicesForCollapse(type.getShape(), shape);
-        if (!groups)
-          return failure();
-        v = tensor::CollapseShapeOp::create(
-            rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
-            v, *groups);
-      }
-      operands.push_back(v);
+      if (shape.size() != size_t(type.getRank()) &&
+          !getReassociationIndicesForCollapse(type.getShape(), shape))
+        return failure();
+      shapes.push_back(shape);
       newMaps.push_back(AffineMap::get(next, 0, results, ctx));
     }
+    // Nothing is created before the match is certain.
+    for (auto [operand, shape] : llvm::zip_equal(op->getOpOperands(), shapes))
+      operands.push_back(collapseTo(rewriter, loc, operand.get(), shape));
     SmallVector<utils::IteratorType> newIterators;
     for (unsigned d = 0; d < ranges.size(); ++d)
       if (!drop[d])
@@ -582,14 +591,10 @@ struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
         results.push_back(map.getResult(r));
         shape.push_back(type.getDimSize(r));
       }
-      std::optional<SmallVector<ReassociationIndices>> groups =
-          getReassociationIndicesForCollapse(type.getShape(), shape);
-      if (!groups)
+      if (!getReassociationIndicesForCollapse(type.getShape(), shape))
         continue;
-      ins[in->getOperandNumber()] = tensor::CollapseShapeOp::create(
-          rewriter, op.getLoc(),
-          RankedTensorType::get(shape, type.getElementType()), in->get(),
-          *groups);
+      ins[in->getOperandNumber()] =
+          collapseTo(rewriter, op.getLoc(), in->get(), shape);
       maps[in->getOperandNumber()] =
           AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, ctx);
       changed = true;

@@ -146,9 +146,8 @@ LogicalResult MatmulKernel::analyze() {
     return op->emitOpError("matmul inputs must both be f32 or both be "
                            "16-bit (use --auto-cast=matmul)");
   if (sibling) {
-    if (pooled || !epilogue)
-      return op->emitOpError(
-          "a sibling matmul needs an epilogue and a plain A");
+    // findSiblingMatmul and nki-tile guarantee both.
+    assert(epilogue && !pooled && "a sibling needs an epilogue, a plain A");
     FailureOr<Access> b2 = analyzeOperand(sibling, sibling->getOpOperand(1));
     if (failed(b2))
       return failure();
