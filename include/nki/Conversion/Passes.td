@@ -42,7 +42,13 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     the implicit-GEMM generic (`conv=implicit-gemm`, docs/compiler.md) and
     the other convolutions and poolings as im2col matmuls and windowed
     elementwise ops, and with `auto-cast=matmul` rounds matmul inputs to
-    bf16. Two reshapes become views: a `linalg.transpose` that moves only
+    bf16. A stride-1 convolution with a constant filter of a nearest
+    integer-factor upsample (also through a channel concatenation, a
+    decoder's skip connection) becomes one convolution of the small tensor
+    per output phase, written into its strided slice of the result
+    (`sub-pixel`; a 3x3 kernel after a 2x upsample: four 2x2 convolutions),
+    when that multiplies less and the result fits half of an SBUF
+    partition. Two reshapes become views: a `linalg.transpose` that moves only
     dims of size 1 (a batch-first to sequence-first swap at batch 1) is a
     collapse_shape and expand_shape, and an expand_shape of a
     collapse_shape goes through the finest shape both ends refine rather
@@ -60,6 +66,8 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
            /*default=*/"\"implicit-gemm\"",
            "implicit-gemm | im2col: how 2-D NCHW convolutions are lowered "
            "(implicit-gemm falls back to im2col where it does not apply)">,
+    Option<"subPixel", "sub-pixel", "bool", /*default=*/"true",
+           "Convolve a nearest upsample's input once per output phase">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect",

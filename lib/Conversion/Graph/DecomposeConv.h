@@ -36,6 +36,13 @@ void populateConvToImplicitGemmPatterns(mlir::RewritePatternSet &patterns,
 mlir::LogicalResult decomposeConvolutions(mlir::Operation *root,
                                           bool implicitGemm = true);
 
+/// Rewrites each stride-1 2-D NCHW convolution (constant filter) of a
+/// nearest integer-factor upsample, or of a channel concatenation with
+/// such parts, into stride-1 convolutions of the small tensor per output
+/// phase (UpsampledConv.cpp), where that multiplies less and the result
+/// fits half of the module's target's SBUF partition.
+mlir::LogicalResult rewriteUpsampledConvolutions(mlir::Operation *root);
+
 } // namespace nki
 
 #endif // NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H

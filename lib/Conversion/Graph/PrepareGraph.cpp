@@ -307,6 +307,10 @@ struct NKIPrepareGraphPass
       }
       rewriter.replaceOp(op, *repl);
     }
+    // Before concatenations are decomposed: a decoder's convolution reads
+    // the upsample through the concat of its skip connection.
+    if (subPixel && failed(nki::rewriteUpsampledConvolutions(func)))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLongConcat, TransposeOfUnitDimsAsReshape,
                  ReshapeThroughCommonShape>(&getContext());

@@ -1,0 +1,421 @@
+//===- UpsampledConv.cpp - Convolutions of nearest upsamples as phases ----===//
+//
+// A decoder (U-Net, FPN, a DB text detector) upsamples by an integer factor
+// with nearest neighbours and convolves the result, often after
+// concatenating a skip connection. Every output pixel of phase (r_h, r_w)
+// (its position modulo the factors) then reads the small tensor x through
+// the same few pixels: tap k of the kernel lands on x row
+// q + floor((r + d * k - pad) / f) for output row f * q + r. So the
+// convolution of the upsampled part is, per phase, a stride-1 convolution
+// of x itself whose filter sums the taps that land on one x pixel: a 3x3
+// kernel after a 2x upsample becomes four 2x2 convolutions of x, 16 instead
+// of 36 multiplies per 2x2 output block, and the upsampled tensor is never
+// built. Each phase is written into its strided slice of the result
+// (nki-eliminate-empty-tensors then computes it there in place), as the
+// importer does for a ConvTranspose (docs/compiler.md). The channels of a
+// concatenation that are not upsampled keep one convolution of their own,
+// and the parts are added.
+//
+// Only with a constant filter (the phase filters are computed here), pads
+// that at most pad x (no phase window cuts x), output sizes that the
+// factors divide, and when the phases multiply less. The assembled result
+// is written with strides; a result that would not stay in SBUF goes to
+// HBM an element at a time (docs/compiler.md), so the rewrite also needs
+// the result to fit half of the chosen target's SBUF partition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DecomposeConv.h"
+
+#include "nki/Dialect/NKI/ModuleTarget.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+
+/// A nearest upsample by integer factors of H and W: the generic
+/// `y[n, c, h, w] = x[n, c, h floordiv fh, w floordiv fw]` the importer
+/// writes for Resize/Upsample.
+struct Upsample {
+  Value x;
+  int64_t fh = 1, fw = 1;
+};
+
+std::optional<Upsample> matchUpsample(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 4 || g.getNumParallelLoops() != 4)
+    return std::nullopt;
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps[1].isIdentity() || maps[0].getNumResults() != 4)
+    return std::nullopt;
+  Upsample up;
+  up.x = g.getDpsInputs()[0];
+  int64_t factor[4] = {1, 1, 1, 1};
+  for (auto [i, e] : llvm::enumerate(maps[0].getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() != i)
+        return std::nullopt;
+      continue;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin || bin.getKind() != AffineExprKind::FloorDiv || i < 2)
+      return std::nullopt;
+    auto d = dyn_cast<AffineDimExpr>(bin.getLHS());
+    auto f = dyn_cast<AffineConstantExpr>(bin.getRHS());
+    if (!d || !f || d.getPosition() != i || f.getValue() < 1)
+      return std::nullopt;
+    factor[i] = f.getValue();
+  }
+  auto xt = cast<RankedTensorType>(up.x.getType());
+  auto yt = cast<RankedTensorType>(v.getType());
+  for (int i = 0; i < 4; ++i)
+    if (xt.getDimSize(i) * factor[i] != yt.getDimSize(i))
+      return std::nullopt;
+  up.fh = factor[2];
+  up.fw = factor[3];
+  if (up.fh * up.fw == 1)
+    return std::nullopt;
+  return up;
+}
+
+/// One phase r of one spatial dim: output rows f * q + r, q < Q, read x
+/// rows q + delta(k) for tap k, delta(k) = floor((r + d * k - pad) / f).
+/// The phase convolution pads x by `lo` and `hi` and has `taps` taps; tap k
+/// of the original kernel adds into phase tap `tapOf[k]`.
+struct PhaseDim {
+  int64_t lo = 0, hi = 0, taps = 0;
+  SmallVector<int64_t> tapOf;
+};
+
+/// Fails when the phase's window would cut x (pads larger than the
+/// kernel's reach): such shapes keep the upsampled convolution.
+std::optional<PhaseDim> phaseDim(int64_t r, int64_t f, int64_t pad,
+                                 int64_t dilation, int64_t kernel, int64_t in,
+                                 int64_t q) {
+  PhaseDim p;
+  int64_t first = llvm::divideFloorSigned(r - pad, f);
+  int64_t last = llvm::divideFloorSigned(r + dilation * (kernel - 1) - pad, f);
+  for (int64_t k = 0; k < kernel; ++k)
+    p.tapOf.push_back(llvm::divideFloorSigned(r + dilation * k - pad, f) -
+                      first);
+  p.lo = -first;
+  p.hi = (q - 1 + last) - (in - 1);
+  p.taps = last - first + 1;
+  if (p.lo < 0 || p.hi < 0)
+    return std::nullopt;
+  return p;
+}
+
+/// The part of a convolution's input channels [c0, c0 + c) with its
+/// source: the upsample it reads, if the phases are taken for it.
+struct Part {
+  Value source;
+  int64_t c0 = 0, c = 0;
+  std::optional<Upsample> up;
+  SmallVector<PhaseDim> rows, cols; // per phase of H, of W
+};
+
+struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc &target)
+      : OpRewritePattern(ctx, /*benefit=*/3), target(target) {}
+  const nki::isa::TargetDesc &target;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pad = op.getInputs()[0].getDefiningOp<tensor::PadOp>();
+    DenseElementsAttr filter;
+    if (!pad || !pad.getConstantPaddingValue() ||
+        !matchPattern(op.getInputs()[1], m_Constant(&filter)) ||
+        op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "needs a padded input and a "
+                                             "constant filter");
+    auto ut = cast<RankedTensorType>(pad.getSource().getType());
+    auto yt = cast<RankedTensorType>(op.getResultTypes()[0]);
+    Type elt = yt.getElementType();
+    if (!ut.hasStaticShape() || !yt.hasStaticShape() || !isa<FloatType>(elt) ||
+        ut.getElementType() != elt || filter.getElementType() != elt ||
+        !llvm::all_of(op.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; }))
+      return rewriter.notifyMatchFailure(op, "needs stride 1, one float type");
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    if (ShapedType::isDynamicShape(low) || ShapedType::isDynamicShape(high) ||
+        low[0] || low[1] || high[0] || high[1])
+      return rewriter.notifyMatchFailure(op, "needs static spatial pads");
+    SmallVector<int64_t> dil(op.getDilations().getValues<int64_t>());
+    ArrayRef<int64_t> ws = filter.getType().getShape(), ys = yt.getShape();
+
+    // The input's parts: a concatenation along the channels, or one.
+    SmallVector<Value> sources;
+    if (auto cat = pad.getSource().getDefiningOp<tensor::ConcatOp>()) {
+      if (cat.getDim() != 1)
+        return rewriter.notifyMatchFailure(op, "concat not along channels");
+      llvm::append_range(sources, cat.getInputs());
+    } else {
+      sources.push_back(pad.getSource());
+    }
+    SmallVector<Part, 2> parts;
+    int64_t c0 = 0;
+    bool anyPhased = false;
+    for (Value s : sources) {
+      Part part;
+      part.source = s;
+      part.c0 = c0;
+      part.c = cast<RankedTensorType>(s.getType()).getDimSize(1);
+      c0 += part.c;
+      if (std::optional<Upsample> up = matchUpsample(s))
+        if (takePhases(*up, low, high, dil, ws, ys, elt, part))
+          anyPhased = true;
+      parts.push_back(std::move(part));
+    }
+    if (!anyPhased)
+      return rewriter.notifyMatchFailure(op, "no upsampled part pays");
+
+    Location loc = op.getLoc();
+    Value init = op.getOutputs()[0];
+    SmallVector<Part *> direct;
+    for (Part &p : parts)
+      if (!p.up)
+        direct.push_back(&p);
+    // The phases first, from zero when the direct convolution takes the
+    // init, so that the sum becomes that convolution's epilogue (an
+    // epilogue's other operands are computed before its matmul).
+    Value sum;
+    for (Part &p : parts)
+      if (p.up) {
+        Value y = phases(rewriter, op, pad, filter, p,
+                         sum || !direct.empty() ? Value() : init);
+        sum = sum ? add(rewriter, loc, sum, y) : y;
+      }
+    if (!direct.empty())
+      sum = add(rewriter, loc, sum,
+                directConv(rewriter, op, pad, filter, direct, init));
+    rewriter.replaceOp(op, sum);
+    return success();
+  }
+
+  /// Fills in `part`'s phases when the phases multiply less than the
+  /// upsampled convolution and the result fits half an SBUF partition.
+  bool takePhases(const Upsample &up, ArrayRef<int64_t> low,
+                  ArrayRef<int64_t> high, ArrayRef<int64_t> dil,
+                  ArrayRef<int64_t> ws, ArrayRef<int64_t> ys, Type elt,
+                  Part &part) const {
+    auto xs = cast<RankedTensorType>(up.x.getType()).getShape();
+    if (ys[2] % up.fh || ys[3] % up.fw)
+      return false;
+    int64_t qh = ys[2] / up.fh, qw = ys[3] / up.fw;
+    int64_t tapsH = 0, tapsW = 0;
+    for (int64_t r = 0; r < up.fh; ++r) {
+      std::optional<PhaseDim> p =
+          phaseDim(r, up.fh, low[2], dil[0], ws[2], xs[2], qh);
+      if (!p)
+        return false;
+      tapsH += p->taps;
+      part.rows.push_back(*p);
+    }
+    for (int64_t r = 0; r < up.fw; ++r) {
+      std::optional<PhaseDim> p =
+          phaseDim(r, up.fw, low[3], dil[1], ws[3], xs[3], qw);
+      if (!p)
+        return false;
+      tapsW += p->taps;
+      part.cols.push_back(*p);
+    }
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    int64_t blocks = (ys[1] + target.numPartitions - 1) / target.numPartitions;
+    int64_t resident = blocks * ys[0] * ys[2] * ys[3] * bytes;
+    if (tapsH * tapsW >= up.fh * up.fw * ws[2] * ws[3] ||
+        resident > target.sbufBytesPerPartition / 2) {
+      part.rows.clear();
+      part.cols.clear();
+      return false;
+    }
+    part.up = up;
+    return true;
+  }
+
+  /// The convolution of the parts that are not upsampled, with the
+  /// original padding, dilations and init.
+  Value directConv(PatternRewriter &rewriter, linalg::Conv2DNchwFchwOp op,
+                   tensor::PadOp pad, DenseElementsAttr filter,
+                   ArrayRef<Part *> direct, Value init) const {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> ws = filter.getType().getShape();
+    Type elt = filter.getElementType();
+    SmallVector<Value> sources;
+    SmallVector<Attribute> weights;
+    auto all = llvm::to_vector(filter.getValues<Attribute>());
+    int64_t taps = ws[2] * ws[3], c = 0;
+    for (Part *p : direct) {
+      sources.push_back(p->source);
+      c += p->c;
+    }
+    for (int64_t f = 0; f < ws[0]; ++f)
+      for (Part *p : direct)
+        for (int64_t i = 0; i < p->c * taps; ++i)
+          weights.push_back(all[(f * ws[1] + p->c0) * taps + i]);
+    Value x =
+        sources.size() == 1
+            ? sources[0]
+            : tensor::ConcatOp::create(rewriter, loc, 1, sources).getResult();
+    Value w = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({ws[0], c, ws[2], ws[3]}, elt), weights));
+    return conv(
+        rewriter, op,
+        padded(rewriter, loc, x, pad.getStaticLow(), pad.getStaticHigh(), pad),
+        w, init);
+  }
+
+  /// The upsampled part as its phases, each written into its strided slice
+  /// of the result; `init` (the original's) when the phases start from it,
+  /// else they start from zero.
+  Value phases(PatternRewriter &rewriter, linalg::Conv2DNchwFchwOp op,
+               tensor::PadOp pad, DenseElementsAttr filter, const Part &part,
+               Value init) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto idx = [&](ArrayRef<int64_t> v) {
+      return getAsIndexOpFoldResult(ctx, v);
+    };
+    auto yt = cast<RankedTensorType>(op.getResultTypes()[0]);
+    ArrayRef<int64_t> ys = yt.getShape(), ws = filter.getType().getShape();
+    Type elt = yt.getElementType();
+    const Upsample &up = *part.up;
+    int64_t qh = ys[2] / up.fh, qw = ys[3] / up.fw;
+    SmallVector<int64_t> phaseShape = {ys[0], ys[1], qh, qw};
+    SmallVector<int64_t> steps = {1, 1, up.fh, up.fw};
+    auto weights = llvm::to_vector(filter.getValues<APFloat>());
+    auto fill = init ? init.getDefiningOp<linalg::FillOp>() : linalg::FillOp();
+    Value zero;
+    Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
+    for (int64_t rh = 0; rh < up.fh; ++rh)
+      for (int64_t rw = 0; rw < up.fw; ++rw) {
+        const PhaseDim &ph = part.rows[rh], &pw = part.cols[rw];
+        // Phase filter [F, C, th, tw]: the sum of the taps that land on
+        // each x pixel, in double and rounded once.
+        SmallVector<double> sums(ws[0] * part.c * ph.taps * pw.taps, 0.0);
+        for (int64_t f = 0; f < ws[0]; ++f)
+          for (int64_t c = 0; c < part.c; ++c)
+            for (int64_t kh = 0; kh < ws[2]; ++kh)
+              for (int64_t kw = 0; kw < ws[3]; ++kw) {
+                int64_t src =
+                    ((f * ws[1] + part.c0 + c) * ws[2] + kh) * ws[3] + kw;
+                int64_t dst =
+                    ((f * part.c + c) * ph.taps + ph.tapOf[kh]) * pw.taps +
+                    pw.tapOf[kw];
+                sums[dst] += weights[src].convertToDouble();
+              }
+        SmallVector<APFloat> phase;
+        for (double s : sums) {
+          APFloat v(s);
+          bool lost;
+          v.convert(cast<FloatType>(elt).getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &lost);
+          phase.push_back(v);
+        }
+        Value w = arith::ConstantOp::create(
+            rewriter, loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get({ws[0], part.c, ph.taps, pw.taps}, elt),
+                phase));
+        SmallVector<int64_t> offsets = {0, 0, rh, rw};
+        // The phase's slice of the init: a fill of the phase's shape, a
+        // strided slice of any other init, zero when the sum has one.
+        Value start;
+        if (init && !fill) {
+          start = tensor::ExtractSliceOp::create(
+              rewriter, loc, init, idx(offsets), idx(phaseShape), idx(steps));
+        } else {
+          Value value = fill ? fill.getInputs()[0] : Value();
+          if (!value) {
+            if (!zero)
+              zero = arith::ConstantOp::create(
+                  rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
+            value = zero;
+          }
+          Value e = tensor::EmptyOp::create(rewriter, loc, phaseShape, elt);
+          start = linalg::FillOp::create(rewriter, loc, value, e).getResult(0);
+        }
+        Value x = padded(rewriter, loc, up.x, {0, 0, ph.lo, pw.lo},
+                         {0, 0, ph.hi, pw.hi}, pad);
+        Value p = conv(rewriter, op, x, w, start, /*unitDilation=*/true);
+        y = tensor::InsertSliceOp::create(rewriter, loc, p, y, idx(offsets),
+                                          idx(phaseShape), idx(steps));
+      }
+    return y;
+  }
+
+  /// `x` padded by `lo` and `hi` with `like`'s padding value (no pad when
+  /// both are zero).
+  static Value padded(PatternRewriter &rewriter, Location loc, Value x,
+                      ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                      tensor::PadOp like) {
+    if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+        llvm::all_of(hi, [](int64_t v) { return v == 0; }))
+      return x;
+    auto xt = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape(xt.getShape());
+    for (size_t d = 0; d < shape.size(); ++d)
+      shape[d] += lo[d] + hi[d];
+    MLIRContext *ctx = rewriter.getContext();
+    return tensor::PadOp::create(
+        rewriter, loc, RankedTensorType::get(shape, xt.getElementType()), x,
+        getAsIndexOpFoldResult(ctx, lo), getAsIndexOpFoldResult(ctx, hi),
+        like.getConstantPaddingValue());
+  }
+
+  /// A convolution like `op` (its dilations, or unit ones) of `x` by `w`
+  /// from `init`.
+  static Value conv(PatternRewriter &rewriter, linalg::Conv2DNchwFchwOp op,
+                    Value x, Value w, Value init, bool unitDilation = false) {
+    auto ones = rewriter.getI64TensorAttr({1, 1});
+    return linalg::Conv2DNchwFchwOp::create(
+               rewriter, op.getLoc(), init.getType(), ValueRange{x, w},
+               ValueRange{init}, ones,
+               unitDilation ? ones : op.getDilationsAttr())
+        .getResult(0);
+  }
+
+  static Value add(PatternRewriter &rewriter, Location loc, Value a, Value b) {
+    auto type = cast<RankedTensorType>(a.getType());
+    Value e = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                      type.getElementType());
+    AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               rewriter, loc, type, ValueRange{a, b}, ValueRange{e},
+               ArrayRef<AffineMap>{id, id, id}, iters,
+               [](OpBuilder &nb, Location l, ValueRange args) {
+                 Value s = arith::AddFOp::create(nb, l, args[0], args[1]);
+                 linalg::YieldOp::create(nb, l, s);
+               })
+        .getResult(0);
+  }
+};
+
+} // namespace
+
+LogicalResult nki::rewriteUpsampledConvolutions(Operation *root) {
+  FailureOr<const isa::TargetDesc *> target = tile::getTarget(root);
+  if (failed(target))
+    return failure();
+  RewritePatternSet patterns(root->getContext());
+  patterns.add<UpsampledConvAsPhases>(root->getContext(), **target);
+  return applyPatternsGreedily(root, std::move(patterns));
+}

@@ -1,0 +1,122 @@
+// nki-prepare-graph: a stride-1 convolution of a nearest upsample (also
+// through a channel concatenation) becomes one convolution of the small
+// tensor per output phase, written into its strided slice of the result
+// (lib/Conversion/Graph/UpsampledConv.cpp); the parts that are not
+// upsampled keep a convolution of their own, added after the phases.
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph=sub-pixel=false | FileCheck %s --check-prefix=OFF
+
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// A 2x upsample concatenated with a skip, a 3x3 kernel, pad 1. Output row
+// 2q reads x rows q - 1 (tap 0) and q (taps 1, 2); row 2q + 1 reads q (taps
+// 0, 1) and q + 1 (tap 2). So phase (0, 0) of w = [[1, 2, 3], [4, 5, 6],
+// [7, 8, 9]] is [[1, 2 + 3], [4 + 7, 5 + 6 + 8 + 9]] on x padded at the
+// top and left, and so on; the skip's channel keeps its 3x3 convolution.
+// CHECK-LABEL: func.func @skip
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<5.000000e-01> : tensor<1x3x3x1xf32>
+// CHECK-DAG: %[[P11:.*]] = arith.constant dense<{{\[\[\[\[}}1.200000e+01], [9.000000e+00]], {{\[\[}}1.500000e+01], [9.000000e+00]]]]> : tensor<1x2x2x1xf32>
+// CHECK-DAG: %[[P10:.*]] = arith.constant dense<{{\[\[\[\[}}5.000000e+00], [1.600000e+01]], {{\[\[}}7.000000e+00], [1.700000e+01]]]]> : tensor<1x2x2x1xf32>
+// CHECK-DAG: %[[P01:.*]] = arith.constant dense<{{\[\[\[\[}}3.000000e+00], [3.000000e+00]], {{\[\[}}2.400000e+01], [1.500000e+01]]]]> : tensor<1x2x2x1xf32>
+// CHECK-DAG: %[[P00:.*]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00], [5.000000e+00]], {{\[\[}}1.100000e+01], [2.800000e+01]]]]> : tensor<1x2x2x1xf32>
+// CHECK: %[[X00:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: %[[C00:.*]] = linalg.generic {{.*}} ins(%[[X00]], %[[P00]] : tensor<1x1x3x3xf32>, tensor<1x2x2x1xf32>)
+// CHECK: %[[Y0:.*]] = tensor.insert_slice %[[C00]] into %{{.*}}[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 0] high[0, 0, 0, 1]
+// CHECK: %[[Y1:.*]] = tensor.insert_slice %{{.*}} into %[[Y0]][0, 0, 0, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 1] high[0, 0, 1, 0]
+// CHECK: %[[Y2:.*]] = tensor.insert_slice %{{.*}} into %[[Y1]][0, 0, 1, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: %[[Y:.*]] = tensor.insert_slice %{{.*}} into %[[Y2]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[XS:.*]] = tensor.pad %arg1 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%[[XS]], %[[S]] : tensor<1x1x6x6xf32>, tensor<1x3x3x1xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[Y]], %[[D]] : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK: return %[[SUM]]
+// OFF-LABEL: func.func @skip
+// OFF-NOT: [1, 1, 2, 2]
+// OFF: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// OFF-NOT: [1, 1, 2, 2]
+// OFF: return
+func.func @skip(%x: tensor<1x1x2x2xf32>, %s: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]]]> : tensor<1x2x3x3xf32>
+  %e = tensor.empty() : tensor<1x1x4x4xf32>
+  %u = linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x2xf32>) outs(%e : tensor<1x1x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x1x4x4xf32>
+  %cat = tensor.concat dim(1) %u, %s : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = tensor.pad %cat low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x2x6x6xf32>, tensor<1x2x3x3xf32>) outs(%f : tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// Every channel upsampled and an init that is not a fill: each phase
+// accumulates onto its strided slice of the init.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-COUNT-4: tensor.extract_slice %arg1[0, 0, {{[01]}}, {{[01]}}] [1, 2, 3, 3] [1, 1, 2, 2]
+// CHECK-NOT: arith.addf %in
+// CHECK: return
+func.func @accumulate(%x: tensor<1x3x3x3xf32>, %acc: tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.25> : tensor<2x3x3x3xf32>
+  %e = tensor.empty() : tensor<1x3x6x6xf32>
+  %u = linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x3x3x3xf32>) outs(%e : tensor<1x3x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x6x6xf32>
+  %p = tensor.pad %u low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x6x6xf32> to tensor<1x3x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>) outs(%acc : tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  return %y : tensor<1x2x6x6xf32>
+}
+
+// -----
+
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// Left as they are: a 1x1 kernel (each phase multiplies as much as the
+// upsampled convolution), stride 2, and a result of 256 KiB a partition
+// (more than half of trn2's SBUF partition: written to HBM an element at
+// a time).
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NOT: [1, 1, 2, 2] :
+// CHECK: return
+func.func @unchanged(%x: tensor<1x4x128x128xf32>) -> (tensor<1x2x256x256xf32>, tensor<1x2x128x128xf32>, tensor<1x2x256x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w1 = arith.constant dense<0.5> : tensor<2x4x1x1xf32>
+  %w3 = arith.constant dense<0.5> : tensor<2x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x4x256x256xf32>
+  %u = linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x128x128xf32>) outs(%e : tensor<1x4x256x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x4x256x256xf32>
+  %p0 = tensor.pad %u low[0, 0, 0, 0] high[0, 0, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x256x256xf32> to tensor<1x4x256x256xf32>
+  %eo = tensor.empty() : tensor<1x2x256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x2x256x256xf32>) -> tensor<1x2x256x256xf32>
+  %y1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p0, %w1 : tensor<1x4x256x256xf32>, tensor<2x4x1x1xf32>) outs(%f : tensor<1x2x256x256xf32>) -> tensor<1x2x256x256xf32>
+  %p1 = tensor.pad %u low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x256x256xf32> to tensor<1x4x258x258xf32>
+  %es = tensor.empty() : tensor<1x2x128x128xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x2x128x128xf32>) -> tensor<1x2x128x128xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p1, %w3 : tensor<1x4x258x258xf32>, tensor<2x4x3x3xf32>) outs(%fs : tensor<1x2x128x128xf32>) -> tensor<1x2x128x128xf32>
+  %y3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p1, %w3 : tensor<1x4x258x258xf32>, tensor<2x4x3x3xf32>) outs(%f : tensor<1x2x256x256xf32>) -> tensor<1x2x256x256xf32>
+  return %y1, %y2, %y3 : tensor<1x2x256x256xf32>, tensor<1x2x128x128xf32>, tensor<1x2x256x256xf32>
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Convolutions of nearest upsamples end to end against numpy.
+
+Each case is an ONNX model Resize (nearest, integer scales) -> optionally
+Concat with other inputs along the channels -> Conv, compiled with
+nki-compile (nki-prepare-graph writes the upsampled part as one convolution
+of the small tensor per output phase) and simulated with nki-run against a
+float64 numpy reference that upsamples with np.repeat and convolves
+directly. Usage: upsampled_conv_cases.py DIR (nki-compile and nki-run on
+PATH). Prints `PASS name` or `FAIL name: reason` per case and `N of M
+pass`; exits 1 on any failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# name: (parts, F, kernel, pads (begin..., end...), dilations, bias)
+# A part is ("up", [N, C, H, W], (fh, fw)) or ("skip", [N, C, H, W]).
+CASES = {
+    # A U-Net decoder: the upsample concatenated with the skip.
+    "unet": ([("up", [1, 8, 6, 6], (2, 2)), ("skip", [1, 4, 12, 12])], 6,
+             [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # The skip first, a bias.
+    "skip_first": ([("skip", [1, 3, 10, 8]), ("up", [1, 5, 5, 4], (2, 2))],
+                   7, [3, 3], [1, 1, 1, 1], [1, 1], True),
+    # No concat: every channel upsampled, the phases start from the init.
+    "up_only": ([("up", [2, 6, 5, 7], (2, 2))], 5, [3, 3], [1, 1, 1, 1],
+                [1, 1], True),
+    # Factor 3 and a 5x5 kernel.
+    "f3_k5": ([("up", [1, 4, 4, 5], (3, 3))], 3, [5, 5], [2, 2, 2, 2],
+              [1, 1], False),
+    # H only (W's factor 1: one phase of all its taps).
+    "rows_only": ([("up", [1, 4, 5, 9], (2, 1)), ("skip", [1, 2, 10, 9])], 4,
+                  [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # Dilation 2.
+    "dilated": ([("up", [1, 4, 6, 6], (2, 2))], 5, [3, 3], [2, 2, 2, 2],
+                [2, 2], False),
+    # Asymmetric pads (all at the end).
+    "pads_end": ([("up", [1, 3, 6, 5], (2, 2)), ("skip", [1, 2, 12, 10])], 4,
+                 [3, 3], [0, 0, 2, 2], [1, 1], False),
+    # Two upsampled parts around a skip.
+    "two_ups": ([("up", [1, 4, 4, 4], (2, 2)), ("skip", [1, 3, 8, 8]),
+                 ("up", [1, 2, 2, 2], (4, 4))], 6, [3, 3], [1, 1, 1, 1],
+                [1, 1], True),
+    # Channel blocks: 144 input and 136 output channels.
+    "wide": ([("up", [1, 144, 4, 4], (2, 2))], 136, [3, 3], [1, 1, 1, 1],
+             [1, 1], False),
+    # A U-Net's top decoder at 64x64 (chunks of rows, bands of the skip).
+    "big": ([("up", [1, 32, 32, 32], (2, 2)), ("skip", [1, 16, 64, 64])], 16,
+            [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # A 1x1 kernel multiplies no less per phase: left as it is.
+    "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
+           [0, 0, 0, 0], [1, 1], False),
+}
+
+
+def reference(parts, w, b, pads, dil):
+    """float64: np.repeat upsampling, concat, zero padding, direct conv."""
+    xs = [np.repeat(np.repeat(x, f[0], axis=2), f[1], axis=3) if f else x
+          for x, f in parts]
+    u = np.concatenate(xs, axis=1)
+    u = np.pad(u, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    k = w.shape[2:]
+    oh = u.shape[2] - dil[0] * (k[0] - 1)
+    ow = u.shape[3] - dil[1] * (k[1] - 1)
+    y = np.zeros((u.shape[0], w.shape[0], oh, ow))
+    for kh in range(k[0]):
+        for kw in range(k[1]):
+            win = u[:, :, dil[0] * kh:dil[0] * kh + oh,
+                    dil[1] * kw:dil[1] * kw + ow]
+            y += np.einsum("nchw,fc->nfhw", win, w[:, :, kh, kw])
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def build(name, case, rng, root):
+    parts, f, k, pads, dil, with_bias = case
+    inputs, nodes, inits, arrays, cat = [], [], [], [], []
+    for i, part in enumerate(parts):
+        x = rng.standard_normal(part[1]).astype(np.float32)
+        arrays.append((x, part[2] if part[0] == "up" else None))
+        xn = f"x{i}"
+        inputs.append(helper.make_tensor_value_info(xn, TensorProto.FLOAT,
+                                                    part[1]))
+        if part[0] == "up":
+            scales = np.array([1, 1, *part[2]], dtype=np.float32)
+            inits.append(numpy_helper.from_array(scales, f"s{i}"))
+            nodes.append(helper.make_node("Resize", [xn, "", f"s{i}"],
+                                          [f"u{i}"], mode="nearest"))
+            cat.append(f"u{i}")
+        else:
+            cat.append(xn)
+    c = sum(p[1][1] for p in parts)
+    w = rng.standard_normal([f, c] + k).astype(np.float32)
+    b = rng.standard_normal([f]).astype(np.float32) if with_bias else None
+    inits.append(numpy_helper.from_array(w, "w"))
+    if len(cat) > 1:
+        nodes.append(helper.make_node("Concat", cat, ["cat"], axis=1))
+        conv_in = "cat"
+    else:
+        conv_in = cat[0]
+    names = [conv_in, "w"]
+    if b is not None:
+        inits.append(numpy_helper.from_array(b, "b"))
+        names.append("b")
+    nodes.append(helper.make_node("Conv", names, ["y"], kernel_shape=k,
+                                  pads=pads, dilations=dil))
+    expected = reference([(x.astype(np.float64), up) for x, up in arrays],
+                         w.astype(np.float64),
+                         None if b is None else b.astype(np.float64), pads,
+                         dil).astype(np.float32)
+    graph = helper.make_graph(
+        nodes, name, inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       list(expected.shape))], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    np.save(os.path.join(d, "expected.npy"), expected)
+    run = []
+    for i, (x, _) in enumerate(arrays):
+        np.save(os.path.join(d, f"x{i}.npy"), x)
+        run += ["--input", f"x{i}=" + os.path.join(d, f"x{i}.npy")]
+    return d, run
+
+
+def main():
+    root = sys.argv[1]
+    rng = np.random.default_rng(11)
+    passed = 0
+    for name, case in CASES.items():
+        d, run = build(name, case, rng, root)
+        nkb = os.path.join(d, "model.nkb")
+        p = subprocess.run(["nki-compile", os.path.join(d, "model.onnx"),
+                            "-o", nkb], capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL {name}: compile: {p.stderr.strip()}")
+            continue
+        # At most 144 x 9 fp32 products per output, the phase filters'
+        # sums rounded once: rtol 1e-4 and atol 1e-4.
+        p = subprocess.run(["nki-run", nkb] + run +
+                           ["--expected", "y=" + os.path.join(d,
+                                                              "expected.npy"),
+                            "--rtol", "1e-4", "--atol", "1e-4"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL {name}: run: {(p.stdout + p.stderr).strip()}")
+            continue
+        print(f"PASS {name}")
+        passed += 1
+    print(f"{passed} of {len(CASES)} pass")
+    return 0 if passed == len(CASES) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
