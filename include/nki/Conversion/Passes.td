@@ -253,6 +253,9 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"packBands", "pack-bands", "bool", /*default=*/"true",
            "Convolutions with few channels and filters compute several "
            "bands of output rows side by side on the partitions">,
+    Option<"foldColumns", "fold-columns", "bool", /*default=*/"true",
+           "Convolutions with few fp32 input channels fold kernel columns "
+           "into the contraction beside the kernel rows">,
     Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
            "A 2x2 stride-2 max pooling right after a convolution is "
            "computed by the convolution's kernel">,

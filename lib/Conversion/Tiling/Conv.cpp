@@ -101,6 +101,12 @@ struct ConvKernel {
   /// each matmul contracts C * KH instead of C (the 3-channel 7x7 stem of a
   /// ResNet uses 21 PE rows instead of 3).
   bool foldRows = false;
+  /// Folded rows, and kernel columns too: partition block kwi of a band
+  /// holds the folded rows shifted by kwi * dw columns, so that one matmul
+  /// contracts `foldCols` kernel columns (C * KH * foldCols rows) and a
+  /// kernel row takes ceil(KW / foldCols) matmuls (the ResNet stem's 7x7
+  /// taps in 3 instead of 7).
+  int64_t foldCols = 1;
   /// Few channels and filters: `bands` bands of bandH output rows each
   /// side by side on the partitions (input partition (j * KH' + kh) * C + c
   /// and output partition j * F + f for band j, KH' = KH folded, else 1),
@@ -178,8 +184,11 @@ struct ConvKernel {
   Value packFilter(Value filter);
   LogicalResult scaleFilters(int64_t n, SmallVector<Value> &tiles);
   /// Rows of the filter tile that one band's channels use: C * KH'.
-  int64_t bandParts() const { return g.c * (foldRows ? g.kh : 1); }
-  int64_t taps() const { return foldRows ? g.kw : g.kh * g.kw; }
+  int64_t bandParts() const { return g.c * (foldRows ? g.kh * foldCols : 1); }
+  int64_t taps() const {
+    return foldRows ? (g.kw + foldCols - 1) / foldCols : g.kh * g.kw;
+  }
+  Value loadFoldedFilter();
   void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
                 ArrayRef<Value> filters);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
@@ -305,24 +314,43 @@ void ConvKernel::chooseBands() {
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
   struct Choice {
     bool fold;
-    int64_t bands;
+    int64_t cols, bands;
   };
   auto cost = [&](Choice c) {
-    double columns = double(c.fold ? g.kw : g.kh * g.kw) * pixels / c.bands;
+    int64_t taps = c.fold ? (g.kw + c.cols - 1) / c.cols : g.kh * g.kw;
+    double columns = double(taps) * pixels / c.bands;
     double dma = 0;
+    double inputBytes =
+        double(g.n * g.c) * input.width * inBytes *
+        (c.fold ? g.kh * g.oh : inRows(g.oh) + (c.bands - 1) * (g.kh - 1));
+    // A resident input is copied into packed band tiles; every shifted
+    // copy of folded columns is one more load of the folded rows.
     if (input.resident && (c.fold || c.bands > 1))
-      dma += double(g.n * g.c) * input.width * inBytes *
-             (c.fold ? g.kh * g.oh : inRows(g.oh) + (c.bands - 1) * (g.kh - 1));
+      dma += inputBytes * c.cols;
+    else
+      dma += inputBytes * (c.cols - 1);
     if (c.bands > 1)
       dma += double(perBand * g.n * g.f * g.oh) *
              std::max(g.ow * outBytes, t.dmaMinDescriptorBytes);
     return columns * peCycleNs + dma * dmaNsPerByte;
   };
-  Choice best{foldRows, 1};
-  for (Choice c : {Choice{true, most(g.c * g.kh)}, Choice{false, most(g.c)}})
+  Choice best{foldRows, 1, 1};
+  SmallVector<Choice> candidates = {Choice{false, 1, most(g.c)}};
+  // Kernel columns fold with the rows of a dense filter only (a depthwise
+  // block's diagonal is built in the rows-folded layout), and only when
+  // the PE multiplies fp32: at one cycle a column the shifted copies' DMA
+  // costs more than the matmuls saved (ResNet-50's stem under auto-cast
+  // 28.1 -> 29.4 us).
+  int64_t maxCols =
+      diagonal || !g.inputType.isF32() || !options.foldColumns ? 1 : g.kw;
+  for (int64_t cols = 1; cols <= maxCols; ++cols)
+    if (g.c * g.kh * cols <= P())
+      candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
+  for (Choice c : candidates)
     if ((!c.fold || convFoldsRows(g, P())) && cost(c) < cost(best))
       best = c;
   foldRows = best.fold;
+  foldCols = best.fold ? best.cols : 1;
   bands = best.bands;
 }
 
@@ -588,14 +616,16 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
   SmallVector<Value> inputs;
   bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
   if (packed) {
-    // Partition (j * KH' + kh) * C + c, row r: padded input row
-    // (oh0 + j * bandH + r) * sh + kh * dh of channel c when folded (KH' =
-    // KH), row (oh0 + j * bandH) * sh + r otherwise (KH' = 1, kh = 0), in
-    // one DMA per band and kernel row: from the resident tensor (within
-    // SBUF; its border is the padding), else from HBM with the padding set
-    // for the whole tile first (a memset may not start at any partition)
-    // and the loads overwriting the rest.
+    // Partition ((j * KWf + kwi) * KH' + kh) * C + c, row r, column q:
+    // padded input row (oh0 + j * bandH + r) * sh + kh * dh of channel c
+    // when folded (KH' = KH), row (oh0 + j * bandH) * sh + r otherwise
+    // (KH' = 1, kh = 0), column q + kwi * dw (KWf = foldCols, else 1), in
+    // one DMA per band, kernel column and kernel row: from the resident
+    // tensor (within SBUF; its border is the padding), else from HBM with
+    // the padding set for the whole tile first (a memset may not start at
+    // any partition) and the loads overwriting the rest.
     int64_t fold = foldRows ? g.kh : 1, step = foldRows ? g.strideH : 1;
+    int64_t shiftMax = (foldCols - 1) * g.dilationW;
     int64_t tr = tileRows(rows);
     int64_t parts = bands * bandParts();
     Value t = allocTile(b, loc, {parts, tr, g.w}, g.inputType);
@@ -638,26 +668,40 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
         r = e;
       }
     }
+    // Shifted copies leave their last columns unloaded (and past the
+    // source's, padding): set, on every partition, since the matmuls of a
+    // last group of fewer kernel columns read them (times a zero filter).
+    if (shiftMax) {
+      int64_t from = g.w - shiftMax;
+      if (pad && !input.resident)
+        from = std::max<int64_t>(0, pad->left + pad->width - shiftMax);
+      tile::MemsetOp::create(
+          b, loc, windowOf(b, loc, t, parts, 0, tr, 1, from, g.w - from, 1),
+          b.getF32FloatAttr(pad ? float(pad->value) : 0.0f));
+    }
     for (int64_t j = 0; j < bands; ++j)
-      for (int64_t kh = 0; kh < fold; ++kh) {
-        int64_t h0 = (oh0 + j * bandH) * g.strideH + kh * g.dilationH;
-        int64_t p0 = (j * fold + kh) * g.c;
-        if (input.resident) {
-          // In row pieces: a DMA spreads over at most four queues.
-          int64_t pieces =
-              loadPieces(tr * g.w * tile::storageBytes(g.inputType));
-          int64_t rs = (tr + pieces - 1) / pieces;
-          for (int64_t r = 0; r < tr; r += rs) {
-            int64_t m = std::min(rs, tr - r);
-            tile::DmaOp::create(
-                b, loc,
-                input.residentRows(b, loc, n, 0, g.c, h0 + r * step, m, step),
-                windowOf(b, loc, t, g.c, r, m, 1, 0, g.w, 1, p0));
-          }
-        } else
-          input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
-                         /*fillBorder=*/false);
-      }
+      for (int64_t kwi = 0; kwi < foldCols; ++kwi)
+        for (int64_t kh = 0; kh < fold; ++kh) {
+          int64_t h0 = (oh0 + j * bandH) * g.strideH + kh * g.dilationH;
+          int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
+          int64_t shift = kwi * g.dilationW;
+          if (input.resident) {
+            // In row pieces: a DMA spreads over at most four queues.
+            int64_t pieces =
+                loadPieces(tr * g.w * tile::storageBytes(g.inputType));
+            int64_t rs = (tr + pieces - 1) / pieces;
+            for (int64_t r = 0; r < tr; r += rs) {
+              int64_t m = std::min(rs, tr - r);
+              tile::DmaOp::create(
+                  b, loc,
+                  input.residentRows(b, loc, n, 0, g.c, h0 + r * step, m, step,
+                                     shift),
+                  windowOf(b, loc, t, g.c, r, m, 1, 0, g.w - shift, 1, p0));
+            }
+          } else
+            input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
+                           /*fillBorder=*/false, shift);
+        }
     inputs.push_back(t);
   }
   for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
@@ -703,7 +747,8 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
         for (int64_t tap = 0; tap < taps; ++tap) {
           if (llvm::all_of(vec, [](bool v) { return v; }))
             break;
-          int64_t kh = foldRows ? 0 : tap / g.kw, kw = tap % g.kw;
+          int64_t kh = foldRows ? 0 : tap / g.kw;
+          int64_t kw = foldRows ? tap * foldCols : tap % g.kw;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
           bool first = cb == 0 && tap == 0;
@@ -774,7 +819,34 @@ Value ConvKernel::buildDiagonal() {
   return folded;
 }
 
+/// Folded kernel columns: one tile [KWf * KH * C, G * F] (KWf = foldCols,
+/// G = ceil(KW / KWf) matmuls a row of taps), partition (kwi * KH + kh) *
+/// C + c holding at columns [g * F, (g + 1) * F) w[c, kh, g * KWf + kwi,
+/// :], zero where that kernel column is past KW; one DMA per tap (a few
+/// channels each: the stem of an image net).
+Value ConvKernel::loadFoldedFilter() {
+  int64_t groups = taps();
+  Value t =
+      allocTile(b, loc, {foldCols * g.kh * g.c, groups * g.f}, g.filterType);
+  if (groups * foldCols > g.kw)
+    tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+  for (int64_t kwi = 0; kwi < foldCols; ++kwi)
+    for (int64_t kh = 0; kh < g.kh; ++kh)
+      for (int64_t gi = 0; gi < groups && gi * foldCols + kwi < g.kw; ++gi) {
+        int64_t kw = gi * foldCols + kwi;
+        tile::DmaOp::create(
+            b, loc,
+            hbmView(b, loc, w.buffer,
+                    indexConst(b, loc, w.offset + (kh * g.kw + kw) * g.f),
+                    {g.c, g.f}, {w.strides[0], 1}),
+            tileSlice(b, loc, t, (kwi * g.kh + kh) * g.c, g.c, gi * g.f, g.f));
+      }
+  return t;
+}
+
 SmallVector<Value> ConvKernel::loadFilters() {
+  if (foldCols > 1)
+    return {loadFoldedFilter()};
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
   // partition kh * C + c holding w[c, kh, :, :]), loaded in pieces.
   SmallVector<Value> filters;

@@ -42,6 +42,9 @@ struct TileOptions {
   /// Convolutions with few channels and filters put several bands of
   /// output rows side by side on the partitions (Conv.cpp).
   bool packBands = true;
+  /// ... and fold kernel columns into the contraction with the rows
+  /// (fp32 inputs, Conv.cpp).
+  bool foldColumns = true;
   /// The engine time a depthwise convolution's chunks have been given so
   /// far (ns), carried across the kernels of its channel blocks (one source
   /// location) so that they share the engines as one convolution would.

@@ -70,6 +70,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.depthwiseLoads = &depthwiseLoads;
     options.freeChunk = freeChunk;
     options.packBands = packBands;
+    options.foldColumns = foldColumns;
     FailureOr<const nki::isa::TargetDesc *> chosen =
         nki::tile::getTarget(func);
     if (failed(chosen))

@@ -67,39 +67,44 @@ Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
 
 Value WindowInput::residentRows(OpBuilder &b, Location loc, int64_t n,
                                 int64_t c0, int64_t cs, int64_t h0,
-                                int64_t rows, int64_t rowStep) const {
+                                int64_t rows, int64_t rowStep,
+                                int64_t colShift) const {
   // Padded coordinates are the resident tensor's shifted by this reader's
   // padding (the tensor's border is at least as wide).
   int64_t top = pad ? pad->top : 0, left = pad ? pad->left : 0;
   return residents->view(b, loc, *resident, n, c0, cs, h0 - top, rows, rowStep,
-                         -left, width, 1);
+                         colShift - left, width - colShift, 1);
 }
 
 void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,
                            int64_t cs, int64_t h0, int64_t rows, Value tile,
-                           int64_t p0, int64_t rowStep, bool fillBorder) const {
+                           int64_t p0, int64_t rowStep, bool fillBorder,
+                           int64_t colShift) const {
+  assert((!fillBorder || colShift == 0) && "a shifted band's border is set "
+                                           "by the caller");
   Type elt = cast<MemRefType>(tile.getType()).getElementType();
   // Tile rows [r0, r0 + rn) from source rows srcRow, srcRow + rowStep, ...
-  // of `l` at column q0, in a few DMAs (a DMA may cast to the tile's type).
+  // (from column srcCol) of `l` at column q0, in a few DMAs (a DMA may cast
+  // to the tile's type).
   auto loadRows = [&](const HbmLayout &l, int64_t srcRow, int64_t r0,
-                      int64_t rn, int64_t q0, int64_t w) {
+                      int64_t rn, int64_t q0, int64_t w, int64_t srcCol) {
     int64_t rowBytes = w * tile::storageBytes(elt);
     int64_t pieces = loadPieces(rn * rowBytes);
     int64_t step = (rn + pieces - 1) / pieces;
     for (int64_t r = 0; r < rn; r += step) {
       int64_t m = std::min(step, rn - r);
-      Value view =
-          hbmView(b, loc, l.buffer,
-                  indexConst(b, loc,
-                             l.offset + n * l.strides[0] + c0 * l.strides[1] +
-                                 (srcRow + r * rowStep) * l.strides[2]),
-                  {cs, m, w}, {l.strides[1], l.strides[2] * rowStep, 1});
+      Value view = hbmView(
+          b, loc, l.buffer,
+          indexConst(b, loc,
+                     l.offset + n * l.strides[0] + c0 * l.strides[1] +
+                         (srcRow + r * rowStep) * l.strides[2] + srcCol),
+          {cs, m, w}, {l.strides[1], l.strides[2] * rowStep, 1});
       tile::DmaOp::create(
           b, loc, view, windowOf(b, loc, tile, cs, r0 + r, m, 1, q0, w, 1, p0));
     }
   };
   if (!pad)
-    return loadRows(padded, h0, 0, rows, 0, width);
+    return loadRows(padded, h0, 0, rows, 0, width - colShift, colShift);
   // Tile row r is padded row h0 + r * rowStep; those in [top, top + height)
   // are the source's, in the middle columns; the border is the padding.
   int64_t top = pad->top, left = pad->left;
@@ -122,5 +127,10 @@ void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,
   fill(rb, rows - rb, 0, width);
   fill(ra, rb - ra, 0, left);
   fill(ra, rb - ra, left + pad->width, width - left - pad->width);
-  loadRows(source, h0 + ra * rowStep - top, ra, rb - ra, left, pad->width);
+  // The source's columns from tile column left - colShift (those before
+  // tile column 0 are not loaded).
+  int64_t skip = std::max<int64_t>(0, colShift - left);
+  if (skip < pad->width)
+    loadRows(source, h0 + ra * rowStep - top, ra, rb - ra,
+             left - colShift + skip, pad->width - skip, skip);
 }

@@ -49,20 +49,23 @@ struct WindowInput {
   mlir::Value band(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
                    int64_t c0, int64_t cs, int64_t h0, int64_t rows,
                    mlir::Type type) const;
-  /// The [cs, rows, width] view of padded rows h0, h0 + rowStep, ... of a
-  /// resident input (its border is the padding).
+  /// The [cs, rows, width - colShift] view of padded rows h0, h0 +
+  /// rowStep, ... from padded column colShift of a resident input (its
+  /// border is the padding).
   mlir::Value residentRows(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
                            int64_t c0, int64_t cs, int64_t h0, int64_t rows,
-                           int64_t rowStep) const;
+                           int64_t rowStep, int64_t colShift = 0) const;
   /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
   /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
-  /// ([P, rows, width]). With `fillBorder` the padding is set too (only for
-  /// p0 = 0: the engines' start-partition rule); otherwise the caller sets
-  /// it for the whole tile first.
+  /// ([P, rows, width]), tile column q holding padded column q + colShift
+  /// (the last colShift columns are not written). With `fillBorder` the
+  /// padding is set too (only for p0 = 0: the engines' start-partition
+  /// rule; and colShift 0); otherwise the caller sets it for the whole tile
+  /// first.
   void loadBand(mlir::OpBuilder &b, mlir::Location loc, int64_t n, int64_t c0,
                 int64_t cs, int64_t h0, int64_t rows, mlir::Value tile,
-                int64_t p0 = 0, int64_t rowStep = 1,
-                bool fillBorder = true) const;
+                int64_t p0 = 0, int64_t rowStep = 1, bool fillBorder = true,
+                int64_t colShift = 0) const;
 };
 
 /// The static-offset subview [p0:+cs, r0:+rn (step rs), q0:+qn (step qs)]
