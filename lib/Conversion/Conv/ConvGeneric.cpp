@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -181,6 +182,38 @@ void castConvGenericToBF16(OpBuilder &b, linalg::GenericOp op) {
       });
   op->replaceAllUsesWith(generic->getResults());
   op->erase();
+}
+
+bool roundsInputToBF16(linalg::GenericOp op) {
+  auto arg = op.getRegion().front().getArgument(0);
+  if (!arg.getType().isF32() || !arg.hasOneUse())
+    return false;
+  auto trunc = dyn_cast<arith::TruncFOp>(*arg.getUsers().begin());
+  return trunc && trunc.getType().isBF16();
+}
+
+linalg::GenericOp readInputInBF16(OpBuilder &b, linalg::GenericOp op, Value x) {
+  b.setInsertionPoint(op);
+  Value w = op.getDpsInputs()[1];
+  Block &old = op.getRegion().front();
+  auto generic = linalg::GenericOp::create(
+      b, op.getLoc(), op->getResultTypes(), ValueRange{x, w}, op.getDpsInits(),
+      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        // The old body with its input's rounding replaced by the argument.
+        IRMapping map;
+        auto trunc =
+            cast<arith::TruncFOp>(*old.getArgument(0).getUsers().begin());
+        map.map(trunc.getResult(), args[0]);
+        map.map(old.getArgument(1), args[1]);
+        map.map(old.getArgument(2), args[2]);
+        for (Operation &inner : old)
+          if (&inner != trunc.getOperation())
+            nb.clone(inner, map);
+      });
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+  return generic;
 }
 
 Value buildDiagonalFilter(OpBuilder &b, Location loc, Value w) {

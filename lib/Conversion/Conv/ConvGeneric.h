@@ -67,6 +67,15 @@ std::optional<mlir::Value> matchDiagonalFilter(mlir::linalg::GenericOp op);
 /// (`extf(truncf(x))`); accumulation and the result stay f32.
 void castConvGenericToBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op);
 
+/// Whether `op` (a matched conv generic) rounds its f32 input to bf16 in
+/// the body (what castConvGenericToBF16 writes).
+bool roundsInputToBF16(mlir::linalg::GenericOp op);
+
+/// Rebuilds `op` (a conv generic that rounds its f32 input to bf16) to read
+/// `x`, that input already rounded and stored in bf16; returns the new op.
+mlir::linalg::GenericOp
+readInputInBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op, mlir::Value x);
+
 } // namespace nki::conv
 
 #endif // NKI_LIB_CONVERSION_CONV_CONVGENERIC_H

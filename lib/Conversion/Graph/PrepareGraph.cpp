@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -327,6 +328,98 @@ struct NKIPrepareGraphPass
       castMatmulInputs(rewriter, func);
   }
 
+  /// Under auto-cast a tensor that only convolutions read, each rounding
+  /// it to bf16 first (directly or through a constant pad), is stored in
+  /// bf16: its producer (an elementwise op or a convolution, into whose
+  /// epilogue the cast fuses) rounds it once, and when it does not stay in
+  /// SBUF it moves half the bytes through HBM. The program's inputs keep
+  /// their type (their cast would be a pass of its own).
+  void storeConvInputsInBF16(IRRewriter &rewriter, func::FuncOp func) {
+    auto roundingConv = [](Operation *user, Value v) {
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      return g && g.getDpsInputs()[0] == v && g.getDpsInputs()[1] != v &&
+             nki::conv::matchConvGeneric(g) && nki::conv::roundsInputToBF16(g);
+    };
+    auto roundingPad = [&](Operation *user) {
+      auto pad = dyn_cast<tensor::PadOp>(user);
+      FloatAttr value;
+      return pad &&
+             matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) &&
+             llvm::all_of(pad->getUsers(), [&](Operation *u) {
+               return roundingConv(u, pad.getResult());
+             });
+    };
+    // A producer the cast fuses into: a convolution or an elementwise op.
+    auto fusible = [](Value v) {
+      auto g = v.getDefiningOp<linalg::GenericOp>();
+      return g && (nki::conv::matchConvGeneric(g) ||
+                   (g.getNumLoops() == g.getNumParallelLoops() &&
+                    llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) {
+                      return m.isProjectedPermutation();
+                    })));
+    };
+    llvm::SetVector<Value> sources;
+    func.walk([&](linalg::GenericOp op) {
+      if (!nki::conv::matchConvGeneric(op) || !nki::conv::roundsInputToBF16(op))
+        return;
+      Value x = op.getDpsInputs()[0];
+      if (auto pad = x.getDefiningOp<tensor::PadOp>())
+        x = pad.getSource();
+      sources.insert(x);
+    });
+    Type bf16 = rewriter.getBF16Type();
+    for (Value v : sources) {
+      if (!fusible(v) || !llvm::all_of(v.getUsers(), [&](Operation *u) {
+            return roundingConv(u, v) || roundingPad(u);
+          }))
+        continue;
+      auto type = cast<RankedTensorType>(v.getType());
+      Location loc = v.getLoc();
+      rewriter.setInsertionPointAfterValue(v);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, type.getShape(), bf16);
+      auto map = rewriter.getMultiDimIdentityMap(type.getRank());
+      SmallVector<utils::IteratorType> iters(type.getRank(),
+                                             utils::IteratorType::parallel);
+      Value rounded = linalg::GenericOp::create(
+                          rewriter, loc, empty.getType(), v, empty,
+                          ArrayRef<AffineMap>{map, map}, iters,
+                          [&](OpBuilder &b, Location l, ValueRange args) {
+                            Value t =
+                                arith::TruncFOp::create(b, l, bf16, args[0]);
+                            linalg::YieldOp::create(b, l, t);
+                          })
+                          .getResult(0);
+      for (Operation *user : llvm::to_vector(v.getUsers())) {
+        if (user == rounded.getDefiningOp())
+          continue;
+        auto pad = dyn_cast<tensor::PadOp>(user);
+        if (!pad) {
+          nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(user),
+                                     rounded);
+          continue;
+        }
+        FloatAttr value;
+        matchPattern(pad.getConstantPaddingValue(), m_Constant(&value));
+        APFloat p = value.getValue();
+        bool lost;
+        p.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
+        rewriter.setInsertionPoint(pad);
+        Value padValue = arith::ConstantOp::create(
+            rewriter, pad.getLoc(), rewriter.getFloatAttr(bf16, p));
+        auto padType =
+            RankedTensorType::get(pad.getResultType().getShape(), bf16);
+        Value padded = tensor::PadOp::create(rewriter, pad.getLoc(), padType,
+                                             rounded, pad.getMixedLowPad(),
+                                             pad.getMixedHighPad(), padValue);
+        for (Operation *conv : llvm::to_vector(pad->getUsers()))
+          nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(conv),
+                                     padded);
+        rewriter.eraseOp(pad);
+      }
+    }
+  }
+
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
   /// rate); accumulation stays fp32.
   void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func) {
@@ -341,6 +434,7 @@ struct NKIPrepareGraphPass
     });
     for (linalg::GenericOp op : convs)
       nki::conv::castConvGenericToBF16(rewriter, op);
+    storeConvInputsInBF16(rewriter, func);
 
     SmallVector<linalg::LinalgOp> matmuls;
     func.walk([&](linalg::LinalgOp op) {

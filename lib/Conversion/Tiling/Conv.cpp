@@ -584,6 +584,15 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   // reads it where it is.
   auto store = [&](Value t) {
     if (!outView) {
+      // Stored narrower (a bf16 tensor in HBM): the last instruction
+      // writes that type, so the DMA moves half the bytes.
+      Type outType = cast<MemRefType>(out.buffer.getType()).getElementType();
+      if (outType != cast<MemRefType>(t.getType()).getElementType() &&
+          tile::storageBytes(outType) <
+              tile::storageBytes(
+                  cast<MemRefType>(t.getType()).getElementType()))
+        if (Value narrow = retypeWrittenTile(b, t, outType))
+          t = narrow;
       for (int64_t j = 0; j < bands; ++j) {
         Value r = resident(out.buffer, j);
         tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
@@ -617,7 +626,8 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         bool column = e.strides[2] == 0 && e.strides[3] == 0;
         Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
         return {load(l, e.elementType, column), column};
-      });
+      },
+      /*roundOnStore=*/true);
   if (failed(t)) {
     status = failure();
     return;

@@ -27,7 +27,8 @@ FailureOr<Value>
 Epilogue::compute(OpBuilder &b, Location loc, BodyLowering &lowering,
                   TileValue product, Value acc, Type productType,
                   int64_t partitions, int64_t cols,
-                  function_ref<std::pair<Value, bool>(const Access &)> load) {
+                  function_ref<std::pair<Value, bool>(const Access &)> load,
+                  bool roundOnStore) {
   Block &body = op.getRegion().front();
   for (auto [i, e] : llvm::enumerate(operands)) {
     BlockArgument arg = body.getArgument(i);
@@ -53,7 +54,11 @@ Epilogue::compute(OpBuilder &b, Location loc, BodyLowering &lowering,
                         e.elementType});
   }
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  FailureOr<TileValue> r = lowering.lower(yield.getOperand(0));
+  Value result = yield.getOperand(0);
+  if (auto trunc = result.getDefiningOp<arith::TruncFOp>();
+      trunc && roundOnStore)
+    result = trunc.getIn();
+  FailureOr<TileValue> r = lowering.lower(result);
   if (failed(r))
     return failure();
   Value t = lowering.materializeFull(*r, r->elementType);

@@ -32,11 +32,15 @@ struct Epilogue {
   /// is a [P, 1] column), lowers the body and returns its result as a full
   /// SBUF tile of [partitions, cols] (copied out of PSUM when it is the
   /// accumulator itself), ready to be stored through operands.back().
-  mlir::FailureOr<mlir::Value> compute(
-      mlir::OpBuilder &b, mlir::Location loc, BodyLowering &lowering,
-      TileValue product, mlir::Value acc, mlir::Type productType,
-      int64_t partitions, int64_t cols,
-      llvm::function_ref<std::pair<mlir::Value, bool>(const Access &)> load);
+  /// With `roundOnStore` a final float rounding (`arith.truncf`, the bf16
+  /// a tensor is stored in under auto-cast) is left to the store: the
+  /// result is the wider tile, which the caller's store rounds.
+  mlir::FailureOr<mlir::Value>
+  compute(mlir::OpBuilder &b, mlir::Location loc, BodyLowering &lowering,
+          TileValue product, mlir::Value acc, mlir::Type productType,
+          int64_t partitions, int64_t cols,
+          llvm::function_ref<std::pair<mlir::Value, bool>(const Access &)> load,
+          bool roundOnStore = false);
 };
 
 } // namespace nki::tiling

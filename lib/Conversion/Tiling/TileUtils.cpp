@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace nki;
@@ -72,6 +73,23 @@ LogicalResult tiling::getStaticLayout(MemRefType type,
       llvm::any_of(strides, ShapedType::isDynamic))
     return failure();
   return success();
+}
+
+Value tiling::retypeWrittenTile(OpBuilder &b, Value tile, Type elementType) {
+  auto alloc = tile.getDefiningOp<tile::AllocOp>();
+  if (!alloc || tile::isPsum(tile.getType()) || !tile.hasOneUse())
+    return {};
+  auto writer = dyn_cast<MemoryEffectOpInterface>(*tile.getUsers().begin());
+  if (!writer || !writer.getEffectOnValue<MemoryEffects::Write>(tile) ||
+      writer.getEffectOnValue<MemoryEffects::Read>(tile))
+    return {};
+  auto type = cast<MemRefType>(tile.getType());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(alloc);
+  Value t = allocTile(b, alloc.getLoc(), type.getShape(), elementType);
+  tile.replaceAllUsesWith(t);
+  alloc->erase();
+  return t;
 }
 
 Value tiling::allocTile(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,

@@ -54,6 +54,13 @@ mlir::Value allocTile(mlir::OpBuilder &b, mlir::Location loc,
                       llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
                       tile::MemorySpace space = tile::MemorySpace::SBUF);
 
+/// When `tile` is an SBUF tile that one instruction writes and nothing
+/// else touches, re-allocates it in `elementType` so that instruction
+/// stores in that type (every narrowing store rounds to nearest even) and
+/// returns the new tile; else null.
+mlir::Value retypeWrittenTile(mlir::OpBuilder &b, mlir::Value tile,
+                              mlir::Type elementType);
+
 /// A static-offset subview [pOff:+pSize, fOff:+fSize] of a 2-D tile.
 mlir::Value tileSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
                       int64_t pOff, int64_t pSize, int64_t fOff,
