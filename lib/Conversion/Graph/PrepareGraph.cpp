@@ -328,6 +328,24 @@ struct NKIPrepareGraphPass
       castMatmulInputs(rewriter, func);
   }
 
+  /// `v` (an f32 tensor) rounded to bf16 by an elementwise generic.
+  static Value roundedToBF16(OpBuilder &b, Location loc, Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    Type bf16 = b.getBF16Type();
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), bf16);
+    auto map = b.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iters(type.getRank(),
+                                           utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, empty.getType(), v, empty, ArrayRef<AffineMap>{map, map},
+               iters,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value t = arith::TruncFOp::create(nb, l, bf16, args[0]);
+                 linalg::YieldOp::create(nb, l, t);
+               })
+        .getResult(0);
+  }
+
   /// Under auto-cast a tensor that only convolutions read, each rounding
   /// it to bf16 first (directly or through a constant pad), is stored in
   /// bf16: its producer (an elementwise op or a convolution, into whose
@@ -373,23 +391,8 @@ struct NKIPrepareGraphPass
             return roundingConv(u, v) || roundingPad(u);
           }))
         continue;
-      auto type = cast<RankedTensorType>(v.getType());
-      Location loc = v.getLoc();
       rewriter.setInsertionPointAfterValue(v);
-      Value empty =
-          tensor::EmptyOp::create(rewriter, loc, type.getShape(), bf16);
-      auto map = rewriter.getMultiDimIdentityMap(type.getRank());
-      SmallVector<utils::IteratorType> iters(type.getRank(),
-                                             utils::IteratorType::parallel);
-      Value rounded = linalg::GenericOp::create(
-                          rewriter, loc, empty.getType(), v, empty,
-                          ArrayRef<AffineMap>{map, map}, iters,
-                          [&](OpBuilder &b, Location l, ValueRange args) {
-                            Value t =
-                                arith::TruncFOp::create(b, l, bf16, args[0]);
-                            linalg::YieldOp::create(b, l, t);
-                          })
-                          .getResult(0);
+      Value rounded = roundedToBF16(rewriter, v.getLoc(), v);
       for (Operation *user : llvm::to_vector(v.getUsers())) {
         if (user == rounded.getDefiningOp())
           continue;
@@ -441,7 +444,6 @@ struct NKIPrepareGraphPass
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         matmuls.push_back(op);
     });
-    Type bf16 = rewriter.getBF16Type();
     for (linalg::LinalgOp op : matmuls) {
       rewriter.setInsertionPoint(op);
       SmallVector<Value> inputs;
@@ -458,19 +460,7 @@ struct NKIPrepareGraphPass
           inputs.push_back(rounded);
           continue;
         }
-        Value empty =
-            tensor::EmptyOp::create(rewriter, loc, type.getShape(), bf16);
-        auto map = rewriter.getMultiDimIdentityMap(type.getRank());
-        SmallVector<utils::IteratorType> iters(type.getRank(),
-                                               utils::IteratorType::parallel);
-        auto cast = linalg::GenericOp::create(
-            rewriter, loc, empty.getType(), in, empty,
-            ArrayRef<AffineMap>{map, map}, iters,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value t = arith::TruncFOp::create(b, l, bf16, args[0]);
-              linalg::YieldOp::create(b, l, t);
-            });
-        inputs.push_back(cast.getResult(0));
+        inputs.push_back(roundedToBF16(rewriter, loc, in));
       }
       if (!changed)
         continue;

@@ -11,12 +11,13 @@ PATH). Prints `PASS name` or `FAIL name: reason` per case and `N of M
 pass`; exits 1 on any failure.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from onnx_cases import run_cases
 
 # name: (parts, F, kernel, pads (begin..., end...), dilations, bias)
 # A part is ("up", [N, C, H, W], (fh, fw)) or ("skip", [N, C, H, W]).
@@ -132,31 +133,9 @@ def build(name, case, rng, root):
 
 
 def main():
-    root = sys.argv[1]
-    rng = np.random.default_rng(11)
-    passed = 0
-    for name, case in CASES.items():
-        d, run = build(name, case, rng, root)
-        nkb = os.path.join(d, "model.nkb")
-        p = subprocess.run(["nki-compile", os.path.join(d, "model.onnx"),
-                            "-o", nkb], capture_output=True, text=True)
-        if p.returncode:
-            print(f"FAIL {name}: compile: {p.stderr.strip()}")
-            continue
-        # At most 144 x 9 fp32 products per output, the phase filters'
-        # sums rounded once: rtol 1e-4 and atol 1e-4.
-        p = subprocess.run(["nki-run", nkb] + run +
-                           ["--expected", "y=" + os.path.join(d,
-                                                              "expected.npy"),
-                            "--rtol", "1e-4", "--atol", "1e-4"],
-                           capture_output=True, text=True)
-        if p.returncode:
-            print(f"FAIL {name}: run: {(p.stdout + p.stderr).strip()}")
-            continue
-        print(f"PASS {name}")
-        passed += 1
-    print(f"{passed} of {len(CASES)} pass")
-    return 0 if passed == len(CASES) else 1
+    # At most 144 x 9 fp32 products per output, the phase filters'
+    # sums rounded once: rtol 1e-4 and atol 1e-4.
+    return run_cases(CASES, build, sys.argv[1], 11, "1e-4", "1e-4")
 
 
 if __name__ == "__main__":

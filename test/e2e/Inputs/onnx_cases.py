@@ -1,0 +1,36 @@
+"""The driver of the ONNX case scripts here (convtranspose_cases.py,
+upsampled_conv_cases.py): each case is built into DIR/NAME (model.onnx,
+expected.npy and its inputs) by the script's `build`, compiled with
+nki-compile and simulated with nki-run against expected.npy (output `y`).
+Prints `PASS name` or `FAIL name: reason` per case and `N of M pass`."""
+import os
+import subprocess
+
+import numpy as np
+
+
+def run_cases(cases, build, root, seed, rtol, atol):
+    """build(name, case, rng, root) -> (case dir, nki-run input options);
+    returns the exit status (1 on any failure)."""
+    rng = np.random.default_rng(seed)
+    passed = 0
+    for name, case in cases.items():
+        d, run = build(name, case, rng, root)
+        nkb = os.path.join(d, "model.nkb")
+        p = subprocess.run(["nki-compile", os.path.join(d, "model.onnx"),
+                            "-o", nkb], capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL {name}: compile: {p.stderr.strip()}")
+            continue
+        p = subprocess.run(["nki-run", nkb] + run +
+                           ["--expected", "y=" + os.path.join(d,
+                                                              "expected.npy"),
+                            "--rtol", rtol, "--atol", atol],
+                           capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL {name}: run: {(p.stdout + p.stderr).strip()}")
+            continue
+        print(f"PASS {name}")
+        passed += 1
+    print(f"{passed} of {len(cases)} pass")
+    return 0 if passed == len(cases) else 1
