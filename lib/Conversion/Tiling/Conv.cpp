@@ -51,6 +51,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -355,8 +356,13 @@ void ConvKernel::chooseBands() {
   // the PE multiplies fp32: at one cycle a column the shifted copies' DMA
   // costs more than the matmuls saved (ResNet-50's stem under auto-cast
   // 28.1 -> 29.4 us).
+  // A last group of fewer columns multiplies the shifted copies' unloaded
+  // columns, set to the padding value, by zero: that value must be finite.
+  bool finitePad = !pad || std::isfinite(pad->value);
   int64_t maxCols =
-      diagonal || !g.inputType.isF32() || !options.foldColumns ? 1 : g.kw;
+      diagonal || !g.inputType.isF32() || !options.foldColumns || !finitePad
+          ? 1
+          : g.kw;
   for (int64_t cols = 1; cols <= maxCols; ++cols)
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
