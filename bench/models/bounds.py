@@ -17,6 +17,14 @@ and the POOL (two cycles at its clock) share them at best, multiplies free
 of the depthwise work <= T and the DVE's and POOL's shares each <= T.
 Clocks: trn2's (docs/machine-model.md); no latency, epilogue or DMA is
 counted, so real kernels stay above it.
+
+The second bound also counts the PE's per-instruction minimums: a matmul
+moves at most 512 columns and at least 64 (max(N, 64) cycles), and each
+stationary block is loaded (64 columns' time) once per group of four
+matmuls, as nki-tile's kernels share it; a Gemm or MatMul takes the
+cheaper of its two orientations (activations or weights moving). At 7x7
+pixels or one image's classifier these minimums, not the MACs, are the
+PE's work.
 """
 import argparse
 import math
@@ -28,7 +36,21 @@ from onnx import helper, shape_inference
 PARTITIONS = 128
 
 
-def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles):
+def min_columns(pixels, k, m):
+    """Matmul columns (64-column LoadStationary included) of a [k, m]
+    stationary operand over `pixels` moving columns, with the minimums.
+    Its [128, 128] blocks are counted fractionally, as the MAC bound does
+    (bands of pixels side by side fill a block's partial rows and
+    columns)."""
+    chunks = [min(512, pixels - i) for i in range(0, pixels, 512)]
+    moving = sum(max(n, 64) for n in chunks)
+    loads = math.ceil(len(chunks) / 4) * 64
+    blocks = (max(k, PARTITIONS) / PARTITIONS) * (max(m, PARTITIONS) /
+                                                  PARTITIONS)
+    return blocks * (moving + loads)
+
+
+def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
     g = shape_inference.infer_shapes(onnx.load(path)).graph
     shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
               for vi in list(g.input) + list(g.output) + list(g.value_info)}
@@ -48,6 +70,10 @@ def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles):
                 lane_macs += macs / PARTITIONS
                 continue
             k, m = min(PARTITIONS, cg * taps), min(PARTITIONS, f)
+            if minimums:
+                dense_ns += min_columns(math.prod(y) // f, cg * taps,
+                                        f) * column_ns
+                continue
         elif n.op_type in ("Gemm", "MatMul"):
             a, y = shapes[n.input[0]], shapes[n.output[0]]
             trans = next((helper.get_attribute_value(x) for x in n.attribute
@@ -55,6 +81,11 @@ def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles):
             kd = a[0] if trans else a[-1]
             macs = math.prod(y) * kd
             k, m = min(PARTITIONS, kd), min(PARTITIONS, y[-1])
+            if minimums:
+                rows = math.prod(y) // y[-1]
+                dense_ns += min(min_columns(rows, kd, y[-1]),
+                                min_columns(y[-1], kd, rows)) * column_ns
+                continue
         else:
             continue
         dense_ns += macs / (k * m) * column_ns
@@ -76,12 +107,17 @@ def main():
     p.add_argument("--bf16", action="store_true",
                    help="bf16 matmul inputs: a column costs one PE cycle")
     args = p.parse_args()
-    print("| model | dense PE us | depthwise MACs per lane | bound us |")
-    print("|---|---:|---:|---:|")
+    print("| model | dense PE us | depthwise MACs per lane | bound us | "
+          "dense PE us with minimums | bound us with minimums |")
+    print("|---|---:|---:|---:|---:|---:|")
     for path in args.models:
+        cycles = 1 if args.bf16 else 4
         dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz,
-                                1 if args.bf16 else 4)
-        print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} |")
+                                cycles)
+        dense_min, _, t_min = bound(path, args.pe_ghz, args.dve_ghz,
+                                    args.pool_ghz, cycles, minimums=True)
+        print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} | "
+              f"{dense_min:.1f} | {t_min:.1f} |")
     return 0
 
 
