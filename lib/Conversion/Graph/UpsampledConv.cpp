@@ -154,7 +154,8 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
     if (ShapedType::isDynamicShape(low) || ShapedType::isDynamicShape(high) ||
         low[0] || low[1] || high[0] || high[1])
-      return rewriter.notifyMatchFailure(op, "needs static spatial pads");
+      return rewriter.notifyMatchFailure(op, "needs static pads of H and W "
+                                             "only");
     SmallVector<int64_t> dil(op.getDilations().getValues<int64_t>());
     ArrayRef<int64_t> ws = filter.getType().getShape(), ys = yt.getShape();
 
@@ -177,7 +178,7 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       part.c = cast<RankedTensorType>(s.getType()).getDimSize(1);
       c0 += part.c;
       if (std::optional<Upsample> up = matchUpsample(s))
-        if (takePhases(*up, low, high, dil, ws, ys, elt, part))
+        if (takePhases(*up, low, dil, ws, ys, elt, part))
           anyPhased = true;
       parts.push_back(std::move(part));
     }
@@ -210,9 +211,8 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   /// Fills in `part`'s phases when the phases multiply less than the
   /// upsampled convolution and the result fits half an SBUF partition.
   bool takePhases(const Upsample &up, ArrayRef<int64_t> low,
-                  ArrayRef<int64_t> high, ArrayRef<int64_t> dil,
-                  ArrayRef<int64_t> ws, ArrayRef<int64_t> ys, Type elt,
-                  Part &part) const {
+                  ArrayRef<int64_t> dil, ArrayRef<int64_t> ws,
+                  ArrayRef<int64_t> ys, Type elt, Part &part) const {
     auto xs = cast<RankedTensorType>(up.x.getType()).getShape();
     if (ys[2] % up.fh || ys[3] % up.fw)
       return false;
