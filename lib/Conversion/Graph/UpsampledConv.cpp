@@ -217,27 +217,32 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (ys[2] % up.fh || ys[3] % up.fw)
       return false;
     int64_t qh = ys[2] / up.fh, qw = ys[3] / up.fw;
-    int64_t tapsH = 0, tapsW = 0;
-    for (int64_t r = 0; r < up.fh; ++r) {
-      std::optional<PhaseDim> p =
-          phaseDim(r, up.fh, low[2], dil[0], ws[2], xs[2], qh);
-      if (!p)
-        return false;
-      tapsH += p->taps;
-      part.rows.push_back(*p);
-    }
-    for (int64_t r = 0; r < up.fw; ++r) {
-      std::optional<PhaseDim> p =
-          phaseDim(r, up.fw, low[3], dil[1], ws[3], xs[3], qw);
-      if (!p)
-        return false;
-      tapsW += p->taps;
-      part.cols.push_back(*p);
+    // The phases of spatial dim d (2 or 3) into `out`, and their taps.
+    auto dimPhases = [&](int d, int64_t f, int64_t q,
+                         SmallVector<PhaseDim> &out) -> std::optional<int64_t> {
+      int64_t taps = 0;
+      for (int64_t r = 0; r < f; ++r) {
+        std::optional<PhaseDim> p =
+            phaseDim(r, f, low[d], dil[d - 2], ws[d], xs[d], q);
+        if (!p)
+          return std::nullopt;
+        taps += p->taps;
+        out.push_back(*p);
+      }
+      return taps;
+    };
+    std::optional<int64_t> tapsH = dimPhases(2, up.fh, qh, part.rows);
+    std::optional<int64_t> tapsW =
+        tapsH ? dimPhases(3, up.fw, qw, part.cols) : std::nullopt;
+    if (!tapsW) {
+      part.rows.clear();
+      part.cols.clear();
+      return false;
     }
     int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
     int64_t blocks = (ys[1] + target.numPartitions - 1) / target.numPartitions;
     int64_t resident = blocks * ys[0] * ys[2] * ys[3] * bytes;
-    if (tapsH * tapsW >= up.fh * up.fw * ws[2] * ws[3] ||
+    if (*tapsH * *tapsW >= up.fh * up.fw * ws[2] * ws[3] ||
         resident > target.sbufBytesPerPartition / 2) {
       part.rows.clear();
       part.cols.clear();

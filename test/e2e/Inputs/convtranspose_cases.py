@@ -9,15 +9,13 @@ output_padding select. Usage: convtranspose_cases.py DIR (nki-compile and
 nki-run on PATH). Prints `PASS name` or `FAIL name: reason` per case and
 `N of M pass`; exits 1 on any failure.
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from np_conv import conv3x3
-from onnx_cases import run_cases
+from onnx_cases import run_cases, save_case
 
 # name: (x shape, F, kernel, strides, pads (begin..., end...), output_padding,
 #        group, weight constant, bias, extra attributes)
@@ -165,22 +163,8 @@ def build(name, case, rng, root):
                                       pads=[1, 1, 1, 1]))
         expected = conv3x3(expected.astype(np.float64),
                            w2.astype(np.float64)).astype(np.float32)
-    graph = helper.make_graph(
-        nodes, name, inputs,
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                       list(expected.shape))], inits)
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 17)])
-    d = os.path.join(root, name)
-    os.makedirs(d, exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    np.save(os.path.join(d, "x.npy"), x)
-    np.save(os.path.join(d, "expected.npy"), expected)
-    run = ["--input", "x=" + os.path.join(d, "x.npy")]
-    if not const_w:
-        np.save(os.path.join(d, "w.npy"), w)
-        run += ["--input", "w=" + os.path.join(d, "w.npy")]
-    return d, run
+    arrays = {"x": x} if const_w else {"x": x, "w": w}
+    return save_case(root, name, nodes, inputs, inits, expected, arrays)
 
 
 def main():

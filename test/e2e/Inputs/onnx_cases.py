@@ -7,6 +7,30 @@ import os
 import subprocess
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+
+def save_case(root, name, nodes, inputs, inits, expected, arrays):
+    """Writes ROOT/NAME/model.onnx (one graph of `nodes`, output `y` of
+    expected's shape, opset 17), expected.npy and one NAME.npy per entry
+    of `arrays` ({input name: array}); returns (case dir, nki-run input
+    options)."""
+    graph = helper.make_graph(
+        nodes, name, inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       list(expected.shape))], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    np.save(os.path.join(d, "expected.npy"), expected)
+    run = []
+    for key, a in arrays.items():
+        np.save(os.path.join(d, f"{key}.npy"), a)
+        run += ["--input", f"{key}=" + os.path.join(d, f"{key}.npy")]
+    return d, run
 
 
 def run_cases(cases, build, root, seed, rtol, atol):

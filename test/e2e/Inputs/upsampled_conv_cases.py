@@ -10,14 +10,12 @@ directly. Usage: upsampled_conv_cases.py DIR (nki-compile and nki-run on
 PATH). Prints `PASS name` or `FAIL name: reason` per case and `N of M
 pass`; exits 1 on any failure.
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from onnx_cases import run_cases
+from onnx_cases import run_cases, save_case
 
 # name: (parts, F, kernel, pads (begin..., end...), dilations, bias)
 # A part is ("up", [N, C, H, W], (fh, fw)) or ("skip", [N, C, H, W]).
@@ -115,21 +113,8 @@ def build(name, case, rng, root):
                          w.astype(np.float64),
                          None if b is None else b.astype(np.float64), pads,
                          dil).astype(np.float32)
-    graph = helper.make_graph(
-        nodes, name, inputs,
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                       list(expected.shape))], inits)
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 17)])
-    d = os.path.join(root, name)
-    os.makedirs(d, exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    np.save(os.path.join(d, "expected.npy"), expected)
-    run = []
-    for i, (x, _) in enumerate(arrays):
-        np.save(os.path.join(d, f"x{i}.npy"), x)
-        run += ["--input", f"x{i}=" + os.path.join(d, f"x{i}.npy")]
-    return d, run
+    return save_case(root, name, nodes, inputs, inits, expected,
+                     {f"x{i}": x for i, (x, _) in enumerate(arrays)})
 
 
 def main():
