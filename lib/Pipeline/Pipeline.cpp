@@ -60,6 +60,8 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     prepare.autoCast = options.autoCast;
     pm.addPass(createNKIPrepareGraph(prepare));
     pm.addPass(createNKIFuseElementwise());
+    // After fusion: nothing elementwise fuses into an interleave.
+    pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;

@@ -130,6 +130,51 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def NKIInterleavePhases
+    : Pass<"nki-interleave-phases", "mlir::func::FuncOp"> {
+  let summary = "Assemble large phase results on chip, not element by element";
+  let description = [{
+    A transposed convolution, and a convolution of a nearest upsample
+    (nki-prepare-graph), write each output phase (the pixels at one
+    position modulo the strides) into a slice of the result with row and
+    column steps. When the result stays in SBUF each phase's evacuation
+    writes its view in place; in HBM every element of such a slice is a DMA
+    descriptor of its own (512 bytes of queue time for 2 or 4 bytes). So a
+    4-D result that would take more than half of an SBUF partition (the
+    channels on the partitions, per the chosen target) is assembled
+    differently: the phases go unit-stride into a tensor that stacks them,
+    `[fh * fw, N, C, H / fh, W / fw]`, and one generic interleaves them,
+    which nki-tile runs on chip (loads of whole phase rows, copies into
+    strided views of an output band, stores of whole output rows).
+    Runs after nki-fuse-elementwise, so that no elementwise op is fused
+    into the interleave.
+
+    ```mlir
+    %y = tensor.empty() : tensor<8x16x256x256xf32>
+    %0 = tensor.insert_slice %p0 into %y[0, 0, 0, 0] [8, 16, 128, 128] [1, 1, 2, 2]
+    ...
+    %3 = tensor.insert_slice %p3 into %2[0, 0, 1, 1] [8, 16, 128, 128] [1, 1, 2, 2]
+    ```
+    becomes
+    ```mlir
+    %s = tensor.empty() : tensor<4x8x16x128x128xf32>
+    %0 = tensor.insert_slice %p0 into %s[0, 0, 0, 0, 0] [1, 8, 16, 128, 128] [1, 1, 1, 1, 1]
+    ...
+    %r = linalg.generic {indexing_maps = [
+           affine_map<(n, c, h, w) -> ((h mod 2) * 2 + w mod 2, n, c, h floordiv 2, w floordiv 2)>,
+           affine_map<(n, c, h, w) -> (n, c, h, w)>], ...}
+           ins(%3 : tensor<4x8x16x128x128xf32>) outs(%y : tensor<8x16x256x256xf32>)
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"-1",
+           "Interleave results of more bytes per partition than this "
+           "(-1: half of the chosen target's SBUF partition)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def NKIUnsharePartialTensors
     : Pass<"nki-unshare-partial-tensors", "mlir::func::FuncOp"> {
   let summary = "Give each user of a partly built or filled tensor its own copy";

@@ -19,16 +19,12 @@
 // Only with a constant filter (the phase filters are computed here), pads
 // that at most pad x (no phase window cuts x), output sizes that the
 // factors divide, and when the phases multiply less. The assembled result
-// is written with strides; a result that would not stay in SBUF goes to
-// HBM an element at a time (docs/compiler.md), so the rewrite also needs
-// the result to fit half of the chosen target's SBUF partition.
+// is written with strides, in place when it stays in SBUF; a larger one is
+// assembled on chip from the stacked phases (nki-interleave-phases).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DecomposeConv.h"
-
-#include "nki/Dialect/NKI/ModuleTarget.h"
-#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -130,9 +126,8 @@ struct Part {
 };
 
 struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc &target)
-      : OpRewritePattern(ctx, /*benefit=*/3), target(target) {}
-  const nki::isa::TargetDesc &target;
+  explicit UpsampledConvAsPhases(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/3) {}
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -178,7 +173,7 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       part.c = cast<RankedTensorType>(s.getType()).getDimSize(1);
       c0 += part.c;
       if (std::optional<Upsample> up = matchUpsample(s))
-        if (takePhases(*up, low, dil, ws, ys, elt, part))
+        if (takePhases(*up, low, dil, ws, ys, part))
           anyPhased = true;
       parts.push_back(std::move(part));
     }
@@ -209,10 +204,10 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 
   /// Fills in `part`'s phases when the phases multiply less than the
-  /// upsampled convolution and the result fits half an SBUF partition.
+  /// upsampled convolution.
   bool takePhases(const Upsample &up, ArrayRef<int64_t> low,
                   ArrayRef<int64_t> dil, ArrayRef<int64_t> ws,
-                  ArrayRef<int64_t> ys, Type elt, Part &part) const {
+                  ArrayRef<int64_t> ys, Part &part) const {
     auto xs = cast<RankedTensorType>(up.x.getType()).getShape();
     if (ys[2] % up.fh || ys[3] % up.fw)
       return false;
@@ -239,11 +234,7 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       part.cols.clear();
       return false;
     }
-    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
-    int64_t blocks = (ys[1] + target.numPartitions - 1) / target.numPartitions;
-    int64_t resident = blocks * ys[0] * ys[2] * ys[3] * bytes;
-    if (*tapsH * *tapsW >= up.fh * up.fw * ws[2] * ws[3] ||
-        resident > target.sbufBytesPerPartition / 2) {
+    if (*tapsH * *tapsW >= up.fh * up.fw * ws[2] * ws[3]) {
       part.rows.clear();
       part.cols.clear();
       return false;
@@ -417,10 +408,7 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 } // namespace
 
 LogicalResult nki::rewriteUpsampledConvolutions(Operation *root) {
-  FailureOr<const isa::TargetDesc *> target = tile::getTarget(root);
-  if (failed(target))
-    return failure();
   RewritePatternSet patterns(root->getContext());
-  patterns.add<UpsampledConvAsPhases>(root->getContext(), **target);
+  patterns.add<UpsampledConvAsPhases>(root->getContext());
   return applyPatternsGreedily(root, std::move(patterns));
 }

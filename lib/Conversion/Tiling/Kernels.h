@@ -157,10 +157,13 @@ llvm::SmallVector<mlir::Value> channelScaleColumns(const ChannelScale &scale);
 /// copies `in` [N, C, H, W] at (n, c, h floordiv fh, w floordiv fw) into
 /// `out` (the ONNX importer's nearest Resize), and its kernel
 /// (Upsample.cpp): copies into strided views on chip, reading and writing
-/// tensors kept in SBUF in place.
+/// tensors kept in SBUF in place. With `interleave`, `in` is [fh * fw, N,
+/// C, H, W], one tensor per output phase, read at ((h mod fh) * fw + w mod
+/// fw, n, c, h floordiv fh, w floordiv fw) (nki-interleave-phases).
 struct Upsample {
   mlir::Value in, out;
   int64_t fh = 1, fw = 1;
+  bool interleave = false;
 };
 std::optional<Upsample> matchUpsample(mlir::linalg::GenericOp op);
 mlir::LogicalResult tileUpsample(mlir::OpBuilder &b, mlir::linalg::GenericOp op,

@@ -8,13 +8,19 @@
 // or written in place; otherwise bands are loaded and output rows stored
 // by DMA. The copies go to whichever of DVE, POOL and ACT is free.
 //
-//   for image n, block of 128 channels, band of input rows:
-//     band = view of the resident input, or a DMA
+// The same kernel interleaves phases (nki-interleave-phases): phase (i, j)
+// of the output comes from its own tensor, in[i * fw + j], so the output
+// rows leave in whole-row DMAs instead of an element at a time.
+//
+//   for image n (a group of them when both sides are in HBM and the
+//   channels few), block of 128 channels, band of input rows:
+//     band = view of the resident input, or a DMA (per phase: interleave)
 //     for phase (i, j): copy band into the output's phase (i, j) view
 //     (the output band's tile stored by DMA when it is in HBM)
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Graph/InterleavePhases.h"
 #include "Kernels.h"
 #include "Residents.h"
 #include "TileUtils.h"
@@ -61,21 +67,29 @@ std::optional<Upsample> tiling::matchUpsample(linalg::GenericOp op) {
       inType.getElementType() != outType.getElementType())
     return std::nullopt;
   AffineMap inMap = op.getIndexingMapsArray()[0];
-  if (!op.getIndexingMapsArray()[1].isIdentity() || inMap.getNumResults() != 4)
+  // An interleave's input has the phases as its leading dim.
+  unsigned lead = inType.getRank() == 5 ? 1 : 0;
+  if (!op.getIndexingMapsArray()[1].isIdentity() ||
+      inType.getRank() != 4 + lead || inMap.getNumResults() != 4 + lead)
     return std::nullopt;
   Upsample u;
   u.in = in;
   u.out = out;
+  u.interleave = lead == 1;
   SmallVector<int64_t> f;
   for (unsigned d = 0; d < 4; ++d) {
-    std::optional<int64_t> fd = factorOf(inMap.getResult(d), d);
+    std::optional<int64_t> fd = factorOf(inMap.getResult(d + lead), d);
     if (!fd || (d < 2 && *fd != 1) ||
-        inType.getDimSize(d) * *fd != outType.getDimSize(d))
+        inType.getDimSize(d + lead) * *fd != outType.getDimSize(d))
       return std::nullopt;
     f.push_back(*fd);
   }
   u.fh = f[2];
   u.fw = f[3];
+  if (u.interleave && (inType.getDimSize(0) != u.fh * u.fw ||
+                       inMap.getResult(0) !=
+                           nki::interleavedPhase(op.getContext(), u.fh, u.fw)))
+    return std::nullopt;
   // The body copies; a plain copy (both factors 1) is not an upsample.
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -90,14 +104,31 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
                                    const TileOptions &options) {
   Location loc = op.getLoc();
   auto inType = cast<MemRefType>(u.in.getType());
-  ArrayRef<int64_t> s = inType.getShape();
+  ArrayRef<int64_t> s = inType.getShape().take_back(4);
   int64_t N = s[0], C = s[1], H = s[2], W = s[3];
   int64_t OW = W * u.fw;
   Type elt = inType.getElementType();
-  WindowInput input;
-  if (failed(input.init(op, u.in, nullptr, W, options.residents)))
-    return failure();
   const Residents *residents = options.residents;
+  // The source of each phase: the input itself, or (interleave) its own
+  // slice of the stacked phases, which always is in HBM.
+  SmallVector<WindowInput> inputs(u.interleave ? u.fh * u.fw : 1);
+  if (!u.interleave) {
+    if (failed(inputs[0].init(op, u.in, nullptr, W, residents)))
+      return failure();
+  } else {
+    FailureOr<HbmLayout> stacked = hbmLayoutOf(op, u.in);
+    if (failed(stacked))
+      return failure();
+    for (auto [p, input] : llvm::enumerate(inputs)) {
+      input.width = W;
+      input.padded.buffer = stacked->buffer;
+      input.padded.offset = stacked->offset + int64_t(p) * stacked->strides[0];
+      input.padded.strides.assign(stacked->strides.begin() + 1,
+                                  stacked->strides.end());
+      if (input.padded.strides[3] != 1 || input.padded.strides[2] != W)
+        return op->emitOpError("interleaved phases must be row-major");
+    }
+  }
   std::optional<ResidentRef> outRes =
       residents ? residents->lookup(u.out) : std::nullopt;
   FailureOr<HbmLayout> y = hbmLayoutOf(op, u.out);
@@ -110,48 +141,75 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
   // spread over the engines and to follow the producer's rows closely: a
   // band's fh x fw copies write interleaved views of the same rows, which
   // dependences order one after another), and an output band tile within
-  // kOutputBandBytes when the output is in HBM.
-  int64_t bandRows = std::min(options.freeChunk, kBandElements) / W;
+  // kOutputBandBytes when the output is in HBM. Interleaved phases come
+  // from HBM, written by kernels before this one: longer copies, fewer
+  // instructions.
+  int64_t bandRows =
+      (u.interleave ? options.freeChunk
+                    : std::min(options.freeChunk, kBandElements)) /
+      W;
   if (!outRes)
     bandRows = std::min(bandRows, kOutputBandBytes / (u.fh * u.fw * W * bytes));
   bandRows = std::clamp<int64_t>(bandRows, 1, H);
   int64_t P = options.partitions;
-  for (int64_t n = 0; n < N; ++n)
+  // With both sides in HBM, images share the partitions when the channels
+  // are few (image g of a group on partitions [g * C, (g + 1) * C)), so
+  // that each copy covers all of them.
+  bool inHbm = !outRes && llvm::none_of(inputs, [](const WindowInput &in) {
+    return in.resident.has_value();
+  });
+  int64_t group = inHbm && C <= P ? P / C : 1;
+  for (int64_t n0 = 0; n0 < N; n0 += group)
     for (int64_t c0 = 0; c0 < C; c0 += P) {
       int64_t cs = std::min(P, C - c0);
+      int64_t images = std::min(group, N - n0);
+      int64_t parts = images * cs;
       for (int64_t r0 = 0; r0 < H; r0 += bandRows) {
         int64_t rc = std::min(bandRows, H - r0);
         // A resident input is read in its own type (copies commute with
         // the rounding of a narrower one; each copy converts as it stores).
-        Value band =
-            input.resident
-                ? input.residentRows(b, loc, n, c0, cs, r0, rc, 1)
-                : input.band(b, loc, n, c0, cs, r0, rc, elt);
+        auto bandOf = [&](const WindowInput &input) -> Value {
+          if (input.resident)
+            return input.residentRows(b, loc, n0, c0, cs, r0, rc, 1);
+          Value t = allocTile(b, loc, {parts, rc, W}, elt);
+          for (int64_t g = 0; g < images; ++g)
+            input.loadBand(b, loc, n0 + g, c0, cs, r0, rc, t, g * cs);
+          return t;
+        };
+        Value band = u.interleave ? Value() : bandOf(inputs[0]);
         Value outBand =
-            outRes ? Value() : allocTile(b, loc, {cs, rc * u.fh, OW}, elt);
+            outRes ? Value() : allocTile(b, loc, {parts, rc * u.fh, OW}, elt);
         for (int64_t i = 0; i < u.fh; ++i)
           for (int64_t j = 0; j < u.fw; ++j) {
             Value dst =
-                outRes ? residents->view(b, loc, *outRes, n, c0, cs,
-                                         r0 * u.fh + i, rc, u.fh, j, W, u.fw)
-                       : windowOf(b, loc, outBand, cs, i, rc, u.fh, j, W, u.fw);
-            tile::CopyOp::create(b, loc, band, dst);
+                outRes
+                    ? residents->view(b, loc, *outRes, n0, c0, cs,
+                                      r0 * u.fh + i, rc, u.fh, j, W, u.fw)
+                    : windowOf(b, loc, outBand, parts, i, rc, u.fh, j, W, u.fw);
+            tile::CopyOp::create(
+                b, loc, u.interleave ? bandOf(inputs[i * u.fw + j]) : band,
+                dst);
           }
         if (outRes)
           continue;
-        // Stored in a few DMAs: one spreads over at most four queues.
+        // Stored in a few DMAs per image: one spreads over at most four
+        // queues.
         int64_t outRows = rc * u.fh;
         int64_t pieces = loadPieces(outRows * OW * bytes);
         int64_t step = (outRows + pieces - 1) / pieces;
-        for (int64_t r = 0; r < outRows; r += step) {
-          int64_t m = std::min(step, outRows - r);
-          int64_t offset = y->offset + n * y->strides[0] + c0 * y->strides[1] +
-                           (r0 * u.fh + r) * y->strides[2];
-          Value rows = hbmView(b, loc, y->buffer, indexConst(b, loc, offset),
-                               {cs, m, OW}, {y->strides[1], y->strides[2], 1});
-          tile::DmaOp::create(
-              b, loc, windowOf(b, loc, outBand, cs, r, m, 1, 0, OW, 1), rows);
-        }
+        for (int64_t g = 0; g < images; ++g)
+          for (int64_t r = 0; r < outRows; r += step) {
+            int64_t m = std::min(step, outRows - r);
+            int64_t offset = y->offset + (n0 + g) * y->strides[0] +
+                             c0 * y->strides[1] +
+                             (r0 * u.fh + r) * y->strides[2];
+            Value rows =
+                hbmView(b, loc, y->buffer, indexConst(b, loc, offset),
+                        {cs, m, OW}, {y->strides[1], y->strides[2], 1});
+            tile::DmaOp::create(
+                b, loc,
+                windowOf(b, loc, outBand, cs, r, m, 1, 0, OW, 1, g * cs), rows);
+          }
       }
     }
   return success();

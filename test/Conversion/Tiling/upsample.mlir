@@ -109,3 +109,50 @@ func.func @bands(%arg0: memref<1x16x32x32xf32>) -> memref<1x16x64x64xf32> {
   }
   return %out : memref<1x16x64x64xf32>
 }
+
+// -----
+
+// Interleaved phases (nki-interleave-phases): phase (i, j) of the output
+// comes from its own slice of the stacked input, [4, N, C, H, W], loaded
+// in whole rows (offsets 0, 256, 512 and 768 elements: one [1, 16, 4, 4]
+// phase each) and copied into its strided view of the output band, which
+// leaves in one DMA of whole rows.
+// CHECK-LABEL: func.func @interleave(
+// CHECK: %[[T:.*]] = nki.alloc : memref<16x8x8xf32, #nki.memory<sbuf>>
+// CHECK: %[[V00:.*]] = memref.subview %[[T]][0, 0, 0] [16, 4, 4] [1, 2, 2]
+// CHECK: %[[B00:.*]] = nki.alloc : memref<16x4x4xf32, #nki.memory<sbuf>>
+// CHECK: %[[O00:.*]] = arith.constant 0 : index
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%[[O00]]], sizes: [16, 4, 4], strides: [16, 4, 1]
+// CHECK: nki.dma
+// CHECK: nki.copy %[[B00]] into %[[V00]]
+// CHECK: %[[V01:.*]] = memref.subview %[[T]][0, 0, 1] [16, 4, 4] [1, 2, 2]
+// CHECK: %[[B01:.*]] = nki.alloc
+// CHECK: arith.constant 256 : index
+// CHECK: nki.dma
+// CHECK: nki.copy %[[B01]] into %[[V01]]
+// CHECK: %[[V10:.*]] = memref.subview %[[T]][0, 1, 0] [16, 4, 4] [1, 2, 2]
+// CHECK: %[[B10:.*]] = nki.alloc
+// CHECK: arith.constant 512 : index
+// CHECK: nki.dma
+// CHECK: nki.copy %[[B10]] into %[[V10]]
+// CHECK: %[[V11:.*]] = memref.subview %[[T]][0, 1, 1] [16, 4, 4] [1, 2, 2]
+// CHECK: %[[B11:.*]] = nki.alloc
+// CHECK: arith.constant 768 : index
+// CHECK: nki.dma
+// CHECK: nki.copy %[[B11]] into %[[V11]]
+// CHECK: memref.reinterpret_cast %{{.*}} sizes: [16, 8, 8], strides: [64, 8, 1]
+// CHECK: %[[ROWS:.*]] = memref.subview %[[T]][0, 0, 0] [16, 8, 8] [1, 1, 1]
+// CHECK: nki.dma %[[ROWS]] to
+// CHECK-NOT: linalg.generic
+// OFF-LABEL: func.func @interleave(
+// OFF-COUNT-4: nki.copy
+#phase = affine_map<(d0, d1, d2, d3) -> ((d2 mod 2) * 2 + d3 mod 2, d0, d1, d2 floordiv 2, d3 floordiv 2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @interleave(%s: memref<4x1x16x4x4xf32>) -> memref<1x16x8x8xf32> {
+  %out = memref.alloc() : memref<1x16x8x8xf32>
+  linalg.generic {indexing_maps = [#phase, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : memref<4x1x16x4x4xf32>) outs(%out : memref<1x16x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  return %out : memref<1x16x8x8xf32>
+}

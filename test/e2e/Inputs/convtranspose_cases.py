@@ -68,12 +68,20 @@ CASES = {
     # Pads beyond the kernel crop the input's columns (zero insertion).
     "crop": ([1, 2, 5, 5], 3, [3, 3], [2, 2], [2, 3, 2, 3], [0, 0], 1, True,
              True, {}),
+    # Results of 128 KiB a partition, more than half of it: the phases are
+    # stacked in HBM and interleaved on chip (nki-interleave-phases).
+    "interleaved_k2s2": ([2, 8, 64, 64], 8, [2, 2], [2, 2], [0, 0, 0, 0],
+                         [0, 0], 1, True, True, {}),
+    "interleaved_k3s2": ([2, 4, 64, 64], 6, [3, 3], [2, 2], [1, 1, 1, 1],
+                         [1, 1], 1, True, True, {}),
+    "chain_interleaved": ([2, 8, 64, 64], 8, [2, 2], [2, 2], [0, 0, 0, 0],
+                          [0, 0], 1, True, True, {}),
 }
 
 
 # Cases whose result a 3x3 convolution reads (kept in SBUF, the phases
-# written into it through stepped views).
-CHAINED = {"chain_k2s2", "chain_k3s2"}
+# written into it through stepped views; the last interleaved in HBM).
+CHAINED = {"chain_k2s2", "chain_k3s2", "chain_interleaved"}
 
 
 def reference(x, w, b, strides, dil, pads, out_pad, group, out_shape):

@@ -51,6 +51,12 @@ CASES = {
     # A U-Net's top decoder at 64x64 (chunks of rows, bands of the skip).
     "big": ([("up", [1, 32, 32, 32], (2, 2)), ("skip", [1, 16, 64, 64])], 16,
             [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # A result of 128 KiB a partition, more than half of it: the phases
+    # are stacked in HBM and interleaved on chip (nki-interleave-phases),
+    # the skip's convolution adding to the interleaved result.
+    "interleaved": ([("up", [2, 8, 64, 64], (2, 2)),
+                     ("skip", [2, 4, 128, 128])], 8, [3, 3], [1, 1, 1, 1],
+                    [1, 1], True),
     # A 1x1 kernel multiplies no less per phase: left as it is.
     "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
            [0, 0, 0, 0], [1, 1], False),

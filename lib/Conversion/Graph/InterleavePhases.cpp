@@ -1,0 +1,170 @@
+//===- InterleavePhases.cpp - nki-interleave-phases -----------------------===//
+//
+// A transposed convolution (the ONNX importer) and a convolution of a
+// nearest upsample (UpsampledConv.cpp) write each output phase into a
+// slice of the result with row and column steps. That costs nothing when
+// the result stays in SBUF, but a DMA descriptor per element in HBM (the
+// U-Net's last ConvTranspose at batch 8 took 79 % of the net's time).
+// A result too large for SBUF is therefore assembled from a tensor that
+// stacks the phases unit-stride, [fh * fw, N, C, H / fh, W / fw], by a
+// generic that nki-tile's upsample kernel runs on chip.
+//
+// Only for a chain of inserts into a tensor.empty of rank 4 in which every
+// insert is one phase of one (fh, fw) step (the whole of N and C, offsets
+// (i, j) below the steps), each phase once, nothing else in the chain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterleavePhases.h"
+
+#include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/ModuleTarget.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+
+namespace nki {
+#define GEN_PASS_DEF_NKIINTERLEAVEPHASES
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace {
+
+/// A chain of phase inserts, in program order (each writes into the
+/// previous one's result), inserts[k] writing phase phases[k] = i * fw + j.
+struct PhaseChain {
+  tensor::EmptyOp empty;
+  SmallVector<tensor::InsertSliceOp> inserts;
+  SmallVector<int64_t> phases;
+  int64_t fh = 0, fw = 0;
+};
+
+/// The chain of phase inserts that starts at `empty`, if it is one.
+std::optional<PhaseChain> phaseChain(tensor::EmptyOp empty) {
+  RankedTensorType type = empty.getType();
+  if (type.getRank() != 4 || !type.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  PhaseChain chain;
+  chain.empty = empty;
+  SmallVector<tensor::InsertSliceOp> &order = chain.inserts;
+  Value v = empty.getResult();
+  while (v.hasOneUse()) {
+    auto insert = dyn_cast<tensor::InsertSliceOp>(*v.getUsers().begin());
+    if (!insert || insert.getDest() != v ||
+        insert->getBlock() != empty->getBlock())
+      break;
+    order.push_back(insert);
+    v = insert.getResult();
+  }
+  if (order.size() < 2)
+    return std::nullopt;
+  auto steps = order[0].getStaticStrides();
+  chain.fh = steps[2];
+  chain.fw = steps[3];
+  if (ShapedType::isDynamic(chain.fh) || ShapedType::isDynamic(chain.fw) ||
+      chain.fh < 1 || chain.fw < 1 || shape[2] % chain.fh ||
+      shape[3] % chain.fw || int64_t(order.size()) != chain.fh * chain.fw)
+    return std::nullopt;
+  SmallVector<int64_t> sizes = {shape[0], shape[1], shape[2] / chain.fh,
+                                shape[3] / chain.fw};
+  SmallVector<bool> seen(order.size(), false);
+  for (tensor::InsertSliceOp insert : order) {
+    ArrayRef<int64_t> o = insert.getStaticOffsets();
+    if (insert.getStaticStrides() != steps ||
+        insert.getStaticSizes() != ArrayRef<int64_t>(sizes) ||
+        insert.getSourceType().getShape() != ArrayRef<int64_t>(sizes) ||
+        o[0] != 0 || o[1] != 0 || o[2] < 0 || o[2] >= chain.fh || o[3] < 0 ||
+        o[3] >= chain.fw)
+      return std::nullopt;
+    int64_t phase = o[2] * chain.fw + o[3];
+    if (seen[phase])
+      return std::nullopt;
+    seen[phase] = true;
+    chain.phases.push_back(phase);
+  }
+  return chain;
+}
+
+/// Bytes per SBUF partition of `type` with its channels (dim 1) on the
+/// partitions.
+int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
+  ArrayRef<int64_t> s = type.getShape();
+  int64_t blocks = (s[1] + partitions - 1) / partitions;
+  return blocks * s[0] * s[2] * s[3] *
+         ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+void interleave(PhaseChain &chain) {
+  tensor::InsertSliceOp last = chain.inserts.back();
+  RankedTensorType type = chain.empty.getType();
+  ArrayRef<int64_t> s = type.getShape();
+  int64_t phases = chain.fh * chain.fw;
+  SmallVector<int64_t> stackedShape = {phases, s[0], s[1], s[2] / chain.fh,
+                                       s[3] / chain.fw};
+  OpBuilder b(chain.empty);
+  Location loc = chain.empty.getLoc();
+  Value stacked =
+      tensor::EmptyOp::create(b, loc, stackedShape, type.getElementType());
+  // Each phase goes in where it went before.
+  for (auto [insert, phase] : llvm::zip_equal(chain.inserts, chain.phases)) {
+    b.setInsertionPoint(insert);
+    SmallVector<int64_t> offsets = {phase, 0, 0, 0, 0};
+    SmallVector<int64_t> sizes(stackedShape);
+    sizes[0] = 1;
+    stacked = tensor::InsertSliceOp::create(
+        b, insert.getLoc(), insert.getSource(), stacked,
+        getAsIndexOpFoldResult(b.getContext(), offsets),
+        getAsIndexOpFoldResult(b.getContext(), sizes),
+        getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(5, 1)));
+  }
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> in = {
+      nki::interleavedPhase(ctx, chain.fh, chain.fw), getAffineDimExpr(0, ctx),
+      getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx).floorDiv(chain.fh),
+      getAffineDimExpr(3, ctx).floorDiv(chain.fw)};
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
+                                 AffineMap::getMultiDimIdentityMap(4, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  b.setInsertionPoint(last);
+  Value result = linalg::GenericOp::create(
+                     b, last.getLoc(), type, ValueRange{stacked},
+                     ValueRange{chain.empty.getResult()}, maps, iters,
+                     [](OpBuilder &nb, Location l, ValueRange args) {
+                       linalg::YieldOp::create(nb, l, args[0]);
+                     })
+                     .getResult(0);
+  last.getResult().replaceAllUsesWith(result);
+  // The old chain, last insert first: each one's result is now unused.
+  for (tensor::InsertSliceOp insert : llvm::reverse(chain.inserts))
+    insert.erase();
+}
+
+struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    FailureOr<const nki::isa::TargetDesc *> target = nki::tile::getTarget(func);
+    if (failed(target))
+      return signalPassFailure();
+    int64_t limit = minBytes >= 0 ? int64_t(minBytes)
+                                  : (*target)->sbufBytesPerPartition / 2;
+    SmallVector<PhaseChain> chains;
+    func.walk([&](tensor::EmptyOp empty) {
+      std::optional<PhaseChain> chain = phaseChain(empty);
+      if (chain &&
+          bytesPerPartition(empty.getType(), (*target)->numPartitions) > limit)
+        chains.push_back(*chain);
+    });
+    for (PhaseChain &chain : chains)
+      interleave(chain);
+  }
+};
+
+} // namespace
