@@ -279,8 +279,11 @@ static bool convFoldsRows(const conv::ConvGeneric &g, int64_t partitions) {
 /// contraction and the filters fit on the partitions and as divide OH.
 void ConvKernel::chooseBands() {
   const TileOptions::Rates &t = options.rates;
+  // A channel scale (squeeze-and-excitation) scales each image's filter
+  // before it is packed; the rows do not fold with it, nor does a diagonal
+  // filter take it.
   if (cBlocks != 1 || fBlocks != 1 || !options.packBands || !t.peClockMHz ||
-      scale)
+      (scale && diagonal))
     return;
   // A stepped output (a phase of a transposed convolution) is written in
   // place by the evacuating engines; bands would move it by DMA element by
@@ -367,7 +370,7 @@ void ConvKernel::chooseBands() {
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
   for (Choice c : candidates)
-    if ((!c.fold || convFoldsRows(g, P())) && cost(c) < cost(best))
+    if ((!c.fold || (convFoldsRows(g, P()) && !scale)) && cost(c) < cost(best))
       best = c;
   foldRows = best.fold;
   foldCols = best.fold ? best.cols : 1;
@@ -1043,7 +1046,8 @@ void ConvKernel::emit() {
   SmallVector<Value> filters =
       diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
                : loadFilters();
-  if (bands > 1 && filters.front())
+  // A scaled filter is packed per image, after its scaling.
+  if (bands > 1 && filters.front() && !scale)
     filters = {packFilter(filters.front())};
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
@@ -1062,6 +1066,8 @@ void ConvKernel::emit() {
     SmallVector<Value> imageFilters = filters;
     if (scale && failed(scaleFilters(n, imageFilters)))
       return;
+    if (scale && bands > 1)
+      imageFilters = {packFilter(imageFilters.front())};
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
       emitBand(b, n, oh0, std::min(bandRows, bandH - oh0), imageFilters);
   }

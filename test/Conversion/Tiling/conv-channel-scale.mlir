@@ -4,7 +4,21 @@
 // rows by the factor, once per image (Tiling/Conv.cpp scaleFilters): C x F
 // multiplies instead of C x H x W. The factor (a sigmoid here) is computed
 // on an [8, 1] column, as one ACT sigmoid.
-// RUN: nki-opt %s --nki-tile | FileCheck %s
+// RUN: nki-opt %s --nki-tile=pack-bands=false | FileCheck %s
+// RUN: nki-opt %s --nki-tile | FileCheck %s --check-prefix=PACKED
+
+// Packed bands (four bands of one output row: 8 channels and 4 filters a
+// band) pack each image's filter after it is scaled: the block-diagonal
+// [32, 16] filter is built from the scaled [8, 4] one, once per image.
+// PACKED-LABEL: func.func @main(
+// PACKED: nki.tensor_scalar %{{.*}} into %[[WS0:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// PACKED-COUNT-4: nki.dma %[[WS0]] to %{{.*}} : memref<8x4xf32, #nki.memory<sbuf>> to memref<8x4xf32
+// PACKED: nki.affine_select
+// PACKED: nki.affine_select
+// PACKED: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<32x16xf32, #nki.memory<sbuf>>, memref<32x1x4xf32
+// PACKED: nki.tensor_scalar %{{.*}} into %[[WS1:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// PACKED-COUNT-4: nki.dma %[[WS1]] to %{{.*}} : memref<8x4xf32, #nki.memory<sbuf>> to memref<8x4xf32
+// PACKED: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<32x16xf32, #nki.memory<sbuf>>, memref<32x1x4xf32
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: %[[X:[^:]*]]: memref<2x8x4x4xf32>
