@@ -118,6 +118,11 @@ struct ConvKernel {
   /// and output partition j * F + f for band j, KH' = KH folded, else 1),
   /// the filter block-diagonal, so that one matmul computes every band.
   int64_t bands = 1, bandH = 0;
+  /// Small images (every chunk of one within a group of kChunksPerGroup):
+  /// the chunks of `imageGroup` images go in one group, sharing each tap's
+  /// stationary operand (at 7x7 a LoadStationary per image and block cost
+  /// as much as the image's matmul).
+  int64_t imageGroup = 1;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
   /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
@@ -148,17 +153,18 @@ struct ConvKernel {
   LogicalResult analyze();
   void chooseBands();
   void chooseVectorChunks();
-  /// Calls fn(pixels, group) for each chunk of an image's output in
+  /// Calls fn(pixels, group) for each chunk of `images` images' output in
   /// emitBand's order, `group` the size of the group of chunks it is in
   /// (they share each tap's stationary operand).
-  template <typename Fn> void forEachChunk(Fn fn) const {
+  template <typename Fn> void forEachChunk(int64_t images, Fn fn) const {
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
       int64_t rows = std::min(bandRows, bandH - oh0);
       SmallVector<int64_t> pixels;
-      for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
-        for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
-          pixels.push_back(std::min(chunkRows, rows - r0) *
-                           std::min(chunkCols, g.ow - q0));
+      for (int64_t i = 0; i < images; ++i)
+        for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
+          for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
+            pixels.push_back(std::min(chunkRows, rows - r0) *
+                             std::min(chunkCols, g.ow - q0));
       for (size_t i = 0; i < pixels.size(); ++i)
         fn(pixels[i], std::min<int64_t>(kChunksPerGroup,
                                         pixels.size() - i / kChunksPerGroup *
@@ -195,8 +201,8 @@ struct ConvKernel {
     return foldRows ? (g.kw + foldCols - 1) / foldCols : g.kh * g.kw;
   }
   Value loadFoldedFilter();
-  void emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
-                ArrayRef<Value> filters);
+  void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
+                int64_t rows, ArrayRef<Value> filters);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
@@ -461,6 +467,20 @@ LogicalResult ConvKernel::analyze() {
       bandRows -= bandRows % 2;
     }
   }
+  // Small images: whole images in one band and fewer chunks than a group
+  // share each tap's stationary operand with the next images' chunks (not
+  // with packed or folded bands, whose tiles are per image, nor a channel
+  // scale, whose filter is). Their input bands are in SBUF at once.
+  int64_t chunksPerImage = ((g.oh + chunkRows - 1) / chunkRows) *
+                           ((g.ow + chunkCols - 1) / chunkCols);
+  if (bands == 1 && !foldRows && !scale && bandRows == g.oh &&
+      chunksPerImage < kChunksPerGroup) {
+    imageGroup = std::min(g.n, kChunksPerGroup / chunksPerImage);
+    while (newBands && imageGroup > 1 &&
+           (imageGroup + 1) * cBlocks * tileRows(bandRows) * g.w * bytes >
+               budget)
+      --imageGroup;
+  }
   return success();
 }
 
@@ -644,10 +664,13 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   store(*t);
 }
 
-void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
-                          ArrayRef<Value> filters) {
-  SmallVector<Value> inputs;
+void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
+                          int64_t rows, ArrayRef<Value> filters) {
+  // Per image, its input tile per channel block.
+  SmallVector<SmallVector<Value>> inputsOf(images.size());
   bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
+  assert((!packed || images.size() == 1) && "packed bands are per image");
+  int64_t n = images.front();
   if (packed) {
     // Partition ((j * KWf + kwi) * KH' + kh) * C + c, row r, column q:
     // padded input row (oh0 + j * bandH + r) * sh + kh * dh of channel c
@@ -735,20 +758,24 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
             input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
                            /*fillBorder=*/false, shift);
         }
-    inputs.push_back(t);
+    inputsOf[0].push_back(t);
   }
-  for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
-    inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
-                                inRows(rows), g.inputType));
-  // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band.
+  for (auto [i, image] : llvm::enumerate(images))
+    for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
+      inputsOf[i].push_back(input.band(b, loc, image, cb * P(), cbAt(cb),
+                                       oh0 * g.strideH, inRows(rows),
+                                       g.inputType));
+  // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band
+  // of image `images[img]`.
   struct Chunk {
-    int64_t r0, rc, q0, wc;
+    int64_t img, r0, rc, q0, wc;
   };
   SmallVector<Chunk> chunks;
-  for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
-    for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
-      chunks.push_back({r0, std::min(chunkRows, rows - r0), q0,
-                        std::min(chunkCols, g.ow - q0)});
+  for (int64_t i = 0; i < int64_t(images.size()); ++i)
+    for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
+      for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
+        chunks.push_back({i, r0, std::min(chunkRows, rows - r0), q0,
+                          std::min(chunkCols, g.ow - q0)});
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
   // Packed, the operands span every band's partitions.
@@ -774,7 +801,7 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
       }
       for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
         if (v)
-          vectorChunk(b, inputs[0], ch.r0, ch.rc, ch.q0, ch.wc, acc);
+          vectorChunk(b, inputsOf[ch.img][0], ch.r0, ch.rc, ch.q0, ch.wc, acc);
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t tap = 0; tap < taps; ++tap) {
@@ -790,16 +817,18 @@ void ConvKernel::emitBand(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows,
               continue;
             int64_t r0 =
                 foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
-            Value moving = windowOf(
-                b, loc, inputs[cb], cs, r0, ch.rc, foldRows ? 1 : g.strideH,
-                ch.q0 * g.strideW + kw * g.dilationW, ch.wc, g.strideW);
+            Value moving = windowOf(b, loc, inputsOf[ch.img][cb], cs, r0, ch.rc,
+                                    foldRows ? 1 : g.strideH,
+                                    ch.q0 * g.strideW + kw * g.dilationW, ch.wc,
+                                    g.strideW);
             tile::MatmulOp::create(b, loc, stationary, moving, acc,
                                    first ? UnitAttr() : b.getUnitAttr());
           }
         }
       }
       for (auto [ch, acc] : llvm::zip_equal(group, accs))
-        evacuate(b, n, f0, fb, oh0 + ch.r0, ch.q0, ch.rc, ch.wc, acc);
+        evacuate(b, images[ch.img], f0, fb, oh0 + ch.r0, ch.q0, ch.rc, ch.wc,
+                 acc);
     }
   }
 }
@@ -1007,8 +1036,9 @@ void ConvKernel::chooseVectorChunks() {
                                 1000.0 / double(t.poolClockMHz)
                           : std::numeric_limits<double>::infinity();
   };
-  for (int64_t n = 0; n < g.n; ++n)
-    forEachChunk([&](int64_t pixels, int64_t group) {
+  for (int64_t n = 0; n < g.n; n += imageGroup)
+    forEachChunk(std::min(imageGroup, g.n - n), [&](int64_t pixels,
+                                                    int64_t group) {
       double peNs = peChunkNs(pixels, group, taps);
       double evacuation = vectorNs(pixels, t.actClockMHz);
       double products = taps * vectorNs(pixels, t.actClockMHz);
@@ -1062,14 +1092,16 @@ void ConvKernel::emit() {
   // Static loops: nki-unroll would unroll them anyway, and the padding's
   // border differs from band to band. Packed, rows [oh0, oh0 + rows) of
   // each band go at once.
-  for (int64_t n = 0; n < g.n; ++n) {
+  for (int64_t n = 0; n < g.n; n += imageGroup) {
     SmallVector<Value> imageFilters = filters;
     if (scale && failed(scaleFilters(n, imageFilters)))
       return;
     if (scale && bands > 1)
       imageFilters = {packFilter(imageFilters.front())};
+    SmallVector<int64_t> images =
+        llvm::to_vector(llvm::seq(n, std::min(n + imageGroup, g.n)));
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
-      emitBand(b, n, oh0, std::min(bandRows, bandH - oh0), imageFilters);
+      emitBand(b, images, oh0, std::min(bandRows, bandH - oh0), imageFilters);
   }
 }
 
