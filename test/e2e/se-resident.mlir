@@ -23,7 +23,7 @@
 // TILED-NOT: memref.alloc() {{.*}} : memref<2x16x1x1xf32>
 // TILED:     nki.reduce "add"
 // TILED:     nki.copy %{{.*}} into %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> into memref<16x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
-// TILED:     nki.activation "silu" %{{.*}} into %{{.*}} : memref<4x1xf32, #nki.memory<psum>> into memref<4x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
+// TILED:     nki.activation "silu" %{{.*}} into %{{.*}} : memref<4x1xf32, strided<[2, 1]>, #nki.memory<psum>> into memref<4x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
 // TILED:     nki.activation "sigmoid" %{{.*}} into %{{.*}} : memref<16x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>> into memref<16x1xf32, #nki.memory<sbuf>>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #col = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>

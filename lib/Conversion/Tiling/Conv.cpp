@@ -121,8 +121,34 @@ struct ConvKernel {
   /// Small images (every chunk of one within a group of kChunksPerGroup):
   /// the chunks of `imageGroup` images go in one group, sharing each tap's
   /// stationary operand (at 7x7 a LoadStationary per image and block cost
-  /// as much as the image's matmul).
-  int64_t imageGroup = 1;
+  /// as much as the image's matmul); when a chunk is a whole image, one
+  /// chunk holds `chunkImages` of them (their input bands one tile, each
+  /// instruction's access pattern stepping over the images: at 7x7 one
+  /// image is 49 columns of a matmul's minimum 64, 49 elements of a vector
+  /// instruction's fixed 64-cycle overhead).
+  int64_t imageGroup = 1, chunkImages = 1;
+  /// [rc rows, wc columns] of output pixels at (r0, q0) of a band, in
+  /// images [img, img + imgs) of emitBand's group.
+  struct Chunk {
+    int64_t img, imgs, r0, rc, q0, wc;
+    int64_t pixels() const { return imgs * rc * wc; }
+  };
+  /// The chunks of a band of `rows` output rows of `images` images, in
+  /// emission order.
+  SmallVector<Chunk> chunksOf(int64_t images, int64_t rows) const {
+    SmallVector<Chunk> chunks;
+    for (int64_t i = 0; i < images; i += chunkImages)
+      for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
+        for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
+          chunks.push_back({i, std::min(chunkImages, images - i), r0,
+                            std::min(chunkRows, rows - r0), q0,
+                            std::min(chunkCols, g.ow - q0)});
+    return chunks;
+  }
+  /// The [cs, (imgs,) rows, cols] window of `ch`'s images in a band tile
+  /// ([cs, rows, W], or [cs, images, rows, W] for a group of images).
+  Value chunkWindow(OpBuilder &b, Value tile, int64_t cs, const Chunk &ch,
+                    int64_t r0, int64_t rs, int64_t q0, int64_t qs) const;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
   /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
@@ -160,11 +186,8 @@ struct ConvKernel {
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
       int64_t rows = std::min(bandRows, bandH - oh0);
       SmallVector<int64_t> pixels;
-      for (int64_t i = 0; i < images; ++i)
-        for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
-          for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
-            pixels.push_back(std::min(chunkRows, rows - r0) *
-                             std::min(chunkCols, g.ow - q0));
+      for (const Chunk &ch : chunksOf(images, rows))
+        pixels.push_back(ch.pixels());
       for (size_t i = 0; i < pixels.size(); ++i)
         fn(pixels[i], std::min<int64_t>(kChunksPerGroup,
                                         pixels.size() - i / kChunksPerGroup *
@@ -187,8 +210,7 @@ struct ConvKernel {
     return double(t.fixedOverheadCycles + std::max(n, t.minElementCycles)) *
            1000.0 / double(clockMHz);
   }
-  void vectorChunk(OpBuilder &b, Value input, int64_t r0, int64_t rc,
-                   int64_t q0, int64_t wc, Value acc);
+  void vectorChunk(OpBuilder &b, Value input, const Chunk &ch, Value acc);
   void emit();
   SmallVector<Value> loadFilters();
   Value loadCompact();
@@ -475,11 +497,15 @@ LogicalResult ConvKernel::analyze() {
                            ((g.ow + chunkCols - 1) / chunkCols);
   if (bands == 1 && !foldRows && !scale && bandRows == g.oh &&
       chunksPerImage < kChunksPerGroup) {
-    imageGroup = std::min(g.n, kChunksPerGroup / chunksPerImage);
+    if (chunksPerImage == 1)
+      chunkImages =
+          std::clamp<int64_t>(options.bankColumns / (g.oh * g.ow), 1, g.n);
+    imageGroup = std::min(g.n, kChunksPerGroup * chunkImages / chunksPerImage);
     while (newBands && imageGroup > 1 &&
            (imageGroup + 1) * cBlocks * tileRows(bandRows) * g.w * bytes >
                budget)
       --imageGroup;
+    chunkImages = std::min(chunkImages, imageGroup);
   }
   return success();
 }
@@ -666,8 +692,8 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
 
 void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                           int64_t rows, ArrayRef<Value> filters) {
-  // Per image, its input tile per channel block.
-  SmallVector<SmallVector<Value>> inputsOf(images.size());
+  // Per channel block, the band tile of every image.
+  SmallVector<Value> inputs;
   bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
   assert((!packed || images.size() == 1) && "packed bands are per image");
   int64_t n = images.front();
@@ -758,24 +784,13 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
                            /*fillBorder=*/false, shift);
         }
-    inputsOf[0].push_back(t);
+    inputs.push_back(t);
   }
-  for (auto [i, image] : llvm::enumerate(images))
-    for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
-      inputsOf[i].push_back(input.band(b, loc, image, cb * P(), cbAt(cb),
-                                       oh0 * g.strideH, inRows(rows),
-                                       g.inputType));
-  // Chunks: [rc rows, wc columns] of output pixels at (r0, q0) in the band
-  // of image `images[img]`.
-  struct Chunk {
-    int64_t img, r0, rc, q0, wc;
-  };
-  SmallVector<Chunk> chunks;
-  for (int64_t i = 0; i < int64_t(images.size()); ++i)
-    for (int64_t r0 = 0; r0 < rows; r0 += chunkRows)
-      for (int64_t q0 = 0; q0 < g.ow; q0 += chunkCols)
-        chunks.push_back({i, r0, std::min(chunkRows, rows - r0), q0,
-                          std::min(chunkCols, g.ow - q0)});
+  for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
+    inputs.push_back(input.imageBands(b, loc, n, int64_t(images.size()),
+                                      cb * P(), cbAt(cb), oh0 * g.strideH,
+                                      inRows(rows), g.inputType));
+  SmallVector<Chunk> chunks = chunksOf(int64_t(images.size()), rows);
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
   // Packed, the operands span every band's partitions.
@@ -792,7 +807,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       for (const Chunk &ch : group) {
         ChunkPath path = nextChunk < chunkPaths.size() ? chunkPaths[nextChunk]
                                                        : ChunkPath::PE;
-        accs.push_back(allocTile(b, loc, {fb, ch.rc * ch.wc}, b.getF32Type(),
+        accs.push_back(allocTile(b, loc, {fb, ch.pixels()}, b.getF32Type(),
                                  path == ChunkPath::SbufSums
                                      ? tile::MemorySpace::SBUF
                                      : tile::MemorySpace::PSUM));
@@ -801,7 +816,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
         if (v)
-          vectorChunk(b, inputsOf[ch.img][0], ch.r0, ch.rc, ch.q0, ch.wc, acc);
+          vectorChunk(b, inputs[0], ch, acc);
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t tap = 0; tap < taps; ++tap) {
@@ -817,18 +832,22 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
               continue;
             int64_t r0 =
                 foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
-            Value moving = windowOf(b, loc, inputsOf[ch.img][cb], cs, r0, ch.rc,
-                                    foldRows ? 1 : g.strideH,
-                                    ch.q0 * g.strideW + kw * g.dilationW, ch.wc,
-                                    g.strideW);
+            Value moving =
+                chunkWindow(b, inputs[cb], cs, ch, r0, foldRows ? 1 : g.strideH,
+                            ch.q0 * g.strideW + kw * g.dilationW, g.strideW);
             tile::MatmulOp::create(b, loc, stationary, moving, acc,
                                    first ? UnitAttr() : b.getUnitAttr());
           }
         }
       }
+      // Per image: a chunk of several images is whole images.
       for (auto [ch, acc] : llvm::zip_equal(group, accs))
-        evacuate(b, images[ch.img], f0, fb, oh0 + ch.r0, ch.q0, ch.rc, ch.wc,
-                 acc);
+        for (int64_t i = 0; i < ch.imgs; ++i)
+          evacuate(b, images[ch.img + i], f0, fb, oh0 + ch.r0, ch.q0, ch.rc,
+                   ch.wc,
+                   ch.imgs == 1 ? acc
+                                : tileSlice(b, loc, acc, 0, fb,
+                                            i * ch.rc * ch.wc, ch.rc * ch.wc));
     }
   }
 }
@@ -986,17 +1005,34 @@ Value ConvKernel::packFilter(Value filter) {
 /// the accumulator (acc + s: in PSUM by the DVE, one PSUM input; in SBUF
 /// by the POOL or the DVE), the first tap written there directly. Same
 /// products, same order of sums as the PE's diagonal matmuls.
-void ConvKernel::vectorChunk(OpBuilder &b, Value input, int64_t r0,
-                             int64_t rc, int64_t q0, int64_t wc, Value acc) {
+Value ConvKernel::chunkWindow(OpBuilder &b, Value tile, int64_t cs,
+                              const Chunk &ch, int64_t r0, int64_t rs,
+                              int64_t q0, int64_t qs) const {
+  auto type = cast<MemRefType>(tile.getType());
+  if (type.getRank() == 3)
+    return windowOf(b, loc, tile, cs, r0, ch.rc, rs, q0, ch.wc, qs);
+  SmallVector<int64_t> offsets = {0, ch.img, r0, q0},
+                       sizes = {cs, ch.imgs, ch.rc, ch.wc},
+                       steps = {1, 1, rs, qs};
+  SmallVector<int64_t> shape = {cs, ch.rc, ch.wc};
+  if (ch.imgs > 1)
+    shape.insert(shape.begin() + 1, ch.imgs);
+  auto view = memref::SubViewOp::inferRankReducedResultType(
+      shape, type, offsets, sizes, steps);
+  return memref::SubViewOp::create(b, loc, view, tile, offsets, sizes, steps);
+}
+
+void ConvKernel::vectorChunk(OpBuilder &b, Value input, const Chunk &ch,
+                             Value acc) {
   int64_t cs = bands * g.c; // packed bands: each band's channels
   for (int64_t tap = 0; tap < g.kh * g.kw; ++tap) {
     int64_t kh = tap / g.kw, kw = tap % g.kw;
-    Value window = windowOf(b, loc, input, cs, r0 * g.strideH + kh * g.dilationH,
-                            rc, g.strideH, q0 * g.strideW + kw * g.dilationW,
-                            wc, g.strideW);
+    Value window =
+        chunkWindow(b, input, cs, ch, ch.r0 * g.strideH + kh * g.dilationH,
+                    g.strideH, ch.q0 * g.strideW + kw * g.dilationW, g.strideW);
     Value weight = tileSlice(b, loc, compact, 0, cs, tap, 1);
     Value product =
-        tap == 0 ? acc : allocTile(b, loc, {cs, rc * wc}, b.getF32Type());
+        tap == 0 ? acc : allocTile(b, loc, {cs, ch.pixels()}, b.getF32Type());
     tile::TensorScalarOp::create(
         b, loc, window, product, weight, Value(), b.getStringAttr("mul"),
         b.getF32FloatAttr(0.0f), b.getStringAttr("bypass"),

@@ -462,19 +462,21 @@ std::optional<ResidentRef> Residents::lookup(Value v) const {
 
 Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
                       int64_t n, int64_t c, int64_t cs, int64_t h, int64_t rows,
-                      int64_t rowStep, int64_t w, int64_t cols,
-                      int64_t colStep) const {
+                      int64_t rowStep, int64_t w, int64_t cols, int64_t colStep,
+                      int64_t images) const {
   const ResidentTensor &t = *r.tensor;
   int64_t ca = r.c + c, P = partitions;
   SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n,
                                   t.top + r.h + h * r.rowStep,
                                   t.left + r.w + w * r.colStep};
-  SmallVector<int64_t> sizes = {cs, 1, 1, rows, cols};
+  SmallVector<int64_t> sizes = {cs, 1, images, rows, cols};
   SmallVector<int64_t> steps = {1, 1, 1, rowStep * r.rowStep,
                                 colStep * r.colStep};
+  SmallVector<int64_t> shape = {cs, rows, cols};
+  if (images > 1)
+    shape.insert(shape.begin() + 1, images);
   auto type = memref::SubViewOp::inferRankReducedResultType(
-      {cs, rows, cols}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
-      steps);
+      shape, cast<MemRefType>(t.tile.getType()), offsets, sizes, steps);
   return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
 }
 

@@ -55,11 +55,11 @@ public:
   /// The [cs, rows, cols] view of channels [c, c + cs), image n, rows h,
   /// h + rowStep, ... and columns w, w + colStep, ..., all relative to `r`
   /// and in its steps (rows and columns outside the tensor are its
-  /// border).
+  /// border); [cs, images, rows, cols] from image n on for more images.
   mlir::Value view(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
                    int64_t n, int64_t c, int64_t cs, int64_t h, int64_t rows,
-                   int64_t rowStep, int64_t w, int64_t cols,
-                   int64_t colStep) const;
+                   int64_t rowStep, int64_t w, int64_t cols, int64_t colStep,
+                   int64_t images = 1) const;
 
   /// The [cs, N] view of channels [c, c + cs) of every image of a resident
   /// [N, C, 1, 1] tensor (within one block of 128 channels).

@@ -65,15 +65,42 @@ Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
   return t;
 }
 
+Value WindowInput::imageBands(OpBuilder &b, Location loc, int64_t n,
+                              int64_t images, int64_t c0, int64_t cs,
+                              int64_t h0, int64_t rows, Type type) const {
+  if (images == 1)
+    return band(b, loc, n, c0, cs, h0, rows, type);
+  if (resident) {
+    Value v = residentRows(b, loc, n, c0, cs, h0, rows, 1, 0, images);
+    if (cast<MemRefType>(v.getType()).getElementType() == type)
+      return v;
+    Value t = allocTile(b, loc, {cs, images, rows, width}, type);
+    tile::CopyOp::create(b, loc, v, t);
+    return t;
+  }
+  Value t = allocTile(b, loc, {cs, images, rows, width}, type);
+  auto tileType = cast<MemRefType>(t.getType());
+  for (int64_t i = 0; i < images; ++i) {
+    SmallVector<int64_t> offsets = {0, i, 0, 0}, sizes = {cs, 1, rows, width},
+                         steps(4, 1);
+    auto type3 = memref::SubViewOp::inferRankReducedResultType(
+        {cs, rows, width}, tileType, offsets, sizes, steps);
+    Value image =
+        memref::SubViewOp::create(b, loc, type3, t, offsets, sizes, steps);
+    loadBand(b, loc, n + i, c0, cs, h0, rows, image);
+  }
+  return t;
+}
+
 Value WindowInput::residentRows(OpBuilder &b, Location loc, int64_t n,
                                 int64_t c0, int64_t cs, int64_t h0,
-                                int64_t rows, int64_t rowStep,
-                                int64_t colShift) const {
+                                int64_t rows, int64_t rowStep, int64_t colShift,
+                                int64_t images) const {
   // Padded coordinates are the resident tensor's shifted by this reader's
   // padding (the tensor's border is at least as wide).
   int64_t top = pad ? pad->top : 0, left = pad ? pad->left : 0;
   return residents->view(b, loc, *resident, n, c0, cs, h0 - top, rows, rowStep,
-                         colShift - left, width - colShift, 1);
+                         colShift - left, width - colShift, 1, images);
 }
 
 void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,

@@ -54,7 +54,13 @@ struct WindowInput {
   /// border is the padding).
   mlir::Value residentRows(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
                            int64_t c0, int64_t cs, int64_t h0, int64_t rows,
-                           int64_t rowStep, int64_t colShift = 0) const;
+                           int64_t rowStep, int64_t colShift = 0,
+                           int64_t images = 1) const;
+  /// band() of `images` images from n on, [cs, images, rows, width] (one
+  /// tile, or one view of the resident input) when more than one.
+  mlir::Value imageBands(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
+                         int64_t images, int64_t c0, int64_t cs, int64_t h0,
+                         int64_t rows, mlir::Type type) const;
   /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
   /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
   /// ([P, rows, width]), tile column q holding padded column q + colShift
