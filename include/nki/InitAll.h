@@ -9,6 +9,10 @@
 #ifndef NKI_INITALL_H
 #define NKI_INITALL_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -28,6 +32,15 @@ void registerAllTranslations();
 
 /// Makes `--version` print nki's version before LLVM's.
 void registerVersionPrinter();
+
+/// Keeps `--help` to a tool's own options (those in `category`), LLVM's
+/// generic ones (--help, --version) and the registered options named in
+/// `shown` (moved to a category of their own, "MLIR options"); every other
+/// registered option (LLVM's code generation internals and the like,
+/// several hundred) is listed by `--help-hidden` only. Call after
+/// registering the options and before parsing.
+void showOnlyOptions(llvm::cl::OptionCategory &category,
+                     llvm::ArrayRef<llvm::StringRef> shown);
 
 } // namespace nki
 

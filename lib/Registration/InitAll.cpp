@@ -76,3 +76,21 @@ void nki::registerVersionPrinter() {
     os << "nki version " << NKI_VERSION_STRING << "\n";
   });
 }
+
+void nki::showOnlyOptions(llvm::cl::OptionCategory &category,
+                          llvm::ArrayRef<llvm::StringRef> shown) {
+  static llvm::cl::OptionCategory mlir("MLIR options");
+  for (auto &[name, option] : llvm::cl::getRegisteredOptions()) {
+    // The tool's own, and LLVM's --help and --version.
+    if (llvm::any_of(option->Categories, [&](llvm::cl::OptionCategory *c) {
+          return c == &category || c->getName() == "Generic Options";
+        }))
+      continue;
+    if (llvm::is_contained(shown, name.str())) {
+      option->Categories.assign({&mlir});
+      continue;
+    }
+    if (option->getOptionHiddenFlag() == llvm::cl::NotHidden)
+      option->setHiddenFlag(llvm::cl::Hidden);
+  }
+}

@@ -1,9 +1,36 @@
 #!/usr/bin/env bash
 # consumer-test.sh BUILD_DIR CONSUMER_SRC WORK_DIR CXX
+#
+# Installs the build tree into a scratch prefix, then (1) runs the installed
+# nki-compile and nki-run on a program with no LD_LIBRARY_PATH (their run
+# paths must find Debian's LLVM/MLIR libraries) and checks its result, and
+# (2) builds and runs a downstream project against the prefix with
+# find_package(NKI).
 set -euo pipefail
 build="$1" src="$2" work="$3" cxx="$4"
+here="$(cd "$(dirname "$0")" && pwd)"
 rm -rf "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+
+bin="$work/prefix/bin"
+env -u LD_LIBRARY_PATH "$bin/nki-compile" --version | grep -q "nki version"
+env -u LD_LIBRARY_PATH "$bin/nki-compile" "$here/add.mlir" -o "$work/add.nkb"
+# x = 0..7 and x + [1..8] as .npy files (the standard library only).
+python3 - "$work" <<'PY'
+import struct, sys
+def save(path, values):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }"
+    header += " " * (117 - len(header)) + "\n"  # 10 + 118 bytes: 64-aligned
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode() + struct.pack("<8f", *values))
+save(sys.argv[1] + "/x.npy", range(8))
+save(sys.argv[1] + "/expected.npy", [2 * i + 1 for i in range(8)])
+PY
+env -u LD_LIBRARY_PATH "$bin/nki-run" "$work/add.nkb" --input "x=$work/x.npy" \
+  --expected "out0=$work/expected.npy" --rtol 0 --atol 0 |
+  grep -q "output 'out0' matches"
+
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/build"

@@ -42,42 +42,47 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory nkiOptions("nki-compile options");
+
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .mlir or .onnx>"),
-                                          cl::init("-"));
+                                          cl::init("-"), cl::cat(nkiOptions));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
-                                           cl::value_desc("filename"));
+                                           cl::value_desc("filename"),
+                                           cl::cat(nkiOptions));
 static cl::opt<std::string> target("target", cl::desc("trn1 | trn2"),
-                                   cl::init("trn2"));
+                                   cl::init("trn2"), cl::cat(nkiOptions));
 static cl::opt<std::string>
     compileTo("compile-to",
               cl::desc("Stop after a phase and print its IR: graph | tiled | "
                        "planned | scheduled | nisa"),
-              cl::init("binary"));
+              cl::init("binary"), cl::cat(nkiOptions));
 static cl::opt<std::string>
     autoCast("auto-cast",
              cl::desc("none | matmul (round matmul inputs to bf16)"),
-             cl::init("none"));
-static cl::opt<std::string> entry("entry", cl::desc("Entry function name"));
+             cl::init("none"), cl::cat(nkiOptions));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function name"),
+                                  cl::cat(nkiOptions));
 static cl::opt<bool> sbufResident(
     "sbuf-resident",
     cl::desc("Keep tensors that convolutions and poolings exchange in SBUF "
              "when they fit (default true)"),
-    cl::init(true));
+    cl::init(true), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("MODEL.onnx: static shape of a graph input, "
                          "NAME:AxBxC (repeatable)"),
-                cl::value_desc("NAME:AxBxC"));
+                cl::value_desc("NAME:AxBxC"), cl::cat(nkiOptions));
 static cl::opt<bool> verifyEach(
     "verify-each",
     cl::desc("Verify the IR after every pass (default: after every phase; "
              "the straight-line phases hold one op per instruction, and "
              "each verification walks all of them)"),
-    cl::init(false));
+    cl::init(false), cl::cat(nkiOptions));
 static cl::opt<bool> report("report",
                             cl::desc("Print time per phase, SBUF/PSUM peak "
-                                     "use and instructions per engine"));
+                                     "use and instructions per engine"),
+                            cl::cat(nkiOptions));
 
 namespace {
 struct Report {
@@ -160,6 +165,11 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   nki::registerVersionPrinter();
+  nki::showOnlyOptions(nkiOptions,
+                       {"mlir-timing", "mlir-timing-display",
+                        "mlir-print-ir-after-all", "mlir-print-ir-before-all",
+                        "mlir-print-ir-after-failure", "mlir-print-debuginfo",
+                        "mlir-pass-statistics", "mlir-disable-threading"});
   cl::ParseCommandLineOptions(argc, argv, "nki compiler driver\n");
 
   std::optional<nki::CompilePhase> phase = nki::parseCompilePhase(compileTo);
