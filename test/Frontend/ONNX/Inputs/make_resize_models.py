@@ -154,6 +154,9 @@ upsample("r_up2", (2, 130, 6, 8),
               nearest_mode="floor"), [1, 1, 2, 2])
 upsample("r_up_int", (1, 3, 5, 4), dict(mode="nearest"), [1, 1, 3, 1],
          t=I32, dtype=np.int32)
+# Few channels, several images: the kernel puts the images side by side
+# on the partitions (Upsample.cpp).
+upsample("r_up_images", (5, 24, 6, 8), dict(mode="nearest"), [1, 1, 2, 2])
 
 pb("r_shape_sizes_x", x)
 pb("r_shape_sizes_y", interpolate_nd(x.astype(np.float64), nearest_coeffs,
