@@ -14,7 +14,7 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 
 bin="$work/prefix/bin"
 env -u LD_LIBRARY_PATH "$bin/nki-compile" --version | grep -q "nki version"
-env -u LD_LIBRARY_PATH "$bin/nki-compile" "$here/add.mlir" -o "$work/add.nkb"
+env -u LD_LIBRARY_PATH "$bin/nki-compile" "$here/Inputs/add.mlir" -o "$work/add.nkb"
 # x = 0..7 and x + [1..8] as .npy files (the standard library only).
 python3 - "$work" <<'PY'
 import struct, sys

@@ -68,9 +68,10 @@ std::optional<PhaseChain> phaseChain(tensor::EmptyOp empty) {
   auto steps = order[0].getStaticStrides();
   chain.fh = steps[2];
   chain.fw = steps[3];
-  if (ShapedType::isDynamic(chain.fh) || ShapedType::isDynamic(chain.fw) ||
-      chain.fh < 1 || chain.fw < 1 || shape[2] % chain.fh ||
-      shape[3] % chain.fw || int64_t(order.size()) != chain.fh * chain.fw)
+  if (steps[0] != 1 || steps[1] != 1 || ShapedType::isDynamic(chain.fh) ||
+      ShapedType::isDynamic(chain.fw) || chain.fh < 1 || chain.fw < 1 ||
+      shape[2] % chain.fh || shape[3] % chain.fw ||
+      int64_t(order.size()) != chain.fh * chain.fw)
     return std::nullopt;
   SmallVector<int64_t> sizes = {shape[0], shape[1], shape[2] / chain.fh,
                                 shape[3] / chain.fw};
