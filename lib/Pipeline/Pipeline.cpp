@@ -147,7 +147,8 @@ nki::compileToBinary(ModuleOp module, const CompileOptions &options,
 
 namespace {
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
-  Option<std::string> target{*this, "target", llvm::cl::desc("trn1 | trn2"),
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("trn1 | trn2 | trn3"),
                              llvm::cl::init("trn2")};
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("Entry function name")};

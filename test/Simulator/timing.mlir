@@ -1,4 +1,4 @@
-// Hand-computed timing of a small nisa program, on both targets.
+// Hand-computed timing of a small nisa program, on each target.
 //
 // trn2: dma0 moves [128, 64] f32: 128 descriptors (a partition ends a run) of
 // 256 bytes, each charged 512: busy ceil(65536 * 1000 / 23) = 2849392 ps,
@@ -19,6 +19,14 @@
 // RUN: nki-translate --nisa-to-binary %t.trn1.mlir -o %t.trn1.nkb
 // RUN: nki-run %t.trn1.nkb --random-inputs=1 --report=json | FileCheck %s --check-prefix=TRN1
 // TRN1: "total_ps": 11001547,
+//
+// trn3: 38 B/ns (1724632 ps per transfer), ACT at trn2's 1200 MHz:
+// 1724632 + 1300000 + 50000 + 690000 + 50000 + 1724632 + 1300000.
+// RUN: sed 's/target("trn2")/target("trn3")/' %s > %t.trn3.mlir
+// RUN: nki-translate --nisa-to-binary %t.trn3.mlir -o %t.trn3.nkb
+// RUN: nki-run %t.trn3.nkb --random-inputs=1 --report=json | FileCheck %s --check-prefix=TRN3
+// TRN3: "total_ps": 6839264,
+// TRN3-SAME: {"stream": "dma0", "instructions": 1, "busy_ps": 1724632,
 //
 // Outputs are exp of the inputs (libm's expf may differ from numpy's by an
 // ulp).

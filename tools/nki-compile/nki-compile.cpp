@@ -50,7 +50,7 @@ static cl::opt<std::string> inputFilename(cl::Positional,
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("filename"),
                                            cl::cat(nkiOptions));
-static cl::opt<std::string> target("target", cl::desc("trn1 | trn2"),
+static cl::opt<std::string> target("target", cl::desc("trn1 | trn2 | trn3"),
                                    cl::init("trn2"), cl::cat(nkiOptions));
 static cl::opt<std::string>
     compileTo("compile-to",

@@ -27,7 +27,7 @@ def NKISetTarget : Pass<"nki-set-target", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "trn1 | trn2">,
+           "trn1 | trn2 | trn3">,
   ];
 }
 

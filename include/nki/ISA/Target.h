@@ -14,17 +14,17 @@
 
 namespace nki::isa {
 
-enum class TargetKind : uint8_t { Trn1, Trn2 };
+enum class TargetKind : uint8_t { Trn1, Trn2, Trn3 };
 
 /// One target's hardware contract. Clocks are in MHz so that cycle -> ps
 /// conversions stay in integers (ps = ceil(cycles * 1e6 / MHz)).
 struct TargetDesc {
   TargetKind kind;
-  std::string_view name; // "trn1", "trn2"
+  std::string_view name; // "trn1", "trn2", "trn3"
 
   // Memories.
   int32_t numPartitions;         // SBUF and PSUM partitions (128)
-  int64_t sbufBytesPerPartition; // 192 KiB (trn1), 224 KiB (trn2)
+  int64_t sbufBytesPerPartition; // 192 / 224 / 256 KiB (trn1 / 2 / 3)
   int32_t psumBanks;             // 8
   int64_t psumBankBytes;         // 2048 bytes per bank per partition
   int64_t hbmBytes;              // modelled HBM per core
@@ -76,8 +76,8 @@ struct TargetDesc {
 const TargetDesc &getTarget(TargetKind kind);
 /// Returns null for an unknown name.
 const TargetDesc *lookupTarget(std::string_view name);
-/// The known target names for diagnostics: "trn1 or trn2" (or, with
-/// `lastSeparator` ", ", "trn1, trn2").
+/// The known target names for diagnostics: "trn1, trn2 or trn3" (or, with
+/// `lastSeparator` ", ", "trn1, trn2, trn3").
 std::string knownTargetNames(std::string_view lastSeparator = " or ");
 constexpr TargetKind kDefaultTarget = TargetKind::Trn2;
 

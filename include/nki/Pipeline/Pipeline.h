@@ -32,7 +32,7 @@ std::optional<CompilePhase> parseCompilePhase(llvm::StringRef name);
 llvm::StringRef compilePhaseName(CompilePhase phase);
 
 struct CompileOptions {
-  std::string target = "trn2"; // trn1 | trn2
+  std::string target = "trn2"; // trn1 | trn2 | trn3
   std::string entry;           // empty: main, or the only public function
   /// "none" keeps fp32 faithful; "matmul" rounds matmul inputs to bf16 as
   /// production Trainium compilers do by default.

@@ -170,10 +170,8 @@ std::optional<uint32_t> ProgramOp::getNumSemaphores() {
 
 LogicalResult ProgramOp::verify() {
   if (!getTargetDesc())
-    return emitOpError() << "unknown target '" << getTarget() << "'; expected '"
-                         << isa::getTarget(isa::TargetKind::Trn1).name
-                         << "' or '"
-                         << isa::getTarget(isa::TargetKind::Trn2).name << "'";
+    return emitOpError() << "unknown target '" << getTarget() << "'; expected "
+                         << isa::knownTargetNames();
   if (!getNumSemaphores())
     return emitOpError() << "semaphore count " << getSemaphoresAttr().getInt()
                          << " is not a 32-bit unsigned number";

@@ -1,7 +1,7 @@
 // RUN: nki-opt %s -split-input-file --nki-schedule -verify-diagnostics
 // RUN: not nki-opt %s -split-input-file --nki-set-target=target=trn9 --nki-schedule 2>&1 | FileCheck %s --check-prefix=TARGET
 
-// TARGET: error: unknown target "trn9" in 'nki.target' (expected trn1 or trn2)
+// TARGET: error: unknown target "trn9" in 'nki.target' (expected trn1, trn2 or trn3)
 
 // nki-schedule takes straight-line tile code.
 func.func @main(%arg0: memref<128x32xf32> {nki.hbm_offset = 0 : i64}) {

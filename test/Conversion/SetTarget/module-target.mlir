@@ -28,7 +28,7 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<1
 // -----
 
 // An attribute that names no target is the one diagnostic, at the module.
-// expected-error @+1 {{unknown target 3 : i64 in 'nki.target' (expected trn1 or trn2)}}
+// expected-error @+1 {{unknown target 3 : i64 in 'nki.target' (expected trn1, trn2 or trn3)}}
 module attributes {nki.target = 3} {
   func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) {
     return

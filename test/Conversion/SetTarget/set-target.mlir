@@ -5,7 +5,7 @@
 // The target is named once, on the module; every later pass reads it.
 // CHECK: module attributes {nki.target = "trn1"}
 // DEFAULT: module attributes {nki.target = "trn2"}
-// UNKNOWN: error: unknown target "trn9" in 'nki.target' (expected trn1 or trn2)
+// UNKNOWN: error: unknown target "trn9" in 'nki.target' (expected trn1, trn2 or trn3)
 func.func @main() {
   return
 }

@@ -5,12 +5,14 @@
 // in nki-plan-memory.
 // RUN: nki-opt %s -split-input-file --nki-tile=free-chunk=65536 | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-set-target=target=trn1 --nki-tile="free-chunk=65536" | FileCheck %s --check-prefix=TRN1
+// RUN: nki-opt %s -split-input-file --nki-set-target=target=trn3 --nki-tile="free-chunk=65536" | FileCheck %s --check-prefix=TRN3
 // RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s --check-prefix=DEFAULT
 
 // x, y and z are loaded before the body runs; with x + y that is four
 // values live at once, five tiles with the stored result: 5 x 4 bytes x 2
 // iterations = 40 bytes per element, so at most 229376 * 3/4 / 40 = 4300
-// elements on trn2 and 196608 * 3/4 / 40 = 3686 on trn1. The contiguous
+// elements on trn2, 196608 * 3/4 / 40 = 3686 on trn1 and 262144 * 3/4 /
+// 40 = 4915 on trn3. The contiguous
 // 128x16384 space merges into one dim split into [blocks, 128, f] with f
 // the largest divisor of 16384 within that: 4096 and 2048. The default free
 // chunk (2048) is below both and stays.
@@ -18,6 +20,8 @@
 // CHECK: nki.tensor_tensor "add" {{.*}} into {{.*}} : memref<128x4096xf32, #nki.memory<sbuf>>
 // TRN1-LABEL: func.func @chain
 // TRN1: nki.tensor_tensor "add" {{.*}} into {{.*}} : memref<128x2048xf32, #nki.memory<sbuf>>
+// TRN3-LABEL: func.func @chain
+// TRN3: nki.tensor_tensor "add" {{.*}} into {{.*}} : memref<128x4096xf32, #nki.memory<sbuf>>
 // DEFAULT-LABEL: func.func @chain
 // DEFAULT: nki.tensor_tensor "add" {{.*}} into {{.*}} : memref<128x2048xf32, #nki.memory<sbuf>>
 #id = affine_map<(d0, d1) -> (d0, d1)>

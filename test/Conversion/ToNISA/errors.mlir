@@ -1,7 +1,7 @@
 // RUN: nki-opt %s -split-input-file --nki-schedule --nki-synchronize -verify-diagnostics
 // RUN: not nki-opt %s -split-input-file --nki-set-target=target=trn9 --nki-schedule 2>&1 | FileCheck %s --check-prefix=TARGET
 
-// TARGET: error: unknown target "trn9" in 'nki.target' (expected trn1 or trn2)
+// TARGET: error: unknown target "trn9" in 'nki.target' (expected trn1, trn2 or trn3)
 
 // A tile without a planned offset.
 func.func @main(%x: memref<128x64xf32> {nki.hbm_offset = 0 : i64}) {

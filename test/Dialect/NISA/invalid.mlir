@@ -321,8 +321,8 @@ nisa.program target("trn2") semaphores(2) {
 
 // -----
 
-// expected-error @+1 {{'nisa.program' op unknown target 'trn3'; expected 'trn1' or 'trn2'}}
-nisa.program target("trn3") semaphores(0) {
+// expected-error @+1 {{'nisa.program' op unknown target 'trn9'; expected trn1, trn2 or trn3}}
+nisa.program target("trn9") semaphores(0) {
 }
 
 // -----

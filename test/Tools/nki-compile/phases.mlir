@@ -4,6 +4,7 @@
 // RUN: nki-compile %s --compile-to=planned | FileCheck %s --check-prefix=PLANNED
 // RUN: nki-compile %s --compile-to=scheduled | FileCheck %s --check-prefix=SCHED
 // RUN: nki-compile %s --compile-to=nisa --target=trn1 | FileCheck %s --check-prefix=TRN1
+// RUN: nki-compile %s --compile-to=nisa --target=trn3 | FileCheck %s --check-prefix=TRN3
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: nki-translate --binary-to-nisa %t.nkb | FileCheck %s --check-prefix=NISA
 // The IR is verified after each phase; --verify-each verifies it after
@@ -48,6 +49,7 @@
 // NISA: nisa.matmul
 
 // TRN1: nisa.program target("trn1")
+// TRN3: nisa.program target("trn3")
 
 // REPORT: nki-compile report (target trn2)
 // REPORT: graph

@@ -267,8 +267,9 @@ TEST(Binary, HeaderErrors) {
   EXPECT_EQ(err(withHeader("\xff\xff\xff")),
             "corrupted .nkb binary: the payload does not parse");
   // A header with an empty payload is an empty program for no target.
-  EXPECT_EQ(err(withHeader("")),
-            "invalid .nkb program: unknown target '' (known: trn1, trn2)");
+  EXPECT_EQ(
+      err(withHeader("")),
+      "invalid .nkb program: unknown target '' (known: trn1, trn2, trn3)");
 }
 
 // The problem the length field solves: the payload cut at a field boundary

@@ -44,6 +44,27 @@ TEST(Target, Trn2Numbers) {
   EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 368e9);
 }
 
+TEST(Target, Trn3Numbers) {
+  const TargetDesc &t = getTarget(TargetKind::Trn3);
+  EXPECT_EQ(t.name, "trn3");
+  EXPECT_EQ(t.numPartitions, 128);
+  EXPECT_EQ(t.sbufBytesPerPartition, 262144);
+  EXPECT_EQ(t.psumBytesPerPartition(), 16384);
+  EXPECT_EQ(t.hbmBytes, int64_t(18) << 30);
+  // Clocks as trn2's (the machine model assumes them equal).
+  EXPECT_EQ(t.peClockMHz, 2400);
+  EXPECT_EQ(t.actClockMHz, 1200);
+  EXPECT_EQ(t.dveClockMHz, 960);
+  EXPECT_EQ(t.poolClockMHz, 1200);
+  EXPECT_EQ(t.numDmaQueues, 16);
+  EXPECT_EQ(t.dmaBytesPerNs, 38);
+  // The DVE's 2-byte fast path is a trn2 rule in the machine model.
+  EXPECT_FALSE(t.dveTwoByteSpeedup);
+  // 78.6 TFLOP/s for 2-byte inputs; 16 x 38 B/ns = 608 GB/s.
+  EXPECT_DOUBLE_EQ(t.peakPeFlops(), 78643200e6);
+  EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 608e9);
+}
+
 TEST(Target, DerivedGeometry) {
   const TargetDesc &t = getTarget(TargetKind::Trn2);
   EXPECT_EQ(t.psumBankFp32Columns(), 512);
@@ -59,7 +80,7 @@ TEST(Target, DerivedGeometry) {
 }
 
 TEST(Target, SharedConstants) {
-  for (TargetKind k : {TargetKind::Trn1, TargetKind::Trn2}) {
+  for (TargetKind k : {TargetKind::Trn1, TargetKind::Trn2, TargetKind::Trn3}) {
     const TargetDesc &t = getTarget(k);
     EXPECT_EQ(t.dmaMinDescriptorBytes, 512);
     EXPECT_EQ(t.dmaCompletionLatencyPs, 1300000);
@@ -85,9 +106,11 @@ TEST(Target, SharedConstants) {
 TEST(Target, Lookup) {
   EXPECT_EQ(lookupTarget("trn1"), &getTarget(TargetKind::Trn1));
   EXPECT_EQ(lookupTarget("trn2"), &getTarget(TargetKind::Trn2));
-  EXPECT_EQ(lookupTarget("trn3"), nullptr);
+  EXPECT_EQ(lookupTarget("trn3"), &getTarget(TargetKind::Trn3));
+  EXPECT_EQ(lookupTarget("trn9"), nullptr);
   EXPECT_EQ(lookupTarget(""), nullptr);
   EXPECT_EQ(getTarget(kDefaultTarget).name, "trn2");
+  EXPECT_EQ(knownTargetNames(), "trn1, trn2 or trn3");
 }
 
 TEST(Target, CyclesToPsRoundsUp) {
