@@ -787,9 +787,9 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     inputs.push_back(t);
   }
   for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
-    inputs.push_back(input.imageBands(b, loc, n, int64_t(images.size()),
-                                      cb * P(), cbAt(cb), oh0 * g.strideH,
-                                      inRows(rows), g.inputType));
+    inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
+                                inRows(rows), g.inputType,
+                                int64_t(images.size())));
   SmallVector<Chunk> chunks = chunksOf(int64_t(images.size()), rows);
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
@@ -1008,18 +1008,10 @@ Value ConvKernel::packFilter(Value filter) {
 Value ConvKernel::chunkWindow(OpBuilder &b, Value tile, int64_t cs,
                               const Chunk &ch, int64_t r0, int64_t rs,
                               int64_t q0, int64_t qs) const {
-  auto type = cast<MemRefType>(tile.getType());
-  if (type.getRank() == 3)
+  if (cast<MemRefType>(tile.getType()).getRank() == 3)
     return windowOf(b, loc, tile, cs, r0, ch.rc, rs, q0, ch.wc, qs);
-  SmallVector<int64_t> offsets = {0, ch.img, r0, q0},
-                       sizes = {cs, ch.imgs, ch.rc, ch.wc},
-                       steps = {1, 1, rs, qs};
-  SmallVector<int64_t> shape = {cs, ch.rc, ch.wc};
-  if (ch.imgs > 1)
-    shape.insert(shape.begin() + 1, ch.imgs);
-  auto view = memref::SubViewOp::inferRankReducedResultType(
-      shape, type, offsets, sizes, steps);
-  return memref::SubViewOp::create(b, loc, view, tile, offsets, sizes, steps);
+  return imagesWindowOf(b, loc, tile, cs, ch.img, ch.imgs, r0, ch.rc, rs, q0,
+                        ch.wc, qs);
 }
 
 void ConvKernel::vectorChunk(OpBuilder &b, Value input, const Chunk &ch,

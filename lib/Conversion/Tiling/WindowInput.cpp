@@ -50,45 +50,40 @@ Value tiling::windowOf(OpBuilder &b, Location loc, Value tile, int64_t cs,
   return memref::SubViewOp::create(b, loc, tile, offsets, sizes, steps);
 }
 
-Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
-                        int64_t cs, int64_t h0, int64_t rows, Type type) const {
-  if (!resident) {
-    Value t = allocTile(b, loc, {cs, rows, width}, type);
-    loadBand(b, loc, n, c0, cs, h0, rows, t);
-    return t;
-  }
-  Value v = residentRows(b, loc, n, c0, cs, h0, rows, 1);
-  if (cast<MemRefType>(v.getType()).getElementType() == type)
-    return v;
-  Value t = allocTile(b, loc, {cs, rows, width}, type);
-  tile::CopyOp::create(b, loc, v, t);
-  return t;
+Value tiling::imagesWindowOf(OpBuilder &b, Location loc, Value tile,
+                             int64_t cs, int64_t img, int64_t imgs, int64_t r0,
+                             int64_t rn, int64_t rs, int64_t q0, int64_t qn,
+                             int64_t qs) {
+  SmallVector<int64_t> offsets = {0, img, r0, q0}, sizes = {cs, imgs, rn, qn},
+                       steps = {1, 1, rs, qs};
+  SmallVector<int64_t> shape = {cs, rn, qn};
+  if (imgs > 1)
+    shape.insert(shape.begin() + 1, imgs);
+  auto type = memref::SubViewOp::inferRankReducedResultType(
+      shape, cast<MemRefType>(tile.getType()), offsets, sizes, steps);
+  return memref::SubViewOp::create(b, loc, type, tile, offsets, sizes, steps);
 }
 
-Value WindowInput::imageBands(OpBuilder &b, Location loc, int64_t n,
-                              int64_t images, int64_t c0, int64_t cs,
-                              int64_t h0, int64_t rows, Type type) const {
-  if (images == 1)
-    return band(b, loc, n, c0, cs, h0, rows, type);
+Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
+                        int64_t cs, int64_t h0, int64_t rows, Type type,
+                        int64_t images) const {
+  SmallVector<int64_t> shape = {cs, rows, width};
+  if (images > 1)
+    shape.insert(shape.begin() + 1, images);
   if (resident) {
     Value v = residentRows(b, loc, n, c0, cs, h0, rows, 1, 0, images);
     if (cast<MemRefType>(v.getType()).getElementType() == type)
       return v;
-    Value t = allocTile(b, loc, {cs, images, rows, width}, type);
+    Value t = allocTile(b, loc, shape, type);
     tile::CopyOp::create(b, loc, v, t);
     return t;
   }
-  Value t = allocTile(b, loc, {cs, images, rows, width}, type);
-  auto tileType = cast<MemRefType>(t.getType());
-  for (int64_t i = 0; i < images; ++i) {
-    SmallVector<int64_t> offsets = {0, i, 0, 0}, sizes = {cs, 1, rows, width},
-                         steps(4, 1);
-    auto type3 = memref::SubViewOp::inferRankReducedResultType(
-        {cs, rows, width}, tileType, offsets, sizes, steps);
-    Value image =
-        memref::SubViewOp::create(b, loc, type3, t, offsets, sizes, steps);
-    loadBand(b, loc, n + i, c0, cs, h0, rows, image);
-  }
+  Value t = allocTile(b, loc, shape, type);
+  for (int64_t i = 0; i < images; ++i)
+    loadBand(b, loc, n + i, c0, cs, h0, rows,
+             images == 1 ? t
+                         : imagesWindowOf(b, loc, t, cs, i, 1, 0, rows, 1, 0,
+                                          width, 1));
   return t;
 }
 

@@ -45,10 +45,11 @@ struct WindowInput {
   /// The [cs, rows, width] band of padded rows h0, h0 + 1, ... of channels
   /// [c0, c0 + cs) of image n, in `type`: a view of the resident input
   /// (copied when it is kept in another type), else a tile loaded by
-  /// loadBand.
+  /// loadBand; for more `images`, those of images n, n + 1, ... in one
+  /// [cs, images, rows, width] view or tile.
   mlir::Value band(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
                    int64_t c0, int64_t cs, int64_t h0, int64_t rows,
-                   mlir::Type type) const;
+                   mlir::Type type, int64_t images = 1) const;
   /// The [cs, rows, width - colShift] view of padded rows h0, h0 +
   /// rowStep, ... from padded column colShift of a resident input (its
   /// border is the padding).
@@ -56,11 +57,6 @@ struct WindowInput {
                            int64_t c0, int64_t cs, int64_t h0, int64_t rows,
                            int64_t rowStep, int64_t colShift = 0,
                            int64_t images = 1) const;
-  /// band() of `images` images from n on, [cs, images, rows, width] (one
-  /// tile, or one view of the resident input) when more than one.
-  mlir::Value imageBands(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
-                         int64_t images, int64_t c0, int64_t cs, int64_t h0,
-                         int64_t rows, mlir::Type type) const;
   /// Loads padded rows h0, h0 + rowStep, ... (`rows` of them) of channels
   /// [c0, c0 + cs) of image n into partitions [p0, p0 + cs) of `tile`
   /// ([P, rows, width]), tile column q holding padded column q + colShift
@@ -79,6 +75,13 @@ struct WindowInput {
 mlir::Value windowOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
                      int64_t cs, int64_t r0, int64_t rn, int64_t rs, int64_t q0,
                      int64_t qn, int64_t qs, int64_t p0 = 0);
+
+/// windowOf() of images [img, img + imgs) of a [P, images, rows, cols]
+/// tile: [cs, imgs, rn, qn], or [cs, rn, qn] for one image.
+mlir::Value imagesWindowOf(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value tile, int64_t cs, int64_t img,
+                           int64_t imgs, int64_t r0, int64_t rn, int64_t rs,
+                           int64_t q0, int64_t qn, int64_t qs);
 
 /// Loads are split into at most kMaxLoadPieces DMAs of at least
 /// kMinLoadPieceBytes per partition: nki-schedule spreads one DMA over at
