@@ -173,6 +173,8 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
     out->set_reduce_axes(inst.reduceAxes);
   if (f.start)
     out->set_start(inst.start);
+  if (f.rows && inst.rows != 1)
+    out->set_rows(inst.rows);
   if (f.reverse) {
     out->set_reverse0(inst.reverse0);
     out->set_reverse1(inst.reverse1);
@@ -305,6 +307,8 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
   if (in.func() >= kNumActFuncs)
     return corrupt(detail::cat(where, ": activation function ", in.func(),
                                " out of range"));
+  if (in.rows() > 255)
+    return corrupt(detail::cat(where, ": rows ", in.rows(), " out of range"));
   if (in.reduce_axes() > AccessPattern::kMaxDims)
     return corrupt(detail::cat(where, ": reduce_axes ", in.reduce_axes(),
                                " out of range"));
@@ -316,6 +320,8 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
     inst.reduceAxes = uint8_t(in.reduce_axes());
   if (f.start)
     inst.start = in.start();
+  if (f.rows && in.rows() != 0)
+    inst.rows = uint8_t(in.rows());
   inst.reverse0 = in.reverse0();
   inst.reverse1 = in.reverse1();
   if (in.has_affine()) {

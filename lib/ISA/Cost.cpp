@@ -60,8 +60,7 @@ int64_t peCycles(const TargetDesc &t, const Instruction &inst,
     return std::max<int64_t>(inst.src0.numPartitions, t.peTransposeMinRows);
   assert(inst.opcode == Opcode::Matmul);
   int64_t factor = inst.src0.dtype == DType::F32 ? t.peFp32Factor : 1;
-  int64_t cycles =
-      std::max(inst.src1.elementsPerPartition(), t.peMinColumns) * factor;
+  int64_t cycles = std::max(matmulShape(inst).n, t.peMinColumns) * factor;
   if (!state.hasStationary || !(state.stationary == inst.src0))
     cycles += t.peLoadStationaryCycles * factor;
   state.hasStationary = true;
@@ -273,8 +272,19 @@ Duration instructionDuration(const TargetDesc &target, StreamId stream,
 int64_t matmulFlops(const Instruction &inst) {
   if (inst.opcode != Opcode::Matmul)
     return 0;
-  return 2 * int64_t(inst.src0.numPartitions) *
-         inst.src0.elementsPerPartition() * inst.src1.elementsPerPartition();
+  MatmulShape s = matmulShape(inst);
+  return 2 * s.k * s.m * s.n;
+}
+
+double matmulPeakFlops(const TargetDesc &target, const Instruction &inst) {
+  auto isFp8 = [](DType t) {
+    return t == DType::FP8E4M3 || t == DType::FP8E5M2;
+  };
+  if (inst.src0.dtype == DType::F32)
+    return target.peakPeFlops() / double(target.peFp32Factor);
+  if (isFp8(inst.src0.dtype) && isFp8(inst.src1.dtype))
+    return target.peakPeFlops() * double(target.peFp8Rows);
+  return target.peakPeFlops();
 }
 
 } // namespace nki::isa

@@ -2,6 +2,8 @@
 
 #include "nki/ISA/Instruction.h"
 
+#include <algorithm>
+
 namespace nki::isa {
 
 namespace {
@@ -94,6 +96,13 @@ int64_t AccessPattern::elementsPerPartition() const {
   for (int i = 0; i < rank && i < kMaxDims; ++i)
     n *= dims[i].size;
   return n;
+}
+
+MatmulShape matmulShape(const Instruction &inst) {
+  int64_t rows = std::max<int64_t>(inst.rows, 1);
+  return {inst.src0.numPartitions * rows,
+          inst.src0.elementsPerPartition() / rows,
+          inst.src1.elementsPerPartition() / rows};
 }
 
 int64_t AccessPattern::numElements() const {

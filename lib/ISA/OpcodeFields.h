@@ -24,6 +24,7 @@ struct OpcodeFields {
   // Non-operand fields.
   bool alu0 = false, alu1 = false, func = false, affine = false;
   bool accum = false, reduceAxes = false, start = false, reverse = false;
+  bool rows = false;
 };
 
 inline OpcodeFields opcodeFields(Opcode op) {
@@ -33,7 +34,7 @@ inline OpcodeFields opcodeFields(Opcode op) {
     f.usesSrc0 = f.usesSrc1 = true;
     f.src0 = "stationary";
     f.src1 = "moving";
-    f.start = true;
+    f.start = f.rows = true;
     break;
   case Opcode::Transpose:
     f.usesSrc0 = true;

@@ -82,6 +82,7 @@ public:
 
 private:
   absl::Status checkMatmul() const;
+  absl::Status checkDoubleRow() const;
   absl::Status checkTranspose() const;
   absl::Status checkActivation() const;
   absl::Status checkElementwise(const std::vector<const Operand *> &ins) const;
@@ -298,24 +299,55 @@ absl::Status Checker::checkMatmul() const {
   if (dst.dtype != DType::F32)
     return error("dst dtype is ", dtypeName(dst.dtype),
                  "; the tensor engine writes f32");
-  int64_t k = st.numPartitions, m = st.elementsPerPartition(),
-          n = mv.elementsPerPartition();
-  if (k > target.matmulMaxK)
-    return error("contraction K = ", k, " exceeds ", target.matmulMaxK);
-  if (mv.numPartitions != k)
+  if (inst.rows != 1 && inst.rows != 2)
+    return error("rows = ", int(inst.rows),
+                 "; a matmul contracts 1 row a partition, or 2 (fp8 double "
+                 "row)");
+  if (inst.rows == 2) {
+    if (auto s = checkDoubleRow(); !s.ok())
+      return s;
+  }
+  MatmulShape s = matmulShape(inst);
+  if (st.numPartitions > target.matmulMaxK)
+    return error("contraction K = ", st.numPartitions, " exceeds ",
+                 target.matmulMaxK);
+  if (mv.numPartitions != st.numPartitions)
     return error("src1 (moving) has ", mv.numPartitions,
-                 " partitions but src0 (stationary) has ", k,
+                 " partitions but src0 (stationary) has ", st.numPartitions,
                  "; both are the contraction K");
-  if (m > target.matmulMaxM)
-    return error("src0 (stationary) free size M = ", m, " exceeds ",
+  if (s.m > target.matmulMaxM)
+    return error("src0 (stationary) free size M = ", s.m, " exceeds ",
                  target.matmulMaxM);
-  if (n > target.matmulMaxN)
-    return error("src1 (moving) free size N = ", n, " exceeds ",
+  if (s.n > target.matmulMaxN)
+    return error("src1 (moving) free size N = ", s.n, " exceeds ",
                  target.matmulMaxN);
-  if (dst.numPartitions != m || dst.elementsPerPartition() != n)
+  if (dst.numPartitions != s.m || dst.elementsPerPartition() != s.n)
     return error("dst is [", dst.numPartitions, ", ",
-                 dst.elementsPerPartition(), "] but must be [M, N] = [", m,
-                 ", ", n, "]");
+                 dst.elementsPerPartition(), "] but must be [M, N] = [", s.m,
+                 ", ", s.n, "]");
+  return absl::OkStatus();
+}
+
+absl::Status Checker::checkDoubleRow() const {
+  auto isFp8 = [](DType t) {
+    return t == DType::FP8E4M3 || t == DType::FP8E5M2;
+  };
+  if (!isFp8(inst.src0.dtype) || !isFp8(inst.src1.dtype))
+    return error("fp8 double row (rows = 2) needs f8e4m3/f8e5m2 inputs, got ",
+                 dtypeName(inst.src0.dtype), " and ",
+                 dtypeName(inst.src1.dtype));
+  if (target.peFp8Rows < 2)
+    return error("target ", target.name,
+                 " has no fp8 double row (rows = 2); it contracts ",
+                 target.peFp8Rows, " row a partition");
+  for (auto [ap, field] : {std::pair{&inst.src0, "src0 (stationary)"},
+                           std::pair{&inst.src1, "src1 (moving)"}}) {
+    Dim inner = ap->rank ? ap->dims[ap->rank - 1] : Dim{};
+    if (inner.stride != 1 || inner.size != 2)
+      return error(field, "'s innermost free dim is (stride ", inner.stride,
+                   ", size ", inner.size,
+                   "); fp8 double row needs (1, 2): k = 2 x partition + row");
+  }
   return absl::OkStatus();
 }
 

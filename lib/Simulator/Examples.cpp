@@ -24,6 +24,16 @@ AccessPattern onChip(Memory mem, int32_t p0, int32_t np, int64_t offset,
   return isa::makeAccessPattern(mem, dtype, p0, np, offset, {{1, elements}});
 }
 
+/// A matmul source of `columns` columns of `rows` contraction rows each
+/// ([partitions, columns, rows], the double row's layout when rows = 2).
+AccessPattern matmulSource(int64_t offset, DType dtype, int64_t columns,
+                           int64_t rows) {
+  if (rows == 1)
+    return onChip(Memory::SBUF, 0, 128, offset, dtype, columns);
+  return isa::makeAccessPattern(Memory::SBUF, dtype, 0, 128, offset,
+                                {{rows, columns}, {1, rows}});
+}
+
 /// rows x cols elements of a row-major HBM matrix with `rowStride` elements.
 AccessPattern hbmBlock(int64_t offset, DType dtype, int64_t rows,
                        int64_t rowStride, int64_t cols) {
@@ -57,17 +67,22 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   const isa::TargetDesc *target = isa::lookupTarget(ex.target);
   if (!target)
     return absl::InvalidArgumentError(cat("unknown target '", ex.target, "'"));
-  const int64_t P = 128, nt = ex.N < 512 ? ex.N : 512;
-  if (ex.M % P || ex.K % P || ex.N % nt || ex.M <= 0 || ex.N <= 0)
-    return absl::InvalidArgumentError(
-        "M and K must be multiples of 128 and N of min(N, 512)");
+  const int64_t P = 128, nt = ex.N < 512 ? ex.N : 512, R = ex.rows;
+  if (R != 1 && R != 2)
+    return absl::InvalidArgumentError("rows must be 1 or 2");
+  if (ex.M % P || ex.K % (P * R) || ex.N % nt || ex.M <= 0 || ex.N <= 0)
+    return absl::InvalidArgumentError(cat("M must be a multiple of 128, K of ",
+                                          P * R,
+                                          " and N of min(N, "
+                                          "512)"));
   const int64_t eb = isa::dtypeBytes(ex.dtype);
-  const int64_t KT = ex.K / P, MT = ex.M / P, NT = ex.N / nt;
+  // A K block is P partitions of R contraction rows each.
+  const int64_t KT = ex.K / (P * R), MT = ex.M / P, NT = ex.N / nt;
 
-  // SBUF per partition: A^T (KT x M), two B buffers (KT x nt), two fp32
-  // output buffers (nt).
-  const int64_t atOff = 0, bOff = KT * ex.M * eb;
-  const int64_t outOff = bOff + 2 * KT * nt * eb;
+  // SBUF per partition: A^T (KT x M x R), two B buffers (KT x nt x R), two
+  // fp32 output buffers (nt).
+  const int64_t atOff = 0, bOff = KT * ex.M * R * eb;
+  const int64_t outOff = bOff + 2 * KT * nt * R * eb;
   if (outOff + 2 * nt * 4 > target->sbufBytesPerPartition)
     return absl::InvalidArgumentError(
         cat("the operands need ", outOff + 2 * nt * 4,
@@ -77,10 +92,14 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   isa::Program prog;
   prog.target = ex.target;
   int64_t aBytes = ex.K * ex.M * eb, bBytes = ex.K * ex.N * eb;
+  auto shape = [&](int64_t cols) {
+    return R == 1 ? std::vector<int64_t>{ex.K, cols}
+                  : std::vector<int64_t>{ex.K / R, cols, R};
+  };
   prog.tensors.push_back(
-      {"a_t", isa::TensorKind::Input, ex.dtype, {ex.K, ex.M}, 0, {}});
+      {"a_t", isa::TensorKind::Input, ex.dtype, shape(ex.M), 0, {}});
   prog.tensors.push_back(
-      {"b", isa::TensorKind::Input, ex.dtype, {ex.K, ex.N}, aBytes, {}});
+      {"b", isa::TensorKind::Input, ex.dtype, shape(ex.N), aBytes, {}});
   const int64_t cOff = aBytes + bBytes;
   prog.tensors.push_back(
       {"c", isa::TensorKind::Output, DType::F32, {ex.M, ex.N}, cOff, {}});
@@ -97,8 +116,9 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
 
   for (int64_t kt = 0; kt < KT; ++kt) {
     Instruction inst =
-        dma(onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * eb, ex.dtype, ex.M),
-            hbmBlock(kt * P * ex.M * eb, ex.dtype, P, ex.M, ex.M));
+        dma(onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * R * eb, ex.dtype,
+                   ex.M * R),
+            hbmBlock(kt * P * ex.M * R * eb, ex.dtype, P, ex.M * R, ex.M * R));
     signal(inst, semA);
     prog.getOrCreateStream(loadQueue()).instructions.push_back(inst);
   }
@@ -106,10 +126,10 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
     int64_t buf = j % 2;
     for (int64_t kt = 0; kt < KT; ++kt) {
       Instruction inst =
-          dma(onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * eb,
-                     ex.dtype, nt),
-              hbmBlock(aBytes + (kt * P * ex.N + j * nt) * eb, ex.dtype, P,
-                       ex.N, nt));
+          dma(onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * R * eb,
+                     ex.dtype, nt * R),
+              hbmBlock(aBytes + (kt * P * ex.N + j * nt) * R * eb, ex.dtype, P,
+                       ex.N * R, nt * R));
       // The buffer is free once every tile of n-tile j - 2 has finished.
       if (j >= 2)
         wait(inst, semPsum, uint32_t((j - 1) * MT));
@@ -127,10 +147,11 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
       for (int64_t kt = 0; kt < KT; ++kt) {
         Instruction mm;
         mm.opcode = Opcode::Matmul;
-        mm.src0 = onChip(Memory::SBUF, 0, P, atOff + (kt * ex.M + mt * P) * eb,
-                         ex.dtype, P);
-        mm.src1 = onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * eb,
-                         ex.dtype, nt);
+        mm.src0 =
+            matmulSource(atOff + (kt * ex.M + mt * P) * R * eb, ex.dtype, P, R);
+        mm.src1 =
+            matmulSource(bOff + (buf * KT + kt) * nt * R * eb, ex.dtype, nt, R);
+        mm.rows = uint8_t(R);
         mm.dst = onChip(Memory::PSUM, 0, P, bank * target->psumBankBytes,
                         DType::F32, nt);
         mm.start = kt == 0;

@@ -2,7 +2,10 @@
 //
 // matmul: dst[M, N] (PSUM, fp32) = stationary[K, M]^T x moving[K, N]; the
 // operands are widened to fp32 (exact for every input dtype) and handed to
-// the fp32 FMA kernel (MatmulKernel.h), which accumulates k ascending.
+// the fp32 FMA kernel (MatmulKernel.h), which accumulates k ascending. An
+// fp8 double-row matmul (rows = 2) first unfolds each [K/2, 2F] source to
+// [K, F] (k = 2 x partition + row); every fp8 product is exact in fp32, so
+// its result is the fp32 sum of the products in that order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +32,22 @@ void loadMatrix(MachineState &state, const AccessPattern &ap,
   for (int32_t p = 0; p < rows; ++p)
     loadRow(ap, state.base(ap.memory, ap.startPartition + p),
             buf.data() + p * cols);
+}
+
+/// Loads `ap` as a [partitions x rows, elements / rows] matrix: row
+/// p * rows + r holds the elements whose innermost index is r.
+void loadRowsMatrix(MachineState &state, const AccessPattern &ap, int rows,
+                    std::vector<float> &buf, std::vector<float> &tmp) {
+  if (rows == 1)
+    return loadMatrix(state, ap, buf);
+  loadMatrix(state, ap, tmp);
+  int64_t parts = partitionsOf(ap), cols = elementsPerRow(ap) / rows;
+  if (int64_t(buf.size()) < parts * rows * cols)
+    buf.resize(parts * rows * cols);
+  for (int64_t p = 0; p < parts; ++p)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        buf[(p * rows + r) * cols + c] = tmp[(p * cols + c) * rows + r];
 }
 
 /// Whether every partition row of `ap` is `n` contiguous fp32 values.
@@ -75,10 +94,9 @@ absl::Status trackAccumulation(MachineState &state, const AccessPattern &dst,
 absl::Status executeMatmul(MachineState &state, const Instruction &inst,
                            ExecScratch &s) {
   const AccessPattern &st = inst.src0, &mv = inst.src1, &dst = inst.dst;
-  int K = st.numPartitions;
-  int M = int(elementsPerRow(st));
-  int N = int(elementsPerRow(mv));
-  if (mv.numPartitions != K || dst.numPartitions != M ||
+  isa::MatmulShape shape = isa::matmulShape(inst);
+  int K = int(shape.k), M = int(shape.m), N = int(shape.n);
+  if (mv.numPartitions != st.numPartitions || dst.numPartitions != M ||
       elementsPerRow(dst) != N)
     return absl::InvalidArgumentError(
         cat("matmul shapes disagree: stationary ", K, " x ", M, ", moving ",
@@ -89,8 +107,8 @@ absl::Status executeMatmul(MachineState &state, const Instruction &inst,
   if (auto status = trackAccumulation(state, dst, inst.start); !status.ok())
     return status;
 
-  loadMatrix(state, st, s.matA);
-  loadMatrix(state, mv, s.matB);
+  loadRowsMatrix(state, st, inst.rows, s.matA, s.d);
+  loadRowsMatrix(state, mv, inst.rows, s.matB, s.d);
   if (isDenseF32Row(dst, N)) {
     float *C = reinterpret_cast<float *>(
         state.base(isa::Memory::PSUM, dst.startPartition) + dst.offset);

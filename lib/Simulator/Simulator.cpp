@@ -364,10 +364,7 @@ absl::Status Simulation::issue(StreamRun &run) {
   double peSeconds = 0;
   if (flops) {
     result_.report.matmulFlops += flops;
-    double peak = target_.peakPeFlops();
-    if (inst.src0.dtype == isa::DType::F32)
-      peak /= double(target_.peFp32Factor);
-    peSeconds = double(flops) / peak;
+    peSeconds = double(flops) / isa::matmulPeakFlops(target_, inst);
     peSecondsAtPeak_ += peSeconds;
   }
   if (profile_)

@@ -4,7 +4,7 @@
 // nki/Simulator/Examples.h, and small programs that exhibit each error class
 // the simulator reports, without going through the compiler.
 //
-//   nki-sim-example matmul M N K DTYPE [TARGET] -o FILE
+//   nki-sim-example matmul M N K DTYPE [TARGET [ROWS]] -o FILE
 //   nki-sim-example simple COUNT -o FILE
 //   nki-sim-example race|deadlock|uninit|accumulate|oob|elementwise -o FILE
 //
@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
   const std::string &kind = args[0];
   if (kind == "matmul") {
     if (args.size() < 5)
-      fail("matmul needs M N K DTYPE [TARGET]");
+      fail("matmul needs M N K DTYPE [TARGET [ROWS]]");
     sim::MatmulExample ex;
     ex.M = std::atoll(args[1].c_str());
     ex.N = std::atoll(args[2].c_str());
@@ -159,6 +159,8 @@ int main(int argc, char **argv) {
     ex.dtype = *dt;
     if (args.size() > 5)
       ex.target = args[5];
+    if (args.size() > 6)
+      ex.rows = std::atoll(args[6].c_str());
     auto p = sim::buildMatmulProgram(ex);
     if (!p.ok())
       fail(std::string(p.status().message()));

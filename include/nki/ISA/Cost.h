@@ -58,6 +58,11 @@ int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst);
 /// Useful FLOPs of a matmul (2*K*M*N), 0 otherwise.
 int64_t matmulFlops(const Instruction &inst);
 
+/// The peak FLOP/s of a matmul's input types on `target`: fp32 at
+/// 1/peFp32Factor of the 2-byte peak, fp8 (both inputs) at peFp8Rows times
+/// it, whether or not this matmul uses the double row.
+double matmulPeakFlops(const TargetDesc &target, const Instruction &inst);
+
 } // namespace nki::isa
 
 #endif // NKI_ISA_COST_H

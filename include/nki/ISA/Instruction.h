@@ -9,7 +9,9 @@
 // Operand roles per opcode (dst is always the destination):
 //   matmul        src0 = stationary [K partitions, M], src1 = moving [K, N],
 //                 dst = PSUM [M partitions, N] fp32; flags.start overwrites,
-//                 otherwise accumulates.
+//                 otherwise accumulates. rows = 2 (fp8 double row): both
+//                 sources are [K/2 partitions, M or N, 2], contraction index
+//                 k = 2 x partition + the innermost index.
 //   transpose     src0 = [P, F] SBUF, dst = [F, P] PSUM.
 //   activation    dst = func(src0 * scalar0 + scalar1); scalar0 = scale
 //                 (imm or [P,1] AP), scalar1 = bias (imm or [P,1] AP);
@@ -137,6 +139,7 @@ struct Instruction {
   AccessPattern accum; // activation's free-axis sum output
   uint8_t reduceAxes = 1;
   bool start = true;    // matmul: overwrite (true) or accumulate (false)
+  uint8_t rows = 1;     // matmul: contraction rows a partition (2: fp8)
   bool reverse0 = false, reverse1 = false; // tensor_scalar operand order
 
   std::vector<SemWait> waits;
@@ -147,6 +150,14 @@ struct Instruction {
   /// the simulator name it.
   std::string loc;
 };
+
+/// A matmul's contraction K and result M x N. With `rows` contraction rows a
+/// partition (fp8 double row) K is partitions x rows and each source's free
+/// size is rows x M (stationary) or rows x N (moving).
+struct MatmulShape {
+  int64_t k = 0, m = 0, n = 0;
+};
+MatmulShape matmulShape(const Instruction &inst);
 
 } // namespace nki::isa
 

@@ -50,6 +50,8 @@ struct TargetDesc {
   // Timing constants (cycles of the engine that runs the instruction).
   int64_t peMinColumns;          // matmul: max(N, this)
   int64_t peFp32Factor;          // x4 for fp32 inputs
+  int32_t peFp8Rows;             // contraction rows a partition for fp8
+                                 // inputs: 2 = fp8 double row (K <= 256)
   int64_t peLoadStationaryCycles;
   int64_t peTransposeMinRows;    // transpose: max(P, this)
   int64_t fixedOverheadCycles;   // ACT/DVE: 64 + ...
@@ -58,7 +60,8 @@ struct TargetDesc {
   int64_t poolFixedCycles;       // 150
   bool dveTwoByteSpeedup; // trn2: tensor_tensor /2, tensor_scalar/copy /4
 
-  /// Peak PE FLOP/s for 1- and 2-byte inputs (fp32 runs at 1/peFp32Factor).
+  /// Peak PE FLOP/s for 2-byte inputs (fp32 runs at 1/peFp32Factor, fp8
+  /// at peFp8Rows times it).
   double peakPeFlops() const;
   /// Peak DMA bytes/s over all queues.
   double peakDmaBytesPerSecond() const;

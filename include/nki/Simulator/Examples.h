@@ -20,11 +20,14 @@ namespace nki::sim {
 /// loaded into SBUF once; B is loaded per 512-column tile into two buffers;
 /// each 128 x 512 output tile accumulates K/128 matmuls in one of the 8 PSUM
 /// banks, is copied to SBUF by DVE and stored by DMA. M and K must be
-/// multiples of 128 and N a multiple of min(N, 512).
+/// multiples of 128 and N a multiple of min(N, 512). With rows = 2 (fp8
+/// double row) the inputs are "a_t" [K/2, M, 2] and "b" [K/2, N, 2], row r
+/// of entry p being contraction index 2p + r, and K a multiple of 256.
 struct MatmulExample {
   int64_t M = 256, N = 256, K = 256;
   isa::DType dtype = isa::DType::F32;
   std::string target = "trn2";
+  int64_t rows = 1;
 };
 absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex);
 

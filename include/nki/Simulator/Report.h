@@ -32,7 +32,8 @@ struct SimReport {
 
   /// Useful matmul FLOPs (2*K*M*N each) and PE utilisation against the peak
   /// of the inputs' dtype: a matmul with fp32 inputs counts its FLOPs
-  /// against peak/4, so the reported utilisation is
+  /// against peak/4, one with fp8 inputs against the fp8 peak (2x on trn2
+  /// and trn3, isa::matmulPeakFlops), so the reported utilisation is
   /// sum(flops_i / peak_i) / totalTime.
   int64_t matmulFlops = 0;
   double peUtilisation = 0;

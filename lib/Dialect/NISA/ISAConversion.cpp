@@ -137,6 +137,7 @@ void MatmulOp::fillInstruction(isa::Instruction &inst) {
   inst.src0 = getStationary().toISA();
   inst.src1 = getMoving().toISA();
   inst.start = getStart();
+  inst.rows = uint8_t(getRows()); // 1..255 (the op's attribute constraint)
 }
 
 void TransposeOp::fillInstruction(isa::Instruction &inst) {
@@ -265,8 +266,9 @@ nki::nisa::buildInstructionOp(OpBuilder &builder, Location loc,
 
   switch (inst.opcode) {
   case isa::Opcode::Matmul:
-    return MatmulOp::create(builder, loc, ap(inst.dst), ap(inst.src0),
-                            ap(inst.src1), unit(inst.start), waits, signal);
+    return MatmulOp::create(
+        builder, loc, ap(inst.dst), ap(inst.src0), ap(inst.src1),
+        unit(inst.start), builder.getI64IntegerAttr(inst.rows), waits, signal);
   case isa::Opcode::Transpose:
     return TransposeOp::create(builder, loc, ap(inst.dst), ap(inst.src0), waits,
                                signal);

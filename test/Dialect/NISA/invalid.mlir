@@ -113,6 +113,56 @@ nisa.program target("trn2") semaphores(0) {
 
 // -----
 
+// fp8 double row: bf16 inputs.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul: fp8 double row (rows = 2) needs f8e4m3/f8e5m2 inputs, got bf16 and f8e4m3}}
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(2,128),(1,2)], sbuf[0:128, 1024, f8e4m3][(2,512),(1,2)] start rows 2
+  }
+}
+
+// -----
+
+// fp8 double row: not on trn1.
+nisa.program target("trn1") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul: target trn1 has no fp8 double row (rows = 2); it contracts 1 row a partition}}
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(2,128),(1,2)], sbuf[0:128, 1024, f8e4m3][(2,512),(1,2)] start rows 2
+  }
+}
+
+// -----
+
+// fp8 double row: a source's two rows must be adjacent.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul: src0 (stationary)'s innermost free dim is (stride 128, size 2); fp8 double row needs (1, 2): k = 2 x partition + row}}
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(1,128),(128,2)], sbuf[0:128, 1024, f8e4m3][(2,512),(1,2)] start rows 2
+  }
+}
+
+// -----
+
+// Three rows a partition do not exist.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul: rows = 3; a matmul contracts 1 row a partition, or 2 (fp8 double row)}}
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(3,128),(1,3)], sbuf[0:128, 1024, f8e4m3][(3,512),(1,3)] start rows 3
+  }
+}
+
+// -----
+
+// rows is a byte.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{attribute 'rows' failed to satisfy constraint}}
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(2,128),(1,2)], sbuf[0:128, 1024, f8e4m3][(2,512),(1,2)] start rows 256
+  }
+}
+
+// -----
+
 // Matmul N at most 512.
 nisa.program target("trn2") semaphores(0) {
   nisa.stream @pe {

@@ -27,6 +27,9 @@ nisa.program target("trn2") semaphores(4) {
     // CHECK-NEXT: nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)], sbuf[0:128, 256, bf16][(1,512)] signal(s2)
     nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)],
                 sbuf[0:128, 256, bf16][(1,512)] signal(s2)
+    // CHECK-NEXT: nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(2,128),(1,2)], sbuf[0:128, 256, f8e5m2][(2,512),(1,2)] start rows 2
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(2,128),(1,2)],
+                sbuf[0:128, 256, f8e5m2][(2,512),(1,2)] start rows 2
     // CHECK-NEXT: nisa.transpose psum[0:64, 2048, f32][(1,128)], sbuf[0:128, 0, bf16][(1,64)]
     nisa.transpose psum[0:64, 2048, f32][(1,128)], sbuf[0:128, 0, bf16][(1,64)]
   }

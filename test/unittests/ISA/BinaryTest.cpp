@@ -193,6 +193,23 @@ TEST(Binary, RoundTrip) {
   EXPECT_EQ(q->streams[4].instructions[0].loc, "model.onnx:1:2");
 }
 
+TEST(Binary, DoubleRowRoundTrip) {
+  Program p;
+  p.target = "trn2";
+  p.getOrCreateStream(kPE).instructions = {doubleRowMatmul(256, 128, 512),
+                                           matmul(128, 128, 512)};
+  absl::StatusOr<Program> q = decodeProgram(encodeProgram(p));
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->streams[0].instructions[0].rows, 2);
+  EXPECT_EQ(q->streams[0].instructions[1].rows, 1);
+  EXPECT_TRUE(q->streams[0].instructions[0].src0 ==
+              p.streams[0].instructions[0].src0);
+  // The decoder verifies: on trn1 the same program is rejected.
+  p.target = "trn1";
+  EXPECT_THAT(std::string(decodeProgram(encodeProgram(p)).status().message()),
+              HasSubstr("target trn1 has no fp8 double row"));
+}
+
 TEST(Binary, HostTypesRoundTripAndAreChecked) {
   Program p = everyOpcode();
   p.tensors.push_back(

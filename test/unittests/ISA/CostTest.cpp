@@ -65,6 +65,28 @@ TEST(Cost, MatmulSmallNAndFp32) {
             0);
 }
 
+TEST(Cost, MatmulDoubleRow) {
+  // K = 256 in the time of K = 128: (512 + 64) cycles for 512 columns.
+  Instruction mm = doubleRowMatmul(256, 128, 512);
+  EngineTimingState st;
+  EXPECT_EQ(busy(trn2, kPE, mm, st), 240000);
+  EXPECT_EQ(busy(trn2, kPE, mm, st), 213334);
+  // N = 32 columns (64 elements a partition): max(N, 64) = 64.
+  EXPECT_EQ(busy(trn2, kPE, doubleRowMatmul(256, 128, 32)), 53334);
+  EXPECT_EQ(matmulFlops(mm), 2 * 256 * 128 * 512);
+  // Peaks: fp8 at twice the 2-byte rate on trn2 and trn3 (double row or
+  // not), the 2-byte rate on trn1; fp32 at a quarter.
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn2, mm), 2 * trn2.peakPeFlops());
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn2, matmul(128, 128, 512, DType::FP8E5M2)),
+                   2 * trn2.peakPeFlops());
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn1, matmul(128, 128, 512, DType::FP8E4M3)),
+                   trn1.peakPeFlops());
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn2, matmul(128, 128, 512)),
+                   trn2.peakPeFlops());
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn2, matmul(128, 128, 512, DType::F32)),
+                   trn2.peakPeFlops() / 4);
+}
+
 TEST(Cost, Transpose) {
   Instruction t =
       unary(Opcode::Transpose, psum(128, 32), sbuf(DType::BF16, 32, 128));

@@ -61,6 +61,19 @@ inline Instruction matmul(int32_t k, int64_t m, int64_t n,
   return i;
 }
 
+/// fp8 double-row matmul dst[M,N] = stationary[K,M]^T x moving[K,N]: both
+/// sources [K/2 partitions, M or N, 2] (k = 2 x partition + row).
+inline Instruction doubleRowMatmul(int32_t k, int64_t m, int64_t n,
+                                   DType dt = DType::FP8E4M3) {
+  Instruction i;
+  i.opcode = Opcode::Matmul;
+  i.rows = 2;
+  i.src0 = ap(Memory::SBUF, dt, 0, k / 2, 0, {{2, m}, {1, 2}});
+  i.src1 = ap(Memory::SBUF, dt, 0, k / 2, 4096, {{2, n}, {1, 2}});
+  i.dst = psum(int32_t(m), n);
+  return i;
+}
+
 inline Instruction unary(Opcode op, AccessPattern dst, AccessPattern src) {
   Instruction i;
   i.opcode = op;

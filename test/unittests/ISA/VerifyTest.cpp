@@ -254,6 +254,51 @@ TEST(Verify, MatmulDtypes) {
             "matmul: dst dtype is bf16; the tensor engine writes f32");
 }
 
+TEST(Verify, MatmulDoubleRow) {
+  Instruction mm = doubleRowMatmul(256, 128, 512);
+  EXPECT_EQ(check(mm, kPE), "ok");
+  EXPECT_EQ(check(mm, kPE, getTarget(TargetKind::Trn3)), "ok");
+  mm.src1.dtype = DType::FP8E5M2; // e4m3 and e5m2 mix
+  EXPECT_EQ(check(mm, kPE), "ok");
+  EXPECT_EQ(check(mm, kPE, trn1), "matmul: target trn1 has no fp8 double row "
+                                  "(rows = 2); it contracts 1 row a partition");
+  mm.src0.dtype = DType::BF16;
+  EXPECT_EQ(check(mm, kPE), "matmul: fp8 double row (rows = 2) needs "
+                            "f8e4m3/f8e5m2 inputs, got bf16 and f8e5m2");
+  mm = doubleRowMatmul(256, 128, 512);
+  mm.rows = 3;
+  EXPECT_EQ(check(mm, kPE), "matmul: rows = 3; a matmul contracts 1 row a "
+                            "partition, or 2 (fp8 double row)");
+  mm = doubleRowMatmul(256, 128, 512);
+  mm.src1.dims[1] = Dim{512, 2}; // rows of one partition not adjacent
+  mm.src1.dims[0] = Dim{1, 512};
+  EXPECT_EQ(check(mm, kPE), "matmul: src1 (moving)'s innermost free dim is "
+                            "(stride 512, size 2); fp8 double row needs (1, "
+                            "2): k = 2 x partition + row");
+  mm = doubleRowMatmul(256, 128, 512);
+  mm.src0.rank = 1;
+  mm.src0.dims[0] = Dim{1, 256};
+  EXPECT_THAT(check(mm, kPE), HasSubstr("src0 (stationary)'s innermost free "
+                                        "dim is (stride 1, size 256)"));
+  // M, N and dst count columns, not elements.
+  mm = doubleRowMatmul(256, 256, 512);
+  mm.dst = psum(128, 512);
+  EXPECT_EQ(check(mm, kPE),
+            "matmul: src0 (stationary) free size M = 256 exceeds 128");
+  mm = doubleRowMatmul(256, 128, 1024);
+  mm.dst = psum(128, 512);
+  EXPECT_EQ(check(mm, kPE),
+            "matmul: src1 (moving) free size N = 1024 exceeds 512");
+  mm = doubleRowMatmul(256, 128, 512);
+  mm.dst = psum(128, 256);
+  EXPECT_EQ(check(mm, kPE),
+            "matmul: dst is [128, 256] but must be [M, N] = [128, 512]");
+  // K = 2 x partitions: 128 partitions is the limit.
+  mm = doubleRowMatmul(258, 128, 512);
+  EXPECT_EQ(check(mm, kPE), "matmul: src0 (stationary) partition count 129 "
+                            "exceeds 128");
+}
+
 TEST(Verify, MatmulShapes) {
   EXPECT_EQ(check(matmul(1, 1, 1), kPE), "ok");
   Instruction mm = matmul(128, 128, 512);

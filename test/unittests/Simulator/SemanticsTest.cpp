@@ -283,6 +283,25 @@ TEST_F(Semantics, MatmulBf16Inputs) {
   EXPECT_EQ(get(Memory::PSUM, 0, 0, 2), (V{3.0f, -0.75f}));
 }
 
+TEST_F(Semantics, MatmulFp8DoubleRow) {
+  // K = 4 on two partitions: partition p holds contraction rows 2p and
+  // 2p + 1 of each column side by side. stationary [K=4, M=2] (columns
+  // {1,2,3,4} and {0.5,0,-1,2}), moving [K=4, N=1] = {1,10,100,1000}.
+  put(Memory::SBUF, 0, 0, {1, 2, 0.5f, 0}, DType::FP8E4M3);
+  put(Memory::SBUF, 1, 0, {3, 4, -1, 2}, DType::FP8E4M3);
+  put(Memory::SBUF, 0, 64, {1, 10}, DType::FP8E5M2);
+  put(Memory::SBUF, 1, 64, {96, 1024}, DType::FP8E5M2); // 100 rounds to 96
+  Instruction mm =
+      op(Opcode::Matmul, psum(2, 1),
+         ap(Memory::SBUF, DType::FP8E4M3, 0, 2, 0, {{2, 2}, {1, 2}}));
+  mm.src1 = ap(Memory::SBUF, DType::FP8E5M2, 0, 2, 64, {{2, 1}, {1, 2}});
+  mm.rows = 2;
+  run(mm);
+  // m = 0: 1 + 20 + 3 x 96 + 4 x 1024; m = 1: 0.5 + 0 - 96 + 2048.
+  EXPECT_EQ(get(Memory::PSUM, 0, 0, 1), (V{4405}));
+  EXPECT_EQ(get(Memory::PSUM, 1, 0, 1), (V{1952.5f}));
+}
+
 TEST_F(Semantics, DmaCopyWithCastAndStrides) {
   // HBM [2, 3] f32 -> SBUF 2 partitions as bf16, then back transposed.
   float src[6] = {1, 2, 3, 4, 5, 6.00390625f};

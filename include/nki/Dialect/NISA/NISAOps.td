@@ -125,7 +125,7 @@ def NISA_ScalarAttr : AnyAttrOf<[F32Attr, NISA_AccessPatternAttr]>;
 
 def NISA_MatmulOp : NISA_InstOp<"matmul",
     "custom<Bare>($dst) `,` custom<Bare>($stationary) `,` "
-    "custom<Bare>($moving) (`start` $start^)?"> {
+    "custom<Bare>($moving) (`start` $start^)? (`rows` $rows^)?"> {
   let summary = "PE: dst[M,N] (+)= stationary[K,M]^T x moving[K,N]";
   let description = [{
     Contracts over the K partitions of both sources and writes or, without
@@ -135,8 +135,20 @@ def NISA_MatmulOp : NISA_InstOp<"matmul",
     nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, bf16][(1,128)],
                 sbuf[0:128, 256, bf16][(1,512)] start
     ```
+
+    `rows 2` is the fp8 double row (trn2, trn3): both sources are fp8 with
+    an innermost free dim of (stride 1, size 2), and partition p's element
+    of row r is contraction index k = 2p + r, so K is up to 256 in the time
+    of a K = 128 matmul.
+
+    ```mlir
+    nisa.matmul psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(2,128),(1,2)],
+                sbuf[0:128, 256, f8e4m3][(2,512),(1,2)] start rows 2
+    ```
   }];
   let arguments = (ins AP:$dst, AP:$stationary, AP:$moving, UnitAttr:$start,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr,
+                           [IntMinValue<1>, IntMaxValue<255>]>, "1">:$rows,
                        OptionalAttr<DenseI64ArrayAttr>:$waits,
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
 }
