@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """End-to-end test cases: an MLIR program, its inputs and numpy's answer.
 
-    gen.py CASE [--dims a,b,c] [--dtype f32|bf16] [--seed N] --dir DIR
+    gen.py CASE [--dims a,b,c] [--dtype f32|bf16|f8E4M3FN|f8E5M2] [--seed N]
+           --dir DIR
 
 writes DIR/prog.mlir, DIR/<input>.npy for each input (in argument order) and
 DIR/expected.npy (the reference for out0), and prints the nki-run arguments
@@ -10,7 +11,9 @@ that feed them (``--input a=DIR/a.npy ... --expected out0=DIR/expected.npy``).
 The reference is computed here, in float64 with numpy, from the same inputs,
 independently of the compiler. bf16 tensors are stored as float32 .npy that
 nki-run rounds to bf16 (round to nearest even); the reference rounds them the
-same way before computing. Runs under /usr/bin/python3 (Debian's numpy).
+same way before computing; fp8 inputs (matmul cases) are drawn from the
+format's values in [-1, 1] (subnormals included), which nki-run stores
+exactly. Runs under /usr/bin/python3 (Debian's numpy).
 """
 import argparse
 import math
@@ -26,7 +29,21 @@ def bf16_round(x):
     return b.astype(np.uint32).view(np.float32)
 
 
+def fp8_grid(dtype):
+    """Every value of an OCP fp8 format in [-1, 1]: e4m3 (3 mantissa bits,
+    normal exponents from -6) or e5m2 (2 bits, from -14), subnormals
+    included."""
+    mbits, emin = (3, -6) if dtype == "f8E4M3FN" else (2, -14)
+    steps = np.arange(2 ** mbits) / 2 ** mbits
+    mags = [steps * 2.0 ** emin]  # subnormals and zero
+    mags += [(1 + steps) * 2.0 ** e for e in range(emin, 0)]
+    mags = np.concatenate(mags + [np.array([1.0])])
+    return np.concatenate([-mags[1:], mags]).astype(np.float32)
+
+
 def rand(rng, shape, dtype):
+    if dtype.startswith("f8"):
+        return rng.choice(fp8_grid(dtype), size=shape)
     x = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
     return bf16_round(x) if dtype == "bf16" else x
 
@@ -706,7 +723,8 @@ def main():
     p.add_argument("case", choices=sorted(CASES))
     p.add_argument("--dims", required=True,
                    help="comma-separated sizes, e.g. 129,300,7")
-    p.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
+    p.add_argument("--dtype", default="f32",
+                   choices=["f32", "bf16", "f8E4M3FN", "f8E5M2"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--auto-cast", default="none", choices=["none", "matmul"],
                    help="matmul: the reference rounds matmul inputs to bf16")

@@ -167,8 +167,10 @@ struct SplitLongConcat : OpRewritePattern<tensor::ConcatOp> {
 
 /// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
-  return t.isF32() || t.isBF16() || t.isF16() || t.isSignlessInteger(32) ||
-         t.isSignlessInteger(8) || t.isSignlessInteger(1);
+  return t.isF32() || t.isBF16() || t.isF16() ||
+         llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
+         t.isSignlessInteger(32) || t.isSignlessInteger(8) ||
+         t.isSignlessInteger(1);
 }
 
 static LogicalResult checkType(Type type, Location loc, StringRef what) {
@@ -183,9 +185,9 @@ static LogicalResult checkType(Type type, Location loc, StringRef what) {
     return emitError(loc) << what << " has dynamic shape " << type
                           << "; static shapes are required";
   if (!isSupportedElementType(tensor.getElementType()))
-    return emitError(loc) << what << " has element type "
-                          << tensor.getElementType()
-                          << "; supported: f32, bf16, f16, i32, i8, i1";
+    return emitError(loc)
+           << what << " has element type " << tensor.getElementType()
+           << "; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, i32, i8, i1";
   return success();
 }
 

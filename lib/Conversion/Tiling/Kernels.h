@@ -26,6 +26,9 @@ struct TileOptions {
   /// partitions of SBUF and PSUM, and fp32 columns of one PSUM bank (the
   /// widest matmul result).
   int64_t partitions = 0, bankColumns = 0;
+  /// Contraction rows a partition of a matmul with fp8 inputs (2: the fp8
+  /// double row, K up to 2 x partitions).
+  int64_t fp8Rows = 1;
   /// The chosen target's rates that kernels weigh choices by (nki-tile
   /// copies them from its table; 0: unknown, no such choices).
   struct Rates {

@@ -12,7 +12,16 @@
 //       evacuate each bank (copy, residual add or the fused epilogue), DMA out
 //
 // Each stationary A^T tile is reused across the panel's banks, so
-// LoadStationary is paid once per bank group; B is read from HBM once.
+// LoadStationary is paid once per bank group; B is read from HBM once. A
+// panel is at most four banks wide unless all of B fits in SBUF, there are
+// several M blocks and no sibling: then it is all of N, its banks taken four
+// at a time per M block, and A is transposed once instead of once per panel.
+//
+// fp8 inputs on a target with the fp8 double row contract 256 rows a
+// matmul: each operand's K block is a [K/2, columns, 2] tile whose element
+// [p, j, r] is row 2p + r (loadPairs). A panel of B is loaded row pair by
+// row pair ([K/2, 2, columns], contiguous in HBM) and interleaved on chip;
+// A^T blocks are PE transposes of every other row of a row-major A block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,8 +79,13 @@ struct MatmulKernel {
   SmallVector<Value> panelRows;
   LogicalResult status = success();
 
+  /// Contraction rows a partition: 2 for fp8 double-row matmuls.
+  int64_t R = 1;
+
   int64_t P() const { return options.partitions; }
   int64_t bankColumns() const { return options.bankColumns; }
+  /// Contraction rows of one K block (one matmul).
+  int64_t kBlock() const { return P() * R; }
 
   LogicalResult analyze();
   void emit();
@@ -90,6 +104,11 @@ struct MatmulKernel {
   SmallVector<Value> loadTransposed(OpBuilder &b, const Access &a,
                                     ArrayRef<Value> ivs, int rowDim,
                                     int64_t rows, int colDim, int64_t cols);
+  /// `a`'s [rows, cols] at ivs as double-row tiles [kk/2, cols, 2], one per
+  /// K block of the rows (element [p, j, r] is row 2p + r of the block).
+  SmallVector<Value> loadPairs(OpBuilder &b, const Access &a,
+                               ArrayRef<Value> ivs, int rowDim, int64_t rows,
+                               int colDim, int64_t cols);
   /// The A^T tiles [kk, mm] of the K blocks from k0 on, several at once
   /// when A is row-major along K and one block's rows are shorter than a
   /// DMA descriptor's minimum (a bf16 row of 128 is 256 bytes, paid as
@@ -145,6 +164,12 @@ LogicalResult MatmulKernel::analyze() {
   if (isF32(aMultiply) != isF32(B.elementType))
     return op->emitOpError("matmul inputs must both be f32 or both be "
                            "16-bit (use --auto-cast=matmul)");
+  auto isFp8 = [](Type t) {
+    return llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t);
+  };
+  if (isFp8(aMultiply) && isFp8(B.elementType) && options.fp8Rows == 2 &&
+      !pooled && extents[kDim] % 2 == 0)
+    R = 2;
   if (sibling) {
     // findSiblingMatmul and nki-tile guarantee both.
     assert(epilogue && !pooled && "a sibling needs an epilogue, a plain A");
@@ -176,6 +201,89 @@ SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
     tiles.push_back(
         allocTile(b, loc, {std::min(P(), rows - r0), cols}, a.elementType));
   loadRows(b, loc, P(), a, ivs, rowDim, colDim, tiles);
+  return tiles;
+}
+
+SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
+                                           ArrayRef<Value> ivs, int rowDim,
+                                           int64_t rows, int colDim,
+                                           int64_t cols) {
+  auto view = [&](Value t, ArrayRef<int64_t> offsets,
+                  ArrayRef<int64_t> sizes) -> Value {
+    SmallVector<int64_t> ones(sizes.size(), 1);
+    return memref::SubViewOp::create(b, loc, t, offsets, sizes, ones);
+  };
+  SmallVector<Value> tiles;
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock())
+    tiles.push_back(allocTile(
+        b, loc, {std::min(kBlock(), rows - r0) / 2, cols, 2}, a.elementType));
+  auto pairsOf = [&](Value t) {
+    return cast<MemRefType>(t.getType()).getDimSize(0);
+  };
+  if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
+    // Row pairs side by side ([K/2, 2, cols]: 2 x cols contiguous bytes a
+    // partition when the columns are a whole row), then interleaved by
+    // copies of at most a bank's columns, which the engines share.
+    int64_t r0 = 0;
+    for (Value t : tiles) {
+      int64_t pairs = pairsOf(t);
+      Value stage = allocTile(b, loc, {pairs, 2, cols}, a.elementType);
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      if (r0) {
+        Value d = indexConst(b, loc, r0);
+        at[rowDim] =
+            at[rowDim]
+                ? arith::AddIOp::create(b, loc, at[rowDim], d).getResult()
+                : d;
+      }
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, a.buffer, a.offsetAt(b, loc, at),
+                                  {pairs, 2, cols},
+                                  {2 * a.strides[rowDim], a.strides[rowDim],
+                                   a.strides[colDim]}),
+                          stage);
+      for (int64_t c0 = 0; c0 < cols; c0 += bankColumns())
+        for (int64_t r = 0; r < 2; ++r) {
+          int64_t cw = std::min(bankColumns(), cols - c0);
+          tile::CopyOp::create(b, loc, view(stage, {0, r, c0}, {pairs, 1, cw}),
+                               view(t, {0, c0, r}, {pairs, cw, 1}));
+        }
+      r0 += 2 * pairs;
+    }
+    return tiles;
+  }
+  // Rows contiguous (a row-major A): [cw, rows] blocks with the columns on
+  // the partitions, and two PE transposes a K block, one of its even rows
+  // and one of its odd rows.
+  for (int64_t c0 = 0; c0 < cols; c0 += P()) {
+    int64_t cw = std::min(P(), cols - c0);
+    SmallVector<Value> at(ivs.begin(), ivs.end());
+    if (c0) {
+      Value d = indexConst(b, loc, c0);
+      at[colDim] =
+          at[colDim] ? arith::AddIOp::create(b, loc, at[colDim], d).getResult()
+                     : d;
+    }
+    Value src = allocTile(b, loc, {cw, rows}, a.elementType);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, a.buffer, a.offsetAt(b, loc, at),
+                                {cw, rows}, {a.strides[colDim], 1}),
+                        src);
+    int64_t r0 = 0;
+    for (Value t : tiles) {
+      int64_t pairs = pairsOf(t);
+      for (int64_t r = 0; r < 2; ++r) {
+        Value ps = allocTile(b, loc, {pairs, cw}, b.getF32Type(),
+                             tile::MemorySpace::PSUM);
+        Value rowsOf = memref::SubViewOp::create(
+            b, loc, src, ArrayRef<int64_t>{0, r0 + r},
+            ArrayRef<int64_t>{cw, pairs}, ArrayRef<int64_t>{1, 2});
+        tile::TransposeOp::create(b, loc, rowsOf, ps);
+        tile::CopyOp::create(b, loc, ps, view(t, {0, c0, r}, {pairs, cw, 1}));
+      }
+      r0 += 2 * pairs;
+    }
+  }
   return tiles;
 }
 
@@ -257,18 +365,20 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
                                             Value mOff, int64_t mm,
                                             int64_t k0) {
   int64_t K = extents[kDim];
-  int64_t kk = std::min(P(), K - k0);
+  int64_t kk = std::min(kBlock(), K - k0);
   SmallVector<Value> ivs = ivsFor(batch, mOff, Value(), indexConst(b, loc, k0));
   // A pooled tensor kept in SBUF is A^T already (M <= 128: one block).
   if (aResident)
     return {options.residents->imageColumns(b, loc, *aResident, k0, kk)};
-  int64_t rowBytes = P() * tile::storageBytes(A.elementType);
+  int64_t rowBytes = kBlock() * tile::storageBytes(A.elementType);
   bool transposed = A.strides[mDim] != 1 && A.strides[kDim] == 1;
   int64_t group =
       options.rates.dmaMinDescriptorBytes > rowBytes && transposed
           ? llvm::divideCeil(options.rates.dmaMinDescriptorBytes, rowBytes)
           : 1;
-  int64_t span = std::min(group * P(), K - k0);
+  int64_t span = std::min(group * kBlock(), K - k0);
+  if (R == 2)
+    return loadPairs(b, A, ivs, kDim, span, mDim, mm);
   return span <= P()
              ? SmallVector<Value>{loadOperand(b, A, ivs, kDim, kk, mDim, mm)}
              : loadTransposed(b, A, ivs, kDim, span, mDim, mm);
@@ -282,7 +392,7 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
   SmallVector<Value> aTiles;
   for (int64_t k0 = 0; k0 < K;) {
     for (Value a : loadATiles(b, batch, mOff, mm, k0)) {
-      int64_t kk = cast<MemRefType>(a.getType()).getDimSize(0);
+      int64_t kk = cast<MemRefType>(a.getType()).getDimSize(0) * R;
       if (cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
         Value rounded = allocTile(b, loc, {kk, mm}, aMultiply);
         tile::CopyOp::create(b, loc, a, rounded);
@@ -292,48 +402,64 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
       k0 += kk;
     }
   }
-  SmallVector<std::pair<int64_t, int64_t>> banks;
-  for (int64_t n0 = 0; n0 < np; n0 += bankColumns())
-    banks.push_back({n0, std::min(bankColumns(), np - n0)});
-  SmallVector<Value> accs, accs2;
-  for (auto [n0, nw] : banks) {
-    accs.push_back(
-        allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
-    if (sibling)
-      accs2.push_back(
+  // The panel's banks, at most kMaxPanelBanks / products of them at once
+  // (the A^T tiles serve them all).
+  int64_t perGroup = kMaxPanelBanks / (sibling ? 2 : 1);
+  for (int64_t g0 = 0; g0 < np; g0 += perGroup * bankColumns()) {
+    SmallVector<std::pair<int64_t, int64_t>> banks;
+    for (int64_t n0 = g0; n0 < std::min(np, g0 + perGroup * bankColumns());
+         n0 += bankColumns())
+      banks.push_back({n0, std::min(bankColumns(), np - n0)});
+    SmallVector<Value> accs, accs2;
+    for (auto [n0, nw] : banks) {
+      accs.push_back(
           allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
-  }
-  for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
-    int64_t kk = std::min<int64_t>(P(), K - int64_t(kb) * P());
-    for (auto [i, bank] : llvm::enumerate(banks)) {
-      UnitAttr accumulate = kb ? b.getUnitAttr() : UnitAttr();
-      tile::MatmulOp::create(
-          b, loc, aTile,
-          tileSlice(b, loc, bTiles[kb], 0, kk, bank.first, bank.second),
-          accs[i], accumulate);
       if (sibling)
-        tile::MatmulOp::create(
-            b, loc, aTile,
-            tileSlice(b, loc, b2Tiles[kb], 0, kk, bank.first, bank.second),
-            accs2[i], accumulate);
+        accs2.push_back(allocTile(b, loc, {mm, nw}, b.getF32Type(),
+                                  tile::MemorySpace::PSUM));
     }
+    for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
+      int64_t kk = std::min<int64_t>(kBlock(), K - int64_t(kb) * kBlock());
+      for (auto [i, bank] : llvm::enumerate(banks)) {
+        UnitAttr accumulate = kb ? b.getUnitAttr() : UnitAttr();
+        auto emitMatmul = [&](ArrayRef<Value> from, Value acc) {
+          Value moving =
+              R == 1
+                  ? tileSlice(b, loc, from[kb], 0, kk, bank.first, bank.second)
+                  : memref::SubViewOp::create(
+                        b, loc, from[kb], ArrayRef<int64_t>{0, bank.first, 0},
+                        ArrayRef<int64_t>{kk / 2, bank.second, 2},
+                        ArrayRef<int64_t>{1, 1, 1})
+                        .getResult();
+          tile::MatmulOp::create(b, loc, aTile, moving, acc, accumulate,
+                                 b.getI64IntegerAttr(R));
+        };
+        emitMatmul(bTiles, accs[i]);
+        if (sibling)
+          emitMatmul(b2Tiles, accs2[i]);
+      }
+    }
+    for (auto [i, bank] : llvm::enumerate(banks))
+      evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
+               sibling ? accs2[i] : Value());
   }
-  for (auto [i, bank] : llvm::enumerate(banks))
-    evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
-             sibling ? accs2[i] : Value());
 }
 
 void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
                              int64_t np) {
   int64_t K = extents[kDim];
   SmallVector<Value> bTiles, b2Tiles;
-  for (int64_t k0 = 0; k0 < K; k0 += P()) {
-    int64_t kk = std::min(P(), K - k0);
+  for (int64_t k0 = 0; k0 < K; k0 += kBlock()) {
+    int64_t kk = std::min(kBlock(), K - k0);
     SmallVector<Value> ivs =
         ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
-    bTiles.push_back(loadOperand(b, B, ivs, kDim, kk, nDim, np));
+    auto load = [&](const Access &from) {
+      return R == 1 ? loadOperand(b, from, ivs, kDim, kk, nDim, np)
+                    : loadPairs(b, from, ivs, kDim, kk, nDim, np).front();
+    };
+    bTiles.push_back(load(B));
     if (sibling)
-      b2Tiles.push_back(loadOperand(b, B2, ivs, kDim, kk, nDim, np));
+      b2Tiles.push_back(load(B2));
   }
   // Row-broadcast epilogue operands: one load per panel, not per M block
   // (each load writes every partition: a bias of 2 KB costs 256 KB).
@@ -370,12 +496,19 @@ void MatmulKernel::emit() {
   // two M blocks in flight. Wider panels mean fewer re-transposes of A.
   // With a sibling, two panels and two products per block share them.
   int64_t K = extents[kDim], N = extents[nDim];
-  int64_t kBlocks = (K + P() - 1) / P();
+  int64_t kBlocks = (K + kBlock() - 1) / kBlock();
   int64_t products = sibling ? 2 : 1;
-  int64_t bytes = tile::storageBytes(B.elementType) * products;
+  int64_t bytes = tile::storageBytes(B.elementType) * products * R;
+  int64_t budget = options.sbufBytesPerPartition * 3 / 4;
   int64_t np = std::min<int64_t>(kMaxPanelBanks / products * bankColumns(), N);
-  while (np > bankColumns() &&
-         kBlocks * np * bytes > options.sbufBytesPerPartition * 3 / 4)
+  // All of B when it fits and there are several M blocks: A is then
+  // transposed once instead of once per panel. With one M block nothing is
+  // saved and narrower panels let the first matmuls start sooner; with a
+  // sibling it measured slower (a Llama layer's gated MLP, 230.4 -> 234.4
+  // us under auto-cast).
+  if (!sibling && extents[mDim] > P() && kBlocks * N * bytes <= budget)
+    np = N;
+  while (np > bankColumns() && kBlocks * np * bytes > budget)
     np -= bankColumns();
   auto panels = [&](OpBuilder &pb, Value batch) {
     tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {

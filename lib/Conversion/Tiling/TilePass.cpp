@@ -79,6 +79,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
     options.partitions = desc->numPartitions;
     options.bankColumns = desc->psumBankFp32Columns();
+    options.fp8Rows = desc->peFp8Rows;
     options.rates = {desc->peClockMHz,
                      desc->peFp32Factor,
                      desc->peMinColumns,

@@ -30,8 +30,10 @@ public:
       : target(target), op(op) {}
 
   void set(isa::AccessPattern &field, StringRef role, Value view,
-           DimMerging merging = DimMerging::Merge) {
-    if (auto ap = getAccessPattern(target, op, role, view, merging))
+           DimMerging merging = DimMerging::Merge,
+           unsigned splitBeforeTrailing = 0) {
+    if (auto ap = getAccessPattern(target, op, role, view, merging,
+                                   splitBeforeTrailing))
       field = *ap;
     else
       ok = false;
@@ -445,8 +447,13 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
           })
           .Case([&](tile::MatmulOp o) {
             inst.opcode = Opcode::Matmul;
-            b.set(inst.src0, "stationary", o.getStationary());
-            b.set(inst.src1, "moving", o.getMoving());
+            // A double row's innermost (row) dim stays its own dim.
+            inst.rows = uint8_t(o.getRows());
+            unsigned rowDims = inst.rows > 1 ? 1 : 0;
+            b.set(inst.src0, "stationary", o.getStationary(), DimMerging::Merge,
+                  rowDims);
+            b.set(inst.src1, "moving", o.getMoving(), DimMerging::Merge,
+                  rowDims);
             b.set(inst.dst, "acc", o.getAcc());
             inst.start = !o.getAccumulate();
             engines = {isa::Engine::PE};

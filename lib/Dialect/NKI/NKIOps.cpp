@@ -150,6 +150,24 @@ LogicalResult MatmulOp::verify() {
     return failure();
   TileShape s = getShape(getStationary()), m = getShape(getMoving()),
             a = getShape(getAcc());
+  if (getRows() != 1 && getRows() != 2)
+    return emitOpError() << "rows = " << getRows()
+                         << "; 1, or 2 for the fp8 double row";
+  if (getRows() == 2) {
+    for (auto [v, role] : {std::pair{getStationary(), "stationary"},
+                           std::pair{getMoving(), "moving"}}) {
+      auto type = cast<MemRefType>(v.getType());
+      if (!llvm::isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+        return emitOpError() << "rows 2 (fp8 double row) needs fp8 sources; "
+                             << role << " is " << type.getElementType();
+      if (type.getRank() != 3 || type.getDimSize(2) != 2)
+        return emitOpError() << "rows 2 (fp8 double row) needs " << role
+                             << " as [K/2, columns, 2], got " << type;
+    }
+    // Columns, not elements: each is two contraction rows.
+    s.free /= 2;
+    m.free /= 2;
+  }
   if (s.partitions != m.partitions)
     return emitOpError() << "stationary K=" << s.partitions
                          << " differs from moving K=" << m.partitions;

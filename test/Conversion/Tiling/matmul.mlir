@@ -113,3 +113,43 @@ func.func @mixed(%a: memref<4x16xf32>, %b: memref<16x8xbf16>, %c: memref<4x8xf32
   linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xbf16>) outs(%c : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// fp8 inputs on trn2 (the default target): double-row matmuls of 256
+// contraction rows. B is loaded as row pairs side by side (each partition's
+// two rows are one 600-byte run) and interleaved by two copies; row-major A
+// is loaded once for both K blocks and transposed twice a block, its even
+// and its odd rows, each into one row of the [128, 128, 2] stationary tile.
+// CHECK-LABEL: func.func @fp8
+// CHECK: nki.dma %{{.*}} to %[[ST:.*]] : memref<128x2x300xf8E5M2, strided<[600, 300, 1], offset: ?>> to memref<128x2x300xf8E5M2, #nki.memory<sbuf>>
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x1x300xf8E5M2, strided<[600, 300, 1]>, #nki.memory<sbuf>> into memref<128x300x1xf8E5M2, strided<[600, 2, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x1x300xf8E5M2, strided<[600, 300, 1], offset: 300>, #nki.memory<sbuf>> into memref<128x300x1xf8E5M2, strided<[600, 2, 1], offset: 1>, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x512xf8E4M3FN, strided<[512, 1], offset: ?>> to memref<128x512xf8E4M3FN, #nki.memory<sbuf>>
+// CHECK: nki.transpose %{{.*}} into %[[T0:.*]] : memref<128x128xf8E4M3FN, strided<[512, 2]>, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK: nki.copy %[[T0]] into %{{.*}} : memref<128x128xf32, #nki.memory<psum>> into memref<128x128x1xf8E4M3FN, strided<[256, 2, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x128xf8E4M3FN, strided<[512, 2], offset: 1>, #nki.memory<sbuf>>
+// CHECK-COUNT-2: nki.transpose
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %[[ACC:.*]] rows 2 : memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, memref<128x300x2xf8E5M2, strided<[600, 2, 1]>, #nki.memory<sbuf>> into memref<128x300xf32, #nki.memory<psum>>
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] accumulate rows 2
+// CHECK-NOT: nki.matmul
+func.func @fp8(%a: memref<128x512xf8E4M3FN>, %b: memref<512x300xf8E5M2>, %c: memref<128x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x300xf32>)
+  linalg.matmul ins(%a, %b : memref<128x512xf8E4M3FN>, memref<512x300xf8E5M2>) outs(%c : memref<128x300xf32>)
+  return
+}
+
+// -----
+
+// An odd K has no row pairs for its last row: single-row matmuls, two
+// K blocks of at most 128.
+// CHECK-LABEL: func.func @fp8_odd_k
+// CHECK-COUNT-2: nki.matmul %{{.*}}, %{{.*}} into %{{[^ ]*}}{{( accumulate)?}} : memref<{{128|3}}x128xf8E4M3FN
+// CHECK-NOT: rows 2
+func.func @fp8_odd_k(%a: memref<128x131xf8E4M3FN>, %b: memref<131x256xf8E4M3FN>, %c: memref<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x131xf8E4M3FN>, memref<131x256xf8E4M3FN>) outs(%c : memref<128x256xf32>)
+  return
+}

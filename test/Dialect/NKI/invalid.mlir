@@ -57,6 +57,30 @@ func.func @matmul_n(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x
 
 // -----
 
+func.func @matmul_rows_bf16(%s: memref<128x128x2xbf16, #nki.memory<sbuf>>, %m: memref<128x512x2xbf16, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{rows 2 (fp8 double row) needs fp8 sources; stationary is 'bf16'}}
+  nki.matmul %s, %m into %acc rows 2 : memref<128x128x2xbf16, #nki.memory<sbuf>>, memref<128x512x2xbf16, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_rows_layout(%s: memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x1024xf8E4M3FN, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{rows 2 (fp8 double row) needs moving as [K/2, columns, 2], got 'memref<128x1024xf8E4M3FN, #nki.memory<sbuf>>'}}
+  nki.matmul %s, %m into %acc rows 2 : memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, memref<128x1024xf8E4M3FN, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_rows_three(%s: memref<128x128x3xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x3xf8E4M3FN, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{rows = 3; 1, or 2 for the fp8 double row}}
+  nki.matmul %s, %m into %acc rows 3 : memref<128x128x3xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x3xf8E4M3FN, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
 func.func @matmul_acc_in_sbuf(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x512xbf16, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<sbuf>>) {
   // expected-error @+1 {{accumulator may not be in sbuf}}
   nki.matmul %s, %m into %acc : memref<128x128xbf16, #nki.memory<sbuf>>, memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<sbuf>>

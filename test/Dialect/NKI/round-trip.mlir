@@ -33,6 +33,17 @@ func.func @pe(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x512xbf
 
 // -----
 
+// The fp8 double row: [K/2, columns, 2] sources, K = 256.
+// CHECK-LABEL: func.func @double_row
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} accumulate rows 2 : memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x2xf8E5M2, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+func.func @double_row(%s: memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x2xf8E5M2, #nki.memory<sbuf>>,
+                      %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  nki.matmul %s, %m into %acc accumulate rows 2 : memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x2xf8E5M2, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @engines
 // CHECK: nki.activation "exp" %{{.*}} into %{{.*}} bias %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> accum %{{.*}} : memref<128x1xf32, #nki.memory<sbuf>> {scale = 2.000000e+00 : f32}
 // CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}}

@@ -66,14 +66,20 @@ def NKI_MatmulOp : NKI_TileOp<"matmul"> {
     Contraction over the partition axis K (<= 128); M <= 128, N <= 512; the
     accumulator is an fp32 PSUM tile within one bank. Without `accumulate` the
     result overwrites `acc` (the ISA's start flag).
+
+    `rows 2` is the fp8 double row: both sources are fp8 tiles [K/2, M, 2]
+    and [K/2, N, 2] whose element [p, j, r] is contraction row 2p + r, so K
+    is up to 256.
   }];
   let arguments = (ins Arg<AnyMemRef, "stationary [K,M]", [MemRead]>:$stationary,
                        Arg<AnyMemRef, "moving [K,N]", [MemRead]>:$moving,
                        Arg<AnyMemRef, "PSUM accumulator [M,N]",
                            [MemRead, MemWrite]>:$acc,
-                       UnitAttr:$accumulate);
+                       UnitAttr:$accumulate,
+                       DefaultValuedAttr<I64Attr, "1">:$rows);
   let assemblyFormat = [{
-    $stationary `,` $moving `into` $acc (`accumulate` $accumulate^)? attr-dict
+    $stationary `,` $moving `into` $acc (`accumulate` $accumulate^)?
+    (`rows` $rows^)? attr-dict
     `:` type($stationary) `,` type($moving) `into` type($acc)
   }];
 }
