@@ -37,5 +37,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", os.environ.get("PATH", "/usr/bin:/bin"),
                              append_path=True)
 
+# `lit -D nki_target=trn1|trn3`: the end-to-end cases that name no target
+# (test/e2e/run-case.sh) compile for that one instead of the default.
+if lit_config.params.get("nki_target"):
+    config.environment["NKI_E2E_TARGET"] = lit_config.params["nki_target"]
+
 if os.path.isdir(config.onnx_testdata_dir):
     config.available_features.add("onnx-testdata")

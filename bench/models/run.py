@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Model benchmark: whole ONNX models through nki-compile and nki-run.
 
-    run.py --bin BUILD/bin [--only NAME ...] [--batch 1 8] [--mode f32 matmul]
+    run.py --bin BUILD/bin [--only NAME ...] [--batch 1 8]
+           [--mode f32 matmul fp8]
            [--work DIR] [--timeout SECONDS] [--fold-bn]
 
 For each model x batch x mode: models.py exports the torch model (seeded
 random weights; BatchNormalization kept in the graph unless --fold-bn) to
 ONNX with its input and torch's output; `nki-compile
 model.onnx -o model.nkb` (mode f32: the default compile; mode matmul:
-`--auto-cast=matmul`, bf16 matmul inputs) is timed in host wall seconds;
+`--auto-cast=matmul`, bf16 matmul inputs; mode fp8: `--auto-cast=fp8`) is
+timed in host wall seconds;
 `nki-run` simulates it with the exported input, compares with torch's output
 (`--expected`) and writes its JSON report. Prints a Markdown table (see
 README.md for the columns). A failure (export, compile, simulation error,
@@ -41,6 +43,13 @@ of any magnitude):
           9 %, 0.1; unet 6 %, 0.05), and nki's error is the same size. So
           5e-2 alone fails on precision, not on bugs; 0.15 still fails a
           wrong layer. The match column adds the relative L2 error.
+  fp8:    rtol 0.25, atol 0.5 * max|expected|. --auto-cast=fp8 quantises
+          the matmuls of weights to e4m3 (relative error up to 2^-4 per
+          operand, 32x bf16's) and rounds the rest to bf16; the tolerance
+          only catches gross errors, and the match column's relative L2
+          error is the report of the accuracy cost (the exact check of the
+          quantisation is test/e2e/auto-cast-fp8.test). Its floor uses the
+          fp8 peak (`pe_peak_flops_per_second_fp8`) for all FLOPs.
 """
 import argparse
 import json
@@ -53,9 +62,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import models  # noqa: E402
 
-TOLERANCES = {"f32": (1e-3, 1e-3), "matmul": (5e-2, 0.15)}
+TOLERANCES = {"f32": (1e-3, 1e-3), "matmul": (5e-2, 0.15),
+              "fp8": (0.25, 0.5)}
 PE_PEAK_KEY = {"f32": "pe_peak_flops_per_second_fp32",
-               "matmul": "pe_peak_flops_per_second"}
+               "matmul": "pe_peak_flops_per_second",
+               "fp8": "pe_peak_flops_per_second_fp8"}
 
 
 class MissingKey(Exception):
@@ -165,8 +176,8 @@ def run_one(args, name, batch, mode):
     os.makedirs(md, exist_ok=True)
     nkb = os.path.join(md, "model.nkb")
     cmd = [os.path.join(args.bin, "nki-compile"), onnx_path, "-o", nkb]
-    if mode == "matmul":
-        cmd.append("--auto-cast=matmul")
+    if mode != "f32":
+        cmd.append(f"--auto-cast={mode}")
     start = time.perf_counter()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True,
@@ -219,6 +230,7 @@ def run_one(args, name, batch, mode):
                     "script reads the machine's peaks from the report and "
                     "needs an nki-run that writes "
                     "pe_peak_flops_per_second, pe_peak_flops_per_second_fp32, "
+                    "pe_peak_flops_per_second_fp8, "
                     "dma_peak_bytes_per_second and dma_hbm_bytes")
         flops, nbytes = graph_costs(onnx_path)
         floor_s = max(flops / r[PE_PEAK_KEY[mode]],
@@ -275,7 +287,7 @@ def main():
                    f"default: {' '.join(models.BENCH_MODELS)}), attention, "
                    "transformer, ...")
     p.add_argument("--batch", nargs="+", type=int, default=[1, 8])
-    p.add_argument("--mode", nargs="+", choices=["f32", "matmul"],
+    p.add_argument("--mode", nargs="+", choices=["f32", "matmul", "fp8"],
                    default=["f32", "matmul"])
     p.add_argument("--work", default=None,
                    help="directory for the exported models and binaries "

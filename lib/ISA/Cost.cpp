@@ -277,12 +277,9 @@ int64_t matmulFlops(const Instruction &inst) {
 }
 
 double matmulPeakFlops(const TargetDesc &target, const Instruction &inst) {
-  auto isFp8 = [](DType t) {
-    return t == DType::FP8E4M3 || t == DType::FP8E5M2;
-  };
   if (inst.src0.dtype == DType::F32)
     return target.peakPeFlops() / double(target.peFp32Factor);
-  if (isFp8(inst.src0.dtype) && isFp8(inst.src1.dtype))
+  if (isFp8DType(inst.src0.dtype) && isFp8DType(inst.src1.dtype))
     return target.peakPeFlops() * double(target.peFp8Rows);
   return target.peakPeFlops();
 }

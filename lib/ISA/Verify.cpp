@@ -329,10 +329,7 @@ absl::Status Checker::checkMatmul() const {
 }
 
 absl::Status Checker::checkDoubleRow() const {
-  auto isFp8 = [](DType t) {
-    return t == DType::FP8E4M3 || t == DType::FP8E5M2;
-  };
-  if (!isFp8(inst.src0.dtype) || !isFp8(inst.src1.dtype))
+  if (!isFp8DType(inst.src0.dtype) || !isFp8DType(inst.src1.dtype))
     return error("fp8 double row (rows = 2) needs f8e4m3/f8e5m2 inputs, got ",
                  dtypeName(inst.src0.dtype), " and ",
                  dtypeName(inst.src1.dtype));

@@ -509,6 +509,8 @@ absl::StatusOr<SimResult> Simulation::run() {
   report.pePeakFlopsPerSecond = target_.peakPeFlops();
   report.pePeakFp32FlopsPerSecond =
       target_.peakPeFlops() / double(target_.peFp32Factor);
+  report.pePeakFp8FlopsPerSecond =
+      target_.peakPeFlops() * double(target_.peFp8Rows);
   if (profile_)
     report.ops = profile_->finish();
   result_.hbm = std::move(state_.hbm);

@@ -41,6 +41,22 @@ def fp8_grid(dtype):
     return np.concatenate([-mags[1:], mags]).astype(np.float32)
 
 
+def e4m3_round(x):
+    """float32 values rounded to fp8 e4m3 as the machine stores them:
+    nearest, ties to the even code, saturating at +-448. The positive codes
+    0..126 are the format's values in increasing order, so an even code is
+    an even mantissa."""
+    codes = np.arange(127)
+    e, m = codes >> 3, codes & 7
+    grid = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7))
+    mag = np.minimum(np.abs(np.asarray(x, np.float64)), 448.0)
+    hi = np.clip(np.searchsorted(grid, mag), 1, 126)
+    lo = hi - 1
+    dlo, dhi = mag - grid[lo], grid[hi] - mag
+    pick = np.where((dhi < dlo) | ((dhi == dlo) & (hi % 2 == 0)), hi, lo)
+    return (np.sign(x) * grid[pick]).astype(np.float32)
+
+
 def rand(rng, shape, dtype):
     if dtype.startswith("f8"):
         return rng.choice(fp8_grid(dtype), size=shape)
@@ -159,6 +175,36 @@ def case_matmul_bt(rng, dims, dt):
                 ttype((m, n), "f32"),
                 matmul_mlir("c", "a", "b", m, k, n, dt, transpose_b=True), "c")
     return mlir, {"a": a, "b": b}, lambda mm: mm(a, b.T)
+
+
+def dense_literal(v):
+    """An MLIR dense attribute body for a float32 array."""
+    if v.ndim == 0:
+        return repr(float(v))
+    return "[" + ", ".join(dense_literal(r) for r in v) + "]"
+
+
+def case_linear(rng, dims, dt):
+    """relu(x W + b) with W and b constants (a Linear layer's weights)."""
+    m, k, n = dims
+    x = rand(rng, (m, k), dt)
+    w = rand(rng, (k, n), "f32")
+    bias = rand(rng, (n,), "f32")
+    wt, bt, out = ttype((k, n), "f32"), ttype((n,), "f32"), ttype((m, n), "f32")
+    body = f"""
+  %w = arith.constant dense<{dense_literal(w)}> : {wt}
+  %bias = arith.constant dense<{dense_literal(bias)}> : {bt}""" + matmul_mlir(
+        "c", "x", "w", m, k, n, dt) + f"""
+  %y_e = tensor.empty() : {out}
+  %y = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%c, %bias : {out}, {bt}) outs(%y_e : {out}) {{
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32
+  }} -> {out}"""
+    mlir = func([("x", ttype((m, k), dt))], out, body, "y")
+    return mlir, {"x": x}, lambda mm: np.maximum(mm(x, w, weight=True) + bias,
+                                                 0)
 
 
 def case_batch_matmul(rng, dims, dt):
@@ -715,6 +761,7 @@ CASES = {
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,
     "bool_mask": case_bool_mask,
+    "linear": case_linear,
 }
 
 
@@ -726,8 +773,11 @@ def main():
     p.add_argument("--dtype", default="f32",
                    choices=["f32", "bf16", "f8E4M3FN", "f8E5M2"])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--auto-cast", default="none", choices=["none", "matmul"],
-                   help="matmul: the reference rounds matmul inputs to bf16")
+    p.add_argument("--auto-cast", default="none",
+                   choices=["none", "matmul", "fp8"],
+                   help="matmul: the reference rounds matmul inputs to bf16; "
+                   "fp8: it quantises x W (W a weight) as the compiler does "
+                   "(docs/compiler.md), the other matmuls as matmul")
     p.add_argument("--mlir-only", action="store_true",
                    help="write prog.mlir only (benchmarks use random inputs)")
     p.add_argument("--dir", required=True)
@@ -740,14 +790,34 @@ def main():
         with open(os.path.join(args.dir, "prog.mlir"), "w") as f:
             f.write(mlir)
         return
-    if args.auto_cast == "matmul":
+    def mm_bf16(x, y):
         # The compiler rounds both matmul operands to bf16 (intermediate
         # ones too) and accumulates in fp32.
-        def mm(x, y):
-            r = lambda v: bf16_round(np.asarray(v, np.float32))  # noqa
-            return r(x).astype(np.float64) @ r(y).astype(np.float64)
+        r = lambda v: bf16_round(np.asarray(v, np.float32))  # noqa
+        return r(x).astype(np.float64) @ r(y).astype(np.float64)
+
+    def mm_fp8(x, y):
+        # Each row of x scaled to e4m3's largest value 448 (its max |x|, at
+        # least 1e-12), the weight by one scale; both undone after the
+        # matmul. float32 steps as the machine computes them.
+        f32 = np.float32
+        x, y = np.asarray(x, f32), np.asarray(y, f32)
+        amax = np.maximum(np.abs(x).max(axis=-1, keepdims=True), f32(1e-12))
+        x8 = e4m3_round(x * (f32(448) / amax))
+        wmax = f32(np.abs(y).max())
+        ws = wmax / f32(448) if wmax > 0 else f32(1)
+        y8 = e4m3_round(y / ws)
+        p = (x8.astype(np.float64) @ y8.astype(np.float64)).astype(f32)
+        return p * (amax * (ws / f32(448)))
+
+    if args.auto_cast == "matmul":
+        def mm(x, y, weight=False):
+            return mm_bf16(x, y)
+    elif args.auto_cast == "fp8":
+        def mm(x, y, weight=False):
+            return mm_fp8(x, y) if weight else mm_bf16(x, y)
     else:
-        def mm(x, y):
+        def mm(x, y, weight=False):
             return np.asarray(x, np.float64) @ np.asarray(y, np.float64)
     ref = ref(mm)
     with open(os.path.join(args.dir, "prog.mlir"), "w") as f:

@@ -3,7 +3,7 @@
 //
 //   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
-//               [--auto-cast=none|matmul] [--entry=NAME] [--report]
+//               [--auto-cast=none|matmul|fp8] [--entry=NAME] [--report]
 //               [--input-shape=NAME:AxBxC] [--mlir-print-ir-after-all]
 //               [--mlir-timing]
 //
@@ -59,7 +59,9 @@ static cl::opt<std::string>
               cl::init("binary"), cl::cat(nkiOptions));
 static cl::opt<std::string>
     autoCast("auto-cast",
-             cl::desc("none | matmul (round matmul inputs to bf16)"),
+             cl::desc("none | matmul (round matmul inputs to bf16) | fp8 "
+                      "(matmuls of weights in fp8 e4m3 with scales, other "
+                      "matmul inputs in bf16)"),
              cl::init("none"), cl::cat(nkiOptions));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function name"),
                                   cl::cat(nkiOptions));
@@ -183,9 +185,9 @@ int main(int argc, char **argv) {
                  << " (expected " << nki::isa::knownTargetNames() << ")\n";
     return 1;
   }
-  if (autoCast != "none" && autoCast != "matmul") {
+  if (autoCast != "none" && autoCast != "matmul" && autoCast != "fp8") {
     llvm::errs() << "nki-compile: unknown --auto-cast=" << autoCast
-                 << " (expected none or matmul)\n";
+                 << " (expected none, matmul or fp8)\n";
     return 1;
   }
   if (*phase == nki::CompilePhase::Binary && outputFilename.empty()) {

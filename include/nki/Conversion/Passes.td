@@ -42,7 +42,11 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     the implicit-GEMM generic (`conv=implicit-gemm`, docs/compiler.md) and
     the other convolutions and poolings as im2col matmuls and windowed
     elementwise ops, and with `auto-cast=matmul` rounds matmul inputs to
-    bf16. A stride-1 convolution with a constant filter of a nearest
+    bf16; `auto-cast=fp8` quantises a matmul of an f32 activation and a
+    constant weight to fp8 e4m3 (the weight with one scale at compile time,
+    each activation row with its own at run time, the product rescaled by
+    an elementwise op that tiling fuses into the PSUM evacuation) and rounds
+    the other matmul inputs and convolutions to bf16. A stride-1 convolution with a constant filter of a nearest
     integer-factor upsample (also through a channel concatenation, a
     decoder's skip connection) becomes one convolution of the small tensor
     per output phase, written into its strided slice of the result
@@ -61,7 +65,9 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Name of the entry function (default: main or the only public one)">,
     Option<"autoCast", "auto-cast", "std::string", /*default=*/"\"none\"",
-           "none | matmul: round matmul inputs to bf16">,
+           "none | matmul: round matmul inputs to bf16 | fp8: matmuls of an "
+           "activation and a weight in fp8 e4m3 (a scale per weight tensor "
+           "and per activation row), other matmuls in bf16">,
     Option<"convLowering", "conv", "std::string",
            /*default=*/"\"implicit-gemm\"",
            "implicit-gemm | im2col: how 2-D NCHW convolutions are lowered "

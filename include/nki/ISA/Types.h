@@ -22,6 +22,10 @@ int64_t dtypeBytes(DType t);
 std::string_view dtypeName(DType t); // "f32", "bf16", ...
 std::optional<DType> parseDType(std::string_view name);
 bool isFloatDType(DType t);
+/// f8e4m3 or f8e5m2: the types of the PE's fp8 rate (double row).
+inline bool isFp8DType(DType t) {
+  return t == DType::FP8E4M3 || t == DType::FP8E5M2;
+}
 
 /// Conversions used by every engine: values are fp32 inside ACT/DVE/POOL and
 /// in PSUM; narrowing stores round to nearest even; fp8 overflow saturates to

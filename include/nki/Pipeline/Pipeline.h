@@ -35,7 +35,8 @@ struct CompileOptions {
   std::string target = "trn2"; // trn1 | trn2 | trn3
   std::string entry;           // empty: main, or the only public function
   /// "none" keeps fp32 faithful; "matmul" rounds matmul inputs to bf16 as
-  /// production Trainium compilers do by default.
+  /// production Trainium compilers do by default; "fp8" quantises matmuls
+  /// of an activation and a weight to fp8 e4m3 (docs/compiler.md).
   std::string autoCast = "none";
   CompilePhase compileTo = CompilePhase::Binary;
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles

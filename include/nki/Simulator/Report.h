@@ -46,7 +46,8 @@ struct SimReport {
   double dmaPeakBytesPerSecond = 0;
   /// The target's PE peak for 1- and 2-byte inputs and for fp32 inputs,
   /// so that tools compute rooflines from the target table.
-  double pePeakFlopsPerSecond = 0, pePeakFp32FlopsPerSecond = 0;
+  double pePeakFlopsPerSecond = 0, pePeakFp32FlopsPerSecond = 0,
+         pePeakFp8FlopsPerSecond = 0;
 
   /// Per source op, most attributed time first (SimOptions::collectProfile).
   std::vector<OpProfile> ops;

@@ -5,11 +5,14 @@
 // compile with a diagnostic at the offending op or argument (never a crash),
 // and rewrites the rest into the forms tiling handles: softmax and concat
 // decomposed, transposes that move only size-1 dims as reshapes, and with
-// auto-cast=matmul matmul inputs rounded to bf16.
+// auto-cast=matmul matmul inputs rounded to bf16 (auto-cast=fp8: matmuls of
+// an activation and a weight in fp8 e4m3 with scales, QuantizeFp8.h; the
+// others in bf16).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
 
 #include "DecomposeConv.h"
 
@@ -17,6 +20,7 @@
 #include "ExpandInt.h"
 #include "ExpandMath.h"
 #include "FoldConstantGenerics.h"
+#include "QuantizeFp8.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -167,8 +171,7 @@ struct SplitLongConcat : OpRewritePattern<tensor::ConcatOp> {
 
 /// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
-  return t.isF32() || t.isBF16() || t.isF16() ||
-         llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
+  return t.isF32() || t.isBF16() || t.isF16() || nki::tile::isFp8Type(t) ||
          t.isSignlessInteger(32) || t.isSignlessInteger(8) ||
          t.isSignlessInteger(1);
 }
@@ -238,8 +241,8 @@ struct NKIPrepareGraphPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (autoCast != "none" && autoCast != "matmul") {
-      module.emitError() << "auto-cast must be 'none' or 'matmul', got '"
+    if (autoCast != "none" && autoCast != "matmul" && autoCast != "fp8") {
+      module.emitError() << "auto-cast must be 'none', 'matmul' or 'fp8', got '"
                          << autoCast << "'";
       return signalPassFailure();
     }
@@ -326,8 +329,8 @@ struct NKIPrepareGraphPass
             nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
       return signalPassFailure();
 
-    if (autoCast == "matmul")
-      castMatmulInputs(rewriter, func);
+    if (autoCast != "none")
+      castMatmulInputs(rewriter, func, autoCast == "fp8");
   }
 
   /// `v` (an f32 tensor) rounded to bf16 by an elementwise generic.
@@ -427,7 +430,7 @@ struct NKIPrepareGraphPass
 
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
   /// rate); accumulation stays fp32.
-  void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func) {
+  void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func, bool fp8) {
     // Implicit-GEMM convolutions round their f32 operands in the body (the
     // kernel's loads do it on the way in; a constant filter is converted
     // here).
@@ -447,6 +450,9 @@ struct NKIPrepareGraphPass
         matmuls.push_back(op);
     });
     for (linalg::LinalgOp op : matmuls) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+      if (fp8 && matmul && nki::quantizeMatmulToFp8(rewriter, matmul))
+        continue;
       rewriter.setInsertionPoint(op);
       SmallVector<Value> inputs;
       bool changed = false;

@@ -619,6 +619,19 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     }
     if (storageType(in[0].elementType) == storageType(resultType))
       return r;
+    // A float narrowing of an f32 value of this body that only the cast
+    // reads, in a tile one instruction writes and nobody else may read:
+    // that instruction stores in the new type (its store rounds once, as
+    // the copy would), no copy. Not a widening (an earlier rounding would
+    // be lost) nor an integer conversion.
+    Value from = op->getOperand(0);
+    if (isa<arith::TruncFOp>(op) && from.getDefiningOp() && from.hasOneUse() &&
+        !bound.contains(in[0].tile) &&
+        cast<MemRefType>(in[0].tile.getType()).getElementType().isF32())
+      if (Value narrow = retypeWrittenTile(b, in[0].tile, resultType)) {
+        r.tile = narrow;
+        return r;
+      }
     int64_t free = in[0].kind == TileValue::Full ? freeSize : 1;
     r.tile = newTile(free, resultType);
     tile::CopyOp::create(b, loc, in[0].tile, r.tile);

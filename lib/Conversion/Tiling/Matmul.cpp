@@ -35,6 +35,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace nki;
@@ -81,6 +82,9 @@ struct MatmulKernel {
 
   /// Contraction rows a partition: 2 for fp8 double-row matmuls.
   int64_t R = 1;
+  /// A constant B of a double-row matmul stored as row pairs,
+  /// [K/2, N, 2] (pairedConstant): its tiles load without interleaving.
+  std::optional<Access> pairedB;
 
   int64_t P() const { return options.partitions; }
   int64_t bankColumns() const { return options.bankColumns; }
@@ -109,6 +113,9 @@ struct MatmulKernel {
   SmallVector<Value> loadPairs(OpBuilder &b, const Access &a,
                                ArrayRef<Value> ivs, int rowDim, int64_t rows,
                                int colDim, int64_t cols);
+  /// pairedB for a row-major constant B: a global holding B's row pairs
+  /// side by side, made once per constant.
+  std::optional<Access> pairedConstant(OpBuilder &b);
   /// The A^T tiles [kk, mm] of the K blocks from k0 on, several at once
   /// when A is row-major along K and one block's rows are shorter than a
   /// DMA descriptor's minimum (a bf16 row of 128 is 256 bytes, paid as
@@ -164,11 +171,8 @@ LogicalResult MatmulKernel::analyze() {
   if (isF32(aMultiply) != isF32(B.elementType))
     return op->emitOpError("matmul inputs must both be f32 or both be "
                            "16-bit (use --auto-cast=matmul)");
-  auto isFp8 = [](Type t) {
-    return llvm::isa<Float8E4M3FNType, Float8E5M2Type>(t);
-  };
-  if (isFp8(aMultiply) && isFp8(B.elementType) && options.fp8Rows == 2 &&
-      !pooled && extents[kDim] % 2 == 0)
+  if (tile::isFp8Type(aMultiply) && tile::isFp8Type(B.elementType) &&
+      options.fp8Rows == 2 && !pooled && extents[kDim] % 2 == 0)
     R = 2;
   if (sibling) {
     // findSiblingMatmul and nki-tile guarantee both.
@@ -213,6 +217,15 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
     SmallVector<int64_t> ones(sizes.size(), 1);
     return memref::SubViewOp::create(b, loc, t, offsets, sizes, ones);
   };
+  // ivs with `delta` added to dim `d` (a null iv is 0).
+  auto shifted = [&](int d, int64_t delta) {
+    SmallVector<Value> at(ivs.begin(), ivs.end());
+    if (delta) {
+      Value dv = indexConst(b, loc, delta);
+      at[d] = at[d] ? arith::AddIOp::create(b, loc, at[d], dv).getResult() : dv;
+    }
+    return at;
+  };
   SmallVector<Value> tiles;
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock())
     tiles.push_back(allocTile(
@@ -228,14 +241,7 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
     for (Value t : tiles) {
       int64_t pairs = pairsOf(t);
       Value stage = allocTile(b, loc, {pairs, 2, cols}, a.elementType);
-      SmallVector<Value> at(ivs.begin(), ivs.end());
-      if (r0) {
-        Value d = indexConst(b, loc, r0);
-        at[rowDim] =
-            at[rowDim]
-                ? arith::AddIOp::create(b, loc, at[rowDim], d).getResult()
-                : d;
-      }
+      SmallVector<Value> at = shifted(rowDim, r0);
       tile::DmaOp::create(b, loc,
                           hbmView(b, loc, a.buffer, a.offsetAt(b, loc, at),
                                   {pairs, 2, cols},
@@ -257,13 +263,7 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
   // and one of its odd rows.
   for (int64_t c0 = 0; c0 < cols; c0 += P()) {
     int64_t cw = std::min(P(), cols - c0);
-    SmallVector<Value> at(ivs.begin(), ivs.end());
-    if (c0) {
-      Value d = indexConst(b, loc, c0);
-      at[colDim] =
-          at[colDim] ? arith::AddIOp::create(b, loc, at[colDim], d).getResult()
-                     : d;
-    }
+    SmallVector<Value> at = shifted(colDim, c0);
     Value src = allocTile(b, loc, {cw, rows}, a.elementType);
     tile::DmaOp::create(b, loc,
                         hbmView(b, loc, a.buffer, a.offsetAt(b, loc, at),
@@ -285,6 +285,46 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
     }
   }
   return tiles;
+}
+
+std::optional<Access> MatmulKernel::pairedConstant(OpBuilder &b) {
+  int64_t K = extents[kDim], N = extents[nDim];
+  auto get = B.buffer.getDefiningOp<memref::GetGlobalOp>();
+  if (!get || bDim >= 0 || B.offset != 0 || B.strides[kDim] != N ||
+      B.strides[nDim] != 1 ||
+      cast<MemRefType>(get.getType()).getNumElements() != K * N)
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  auto dense =
+      global ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())
+             : DenseElementsAttr();
+  if (!global || !global.getConstant() || !dense || dense.isSplat())
+    return std::nullopt;
+  std::string name = (global.getSymName() + "_pairs").str();
+  auto module = global->getParentOfType<ModuleOp>();
+  auto type = MemRefType::get({K / 2, N, 2}, B.elementType);
+  if (!SymbolTable::lookupSymbolIn(module, name)) {
+    // Row k of B at [k / 2, n, k % 2].
+    ArrayRef<char> in = dense.getRawData();
+    SmallVector<char> out(in.size());
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        out[(k / 2) * 2 * N + n * 2 + k % 2] = in[k * N + n];
+    OpBuilder gb(global);
+    gb.setInsertionPointAfter(global);
+    auto tensorType = RankedTensorType::get(type.getShape(), B.elementType);
+    memref::GlobalOp::create(
+        gb, global.getLoc(), name, gb.getStringAttr("private"), type,
+        DenseElementsAttr::getFromRawBuffer(tensorType, out),
+        /*constant=*/true, global.getAlignmentAttr());
+  }
+  Access paired = B;
+  paired.buffer = memref::GetGlobalOp::create(b, loc, type, name);
+  // Even rows k start at k / 2 x 2N = k x N; column n at 2n.
+  paired.strides[kDim] = N;
+  paired.strides[nDim] = 2;
+  return paired;
 }
 
 void MatmulKernel::evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm,
@@ -454,8 +494,18 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
     SmallVector<Value> ivs =
         ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
     auto load = [&](const Access &from) {
-      return R == 1 ? loadOperand(b, from, ivs, kDim, kk, nDim, np)
-                    : loadPairs(b, from, ivs, kDim, kk, nDim, np).front();
+      if (R == 1)
+        return loadOperand(b, from, ivs, kDim, kk, nDim, np);
+      if (&from == &B && pairedB) {
+        Value t = allocTile(b, loc, {kk / 2, np, 2}, B.elementType);
+        tile::DmaOp::create(b, loc,
+                            hbmView(b, loc, pairedB->buffer,
+                                    pairedB->offsetAt(b, loc, ivs),
+                                    {kk / 2, np, 2}, {2 * extents[nDim], 2, 1}),
+                            t);
+        return t;
+      }
+      return loadPairs(b, from, ivs, kDim, kk, nDim, np).front();
     };
     bTiles.push_back(load(B));
     if (sibling)
@@ -510,6 +560,8 @@ void MatmulKernel::emit() {
     np = N;
   while (np > bankColumns() && kBlocks * np * bytes > budget)
     np -= bankColumns();
+  if (R == 2)
+    pairedB = pairedConstant(b);
   auto panels = [&](OpBuilder &pb, Value batch) {
     tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {
       emitPanel(nb, batch, n, w);

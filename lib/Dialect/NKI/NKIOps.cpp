@@ -157,7 +157,7 @@ LogicalResult MatmulOp::verify() {
     for (auto [v, role] : {std::pair{getStationary(), "stationary"},
                            std::pair{getMoving(), "moving"}}) {
       auto type = cast<MemRefType>(v.getType());
-      if (!llvm::isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+      if (!isFp8Type(type.getElementType()))
         return emitOpError() << "rows 2 (fp8 double row) needs fp8 sources; "
                              << role << " is " << type.getElementType();
       if (type.getRank() != 3 || type.getDimSize(2) != 2)

@@ -231,3 +231,58 @@ func.func @few_rows(%x: memref<4x512x64xf32>, %cos: memref<512x64xf32>, %o: memr
   }
   return
 }
+
+// -----
+
+// A narrowing of an f32 value only it reads: the instruction that computes
+// the value stores it in the cast's type (the store rounds), no copy. A
+// value read twice keeps its f32 tile and the cast is a copy; a widening
+// after a narrowing is a copy (the rounding stays).
+// CHECK-LABEL: func.func @cast_in_store
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %[[S:.*]] : memref<128x64xf32, #nki.memory<sbuf>>, memref<128x64xf32, #nki.memory<sbuf>> into memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK-NOT: nki.copy
+// CHECK: nki.dma %[[S]] to
+// CHECK-LABEL: func.func @cast_of_shared
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %[[S:.*]] : {{.*}} into memref<128x64xf32, #nki.memory<sbuf>>
+// CHECK: nki.copy %[[S]] into %{{.*}} : memref<128x64xf32, #nki.memory<sbuf>> into memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK-LABEL: func.func @round_trip
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %[[R:.*]] : {{.*}} into memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK: nki.copy %[[R]] into %[[W:.*]] : memref<128x64xbf16, #nki.memory<sbuf>> into memref<128x64xf32, #nki.memory<sbuf>>
+// CHECK: nki.activation "square" %[[W]] into %{{.*}} : {{.*}} into memref<128x64xbf16, #nki.memory<sbuf>>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @cast_in_store(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref<128x64xbf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<128x64xf32>, memref<128x64xf32>) outs(%c : memref<128x64xbf16>) {
+  ^bb0(%x: f32, %y: f32, %o: bf16):
+    %s = arith.addf %x, %y : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+func.func @cast_of_shared(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref<128x64xbf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<128x64xf32>, memref<128x64xf32>) outs(%c : memref<128x64xbf16>) {
+  ^bb0(%x: f32, %y: f32, %o: bf16):
+    %s = arith.addf %x, %y : f32
+    %t = arith.truncf %s : f32 to bf16
+    %u = arith.extf %t : bf16 to f32
+    %v = arith.mulf %u, %s : f32
+    %w = arith.truncf %v : f32 to bf16
+    linalg.yield %w : bf16
+  }
+  return
+}
+func.func @round_trip(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref<128x64xbf16>) {
+  linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<128x64xf32>, memref<128x64xf32>) outs(%c : memref<128x64xbf16>) {
+  ^bb0(%x: f32, %y: f32, %o: bf16):
+    %s = arith.addf %x, %y : f32
+    %t = arith.truncf %s : f32 to bf16
+    %u = arith.extf %t : bf16 to f32
+    %v = arith.mulf %u, %u : f32
+    %w = arith.truncf %v : f32 to bf16
+    linalg.yield %w : bf16
+  }
+  return
+}

@@ -153,3 +153,24 @@ func.func @fp8_odd_k(%a: memref<128x131xf8E4M3FN>, %b: memref<131x256xf8E4M3FN>,
   linalg.matmul ins(%a, %b : memref<128x131xf8E4M3FN>, memref<131x256xf8E4M3FN>) outs(%c : memref<128x256xf32>)
   return
 }
+
+// -----
+
+// A constant fp8 B is stored once more as row pairs, [K/2, N, 2] (element
+// [p, n, r] is row 2p + r), so its double-row tiles are plain loads with no
+// interleaving copies.
+// CHECK: memref.global "private" constant @w_pairs : memref<2x3x2xf8E4M3FN> = dense<{{\[\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]], {{\[\[}}7.000000e+00, 1.000000e+01], [8.000000e+00, 1.100000e+01], [9.000000e+00, 1.200000e+01]]]>
+// CHECK-LABEL: func.func @fp8_constant
+// CHECK: %[[W:.*]] = memref.get_global @w_pairs : memref<2x3x2xf8E4M3FN>
+// CHECK: %[[V:.*]] = memref.reinterpret_cast %[[W]] to offset: [%{{.*}}], sizes: [2, 3, 2], strides: [6, 2, 1]
+// CHECK: nki.dma %[[V]] to %[[T:.*]] : memref<2x3x2xf8E4M3FN, strided<[6, 2, 1], offset: ?>> to memref<2x3x2xf8E4M3FN, #nki.memory<sbuf>>
+// CHECK-NOT: nki.copy %{{.*}} : memref<2x1x3xf8E4M3FN
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} rows 2 : memref<2x5x2xf8E4M3FN, #nki.memory<sbuf>>, memref<2x3x2xf8E4M3FN
+memref.global "private" constant @w : memref<4x3xf8E4M3FN> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]>
+func.func @fp8_constant(%a: memref<5x4xf8E4M3FN>, %c: memref<5x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w : memref<4x3xf8E4M3FN>
+  linalg.fill ins(%zero : f32) outs(%c : memref<5x3xf32>)
+  linalg.matmul ins(%a, %w : memref<5x4xf8E4M3FN>, memref<4x3xf8E4M3FN>) outs(%c : memref<5x3xf32>)
+  return
+}

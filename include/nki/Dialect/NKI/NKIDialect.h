@@ -51,6 +51,11 @@ inline int64_t storageBytes(mlir::Type elementType) {
   return elementType.getIntOrFloatBitWidth() / 8;
 }
 
+/// f8E4M3FN or f8E5M2: the element types of fp8 matmul inputs.
+inline bool isFp8Type(mlir::Type elementType) {
+  return llvm::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(elementType);
+}
+
 /// MemRefType::getStridesAndOffset, without building the affine map of an
 /// identity layout (which MLIR does, and which took a tenth of the lowering
 /// of large programs, whose tiles all have identity layouts).
