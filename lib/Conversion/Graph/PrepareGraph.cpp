@@ -280,6 +280,19 @@ struct NKIPrepareGraphPass
     for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
       ok &= succeeded(
           checkType(type, func.getLoc(), "result #" + std::to_string(i)));
+    // A body that reads a computed tensor at computed indices (a reversal
+    // or a gather lowered to linalg) has no kernel: said here, at the op the
+    // user wrote, before bufferization. (Reads of constants may still fold.)
+    func.walk([&](tensor::ExtractOp op) {
+      if (!op->getParentOfType<linalg::LinalgOp>() ||
+          matchPattern(op.getTensor(), m_Constant()))
+        return;
+      op->emitOpError(
+          "reads a tensor at computed indices inside a linalg body (a "
+          "gather, a reversal or another data-dependent access), which the "
+          "nki compiler does not support");
+      ok = false;
+    });
     func.walk([&](Operation *op) {
       if (op == func.getOperation() ||
           op->getParentOfType<linalg::LinalgOp>() ||

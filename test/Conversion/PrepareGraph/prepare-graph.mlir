@@ -175,3 +175,22 @@ func.func @reshape_through_common_shape(%x: tensor<4x1x24xf32>) -> tensor<4x2x4x
   %r = tensor.expand_shape %f [[0, 1, 2]] output_shape [4, 2, 4] : tensor<32xf32> into tensor<4x2x4xf32>
   return %r : tensor<4x2x4xf32>
 }
+
+// -----
+
+// A body reading a computed tensor at computed indices (what tosa.reverse
+// lowers to) has no kernel: rejected here, at that op, before bufferization.
+func.func @main(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c7 = arith.constant 7 : index
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %c7, %j : index
+    // expected-error @+1 {{'tensor.extract' op reads a tensor at computed indices inside a linalg body (a gather, a reversal or another data-dependent access), which the nki compiler does not support}}
+    %x = tensor.extract %a[%i, %k] : tensor<4x8xf32>
+    linalg.yield %x : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
