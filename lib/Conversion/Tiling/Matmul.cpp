@@ -20,8 +20,10 @@
 // fp8 inputs on a target with the fp8 double row contract 256 rows a
 // matmul: each operand's K block is a [K/2, columns, 2] tile whose element
 // [p, j, r] is row 2p + r (loadPairs). A panel of B is loaded row pair by
-// row pair ([K/2, 2, columns], contiguous in HBM) and interleaved on chip;
-// A^T blocks are PE transposes of every other row of a row-major A block.
+// row pair ([K/2, 2, columns], contiguous in HBM) and interleaved on chip,
+// or, for a constant B, loaded as it is from a copy stored as row pairs
+// (pairedConstant); A^T blocks are PE transposes of every other row of a
+// row-major A block.
 //
 //===----------------------------------------------------------------------===//
 
