@@ -18,6 +18,7 @@
 #include "nki/Target/NISABinary.h"
 #include "nki/Version.h"
 
+#include "nki/Dialect/NISA/ISAConversion.h"
 #include "nki/Dialect/NISA/NISA.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 
@@ -91,8 +92,23 @@ struct Report {
   std::vector<std::pair<std::string, double>> phaseSeconds;
   int64_t sbufPeak = -1, psumPeak = -1;
   std::map<std::string, int64_t> instructions;
+  /// --auto-cast=fp8: each quantised matmul's source and its weight's
+  /// relative rounding error.
+  std::vector<std::pair<std::string, double>> fp8Weights;
 };
 } // namespace
+
+/// The matmuls --auto-cast=fp8 quantised (after the graph phase).
+static void recordFp8Weights(ModuleOp module, Report &r) {
+  module.walk([&](Operation *op) {
+    auto err = op->getAttrOfType<FloatAttr>(nki::tile::kFp8WeightErrorAttr);
+    if (!err)
+      return;
+    // The source op's name (an ONNX node's) or file:line:col.
+    r.fp8Weights.push_back(
+        {nki::nisa::locationToString(op->getLoc()), err.getValueAsDouble()});
+  });
+}
 
 /// Highest offset + bytes per partition over the planned tiles of a space.
 static void recordMemoryPeaks(ModuleOp module, Report &r) {
@@ -158,6 +174,15 @@ static void printReport(const Report &r, llvm::raw_ostream &os) {
                        (long long)n);
   if (int64_t peak = peakResidentBytes(); peak >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n", double(peak) / (1 << 20));
+  if (!r.fp8Weights.empty()) {
+    os << "  fp8 matmuls: " << r.fp8Weights.size()
+       << " (weight relative rounding error, largest first)\n";
+    auto sorted = r.fp8Weights;
+    llvm::stable_sort(sorted,
+                      [](auto &a, auto &b) { return a.second > b.second; });
+    for (auto &[where, err] : sorted)
+      os << llvm::format("    %.3e  ", err) << where << "\n";
+  }
 }
 
 int main(int argc, char **argv) {
@@ -269,6 +294,8 @@ int main(int argc, char **argv) {
         {nki::compilePhaseName(p).str(),
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
              .count()});
+    if (p == nki::CompilePhase::Graph)
+      recordFp8Weights(*module, rep);
     if (p == nki::CompilePhase::Planned)
       recordMemoryPeaks(*module, rep);
     if (p == last)

@@ -11,6 +11,7 @@
 
 #include "QuantizeFp8.h"
 
+#include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Types.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 
 using namespace mlir;
+namespace isa = nki::isa;
 
 namespace {
 
@@ -81,6 +83,17 @@ bool nki::quantizeMatmulToFp8(RewriterBase &rewriter, linalg::MatmulOp op) {
   if (!std::isfinite(wMax))
     return false;
   float wScale = wMax > 0 ? wMax / kFp8E4M3Max : 1.0f;
+  DenseElementsAttr w8Values = toFp8(dense, wScale);
+  // The weight's rounding error, ||W - sW x W8|| / ||W||: the part of the
+  // accuracy cost known at compile time (nki-compile --report lists it).
+  double errSq = 0, normSq = 0;
+  for (auto [v, q] :
+       llvm::zip(dense.getValues<float>(), w8Values.getRawData())) {
+    double back = double(isa::fp8E4M3ToFloat(uint8_t(q))) * wScale;
+    errSq += (double(v) - back) * (double(v) - back);
+    normSq += double(v) * double(v);
+  }
+  double weightError = normSq > 0 ? std::sqrt(errSq / normSq) : 0.0;
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -138,15 +151,17 @@ bool nki::quantizeMatmulToFp8(RewriterBase &rewriter, linalg::MatmulOp op) {
                                      f32Const(b, l, wScale / kFp8E4M3Max))
             .getResult();
       });
-  Value w8 = arith::ConstantOp::create(rewriter, loc, toFp8(dense, wScale));
+  Value w8 = arith::ConstantOp::create(rewriter, loc, w8Values);
 
   SmallVector<NamedAttribute> attrs;
   for (NamedAttribute attr : op->getAttrs())
     if (attr.getName() != "operandSegmentSizes")
       attrs.push_back(attr);
-  Value product = linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
-                                           ValueRange{a8, w8}, init, attrs)
-                      .getResult(0);
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                                         ValueRange{a8, w8}, init, attrs);
+  matmul->setAttr(nki::tile::kFp8WeightErrorAttr,
+                  rewriter.getF64FloatAttr(weightError));
+  Value product = matmul.getResult(0);
   // C[m, n] = P[m, n] x a[m] x sW / 448
   Value cInit = tensor::EmptyOp::create(rewriter, loc, cType.getShape(), f32);
   Value c = generic(

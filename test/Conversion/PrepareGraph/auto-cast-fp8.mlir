@@ -4,8 +4,9 @@
 // product rescaled by an elementwise op; other matmuls as auto-cast=matmul.
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph=auto-cast=fp8 | FileCheck %s
 
-// W = [[1, -2], [0.5, 448]] / 448 x 448: max |W| = 448, so sW = 1 and the
-// weight is exact in e4m3; the dequantising factor is a[m] x sW / 448.
+// W = [[1, -2], [0.5, 448]]: max |W| = 448, so sW = 1 and the weight is
+// exact in e4m3 (the matmul's nki.fp8_weight_error, its relative rounding
+// error, is 0); the dequantising factor is a[m] x sW / 448.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<3x2xf32>) outs(%{{.*}} : tensor<3xf32>)
 // CHECK:   math.absf
@@ -21,7 +22,7 @@
 // CHECK:   arith.constant 0.00223214296 : f32
 // CHECK:   arith.mulf
 // CHECK: %[[W8:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, -2.000000e+00], [5.000000e-01, 4.480000e+02]]> : tensor<2x2xf8E4M3FN>
-// CHECK: %[[P:.*]] = linalg.matmul ins(%[[A8]], %[[W8]] : tensor<3x2xf8E4M3FN>, tensor<2x2xf8E4M3FN>) outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK: %[[P:.*]] = linalg.matmul {nki.fp8_weight_error = 0.000000e+00 : f64} ins(%[[A8]], %[[W8]] : tensor<3x2xf8E4M3FN>, tensor<2x2xf8E4M3FN>) outs(%{{.*}} : tensor<3x2xf32>)
 // CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[D]] : tensor<3x2xf32>, tensor<3xf32>)
 // CHECK: return %[[C]]
 func.func @linear(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {

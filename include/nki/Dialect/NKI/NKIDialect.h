@@ -34,6 +34,10 @@ inline constexpr llvm::StringLiteral kOutputOffsetsAttr = "nki.output_offsets";
 /// i64, f64, ui8, i16, ui16, ui32) when it is wider or other than the
 /// carried type, e.g. ONNX INT64 carried as i32 (docs/onnx.md).
 inline constexpr llvm::StringLiteral kHostTypeAttr = "nki.host_type";
+/// On a matmul --auto-cast=fp8 quantised: its weight's relative rounding
+/// error ||W - sW x W8|| / ||W|| (an f64), which nki-compile --report lists.
+inline constexpr llvm::StringLiteral kFp8WeightErrorAttr =
+    "nki.fp8_weight_error";
 
 /// On the module: the name of the target the program is compiled for (a
 /// string: "trn1", "trn2"). nki-set-target (the pipeline's first pass)
