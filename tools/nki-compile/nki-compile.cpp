@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/Conversion/Passes.h"
 #include "nki/Frontend/ONNX/Importer.h"
 #include "nki/InitAll.h"
 #include "nki/Pipeline/Pipeline.h"
@@ -210,9 +211,9 @@ int main(int argc, char **argv) {
                  << " (expected " << nki::isa::knownTargetNames() << ")\n";
     return 1;
   }
-  if (autoCast != "none" && autoCast != "matmul" && autoCast != "fp8") {
+  if (!nki::isAutoCastMode(autoCast)) {
     llvm::errs() << "nki-compile: unknown --auto-cast=" << autoCast
-                 << " (expected none, matmul or fp8)\n";
+                 << " (expected " << nki::kAutoCastModes << ")\n";
     return 1;
   }
   if (*phase == nki::CompilePhase::Binary && outputFilename.empty()) {

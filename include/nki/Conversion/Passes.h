@@ -16,6 +16,13 @@ namespace nki {
 #define GEN_PASS_REGISTRATION
 #include "nki/Conversion/Passes.h.inc"
 
+/// The auto-cast modes (nki-prepare-graph's option, nki-compile's flag),
+/// and their names for diagnostics.
+inline bool isAutoCastMode(llvm::StringRef mode) {
+  return mode == "none" || mode == "matmul" || mode == "fp8";
+}
+inline constexpr llvm::StringLiteral kAutoCastModes = "none, matmul or fp8";
+
 } // namespace nki
 
 #endif // NKI_CONVERSION_PASSES_H

@@ -241,9 +241,9 @@ struct NKIPrepareGraphPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (autoCast != "none" && autoCast != "matmul" && autoCast != "fp8") {
-      module.emitError() << "auto-cast must be 'none', 'matmul' or 'fp8', got '"
-                         << autoCast << "'";
+    if (!nki::isAutoCastMode(autoCast)) {
+      module.emitError() << "auto-cast must be " << nki::kAutoCastModes
+                         << ", got '" << autoCast << "'";
       return signalPassFailure();
     }
     if (convLowering != "implicit-gemm" && convLowering != "im2col") {

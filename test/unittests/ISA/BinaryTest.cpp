@@ -204,6 +204,18 @@ TEST(Binary, DoubleRowRoundTrip) {
   EXPECT_EQ(q->streams[0].instructions[1].rows, 1);
   EXPECT_TRUE(q->streams[0].instructions[0].src0 ==
               p.streams[0].instructions[0].src0);
+  // A rows value beyond a byte is corrupt, not truncated: 200 and 300 are
+  // both two-byte varints (0xC8 0x01, 0xAC 0x02) after field 20's tag
+  // (0xA0 0x01), so one can stand in for the other.
+  Program wide = p;
+  wide.streams[0].instructions[0].rows = 200;
+  std::string payload = payloadOf(encodeProgram(wide));
+  size_t at = payload.find(std::string("\xa0\x01\xc8\x01", 4));
+  ASSERT_NE(at, std::string::npos);
+  payload[at + 2] = char(0xac);
+  payload[at + 3] = char(0x02);
+  EXPECT_THAT(decodeError(withHeader(payload)),
+              HasSubstr("rows 300 out of range"));
   // The decoder verifies: on trn1 the same program is rejected.
   p.target = "trn1";
   EXPECT_THAT(std::string(decodeProgram(encodeProgram(p)).status().message()),
