@@ -150,6 +150,8 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
     encodeAP(inst.src1, out->mutable_src1());
   if (f.usesSrc2)
     encodeAP(inst.src2, out->mutable_src2());
+  if (f.usesSrc3)
+    encodeAP(inst.src3, out->mutable_src3());
   if (f.usesScalar0)
     encodeScalar(inst.scalar0, out->mutable_scalar0());
   if (f.usesScalar1)
@@ -292,6 +294,8 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
     s = ap(in.src1(), "src1", inst.src1);
   if (s.ok() && in.has_src2())
     s = ap(in.src2(), "src2", inst.src2);
+  if (s.ok() && in.has_src3())
+    s = ap(in.src3(), "src3", inst.src3);
   if (s.ok() && in.has_scalar0())
     s = scalar(in.scalar0(), "scalar0", inst.scalar0);
   if (s.ok() && in.has_scalar1())

@@ -58,13 +58,18 @@ int64_t peCycles(const TargetDesc &t, const Instruction &inst,
                  EngineTimingState &state) {
   if (inst.opcode == Opcode::Transpose)
     return std::max<int64_t>(inst.src0.numPartitions, t.peTransposeMinRows);
-  assert(inst.opcode == Opcode::Matmul);
+  assert(isMatmulOpcode(inst.opcode));
   int64_t factor = inst.src0.dtype == DType::F32 ? t.peFp32Factor : 1;
   int64_t cycles = std::max(matmulShape(inst).n, t.peMinColumns) * factor;
-  if (!state.hasStationary || !(state.stationary == inst.src0))
+  // matmul_mx's stationary scales load with its stationary values.
+  AccessPattern scale =
+      inst.opcode == Opcode::MatmulMx ? inst.src2 : AccessPattern{};
+  if (!state.hasStationary || !(state.stationary == inst.src0) ||
+      !(state.stationaryScale == scale))
     cycles += t.peLoadStationaryCycles * factor;
   state.hasStationary = true;
   state.stationary = inst.src0;
+  state.stationaryScale = scale;
   return cycles;
 }
 
@@ -270,13 +275,15 @@ Duration instructionDuration(const TargetDesc &target, StreamId stream,
 }
 
 int64_t matmulFlops(const Instruction &inst) {
-  if (inst.opcode != Opcode::Matmul)
+  if (!isMatmulOpcode(inst.opcode))
     return 0;
   MatmulShape s = matmulShape(inst);
   return 2 * s.k * s.m * s.n;
 }
 
 double matmulPeakFlops(const TargetDesc &target, const Instruction &inst) {
+  if (inst.opcode == Opcode::MatmulMx)
+    return target.peakPeFlops() * double(target.peMxRows);
   if (inst.src0.dtype == DType::F32)
     return target.peakPeFlops() / double(target.peFp32Factor);
   if (isFp8DType(inst.src0.dtype) && isFp8DType(inst.src1.dtype))

@@ -99,6 +99,13 @@ int64_t AccessPattern::elementsPerPartition() const {
 }
 
 MatmulShape matmulShape(const Instruction &inst) {
+  if (inst.opcode == Opcode::MatmulMx) {
+    int64_t a = mxValuesPerElement(inst.src0.dtype);
+    int64_t b = mxValuesPerElement(inst.src1.dtype);
+    return {inst.src0.numPartitions * 4,
+            inst.src0.elementsPerPartition() * a / 4,
+            inst.src1.elementsPerPartition() * b / 4};
+  }
   int64_t rows = std::max<int64_t>(inst.rows, 1);
   return {inst.src0.numPartitions * rows,
           inst.src0.elementsPerPartition() / rows,

@@ -16,9 +16,9 @@ namespace nki::isa::detail {
 struct OpcodeFields {
   // Operands; a role name, when set, follows the field name in diagnostics,
   // e.g. "src0 (stationary)". A null role with `used` false: field unused.
-  const char *src0 = nullptr, *src1 = nullptr, *src2 = nullptr;
+  const char *src0 = nullptr, *src1 = nullptr, *src2 = nullptr, *src3 = nullptr;
   const char *scalar0 = nullptr, *scalar1 = nullptr;
-  bool usesSrc0 = false, usesSrc1 = false, usesSrc2 = false;
+  bool usesSrc0 = false, usesSrc1 = false, usesSrc2 = false, usesSrc3 = false;
   bool usesScalar0 = false, usesScalar1 = false;
   bool scalarsImmediateOnly = false; // memset value, affine_select fill
   // Non-operand fields.
@@ -35,6 +35,14 @@ inline OpcodeFields opcodeFields(Opcode op) {
     f.src0 = "stationary";
     f.src1 = "moving";
     f.start = f.rows = true;
+    break;
+  case Opcode::MatmulMx:
+    f.usesSrc0 = f.usesSrc1 = f.usesSrc2 = f.usesSrc3 = true;
+    f.src0 = "stationary";
+    f.src1 = "moving";
+    f.src2 = "stationary_scale";
+    f.src3 = "moving_scale";
+    f.start = true;
     break;
   case Opcode::Transpose:
     f.usesSrc0 = true;

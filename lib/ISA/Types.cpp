@@ -9,12 +9,19 @@
 //     e5m2 (bias 15, max 57344, IEEE-like inf/NaN): round to nearest even,
 //     then saturate anything beyond the largest finite value, infinities
 //     included, to that value (the "satfinite" convention); NaN stays NaN.
+//   - fp4 e2m1 (OCP: bias 1, max 6, no infinity or NaN): round to nearest
+//     even, saturate to +-6; NaN stores +6 (e2m1 cannot say NaN).
+//   - e8m0 (OCP scale: 2^(code - 127), code 255 = NaN, no sign or zero):
+//     the nearest power of two (x = m 2^e with m > 1.5 rounds up, m = 1.5
+//     to the even code), clamped to [2^-127, 2^127], so zero and negative
+//     values store 2^-127; NaN stores NaN.
 //   - integers: round to nearest even, then saturate; NaN stores 0.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nki/ISA/Types.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -62,6 +69,10 @@ bool isFloatDType(DType t) {
   case DType::FP8E4M3:
   case DType::FP8E5M2:
     return true;
+  case DType::FP4E2M1:
+  case DType::E8M0:
+    return true;
+  case DType::FP4E2M1X2: // as an element, its byte (see Types.h)
   case DType::I32:
   case DType::I8:
   case DType::U8:
@@ -199,6 +210,7 @@ uint32_t roundMagnitude(float a, const MiniFormat &fmt) {
 constexpr MiniFormat kF16 = {10, 15, 0x7BFF};
 constexpr MiniFormat kE4M3 = {3, 7, 0x7E};
 constexpr MiniFormat kE5M2 = {2, 15, 0x7B};
+constexpr MiniFormat kE2M1 = {1, 1, 0x7};
 
 /// Decodes a magnitude code of a format whose top exponent is not special
 /// (or whose specials the caller has already handled).
@@ -290,6 +302,44 @@ float fp8E5M2ToFloat(uint8_t b) {
   return bitsFloat(sign | floatBits(decodeMagnitude(code, kE5M2)));
 }
 
+uint8_t floatToFp4E2M1(float f) {
+  if (std::isnan(f))
+    return kE2M1.maxFiniteCode;
+  uint8_t sign = uint8_t((floatBits(f) >> 28) & 0x8);
+  uint32_t code = std::isinf(f) ? kE2M1.maxFiniteCode + 1
+                                : roundMagnitude(std::fabs(f), kE2M1);
+  if (code > kE2M1.maxFiniteCode)
+    code = kE2M1.maxFiniteCode;
+  return uint8_t(sign | code);
+}
+
+float fp4E2M1ToFloat(uint8_t code) {
+  float v = decodeMagnitude(code & 0x7, kE2M1);
+  return (code & 0x8) ? -v : v;
+}
+
+uint8_t floatToE8M0(float f) {
+  if (std::isnan(f))
+    return 0xFF;
+  if (!(f >= 0x1p-127f))
+    return 0; // zero, negative and tiny values: the smallest scale
+  if (f >= 0x1p127f)
+    return 254;
+  int e = std::ilogb(f);
+  // m = f / 2^e in [1, 2), exact in a double.
+  double m = std::ldexp(double(f), -e);
+  int code = e + 127;
+  if (m > 1.5 || (m == 1.5 && (code & 1)))
+    ++code;
+  return uint8_t(std::min(code, 254));
+}
+
+float e8m0ToFloat(uint8_t b) {
+  if (b == 0xFF)
+    return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, int(b) - 127);
+}
+
 //===----------------------------------------------------------------------===//
 // Element loads and stores (little-endian in memory, whatever the host)
 //===----------------------------------------------------------------------===//
@@ -340,11 +390,16 @@ float loadElement(DType t, const void *src) {
     return fp8E4M3ToFloat(uint8_t(loadLE(src, 1)));
   case DType::FP8E5M2:
     return fp8E5M2ToFloat(uint8_t(loadLE(src, 1)));
+  case DType::FP4E2M1:
+    return fp4E2M1ToFloat(uint8_t(loadLE(src, 1)));
+  case DType::E8M0:
+    return e8m0ToFloat(uint8_t(loadLE(src, 1)));
   case DType::I32:
     return float(int32_t(loadLE(src, 4)));
   case DType::I8:
     return float(int8_t(uint8_t(loadLE(src, 1))));
   case DType::U8:
+  case DType::FP4E2M1X2:
     return float(uint8_t(loadLE(src, 1)));
   }
   assert(false && "invalid dtype");
@@ -363,6 +418,10 @@ void storeElement(DType t, float value, void *dst) {
     return storeLE(floatToFp8E4M3(value), dst, 1);
   case DType::FP8E5M2:
     return storeLE(floatToFp8E5M2(value), dst, 1);
+  case DType::FP4E2M1:
+    return storeLE(floatToFp4E2M1(value), dst, 1);
+  case DType::E8M0:
+    return storeLE(floatToE8M0(value), dst, 1);
   case DType::I32:
     return storeLE(uint32_t(int32_t(
                        roundSaturate(value, std::numeric_limits<int32_t>::min(),
@@ -372,6 +431,7 @@ void storeElement(DType t, float value, void *dst) {
     return storeLE(uint32_t(uint8_t(int8_t(roundSaturate(value, -128, 127)))),
                    dst, 1);
   case DType::U8:
+  case DType::FP4E2M1X2:
     return storeLE(uint32_t(roundSaturate(value, 0, 255)), dst, 1);
   }
   assert(false && "invalid dtype");

@@ -55,6 +55,8 @@ std::vector<Operand> collectOperands(const Instruction &inst) {
     ops.push_back({label("src1", f.src1), &inst.src1, true});
   if (f.usesSrc2)
     ops.push_back({label("src2", f.src2), &inst.src2, true});
+  if (f.usesSrc3)
+    ops.push_back({label("src3", f.src3), &inst.src3, true});
   if (f.usesScalar0 && !inst.scalar0.isImmediate)
     ops.push_back({label("scalar0", f.scalar0), &inst.scalar0.ap, true});
   if (f.usesScalar1 && !inst.scalar1.isImmediate)
@@ -77,12 +79,17 @@ public:
   absl::Status checkEngine(StreamId stream) const;
   absl::Status checkMemory(const Operand &op, Engine engine) const;
   absl::Status checkOperand(const Operand &op, bool computeEngine) const;
+  absl::Status checkDType(const Operand &op) const;
   absl::Status checkOpcode() const;
   absl::Status checkSemaphores(uint32_t numSemaphores) const;
 
 private:
   absl::Status checkMatmul() const;
   absl::Status checkDoubleRow() const;
+  absl::Status checkMatmulMx() const;
+  absl::Status checkMxSource(const AccessPattern &data, const char *field,
+                             const AccessPattern &scale,
+                             const char *scaleField) const;
   absl::Status checkTranspose() const;
   absl::Status checkActivation() const;
   absl::Status checkElementwise(const std::vector<const Operand *> &ins) const;
@@ -119,6 +126,9 @@ absl::Status Checker::checkEngine(StreamId stream) const {
   if (!opcodeRunsOn(inst.opcode, stream.engine))
     return error("cannot run on stream ", streamName(stream), " (runs on ",
                  engineList(inst.opcode), ")");
+  if (inst.opcode == Opcode::MatmulMx && !target.hasMx())
+    return error("target ", target.name,
+                 " has no matmul_mx (the MX quad row is trn3's)");
   return absl::OkStatus();
 }
 
@@ -246,6 +256,23 @@ absl::Status Checker::checkOperand(const Operand &op,
   return absl::OkStatus();
 }
 
+/// The MX types exist on MX targets only, and a packed f4e2m1x2 byte is
+/// two values: only matmul_mx reads it and only a same-type DMA moves it.
+absl::Status Checker::checkDType(const Operand &op) const {
+  DType t = op.ap->dtype;
+  if (isMxOnlyDType(t) && !target.hasMx())
+    return error(op.label, " is ", dtypeName(t), "; target ", target.name,
+                 " has no MX types (f4e2m1, f4e2m1x2, e8m0)");
+  if (t != DType::FP4E2M1X2 || inst.opcode == Opcode::MatmulMx)
+    return absl::OkStatus();
+  if (inst.opcode == Opcode::DmaCopy && inst.src0.dtype == inst.dst.dtype)
+    return absl::OkStatus();
+  return error(op.label,
+               " is f4e2m1x2 (two values a byte), which only matmul_mx "
+               "reads and only a DMA copy to f4e2m1x2 moves; use f4e2m1 or "
+               "u8 to compute on it");
+}
+
 absl::Status Checker::checkSameShape(const AccessPattern &a,
                                      const std::string &aName,
                                      const AccessPattern &b,
@@ -345,6 +372,71 @@ absl::Status Checker::checkDoubleRow() const {
                    ", size ", inner.size,
                    "); fp8 double row needs (1, 2): k = 2 x partition + row");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Checker::checkMatmulMx() const {
+  if (inst.dst.dtype != DType::F32)
+    return error("dst dtype is ", dtypeName(inst.dst.dtype),
+                 "; the tensor engine writes f32");
+  if (auto s = checkMxSource(inst.src0, "src0 (stationary)", inst.src2,
+                             "src2 (stationary_scale)");
+      !s.ok())
+    return s;
+  if (auto s = checkMxSource(inst.src1, "src1 (moving)", inst.src3,
+                             "src3 (moving_scale)");
+      !s.ok())
+    return s;
+  if (inst.src1.numPartitions != inst.src0.numPartitions)
+    return error("src1 (moving) has ", inst.src1.numPartitions,
+                 " partitions but src0 (stationary) has ",
+                 inst.src0.numPartitions, "; both are K/4");
+  MatmulShape s = matmulShape(inst);
+  if (inst.src0.numPartitions > target.matmulMaxK)
+    return error("contraction K = ", s.k, " exceeds ",
+                 target.matmulMaxK * target.peMxRows);
+  if (s.m > target.matmulMaxM)
+    return error("src0 (stationary) has M = ", s.m, " columns, more than ",
+                 target.matmulMaxM);
+  if (s.n > target.matmulMaxN)
+    return error("src1 (moving) has N = ", s.n, " columns, more than ",
+                 target.matmulMaxN);
+  if (inst.dst.numPartitions != s.m || inst.dst.elementsPerPartition() != s.n)
+    return error("dst is [", inst.dst.numPartitions, ", ",
+                 inst.dst.elementsPerPartition(), "] but must be [M, N] = [",
+                 s.m, ", ", s.n, "]");
+  return absl::OkStatus();
+}
+
+/// An MX source: [K/4, columns, 4] values (k = 4 x partition + row; two a
+/// byte for f4e2m1x2) with e8m0 scales [K/32, columns].
+absl::Status Checker::checkMxSource(const AccessPattern &data,
+                                    const char *field,
+                                    const AccessPattern &scale,
+                                    const char *scaleField) const {
+  if (!isMxElementDType(data.dtype))
+    return error(field, " is ", dtypeName(data.dtype),
+                 "; matmul_mx reads f8e4m3, f8e5m2 or f4e2m1x2");
+  int64_t inner = 4 / mxValuesPerElement(data.dtype);
+  Dim d = data.rank ? data.dims[data.rank - 1] : Dim{};
+  if (d.stride != 1 || d.size != inner)
+    return error(field, "'s innermost free dim is (stride ", d.stride,
+                 ", size ", d.size, "); the MX quad row needs (1, ", inner, ")",
+                 inner == 2 ? " bytes of two f4e2m1" : "",
+                 ": k = 4 x partition + row");
+  if (data.numPartitions % 8 != 0)
+    return error(field, " has ", data.numPartitions,
+                 " partitions; matmul_mx needs a multiple of 8 (a scale "
+                 "covers 8 partitions x 4 rows)");
+  if (scale.dtype != DType::E8M0)
+    return error(scaleField, " is ", dtypeName(scale.dtype),
+                 "; MX scales are e8m0");
+  int64_t columns = data.elementsPerPartition() / inner;
+  if (scale.numPartitions != data.numPartitions / 8 ||
+      scale.elementsPerPartition() != columns)
+    return error(scaleField, " is [", scale.numPartitions, ", ",
+                 scale.elementsPerPartition(), "] but must be [K/32, ", columns,
+                 "] = [", data.numPartitions / 8, ", ", columns, "]");
   return absl::OkStatus();
 }
 
@@ -470,6 +562,8 @@ absl::Status Checker::checkOpcode() const {
   switch (inst.opcode) {
   case Opcode::Matmul:
     return checkMatmul();
+  case Opcode::MatmulMx:
+    return checkMatmulMx();
   case Opcode::Transpose:
     return checkTranspose();
   case Opcode::Activation:
@@ -543,9 +637,12 @@ absl::Status verifyInstruction(const TargetDesc &target, StreamId stream,
   if (psumInputs > 1)
     return c.error(psumInputs,
                    " inputs are in PSUM; at most one PSUM input is allowed");
-  for (const Operand &op : ops)
+  for (const Operand &op : ops) {
     if (absl::Status s = c.checkOperand(op, compute); !s.ok())
       return s;
+    if (absl::Status s = c.checkDType(op); !s.ok())
+      return s;
+  }
   if (absl::Status s = c.checkOpcode(); !s.ok())
     return s;
   return c.checkSemaphores(numSemaphores);

@@ -24,8 +24,9 @@ AccessPattern onChip(Memory mem, int32_t p0, int32_t np, int64_t offset,
   return isa::makeAccessPattern(mem, dtype, p0, np, offset, {{1, elements}});
 }
 
-/// A matmul source of `columns` columns of `rows` contraction rows each
-/// ([partitions, columns, rows], the double row's layout when rows = 2).
+/// A matmul source of `columns` columns of `rows` elements each
+/// ([partitions, columns, rows]: the double row's layout when rows = 2, the
+/// MX quad row's with 4, or 2 f4e2m1x2 bytes).
 AccessPattern matmulSource(int64_t offset, DType dtype, int64_t columns,
                            int64_t rows) {
   if (rows == 1)
@@ -68,33 +69,40 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   if (!target)
     return absl::InvalidArgumentError(cat("unknown target '", ex.target, "'"));
   const int64_t P = 128, nt = ex.N < 512 ? ex.N : 512, R = ex.rows;
-  if (R != 1 && R != 2)
-    return absl::InvalidArgumentError("rows must be 1 or 2");
+  const bool mx = R == 4;
+  if (R != 1 && R != 2 && R != 4)
+    return absl::InvalidArgumentError("rows must be 1, 2 or 4 (matmul_mx)");
   if (ex.M % P || ex.K % (P * R) || ex.N % nt || ex.M <= 0 || ex.N <= 0)
     return absl::InvalidArgumentError(cat("M must be a multiple of 128, K of ",
                                           P * R,
                                           " and N of min(N, "
                                           "512)"));
+  // A K block is P partitions of R contraction rows each, `re` elements of
+  // `eb` bytes a column (f4e2m1x2 holds two rows a byte).
   const int64_t eb = isa::dtypeBytes(ex.dtype);
-  // A K block is P partitions of R contraction rows each.
+  const int64_t re = mx ? R / isa::mxValuesPerElement(ex.dtype) : R;
+  const int64_t cb = re * eb; // bytes of one column in one partition
   const int64_t KT = ex.K / (P * R), MT = ex.M / P, NT = ex.N / nt;
+  const int64_t SP = P * R / 32; // scale partitions of a K block (MX)
 
-  // SBUF per partition: A^T (KT x M x R), two B buffers (KT x nt x R), two
-  // fp32 output buffers (nt).
-  const int64_t atOff = 0, bOff = KT * ex.M * R * eb;
-  const int64_t outOff = bOff + 2 * KT * nt * R * eb;
-  if (outOff + 2 * nt * 4 > target->sbufBytesPerPartition)
+  // SBUF per partition: A^T (KT x M columns), two B buffers (KT x nt), two
+  // fp32 output buffers (nt); MX: then the scales of A (KT x M) and of the
+  // two B buffers (KT x nt), in partitions 0..SP-1.
+  const int64_t atOff = 0, bOff = KT * ex.M * cb;
+  const int64_t outOff = bOff + 2 * KT * nt * cb;
+  const int64_t asOff = outOff + 2 * nt * 4, bsOff = asOff + KT * ex.M;
+  const int64_t sbufEnd = mx ? bsOff + 2 * KT * nt : asOff;
+  if (sbufEnd > target->sbufBytesPerPartition)
     return absl::InvalidArgumentError(
-        cat("the operands need ", outOff + 2 * nt * 4,
-            " SBUF bytes per partition; ", target->name, " has ",
-            target->sbufBytesPerPartition));
+        cat("the operands need ", sbufEnd, " SBUF bytes per partition; ",
+            target->name, " has ", target->sbufBytesPerPartition));
 
   isa::Program prog;
   prog.target = ex.target;
-  int64_t aBytes = ex.K * ex.M * eb, bBytes = ex.K * ex.N * eb;
+  int64_t aBytes = ex.K * ex.M * cb / R, bBytes = ex.K * ex.N * cb / R;
   auto shape = [&](int64_t cols) {
     return R == 1 ? std::vector<int64_t>{ex.K, cols}
-                  : std::vector<int64_t>{ex.K / R, cols, R};
+                  : std::vector<int64_t>{ex.K / R, cols, re};
   };
   prog.tensors.push_back(
       {"a_t", isa::TensorKind::Input, ex.dtype, shape(ex.M), 0, {}});
@@ -103,6 +111,22 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
   const int64_t cOff = aBytes + bBytes;
   prog.tensors.push_back(
       {"c", isa::TensorKind::Output, DType::F32, {ex.M, ex.N}, cOff, {}});
+  const int64_t asHbm = cOff + ex.M * ex.N * 4,
+                bsHbm = asHbm + ex.K / 32 * ex.M;
+  if (mx) {
+    prog.tensors.push_back({"a_scale",
+                            isa::TensorKind::Input,
+                            DType::E8M0,
+                            {ex.K / 32, ex.M},
+                            asHbm,
+                            {}});
+    prog.tensors.push_back({"b_scale",
+                            isa::TensorKind::Input,
+                            DType::E8M0,
+                            {ex.K / 32, ex.N},
+                            bsHbm,
+                            {}});
+  }
 
   enum : uint32_t { semA, semB0, semB1, semPsum, semCopy, semOut0, semOut1 };
   prog.numSemaphores = 7;
@@ -113,28 +137,47 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
     nextQueue = (nextQueue + 1) % loadQueues;
     return dmaQueue(q);
   };
+  // Loads per K block of A (values, then MX scales) and of a B tile.
+  const uint32_t loadsPerBlock = mx ? 2 : 1;
 
   for (int64_t kt = 0; kt < KT; ++kt) {
-    Instruction inst =
-        dma(onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * R * eb, ex.dtype,
-                   ex.M * R),
-            hbmBlock(kt * P * ex.M * R * eb, ex.dtype, P, ex.M * R, ex.M * R));
+    Instruction inst = dma(
+        onChip(Memory::SBUF, 0, P, atOff + kt * ex.M * cb, ex.dtype, ex.M * re),
+        hbmBlock(kt * P * ex.M * cb, ex.dtype, P, ex.M * re, ex.M * re));
     signal(inst, semA);
     prog.getOrCreateStream(loadQueue()).instructions.push_back(inst);
+    if (!mx)
+      continue;
+    Instruction scale =
+        dma(onChip(Memory::SBUF, 0, int32_t(SP), asOff + kt * ex.M, DType::E8M0,
+                   ex.M),
+            hbmBlock(asHbm + kt * SP * ex.M, DType::E8M0, SP, ex.M, ex.M));
+    signal(scale, semA);
+    prog.getOrCreateStream(loadQueue()).instructions.push_back(scale);
   }
   for (int64_t j = 0; j < NT; ++j) {
     int64_t buf = j % 2;
     for (int64_t kt = 0; kt < KT; ++kt) {
       Instruction inst =
-          dma(onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * R * eb,
-                     ex.dtype, nt * R),
-              hbmBlock(aBytes + (kt * P * ex.N + j * nt) * R * eb, ex.dtype, P,
-                       ex.N * R, nt * R));
+          dma(onChip(Memory::SBUF, 0, P, bOff + (buf * KT + kt) * nt * cb,
+                     ex.dtype, nt * re),
+              hbmBlock(aBytes + (kt * P * ex.N + j * nt) * cb, ex.dtype, P,
+                       ex.N * re, nt * re));
       // The buffer is free once every tile of n-tile j - 2 has finished.
       if (j >= 2)
         wait(inst, semPsum, uint32_t((j - 1) * MT));
       signal(inst, buf ? semB1 : semB0);
       prog.getOrCreateStream(loadQueue()).instructions.push_back(inst);
+      if (!mx)
+        continue;
+      Instruction scale = dma(
+          onChip(Memory::SBUF, 0, int32_t(SP), bsOff + (buf * KT + kt) * nt,
+                 DType::E8M0, nt),
+          hbmBlock(bsHbm + kt * SP * ex.N + j * nt, DType::E8M0, SP, ex.N, nt));
+      if (j >= 2)
+        wait(scale, semPsum, uint32_t((j - 1) * MT));
+      signal(scale, buf ? semB1 : semB0);
+      prog.getOrCreateStream(loadQueue()).instructions.push_back(scale);
     }
   }
 
@@ -146,20 +189,28 @@ absl::StatusOr<isa::Program> buildMatmulProgram(const MatmulExample &ex) {
       int64_t t = j * MT + mt, bank = t % 8;
       for (int64_t kt = 0; kt < KT; ++kt) {
         Instruction mm;
-        mm.opcode = Opcode::Matmul;
+        mm.opcode = mx ? Opcode::MatmulMx : Opcode::Matmul;
         mm.src0 =
-            matmulSource(atOff + (kt * ex.M + mt * P) * R * eb, ex.dtype, P, R);
+            matmulSource(atOff + (kt * ex.M + mt * P) * cb, ex.dtype, P, re);
         mm.src1 =
-            matmulSource(bOff + (buf * KT + kt) * nt * R * eb, ex.dtype, nt, R);
-        mm.rows = uint8_t(R);
+            matmulSource(bOff + (buf * KT + kt) * nt * cb, ex.dtype, nt, re);
+        if (mx) {
+          mm.src2 = onChip(Memory::SBUF, 0, int32_t(SP),
+                           asOff + kt * ex.M + mt * P, DType::E8M0, P);
+          mm.src3 = onChip(Memory::SBUF, 0, int32_t(SP),
+                           bsOff + (buf * KT + kt) * nt, DType::E8M0, nt);
+        } else {
+          mm.rows = uint8_t(R);
+        }
         mm.dst = onChip(Memory::PSUM, 0, P, bank * target->psumBankBytes,
                         DType::F32, nt);
         mm.start = kt == 0;
         if (kt == 0) {
           if (t == 0)
-            wait(mm, semA, uint32_t(KT));
+            wait(mm, semA, uint32_t(KT * loadsPerBlock));
           if (mt == 0)
-            wait(mm, buf ? semB1 : semB0, uint32_t(KT * (j / 2 + 1)));
+            wait(mm, buf ? semB1 : semB0,
+                 uint32_t(KT * loadsPerBlock * (j / 2 + 1)));
           if (t >= 8)
             wait(mm, semCopy, uint32_t(t - 7));
         }

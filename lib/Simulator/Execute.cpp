@@ -36,6 +36,13 @@ int operandsOf(const Instruction &inst, Operand out[8]) {
     // Accumulation reads the PSUM it adds to.
     add(inst.dst, "dst", !inst.start, true);
     break;
+  case Opcode::MatmulMx:
+    add(inst.src0, "src0", true, false);
+    add(inst.src1, "src1", true, false);
+    add(inst.src2, "src2", true, false);
+    add(inst.src3, "src3", true, false);
+    add(inst.dst, "dst", !inst.start, true);
+    break;
   case Opcode::Transpose:
   case Opcode::TensorReduce:
   case Opcode::TensorCopy:
@@ -351,6 +358,7 @@ absl::Status executeInstruction(MachineState &state, const Instruction &inst,
                                 ExecScratch &scratch) {
   switch (inst.opcode) {
   case Opcode::Matmul:
+  case Opcode::MatmulMx:
   case Opcode::Transpose:
     return executePE(state, inst, scratch);
   case Opcode::DmaCopy:

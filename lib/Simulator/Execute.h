@@ -47,6 +47,23 @@ absl::Status executePE(MachineState &state, const isa::Instruction &inst,
                        ExecScratch &scratch);
 absl::Status executeDma(MachineState &state, const isa::Instruction &inst,
                         ExecScratch &scratch);
+absl::Status executeMatmulMx(MachineState &state, const isa::Instruction &inst,
+                             ExecScratch &scratch);
+
+// Tensor-engine helpers shared by matmul and matmul_mx (ExecutePE.cpp).
+/// Loads all partitions of `ap` into partitions x elementsPerRow fp32 values.
+void loadMatrix(MachineState &state, const isa::AccessPattern &ap,
+                std::vector<float> &buf);
+/// Stores `c` (partitions x elementsPerRow, dense) through `dst`.
+void storeMatrix(MachineState &state, const isa::AccessPattern &dst,
+                 const std::vector<float> &c);
+/// Checks (accumulate) or records (start) PSUM accumulation over `dst`.
+absl::Status checkAccumulation(MachineState &state,
+                               const isa::AccessPattern &dst, bool start);
+/// dst (+)= scratch.matA^T x scratch.matB, [K, M] and [K, N] fp32 row-major
+/// (the shape from isa::matmulShape), fp32 FMAs with k ascending.
+absl::Status multiplyIntoPsum(MachineState &state, const isa::Instruction &inst,
+                              ExecScratch &scratch);
 
 } // namespace nki::sim
 

@@ -22,18 +22,6 @@ using isa::Instruction;
 
 namespace {
 
-/// Loads all partitions of `ap` into rows x elementsPerRow fp32 values.
-void loadMatrix(MachineState &state, const AccessPattern &ap,
-                std::vector<float> &buf) {
-  int32_t rows = partitionsOf(ap);
-  int64_t cols = elementsPerRow(ap);
-  if (int64_t(buf.size()) < rows * cols)
-    buf.resize(rows * cols);
-  for (int32_t p = 0; p < rows; ++p)
-    loadRow(ap, state.base(ap.memory, ap.startPartition + p),
-            buf.data() + p * cols);
-}
-
 /// Loads `ap` as a [partitions x rows, elements / rows] matrix: row
 /// p * rows + r holds the elements whose innermost index is r.
 void loadRowsMatrix(MachineState &state, const AccessPattern &ap, int rows,
@@ -91,24 +79,34 @@ absl::Status trackAccumulation(MachineState &state, const AccessPattern &dst,
   return absl::OkStatus();
 }
 
-absl::Status executeMatmul(MachineState &state, const Instruction &inst,
-                           ExecScratch &s) {
-  const AccessPattern &st = inst.src0, &mv = inst.src1, &dst = inst.dst;
+} // namespace
+
+void loadMatrix(MachineState &state, const AccessPattern &ap,
+                std::vector<float> &buf) {
+  int32_t rows = partitionsOf(ap);
+  int64_t cols = elementsPerRow(ap);
+  if (int64_t(buf.size()) < rows * cols)
+    buf.resize(rows * cols);
+  for (int32_t p = 0; p < rows; ++p)
+    loadRow(ap, state.base(ap.memory, ap.startPartition + p),
+            buf.data() + p * cols);
+}
+
+absl::Status multiplyIntoPsum(MachineState &state, const Instruction &inst,
+                              ExecScratch &s) {
+  const AccessPattern &dst = inst.dst;
   isa::MatmulShape shape = isa::matmulShape(inst);
   int K = int(shape.k), M = int(shape.m), N = int(shape.n);
-  if (mv.numPartitions != st.numPartitions || dst.numPartitions != M ||
-      elementsPerRow(dst) != N)
+  if (inst.src1.numPartitions != inst.src0.numPartitions ||
+      dst.numPartitions != M || elementsPerRow(dst) != N)
     return absl::InvalidArgumentError(
-        cat("matmul shapes disagree: stationary ", K, " x ", M, ", moving ",
-            mv.numPartitions, " x ", N, ", dst ", dst.numPartitions, " x ",
-            elementsPerRow(dst)));
+        cat(isa::opcodeName(inst.opcode), " shapes disagree: stationary ", K,
+            " x ", M, ", moving ", inst.src1.numPartitions, " x ", N, ", dst ",
+            dst.numPartitions, " x ", elementsPerRow(dst)));
   if (dst.memory != isa::Memory::PSUM || dst.dtype != isa::DType::F32)
     return absl::InvalidArgumentError("matmul dst must be fp32 in psum");
   if (auto status = trackAccumulation(state, dst, inst.start); !status.ok())
     return status;
-
-  loadRowsMatrix(state, st, inst.rows, s.matA, s.d);
-  loadRowsMatrix(state, mv, inst.rows, s.matB, s.d);
   if (isDenseF32Row(dst, N)) {
     float *C = reinterpret_cast<float *>(
         state.base(isa::Memory::PSUM, dst.startPartition) + dst.offset);
@@ -124,10 +122,30 @@ absl::Status executeMatmul(MachineState &state, const Instruction &inst,
     loadMatrix(state, dst, s.c);
   matmulF32(s.kernel, s.matA.data(), s.matB.data(), s.c.data(), N, K, M, N,
             !inst.start, s.pack);
-  for (int m = 0; m < M; ++m)
-    storeRow(dst, state.base(isa::Memory::PSUM, dst.startPartition + m),
-             s.c.data() + int64_t(m) * N);
+  storeMatrix(state, dst, s.c);
   return absl::OkStatus();
+}
+
+void storeMatrix(MachineState &state, const AccessPattern &dst,
+                 const std::vector<float> &c) {
+  int64_t n = elementsPerRow(dst);
+  for (int32_t m = 0; m < dst.numPartitions; ++m)
+    storeRow(dst, state.base(dst.memory, dst.startPartition + m),
+             c.data() + int64_t(m) * n);
+}
+
+absl::Status checkAccumulation(MachineState &state, const AccessPattern &dst,
+                               bool start) {
+  return trackAccumulation(state, dst, start);
+}
+
+namespace {
+
+absl::Status executeMatmul(MachineState &state, const Instruction &inst,
+                           ExecScratch &s) {
+  loadRowsMatrix(state, inst.src0, inst.rows, s.matA, s.d);
+  loadRowsMatrix(state, inst.src1, inst.rows, s.matB, s.d);
+  return multiplyIntoPsum(state, inst, s);
 }
 
 absl::Status executeTranspose(MachineState &state, const Instruction &inst,
@@ -157,6 +175,8 @@ absl::Status executePE(MachineState &state, const Instruction &inst,
                        ExecScratch &scratch) {
   if (inst.opcode == isa::Opcode::Matmul)
     return executeMatmul(state, inst, scratch);
+  if (inst.opcode == isa::Opcode::MatmulMx)
+    return executeMatmulMx(state, inst, scratch);
   return executeTranspose(state, inst, scratch);
 }
 

@@ -90,7 +90,9 @@ std::string formatReportJson(const SimReport &r) {
       ", \"pe_peak_flops_per_second_fp32\": ",
       fmt("%.6g", r.pePeakFp32FlopsPerSecond),
       ", \"pe_peak_flops_per_second_fp8\": ",
-      fmt("%.6g", r.pePeakFp8FlopsPerSecond), ", \"streams\": [");
+      fmt("%.6g", r.pePeakFp8FlopsPerSecond),
+      ", \"pe_peak_flops_per_second_mx\": ",
+      fmt("%.6g", r.pePeakMxFlopsPerSecond), ", \"streams\": [");
   for (size_t i = 0; i < r.streams.size(); ++i) {
     const StreamReport &s = r.streams[i];
     append(&out, i ? ", " : "", "{\"stream\": \"", isa::streamName(s.stream),

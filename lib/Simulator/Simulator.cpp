@@ -243,7 +243,7 @@ absl::Status Simulation::checkOperands(const StreamRun &run,
       continue;
     collectRuns(ap, runs);
     if (ops[i].read && options_.checkUninitialized &&
-        !(inst.opcode == isa::Opcode::Matmul && &ap == &inst.dst)) {
+        !(isa::isMatmulOpcode(inst.opcode) && &ap == &inst.dst)) {
       const InitMap &init = *state_.initMap(ap.memory);
       int64_t row = state_.rowBytes(ap.memory);
       int32_t first = onChip ? ap.startPartition : 0;
@@ -511,6 +511,8 @@ absl::StatusOr<SimResult> Simulation::run() {
       target_.peakPeFlops() / double(target_.peFp32Factor);
   report.pePeakFp8FlopsPerSecond =
       target_.peakPeFlops() * double(target_.peFp8Rows);
+  report.pePeakMxFlopsPerSecond =
+      target_.peakPeFlops() * double(target_.peMxRows);
   if (profile_)
     report.ops = profile_->finish();
   result_.hbm = std::move(state_.hbm);

@@ -184,8 +184,8 @@ std::string formatNpy(const HostTensor &t, isa::DType dtype,
     descr = "<i4";
   else if (dtype == isa::DType::I8)
     descr = "|i1", width = 1;
-  else if (dtype == isa::DType::U8)
-    descr = "|u1", width = 1;
+  else if (dtype == isa::DType::U8 || dtype == isa::DType::FP4E2M1X2)
+    descr = "|u1", width = 1; // f4e2m1x2: the packed bytes
   switch (host) {
   case isa::HostType::Device:
     break;

@@ -56,6 +56,13 @@ std::string describeOperands(const isa::Instruction &inst) {
     add("moving", inst.src1);
     append(&s, inst.start ? " start" : " accumulate");
     break;
+  case Opcode::MatmulMx:
+    add("stationary", inst.src0);
+    add("moving", inst.src1);
+    add("stationary_scale", inst.src2);
+    add("moving_scale", inst.src3);
+    append(&s, inst.start ? " start" : " accumulate");
+    break;
   case Opcode::Activation:
     add("src", inst.src0);
     append(&s, " func=", isa::actFuncName(inst.func));

@@ -200,9 +200,13 @@ std::string randomTensor(const isa::TensorDecl &t, std::mt19937_64 &rng) {
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int> integer(-8, 7);
   for (int64_t i = 0; i < n; ++i) {
-    float v = isa::isFloatDType(t.dtype)  ? real(rng)
-              : t.dtype == isa::DType::U8 ? float(integer(rng) + 8)
-                                          : float(integer(rng));
+    float v = t.dtype == isa::DType::E8M0 // scales near 1
+                  ? std::ldexp(1.0f, integer(rng))
+                  : isa::isFloatDType(t.dtype) ? real(rng)
+                    : t.dtype == isa::DType::FP4E2M1X2
+                        ? float(uint8_t(rng())) // any two e2m1 values
+                    : t.dtype == isa::DType::U8 ? float(integer(rng) + 8)
+                                                : float(integer(rng));
     isa::storeElement(t.dtype, v, bytes.data() + i * eb);
   }
   return bytes;

@@ -5,6 +5,7 @@
 // the simulator reports, without going through the compiler.
 //
 //   nki-sim-example matmul M N K DTYPE [TARGET [ROWS]] -o FILE
+//     (ROWS 2: fp8 double row; 4: matmul_mx with e8m0 scale inputs)
 //   nki-sim-example simple COUNT -o FILE
 //   nki-sim-example race|deadlock|uninit|accumulate|oob|elementwise -o FILE
 //

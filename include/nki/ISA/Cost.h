@@ -19,6 +19,7 @@ struct EngineTimingState {
   // PE: the previous matmul's stationary operand (LoadStationary elision).
   bool hasStationary = false;
   AccessPattern stationary;
+  AccessPattern stationaryScale; // matmul_mx's; unused (default) for matmul
   // ACT: the loaded function table.
   ActTable loadedTable = ActTable::None;
 };
@@ -60,7 +61,8 @@ int64_t matmulFlops(const Instruction &inst);
 
 /// The peak FLOP/s of a matmul's input types on `target`: fp32 at
 /// 1/peFp32Factor of the 2-byte peak, fp8 (both inputs) at peFp8Rows times
-/// it, whether or not this matmul uses the double row.
+/// it, whether or not this matmul uses the double row; matmul_mx at
+/// peMxRows times it.
 double matmulPeakFlops(const TargetDesc &target, const Instruction &inst);
 
 } // namespace nki::isa

@@ -12,6 +12,12 @@
 //                 otherwise accumulates. rows = 2 (fp8 double row): both
 //                 sources are [K/2 partitions, M or N, 2], contraction index
 //                 k = 2 x partition + the innermost index.
+//   matmul_mx     the MX quad row (trn3): src0 = stationary [K/4, M, 4],
+//                 src1 = moving [K/4, N, 4] in f8e4m3/f8e5m2 (f4e2m1x2:
+//                 [K/4, M or N, 2] bytes of two values), k = 4 x partition
+//                 + row; src2 = stationary scales [K/32, M], src3 = moving
+//                 scales [K/32, N], e8m0, scale partition g covering source
+//                 partitions 8g..8g+7; dst and start as for matmul.
 //   transpose     src0 = [P, F] SBUF, dst = [F, P] PSUM.
 //   activation    dst = func(src0 * scalar0 + scalar1); scalar0 = scale
 //                 (imm or [P,1] AP), scalar1 = bias (imm or [P,1] AP);
@@ -49,11 +55,15 @@ enum class Opcode : uint8_t {
 #define NKI_OPCODE(Name, mnemonic, engines) Name,
 #include "nki/ISA/Opcodes.def"
 };
-constexpr int kNumOpcodes = int(Opcode::DmaCopy) + 1;
+constexpr int kNumOpcodes = int(Opcode::MatmulMx) + 1;
 std::string_view opcodeName(Opcode op);
 std::optional<Opcode> parseOpcode(std::string_view name);
 /// Whether `op` may run on `engine`.
 bool opcodeRunsOn(Opcode op, Engine engine);
+/// matmul or matmul_mx: the PE instructions that contract into PSUM.
+inline bool isMatmulOpcode(Opcode op) {
+  return op == Opcode::Matmul || op == Opcode::MatmulMx;
+}
 
 enum class AluOp : uint8_t {
 #define NKI_ALU_OP(Name, spelling) Name,
@@ -130,7 +140,7 @@ struct SemSignal {
 
 struct Instruction {
   Opcode opcode = Opcode::TensorCopy;
-  AccessPattern dst, src0, src1, src2;
+  AccessPattern dst, src0, src1, src2, src3;
   ScalarOperand scalar0, scalar1;
   AluOp alu0 = AluOp::Bypass, alu1 = AluOp::Bypass;
   ActFunc func = ActFunc::Identity;
@@ -152,8 +162,9 @@ struct Instruction {
 };
 
 /// A matmul's contraction K and result M x N. With `rows` contraction rows a
-/// partition (fp8 double row) K is partitions x rows and each source's free
-/// size is rows x M (stationary) or rows x N (moving).
+/// partition (fp8 double row; 4 for matmul_mx) K is partitions x rows and
+/// each source's free size is rows x M (stationary) or rows x N (moving)
+/// values (f4e2m1x2 elements hold two).
 struct MatmulShape {
   int64_t k = 0, m = 0, n = 0;
 };

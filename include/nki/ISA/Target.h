@@ -52,6 +52,8 @@ struct TargetDesc {
   int64_t peFp32Factor;          // x4 for fp32 inputs
   int32_t peFp8Rows;             // contraction rows a partition for fp8
                                  // inputs: 2 = fp8 double row (K <= 256)
+  int32_t peMxRows;              // matmul_mx's contraction rows a partition
+                                 // (4 = MX quad row, K <= 512); 0: no MX
   int64_t peLoadStationaryCycles;
   int64_t peTransposeMinRows;    // transpose: max(P, this)
   int64_t fixedOverheadCycles;   // ACT/DVE: 64 + ...
@@ -61,10 +63,12 @@ struct TargetDesc {
   bool dveTwoByteSpeedup; // trn2: tensor_tensor /2, tensor_scalar/copy /4
 
   /// Peak PE FLOP/s for 2-byte inputs (fp32 runs at 1/peFp32Factor, fp8
-  /// at peFp8Rows times it).
+  /// at peFp8Rows times it, MX at peMxRows times it).
   double peakPeFlops() const;
   /// Peak DMA bytes/s over all queues.
   double peakDmaBytesPerSecond() const;
+  /// Whether the target has matmul_mx and the f4e2m1/e8m0 types.
+  bool hasMx() const { return peMxRows > 0; }
   int64_t psumBytesPerPartition() const { return psumBanks * psumBankBytes; }
   /// fp32 elements of one PSUM bank in a partition: the widest matmul result.
   int64_t psumBankFp32Columns() const { return psumBankBytes / 4; }

@@ -26,11 +26,27 @@ bool isFloatDType(DType t);
 inline bool isFp8DType(DType t) {
   return t == DType::FP8E4M3 || t == DType::FP8E5M2;
 }
+/// f4e2m1, f4e2m1x2 or e8m0: the types only targets with matmul_mx have.
+inline bool isMxOnlyDType(DType t) {
+  return t == DType::FP4E2M1 || t == DType::FP4E2M1X2 || t == DType::E8M0;
+}
+/// The element types of a matmul_mx source: f8e4m3, f8e5m2, f4e2m1x2.
+inline bool isMxElementDType(DType t) {
+  return isFp8DType(t) || t == DType::FP4E2M1X2;
+}
+/// Values a byte of an MX source holds: 2 for f4e2m1x2, else 1.
+inline int64_t mxValuesPerElement(DType t) {
+  return t == DType::FP4E2M1X2 ? 2 : 1;
+}
 
 /// Conversions used by every engine: values are fp32 inside ACT/DVE/POOL and
-/// in PSUM; narrowing stores round to nearest even; fp8 overflow saturates to
-/// the largest finite value; integer stores round to nearest even and
-/// saturate. Implemented in lib/ISA/Types.cpp.
+/// in PSUM; narrowing stores round to nearest even; fp8 and fp4 overflow
+/// saturates to the largest finite value; e8m0 stores round to the nearest
+/// power of two in [2^-127, 2^127]; integer stores round to nearest even and
+/// saturate. An f4e2m1x2 element is a pair of values, which no engine
+/// computes on (the verifier keeps it to matmul_mx and DMA): loads and
+/// stores move its byte as a u8, which is also how hosts pass it (.npy u1).
+/// Implemented in lib/ISA/Types.cpp.
 float loadElement(DType t, const void *src);
 void storeElement(DType t, float value, void *dst);
 uint16_t floatToBF16(float f);
@@ -41,6 +57,10 @@ uint8_t floatToFp8E4M3(float f);
 float fp8E4M3ToFloat(uint8_t b);
 uint8_t floatToFp8E5M2(float f);
 float fp8E5M2ToFloat(uint8_t b);
+uint8_t floatToFp4E2M1(float f);    // the code in the low nibble
+float fp4E2M1ToFloat(uint8_t code); // the low nibble's value
+uint8_t floatToE8M0(float f);
+float e8m0ToFloat(uint8_t b);
 
 enum class Memory : uint8_t { HBM, SBUF, PSUM };
 std::string_view memoryName(Memory m); // "hbm", "sbuf", "psum"

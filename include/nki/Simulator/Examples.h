@@ -22,7 +22,11 @@ namespace nki::sim {
 /// banks, is copied to SBUF by DVE and stored by DMA. M and K must be
 /// multiples of 128 and N a multiple of min(N, 512). With rows = 2 (fp8
 /// double row) the inputs are "a_t" [K/2, M, 2] and "b" [K/2, N, 2], row r
-/// of entry p being contraction index 2p + r, and K a multiple of 256.
+/// of entry p being contraction index 2p + r, and K a multiple of 256. With
+/// rows = 4 the matmuls are matmul_mx (MX quad row, trn3): "a_t"
+/// [K/4, M, 4] and "b" [K/4, N, 4] of f8e4m3/f8e5m2 (f4e2m1x2: [.., 2]
+/// bytes), and e8m0 inputs "a_scale" [K/32, M] and "b_scale" [K/32, N];
+/// K a multiple of 512.
 struct MatmulExample {
   int64_t M = 256, N = 256, K = 256;
   isa::DType dtype = isa::DType::F32;

@@ -44,10 +44,10 @@ struct SimReport {
   int64_t dmaHbmBytes = 0;
   double dmaBytesPerSecond = 0; // achieved: dmaBytes / total time
   double dmaPeakBytesPerSecond = 0;
-  /// The target's PE peak for 1- and 2-byte inputs and for fp32 inputs,
-  /// so that tools compute rooflines from the target table.
+  /// The target's PE peak for 2-byte, fp32, fp8 and MX inputs (0: no
+  /// matmul_mx), so that tools compute rooflines from the target table.
   double pePeakFlopsPerSecond = 0, pePeakFp32FlopsPerSecond = 0,
-         pePeakFp8FlopsPerSecond = 0;
+         pePeakFp8FlopsPerSecond = 0, pePeakMxFlopsPerSecond = 0;
 
   /// Per source op, most attributed time first (SimOptions::collectProfile).
   std::vector<OpProfile> ops;

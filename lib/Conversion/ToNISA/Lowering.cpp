@@ -385,6 +385,14 @@ std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
     if (!inst.start)
       read(inst.dst); // accumulates into it
     break;
+  case Opcode::MatmulMx:
+    read(inst.src0);
+    read(inst.src1);
+    read(inst.src2);
+    read(inst.src3);
+    if (!inst.start)
+      read(inst.dst);
+    break;
   case Opcode::Activation:
     read(inst.src0);
     readScalar(inst.scalar0);

@@ -99,6 +99,12 @@ Type nki::nisa::elementTypeOf(MLIRContext *context, isa::DType dtype) {
     return Float8E4M3FNType::get(context);
   case isa::DType::FP8E5M2:
     return Float8E5M2Type::get(context);
+  case isa::DType::FP4E2M1:
+    return Float4E2M1FNType::get(context);
+  case isa::DType::FP4E2M1X2: // two values a byte: no scalar MLIR type
+    return VectorType::get({2}, Float4E2M1FNType::get(context));
+  case isa::DType::E8M0:
+    return Float8E8M0FNUType::get(context);
   case isa::DType::I32:
     return IntegerType::get(context, 32);
   case isa::DType::I8:
@@ -138,6 +144,15 @@ void MatmulOp::fillInstruction(isa::Instruction &inst) {
   inst.src1 = getMoving().toISA();
   inst.start = getStart();
   inst.rows = uint8_t(getRows()); // 1..255 (the op's attribute constraint)
+}
+
+void MatmulMxOp::fillInstruction(isa::Instruction &inst) {
+  inst.dst = getDst().toISA();
+  inst.src0 = getStationary().toISA();
+  inst.src1 = getMoving().toISA();
+  inst.src2 = getStationaryScale().toISA();
+  inst.src3 = getMovingScale().toISA();
+  inst.start = getStart();
 }
 
 void TransposeOp::fillInstruction(isa::Instruction &inst) {
@@ -269,6 +284,10 @@ nki::nisa::buildInstructionOp(OpBuilder &builder, Location loc,
     return MatmulOp::create(
         builder, loc, ap(inst.dst), ap(inst.src0), ap(inst.src1),
         unit(inst.start), builder.getI64IntegerAttr(inst.rows), waits, signal);
+  case isa::Opcode::MatmulMx:
+    return MatmulMxOp::create(builder, loc, ap(inst.dst), ap(inst.src0),
+                              ap(inst.src1), ap(inst.src2), ap(inst.src3),
+                              unit(inst.start), waits, signal);
   case isa::Opcode::Transpose:
     return TransposeOp::create(builder, loc, ap(inst.dst), ap(inst.src0), waits,
                                signal);

@@ -577,3 +577,43 @@ nisa.program target("trn2") semaphores(0) {
 nisa.program target("trn2") semaphores(0) {
   nisa.tensor @a input f32 [2] at 0 host "i64"
 }
+
+// -----
+
+// matmul_mx: not on trn2.
+nisa.program target("trn2") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul_mx: target trn2 has no matmul_mx (the MX quad row is trn3's)}}
+    nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(4,128),(1,4)], sbuf[0:128, 512, f8e4m3][(4,512),(1,4)] scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)] start
+  }
+}
+
+// -----
+
+// matmul_mx: a scale tensor of the wrong shape.
+nisa.program target("trn3") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul_mx: src3 (moving_scale) is [16, 256] but must be [K/32, 512] = [16, 512]}}
+    nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f8e4m3][(4,128),(1,4)], sbuf[0:128, 512, f8e4m3][(4,512),(1,4)] scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,256)] start
+  }
+}
+
+// -----
+
+// matmul_mx: packed fp4 sources are [K/4, columns, 2] bytes.
+nisa.program target("trn3") semaphores(0) {
+  nisa.stream @pe {
+    // expected-error @+1 {{matmul_mx: src0 (stationary)'s innermost free dim is (stride 1, size 4); the MX quad row needs (1, 2) bytes of two f4e2m1: k = 4 x partition + row}}
+    nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f4e2m1x2][(4,128),(1,4)], sbuf[0:128, 512, f4e2m1x2][(2,512),(1,2)] scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)] start
+  }
+}
+
+// -----
+
+// The packed fp4 pairs are not an engine's element type.
+nisa.program target("trn3") semaphores(0) {
+  nisa.stream @dve {
+    // expected-error @+1 {{tensor_copy: dst is f4e2m1x2 (two values a byte), which only matmul_mx reads and only a DMA copy to f4e2m1x2 moves; use f4e2m1 or u8 to compute on it}}
+    nisa.tensor_copy sbuf[0:128, 0, f4e2m1x2][(1,64)], sbuf[0:128, 512, f32][(1,64)]
+  }
+}

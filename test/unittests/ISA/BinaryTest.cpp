@@ -222,6 +222,33 @@ TEST(Binary, DoubleRowRoundTrip) {
               HasSubstr("target trn1 has no fp8 double row"));
 }
 
+TEST(Binary, MatmulMxRoundTrip) {
+  Program p;
+  p.target = "trn3";
+  Instruction mx = mxMatmul(512, 128, 512, DType::FP4E2M1X2);
+  mx.start = false;
+  p.getOrCreateStream(kPE).instructions = {mxMatmul(512, 128, 512), mx};
+  p.tensors.push_back(
+      {"w", TensorKind::Input, DType::FP4E2M1X2, {128, 128, 2}, 0, ""});
+  p.tensors.push_back(
+      {"s", TensorKind::Input, DType::E8M0, {16, 128}, 32768, ""});
+  std::string bytes = encodeProgram(p);
+  absl::StatusOr<Program> q = decodeProgram(bytes);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(encodeProgram(*q), bytes);
+  const Instruction &r = q->streams[0].instructions[1];
+  EXPECT_EQ(r.opcode, Opcode::MatmulMx);
+  EXPECT_FALSE(r.start);
+  EXPECT_TRUE(r.src2 == mx.src2);
+  EXPECT_TRUE(r.src3 == mx.src3);
+  EXPECT_EQ(q->tensors[0].dtype, DType::FP4E2M1X2);
+  EXPECT_EQ(q->tensors[1].dtype, DType::E8M0);
+  // The decoder verifies: trn2 has neither matmul_mx nor the MX types.
+  p.target = "trn2";
+  EXPECT_THAT(std::string(decodeProgram(encodeProgram(p)).status().message()),
+              HasSubstr("target trn2 has no"));
+}
+
 TEST(Binary, HostTypesRoundTripAndAreChecked) {
   Program p = everyOpcode();
   p.tensors.push_back(

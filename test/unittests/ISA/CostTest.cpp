@@ -87,6 +87,25 @@ TEST(Cost, MatmulDoubleRow) {
                    trn2.peakPeFlops() / 4);
 }
 
+TEST(Cost, MatmulMx) {
+  const TargetDesc &trn3 = getTarget(TargetKind::Trn3);
+  // K = 512 in the time of K = 128: (512 + 64) cycles for 512 columns, by
+  // columns whatever the element width; the stationary scales are part of
+  // the stationary operand.
+  Instruction mm = mxMatmul(512, 128, 512);
+  EngineTimingState st;
+  EXPECT_EQ(busy(trn3, kPE, mm, st), 240000);
+  EXPECT_EQ(busy(trn3, kPE, mm, st), 213334);
+  Instruction other = mm;
+  other.src2.offset += 128;
+  EXPECT_EQ(busy(trn3, kPE, other, st), 240000);
+  EXPECT_EQ(busy(trn3, kPE, mxMatmul(512, 128, 512, DType::FP4E2M1X2)), 240000);
+  EXPECT_EQ(matmulFlops(mm), 2 * 512 * 128 * 512);
+  // The MX peak: 4x the 2-byte rate (315 TFLOP/s).
+  EXPECT_DOUBLE_EQ(matmulPeakFlops(trn3, mm), 4 * trn3.peakPeFlops());
+  EXPECT_NEAR(matmulPeakFlops(trn3, mm), 314.6e12, 0.1e12);
+}
+
 TEST(Cost, Transpose) {
   Instruction t =
       unary(Opcode::Transpose, psum(128, 32), sbuf(DType::BF16, 32, 128));

@@ -74,6 +74,21 @@ inline Instruction doubleRowMatmul(int32_t k, int64_t m, int64_t n,
   return i;
 }
 
+/// matmul_mx of K = 4 x partitions: [K/4, M, 4] and [K/4, N, 4] values
+/// (f4e2m1x2: [.., 2] bytes) with e8m0 scales [K/32, M] and [K/32, N].
+inline Instruction mxMatmul(int32_t k, int64_t m, int64_t n,
+                            DType dt = DType::FP8E4M3) {
+  Instruction i;
+  i.opcode = Opcode::MatmulMx;
+  int64_t inner = dt == DType::FP4E2M1X2 ? 2 : 4;
+  i.src0 = ap(Memory::SBUF, dt, 0, k / 4, 0, {{inner, m}, {1, inner}});
+  i.src1 = ap(Memory::SBUF, dt, 0, k / 4, 4096, {{inner, n}, {1, inner}});
+  i.src2 = ap(Memory::SBUF, DType::E8M0, 0, k / 32, 8192, {{1, m}});
+  i.src3 = ap(Memory::SBUF, DType::E8M0, 0, k / 32, 8704, {{1, n}});
+  i.dst = psum(int32_t(m), n);
+  return i;
+}
+
 inline Instruction unary(Opcode op, AccessPattern dst, AccessPattern src) {
   Instruction i;
   i.opcode = op;

@@ -25,6 +25,7 @@ TEST(Target, Trn1Numbers) {
   EXPECT_EQ(t.dmaBytesPerNs, 17);
   EXPECT_FALSE(t.dveTwoByteSpeedup);
   EXPECT_EQ(t.peFp8Rows, 1); // no fp8 double row
+  EXPECT_FALSE(t.hasMx());
   // 128 x 128 x 2 x 2.8 GHz = 91.75 TFLOP/s; 16 x 17 B/ns = 272 GB/s.
   EXPECT_DOUBLE_EQ(t.peakPeFlops(), 91750400e6);
   EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 272e9);
@@ -42,6 +43,7 @@ TEST(Target, Trn2Numbers) {
   EXPECT_EQ(t.dmaBytesPerNs, 23);
   EXPECT_TRUE(t.dveTwoByteSpeedup);
   EXPECT_EQ(t.peFp8Rows, 2); // fp8 double row: 157 TFLOP/s
+  EXPECT_EQ(t.peMxRows, 0);  // no matmul_mx
   EXPECT_DOUBLE_EQ(t.peakPeFlops(), 78643200e6);
   EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 368e9);
 }
@@ -63,6 +65,8 @@ TEST(Target, Trn3Numbers) {
   // The DVE's 2-byte fast path is a trn2 rule in the machine model.
   EXPECT_FALSE(t.dveTwoByteSpeedup);
   EXPECT_EQ(t.peFp8Rows, 2);
+  EXPECT_EQ(t.peMxRows, 4); // MX quad row: 315 TFLOP/s
+  EXPECT_TRUE(t.hasMx());
   // 78.6 TFLOP/s for 2-byte inputs; 16 x 38 B/ns = 608 GB/s.
   EXPECT_DOUBLE_EQ(t.peakPeFlops(), 78643200e6);
   EXPECT_DOUBLE_EQ(t.peakDmaBytesPerSecond(), 608e9);

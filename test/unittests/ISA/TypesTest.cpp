@@ -265,6 +265,57 @@ TEST(E5M2, Values) {
   EXPECT_EQ(fp8E5M2ToFloat(0x02), 2 * q);
 }
 
+TEST(E2M1, Values) {
+  // OCP FP4: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+  const float values[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  for (uint8_t c = 0; c < 8; ++c) {
+    EXPECT_EQ(fp4E2M1ToFloat(c), values[c]);
+    EXPECT_EQ(fp4E2M1ToFloat(uint8_t(c | 8)), -values[c]);
+    EXPECT_EQ(floatToFp4E2M1(values[c]), c);
+  }
+  EXPECT_EQ(floatToFp4E2M1(0.25f), 0x0); // tie: even (0)
+  EXPECT_EQ(floatToFp4E2M1(0.75f), 0x2); // tie: even (1.0)
+  EXPECT_EQ(floatToFp4E2M1(2.5f), 0x4);  // tie: even (2)
+  EXPECT_EQ(floatToFp4E2M1(3.5f), 0x6);  // tie: even (4)
+  EXPECT_EQ(floatToFp4E2M1(5.0f), 0x6);  // tie: even (4)
+  EXPECT_EQ(floatToFp4E2M1(5.5f), 0x7);
+  EXPECT_EQ(floatToFp4E2M1(7.0f), 0x7); // saturates
+  EXPECT_EQ(floatToFp4E2M1(-1e30f), 0xF);
+  EXPECT_EQ(floatToFp4E2M1(kInf), 0x7);
+  EXPECT_EQ(floatToFp4E2M1(kNaN), 0x7); // no NaN: +6
+  EXPECT_EQ(floatToFp4E2M1(-0.0f), 0x8);
+  // An f4e2m1 element is its low nibble; f4e2m1x2 moves as a byte.
+  uint8_t b = 0x00;
+  storeElement(DType::FP4E2M1, -3.0f, &b);
+  EXPECT_EQ(b, 0x0D);
+  uint8_t packed = 0xD2;
+  EXPECT_EQ(loadElement(DType::FP4E2M1, &packed), 1.0f);
+  EXPECT_EQ(loadElement(DType::FP4E2M1X2, &packed), 210.0f);
+  storeElement(DType::FP4E2M1X2, 0x3C, &b);
+  EXPECT_EQ(b, 0x3C);
+}
+
+TEST(E8M0, Values) {
+  for (int c = 0; c < 255; ++c) {
+    float v = e8m0ToFloat(uint8_t(c));
+    ASSERT_EQ(v, std::ldexp(1.0f, c - 127)) << c;
+    ASSERT_EQ(floatToE8M0(v), c) << c;
+  }
+  EXPECT_TRUE(std::isnan(e8m0ToFloat(0xFF)));
+  EXPECT_EQ(floatToE8M0(kNaN), 0xFF);
+  // The nearest power of two: 1.5 x 2^e is a tie, to the even code.
+  EXPECT_EQ(floatToE8M0(1.4f), 127);
+  EXPECT_EQ(floatToE8M0(1.6f), 128);
+  EXPECT_EQ(floatToE8M0(1.5f), 128); // 2^0 is code 127 (odd): up
+  EXPECT_EQ(floatToE8M0(3.0f), 128); // 2^1 is code 128 (even): down
+  // Beyond the range: clamped; zero and negatives take the smallest.
+  EXPECT_EQ(floatToE8M0(kInf), 254);
+  EXPECT_EQ(floatToE8M0(1e38f * 10), 254);
+  EXPECT_EQ(floatToE8M0(0.0f), 0);
+  EXPECT_EQ(floatToE8M0(-4.0f), 0);
+  EXPECT_EQ(floatToE8M0(std::ldexp(1.0f, -140)), 0);
+}
+
 TEST(Conversions, DecodeEncodeIsIdentity) {
   for (uint32_t c = 0; c < 0x10000; ++c) {
     float b = bf16ToFloat(uint16_t(c));

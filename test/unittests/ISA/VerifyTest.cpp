@@ -299,6 +299,95 @@ TEST(Verify, MatmulDoubleRow) {
                             "exceeds 128");
 }
 
+TEST(Verify, MatmulMx) {
+  const TargetDesc &trn3 = getTarget(TargetKind::Trn3);
+  Instruction mm = mxMatmul(512, 128, 512);
+  EXPECT_EQ(check(mm, kPE, trn3), "ok");
+  EXPECT_EQ(check(mxMatmul(512, 128, 512, DType::FP4E2M1X2), kPE, trn3), "ok");
+  mm.src1.dtype = DType::FP8E5M2; // element types may mix
+  EXPECT_EQ(check(mm, kPE, trn3), "ok");
+  EXPECT_EQ(check(mm, kPE),
+            "matmul_mx: target trn2 has no matmul_mx (the MX quad row is "
+            "trn3's)");
+  mm.src0.dtype = DType::BF16;
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src0 (stationary) is bf16; matmul_mx reads f8e4m3, "
+            "f8e5m2 or f4e2m1x2");
+  // The quad layout: rows of a partition adjacent, 4 values (2 bytes).
+  mm = mxMatmul(512, 128, 512);
+  mm.src1.dims[1] = Dim{1, 2};
+  mm.src1.dims[0] = Dim{2, 1024};
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src1 (moving)'s innermost free dim is (stride 1, size "
+            "2); the MX quad row needs (1, 4): k = 4 x partition + row");
+  mm = mxMatmul(512, 128, 512, DType::FP4E2M1X2);
+  mm.src0.dims[1] = Dim{1, 1};
+  mm.src0.dims[0] = Dim{1, 256};
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src0 (stationary)'s innermost free dim is (stride 1, "
+            "size 1); the MX quad row needs (1, 2) bytes of two f4e2m1: k = 4 "
+            "x partition + row");
+  // Scales: 8 partitions x 4 rows share one; e8m0; [K/32, columns].
+  mm = mxMatmul(500, 128, 512);
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src0 (stationary) has 125 partitions; matmul_mx needs "
+            "a multiple of 8 (a scale covers 8 partitions x 4 rows)");
+  mm = mxMatmul(512, 128, 512);
+  mm.src3.dtype = DType::U8;
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src3 (moving_scale) is u8; MX scales are e8m0");
+  mm = mxMatmul(512, 128, 512);
+  mm.src2.numPartitions = 8;
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src2 (stationary_scale) is [8, 128] but must be "
+            "[K/32, 128] = [16, 128]");
+  mm = mxMatmul(512, 128, 512);
+  mm.src3.dims[0] = Dim{1, 256};
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src3 (moving_scale) is [16, 256] but must be "
+            "[K/32, 512] = [16, 512]");
+  // Shapes count columns; K = 4 x partitions.
+  mm = mxMatmul(512, 128, 1024);
+  mm.dst = psum(128, 512);
+  mm.src3.dims[0] = Dim{1, 1024};
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src1 (moving) has N = 1024 columns, more than 512");
+  mm = mxMatmul(512, 128, 512);
+  mm.dst = psum(128, 256);
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: dst is [128, 256] but must be [M, N] = [128, 512]");
+  mm = mxMatmul(512, 128, 512);
+  mm.src1 = mxMatmul(256, 128, 512).src1;
+  mm.src3 = mxMatmul(256, 128, 512).src3;
+  EXPECT_EQ(check(mm, kPE, trn3),
+            "matmul_mx: src1 (moving) has 64 partitions but src0 (stationary) "
+            "has 128; both are K/4");
+}
+
+TEST(Verify, MxTypes) {
+  const TargetDesc &trn3 = getTarget(TargetKind::Trn3);
+  // fp4 and e8m0 are trn3's; engines compute on f4e2m1 and e8m0 but not on
+  // the packed pairs, which only DMA moves.
+  Instruction copy = unary(Opcode::TensorCopy, sbuf(DType::FP4E2M1, 128, 64),
+                           sbuf(DType::F32, 128, 64, 1024));
+  EXPECT_EQ(check(copy, kDVE, trn3), "ok");
+  EXPECT_EQ(check(copy, kDVE),
+            "tensor_copy: dst is f4e2m1; target trn2 has no MX types (f4e2m1, "
+            "f4e2m1x2, e8m0)");
+  copy.dst.dtype = DType::E8M0;
+  EXPECT_EQ(check(copy, kDVE, trn3), "ok");
+  copy.dst.dtype = DType::FP4E2M1X2;
+  EXPECT_EQ(check(copy, kDVE, trn3),
+            "tensor_copy: dst is f4e2m1x2 (two values a byte), which only "
+            "matmul_mx reads and only a DMA copy to f4e2m1x2 moves; use "
+            "f4e2m1 or u8 to compute on it");
+  Instruction dma = unary(Opcode::DmaCopy, sbuf(DType::FP4E2M1X2, 128, 64),
+                          hbm(DType::FP4E2M1X2, 128 * 64));
+  EXPECT_EQ(check(dma, kDMA0, trn3), "ok");
+  dma.src0.dtype = DType::U8;
+  EXPECT_THAT(check(dma, kDMA0, trn3), HasSubstr("dst is f4e2m1x2"));
+}
+
 TEST(Verify, MatmulShapes) {
   EXPECT_EQ(check(matmul(1, 1, 1), kPE), "ok");
   Instruction mm = matmul(128, 128, 512);

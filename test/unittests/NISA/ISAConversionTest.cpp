@@ -73,6 +73,7 @@ void expectSame(const isa::Instruction &a, const isa::Instruction &b) {
   EXPECT_TRUE(a.src0 == b.src0);
   EXPECT_TRUE(a.src1 == b.src1);
   EXPECT_TRUE(a.src2 == b.src2);
+  EXPECT_TRUE(a.src3 == b.src3);
   expectSameScalar(a.scalar0, b.scalar0);
   expectSameScalar(a.scalar1, b.scalar1);
   EXPECT_EQ(a.alu0, b.alu0);
@@ -122,6 +123,17 @@ std::vector<isa::Instruction> everyOpcode() {
   {
     isa::Instruction &i = add(isa::Opcode::Transpose);
     i.src0 = ap(isa::Memory::SBUF, 64, 32, 16, isa::DType::F16, {{1, 8}});
+  }
+  {
+    isa::Instruction &i = add(isa::Opcode::MatmulMx);
+    i.dst = ap(isa::Memory::PSUM, 0, 128, 0, isa::DType::F32, {{1, 512}});
+    i.src0 = ap(isa::Memory::SBUF, 0, 128, 0, isa::DType::FP4E2M1X2,
+                {{2, 128}, {1, 2}});
+    i.src1 = ap(isa::Memory::SBUF, 0, 128, 512, isa::DType::FP8E5M2,
+                {{4, 512}, {1, 4}});
+    i.src2 = ap(isa::Memory::SBUF, 0, 16, 4096, isa::DType::E8M0, {{1, 128}});
+    i.src3 = ap(isa::Memory::SBUF, 0, 16, 4224, isa::DType::E8M0, {{1, 512}});
+    i.start = false;
   }
   {
     isa::Instruction &i = add(isa::Opcode::Activation);

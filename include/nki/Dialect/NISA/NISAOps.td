@@ -153,6 +153,37 @@ def NISA_MatmulOp : NISA_InstOp<"matmul",
                        OptionalAttr<DenseI64ArrayAttr>:$signal);
 }
 
+def NISA_MatmulMxOp : NISA_InstOp<"matmul_mx",
+    "custom<Bare>($dst) `,` custom<Bare>($stationary) `,` "
+    "custom<Bare>($moving) `scales` custom<Bare>($stationary_scale) `,` "
+    "custom<Bare>($moving_scale) (`start` $start^)?"> {
+  let summary = "PE (trn3): the MX quad row, dst[M,N] (+)= scaled "
+                "stationary[K,M]^T x scaled moving[K,N]";
+  let description = [{
+    Both sources are OCP MX blocks: f8e4m3 or f8e5m2 values laid out
+    [K/4, M or N, 4] (innermost dim (stride 1, size 4)), or f4e2m1x2 bytes
+    [K/4, M or N, 2] holding two e2m1 values each (low nibble first), with
+    contraction index k = 4p + r, so K is up to 512 in the time of a
+    K = 128 matmul. Each run of 32 consecutive k of a column shares one e8m0
+    scale: `stationary_scale` is [K/32, M] and `moving_scale` [K/32, N],
+    scale partition g covering source partitions 8g..8g+7. Each product is
+    scaled by both scales, rounded once to fp32 and accumulated k ascending.
+
+    ```mlir
+    nisa.matmul_mx psum[0:128, 0, f32][(1,512)],
+        sbuf[0:128, 0, f8e4m3][(4,128),(1,4)],
+        sbuf[0:128, 512, f8e4m3][(4,512),(1,4)]
+        scales sbuf[0:16, 2560, e8m0][(1,128)], sbuf[0:16, 2688, e8m0][(1,512)]
+        start
+    ```
+  }];
+  let arguments = (ins AP:$dst, AP:$stationary, AP:$moving,
+                       AP:$stationary_scale, AP:$moving_scale,
+                       UnitAttr:$start,
+                       OptionalAttr<DenseI64ArrayAttr>:$waits,
+                       OptionalAttr<DenseI64ArrayAttr>:$signal);
+}
+
 def NISA_TransposeOp : NISA_InstOp<"transpose",
     "custom<Bare>($dst) `,` custom<Bare>($src)"> {
   let summary = "PE: dst[F,P] (PSUM) = src[P,F]^T";
