@@ -54,23 +54,25 @@ def main():
                    help="1024-sized problems instead of 4096 (smoke test)")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    choices=["gemm", "add", "softmax", "layernorm", "compile"],
-                   help="run only these rows (gemm covers bf16, f32 and "
-                   "fp8, on trn2 and trn3)")
+                   help="run only these rows (gemm covers bf16, f32, fp8 "
+                   "and MXFP8, on trn2 and trn3)")
     args = p.parse_args()
     wanted = lambda name: not args.only or name in args.only  # noqa
     n = 1024 if args.quick else 4096
     work = tempfile.mkdtemp(prefix="nki-bench-")
     rows = []
 
-    def gemm(dtype, target_pct, target="trn2"):
-        d = build("matmul", (n, n, n), dtype, work)
+    def gemm(dtype, target_pct, target="trn2", case="matmul"):
+        d = build(case, (n, n, n), dtype, work)
         secs = compile_(args.bin, d, [f"--target={target}"])
         r = simulate(args.bin, d)
         # pe_utilisation counts each matmul against the peak of its inputs'
-        # types (fp8: the double-row rate).
+        # types (fp8: the double-row rate; matmul_mx: the quad-row rate).
         util = 100 * r["pe_utilisation"]
         name = {"bf16": "bf16", "f32": "f32", "f8E4M3FN": "fp8 e4m3"}[dtype]
         peak = {"bf16": "bf16", "f32": "fp32", "f8E4M3FN": "fp8"}[dtype]
+        if case == "matmul_mx":
+            name, peak = "MXFP8 e4m3", "MX"
         rows.append((f"GEMM {n}^3 {name} ({target})",
                      f"{r['total_ps'] / 1e6:.1f}",
                      f"{util:.1f} % of {peak} peak", f">= {target_pct} %",
@@ -84,6 +86,7 @@ def main():
         gemm("f8E4M3FN", 85)
         gemm("bf16", 85, "trn3")
         gemm("f8E4M3FN", 85, "trn3")
+        gemm("f8E4M3FN", 85, "trn3", "matmul_mx")
 
     # Elementwise add of two 64 MiB bf16 tensors (8192 x 4096 at full size).
     rows_ = 8192 if n == 4096 else 2048

@@ -177,6 +177,56 @@ def case_matmul_bt(rng, dims, dt):
     return mlir, {"a": a, "b": b}, lambda mm: mm(a, b.T)
 
 
+MX_MAPS = ("affine_map<(m, n, k) -> (m, k)>, "
+           "affine_map<(m, n, k) -> (m, k floordiv 32)>, "
+           "affine_map<(m, n, k) -> (k, n)>, "
+           "affine_map<(m, n, k) -> (k floordiv 32, n)>, "
+           "affine_map<(m, n, k) -> (m, n)>")
+
+
+def case_matmul_mx(rng, dims, dt):
+    """An MX matmul (OCP microscaling): fp8 A [m, k] and B [k, n] with e8m0
+    scales, one per 32 contraction elements (A's [m, k/32], B's [k/32, n]),
+    the generic nki-tile lowers to matmul_mx (trn3). The reference follows
+    the ISA's arithmetic (docs/isa.md): each product times both scales
+    rounded once to float32, summed in float32 in contraction order, so the
+    comparison can be exact."""
+    m, k, n = dims
+    e8 = "f8E8M0FNU"
+    a, b = rand(rng, (m, k), dt), rand(rng, (k, n), dt)
+    ea = rng.integers(-10, 11, size=(m, k // 32)).astype(np.float64)
+    eb = rng.integers(-10, 11, size=(k // 32, n)).astype(np.float64)
+    out = ttype((m, n), "f32")
+    body = f"""
+  %c_e = tensor.empty() : {out}
+  %c_z = linalg.fill ins(%zero_f32 : f32) outs(%c_e : {out}) -> {out}
+  %c = linalg.generic {{indexing_maps = [{MX_MAPS}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %sa, %b, %sb : {ttype((m, k), dt)}, {ttype((m, k // 32), e8)}, {ttype((k, n), dt)}, {ttype((k // 32, n), e8)}) outs(%c_z : {out}) {{
+  ^bb0(%x: {dt}, %xs: {e8}, %y: {dt}, %ys: {e8}, %acc: f32):
+    %xf = arith.extf %x : {dt} to f32
+    %xsf = arith.extf %xs : {e8} to f32
+    %yf = arith.extf %y : {dt} to f32
+    %ysf = arith.extf %ys : {e8} to f32
+    %p = arith.mulf %xf, %xsf : f32
+    %q = arith.mulf %yf, %ysf : f32
+    %pq = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }} -> {out}"""
+    mlir = func([("a", ttype((m, k), dt)), ("sa", ttype((m, k // 32), e8)),
+                 ("b", ttype((k, n), dt)), ("sb", ttype((k // 32, n), e8))],
+                out, body, "c")
+
+    def ref(mm):
+        c = np.zeros((m, n), np.float32)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        for i in range(k):
+            p = np.outer(a64[:, i], b64[i]) * 2.0 ** (ea[:, i // 32][:, None]
+                                                       + eb[i // 32][None, :])
+            c = (c + p.astype(np.float32)).astype(np.float32)
+        return c
+    return mlir, {"a": a, "sa": 2.0 ** ea, "b": b, "sb": 2.0 ** eb}, ref
+
+
 def dense_literal(v):
     """An MLIR dense attribute body for a float32 array."""
     if v.ndim == 0:
@@ -744,6 +794,7 @@ CASES = {
     "colsum": case_colsum,
     "matmul": case_matmul,
     "matmul_bt": case_matmul_bt,
+    "matmul_mx": case_matmul_mx,
     "batch_matmul": case_batch_matmul,
     "matmul_bias_gelu": case_matmul_bias_gelu,
     "softmax": case_softmax,

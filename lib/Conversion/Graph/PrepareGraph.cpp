@@ -172,8 +172,8 @@ struct SplitLongConcat : OpRewritePattern<tensor::ConcatOp> {
 /// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || nki::tile::isFp8Type(t) ||
-         t.isSignlessInteger(32) || t.isSignlessInteger(8) ||
-         t.isSignlessInteger(1);
+         isa<Float8E8M0FNUType>(t) || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(8) || t.isSignlessInteger(1);
 }
 
 static LogicalResult checkType(Type type, Location loc, StringRef what) {
@@ -190,7 +190,8 @@ static LogicalResult checkType(Type type, Location loc, StringRef what) {
   if (!isSupportedElementType(tensor.getElementType()))
     return emitError(loc)
            << what << " has element type " << tensor.getElementType()
-           << "; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, i32, i8, i1";
+           << "; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, f8E8M0FNU (MX "
+              "scales), i32, i8, i1";
   return success();
 }
 

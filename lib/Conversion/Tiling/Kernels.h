@@ -29,6 +29,9 @@ struct TileOptions {
   /// Contraction rows a partition of a matmul with fp8 inputs (2: the fp8
   /// double row, K up to 2 x partitions).
   int64_t fp8Rows = 1;
+  /// matmul_mx's contraction rows a partition (4: the MX quad row, K up to
+  /// 4 x partitions); 0 on targets without it.
+  int64_t mxRows = 0;
   /// The chosen target's rates that kernels weigh choices by (nki-tile
   /// copies them from its table; 0: unknown, no such choices).
   struct Rates {

@@ -19,8 +19,8 @@ using namespace nki::tiling;
 bool tiling::isBufferBookkeeping(Operation *op) {
   return isa<memref::AllocOp, memref::SubViewOp, memref::CollapseShapeOp,
              memref::ExpandShapeOp, memref::ReinterpretCastOp, memref::CastOp,
-             memref::DeallocOp, memref::GetGlobalOp, arith::ConstantOp,
-             func::ReturnOp>(op);
+             tile::BitcastOp, memref::DeallocOp, memref::GetGlobalOp,
+             arith::ConstantOp, func::ReturnOp>(op);
 }
 
 Value tiling::reshapeRoot(Value v) {

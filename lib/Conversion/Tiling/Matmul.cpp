@@ -19,11 +19,18 @@
 //
 // fp8 inputs on a target with the fp8 double row contract 256 rows a
 // matmul: each operand's K block is a [K/2, columns, 2] tile whose element
-// [p, j, r] is row 2p + r (loadPairs). A panel of B is loaded row pair by
-// row pair ([K/2, 2, columns], contiguous in HBM) and interleaved on chip,
-// or, for a constant B, loaded as it is from a copy stored as row pairs
-// (pairedConstant); A^T blocks are PE transposes of every other row of a
-// row-major A block.
+// [p, j, r] is row 2p + r (loadRowGroups). A panel of B is loaded row pair
+// by row pair ([K/2, 2, columns], contiguous in HBM) and interleaved on
+// chip, or, for a constant B, loaded as it is from a copy stored as row
+// pairs (groupedConstant); A^T blocks are PE transposes of every other row
+// of a row-major A block.
+//
+// An MX matmul (Common/MxMatmul.h) is the same kernel with R = 4 rows a
+// partition (matmul_mx, K = 512 a matmul) and e8m0 scales: B's [K/32, N]
+// rows load with its panel; A's [M, K/32] block is PE-transposed per K
+// block. A row-major fp8 A moves as f32 words (four contraction rows in
+// one, nki.bitcast): one PE transpose of words per K block gives the
+// [K/4, M, 4] quad layout directly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +41,8 @@
 #include "Match.h"
 #include "Residents.h"
 #include "TileUtils.h"
+
+#include "../Common/MxMatmul.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -82,10 +91,14 @@ struct MatmulKernel {
   SmallVector<Value> panelRows;
   LogicalResult status = success();
 
-  /// Contraction rows a partition: 2 for fp8 double-row matmuls.
+  /// Contraction rows a partition: 2 for fp8 double-row matmuls, 4 for MX.
   int64_t R = 1;
-  /// A constant B of a double-row matmul stored as row pairs,
-  /// [K/2, N, 2] (pairedConstant): its tiles load without interleaving.
+  /// An MX matmul: A and B fp8 with e8m0 scales SA (over m and the K block
+  /// of 32: strides[kDim] steps one scale block) and SB (K block, n).
+  bool mx = false;
+  Access SA, SB;
+  /// A constant B of a multi-row matmul stored as row groups,
+  /// [K/R, N, R] (groupedConstant): its tiles load without interleaving.
   std::optional<Access> pairedB;
 
   int64_t P() const { return options.partitions; }
@@ -94,11 +107,15 @@ struct MatmulKernel {
   int64_t kBlock() const { return P() * R; }
 
   LogicalResult analyze();
+  LogicalResult analyzeMx();
   void emit();
   void emitPanel(OpBuilder &b, Value batch, Value nOff, int64_t np);
   void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
-                 ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles, Value mOff,
-                 int64_t mm);
+                 ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles,
+                 ArrayRef<Value> bScales, Value mOff, int64_t mm);
+  /// An MX matmul's stationary scales for the M block: [kk/32, mm] e8m0
+  /// tiles, one per K block, PE transposes of A's [mm, K/32] scale rows.
+  SmallVector<Value> loadAScales(OpBuilder &b, Value mOff, int64_t mm);
   void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
                 int64_t n0, int64_t nw, Value acc, Value acc2);
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
@@ -110,14 +127,26 @@ struct MatmulKernel {
   SmallVector<Value> loadTransposed(OpBuilder &b, const Access &a,
                                     ArrayRef<Value> ivs, int rowDim,
                                     int64_t rows, int colDim, int64_t cols);
-  /// `a`'s [rows, cols] at ivs as double-row tiles [kk/2, cols, 2], one per
-  /// K block of the rows (element [p, j, r] is row 2p + r of the block).
-  SmallVector<Value> loadPairs(OpBuilder &b, const Access &a,
-                               ArrayRef<Value> ivs, int rowDim, int64_t rows,
-                               int colDim, int64_t cols);
-  /// pairedB for a row-major constant B: a global holding B's row pairs
+  /// `a`'s [rows, cols] at ivs as multi-row tiles [kk/R, cols, R], one per
+  /// K block of the rows (element [p, j, r] is row R p + r of the block).
+  SmallVector<Value> loadRowGroups(OpBuilder &b, const Access &a,
+                                   ArrayRef<Value> ivs, int rowDim,
+                                   int64_t rows, int colDim, int64_t cols);
+  /// The copies that interleave columns [c0, c0 + cw) of a staged
+  /// [K/R, R, cols] tile into its [K/R, cols, R] destination.
+  void interleave(OpBuilder &b, Value stage, Value dst, int64_t c0, int64_t cw);
+  /// loadRowGroups of a row-major fp8 A with R = 4 through f32 words, or
+  /// an empty list when A's layout does not allow it.
+  SmallVector<Value> loadQuadWords(OpBuilder &b, const Access &a,
+                                   ArrayRef<Value> ivs, int rowDim,
+                                   int64_t rows, int colDim, int64_t cols);
+  /// pairedB for a row-major constant B: a global holding B's row groups
   /// side by side, made once per constant.
-  std::optional<Access> pairedConstant(OpBuilder &b);
+  std::optional<Access> groupedConstant(OpBuilder &b);
+  /// The e8m0 scale tiles [kk/32, cols] of the K blocks of an MX operand
+  /// for the `cols` columns from `colIv` (`colDim` of the scale access).
+  SmallVector<Value> loadScales(OpBuilder &b, const Access &s, int colDim,
+                                Value colIv, int64_t cols);
   /// The A^T tiles [kk, mm] of the K blocks from k0 on, several at once
   /// when A is row-major along K and one block's rows are shorter than a
   /// DMA descriptor's minimum (a bf16 row of 128 is 256 bytes, paid as
@@ -137,7 +166,64 @@ struct MatmulKernel {
 };
 } // namespace
 
+/// The access of an MX scale operand: map results are loop dims or a loop
+/// dim floordiv 32, whose stride then steps one 32-row block.
+static FailureOr<Access> analyzeScale(linalg::LinalgOp op, OpOperand &operand) {
+  Access a;
+  a.strides.assign(op.getNumLoops(), 0);
+  a.buffer = operand.get();
+  auto type = cast<MemRefType>(a.buffer.getType());
+  a.elementType = type.getElementType();
+  SmallVector<int64_t> memStrides;
+  if (failed(getStaticLayout(type, memStrides, a.offset)))
+    return op->emitOpError("MX scale operand has a dynamic layout");
+  for (auto [r, result] :
+       llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+    AffineExpr expr = result;
+    if (auto bin = dyn_cast<AffineBinaryOpExpr>(expr))
+      expr = bin.getLHS(); // d floordiv 32 (isMxMatmul checked)
+    a.strides[cast<AffineDimExpr>(expr).getPosition()] += memStrides[r];
+  }
+  return a;
+}
+
+LogicalResult MatmulKernel::analyzeMx() {
+  mx = true;
+  mDim = 0;
+  nDim = 1;
+  kDim = 2;
+  extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return op->emitOpError("dynamic shapes are not supported");
+  if (options.mxRows != 4)
+    return op->emitOpError("is an MX matmul (e8m0-scaled fp8 blocks), which "
+                           "needs a target with matmul_mx (trn3)");
+  if (extents[kDim] % kMxBlock)
+    return op->emitOpError()
+           << "is an MX matmul with K = " << extents[kDim]
+           << ", not a multiple of " << kMxBlock << " (one scale a block)";
+  FailureOr<Access> a = analyzeOperand(op, op->getOpOperand(0));
+  FailureOr<Access> bb = analyzeOperand(op, op->getOpOperand(2));
+  FailureOr<Access> c = analyzeOperand(op, op->getOpOperand(4));
+  FailureOr<Access> sa = analyzeScale(op, op->getOpOperand(1));
+  FailureOr<Access> sb = analyzeScale(op, op->getOpOperand(3));
+  if (failed(a) || failed(bb) || failed(c) || failed(sa) || failed(sb))
+    return failure();
+  A = *a;
+  B = *bb;
+  C = *c;
+  SA = *sa;
+  SB = *sb;
+  aMultiply = A.elementType;
+  R = 4;
+  if (!epilogue)
+    return success();
+  return epi.analyze(epilogue, op.getDpsInits()[0]);
+}
+
 LogicalResult MatmulKernel::analyze() {
+  if (isMxMatmul(op))
+    return analyzeMx();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
@@ -210,10 +296,10 @@ SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
   return tiles;
 }
 
-SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
-                                           ArrayRef<Value> ivs, int rowDim,
-                                           int64_t rows, int colDim,
-                                           int64_t cols) {
+SmallVector<Value> MatmulKernel::loadRowGroups(OpBuilder &b, const Access &a,
+                                               ArrayRef<Value> ivs, int rowDim,
+                                               int64_t rows, int colDim,
+                                               int64_t cols) {
   auto view = [&](Value t, ArrayRef<int64_t> offsets,
                   ArrayRef<int64_t> sizes) -> Value {
     SmallVector<int64_t> ones(sizes.size(), 1);
@@ -228,41 +314,42 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
     }
     return at;
   };
+  if (a.strides[colDim] != 1 && a.strides[rowDim] == 1 && R == 4)
+    if (SmallVector<Value> words =
+            loadQuadWords(b, a, ivs, rowDim, rows, colDim, cols);
+        !words.empty())
+      return words;
   SmallVector<Value> tiles;
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock())
     tiles.push_back(allocTile(
-        b, loc, {std::min(kBlock(), rows - r0) / 2, cols, 2}, a.elementType));
+        b, loc, {std::min(kBlock(), rows - r0) / R, cols, R}, a.elementType));
   auto pairsOf = [&](Value t) {
     return cast<MemRefType>(t.getType()).getDimSize(0);
   };
   if (a.strides[colDim] == 1 || a.strides[rowDim] != 1) {
-    // Row pairs side by side ([K/2, 2, cols]: 2 x cols contiguous bytes a
+    // Row groups side by side ([K/R, R, cols]: R x cols contiguous bytes a
     // partition when the columns are a whole row), then interleaved by
     // copies of at most a bank's columns, which the engines share.
     int64_t r0 = 0;
     for (Value t : tiles) {
       int64_t pairs = pairsOf(t);
-      Value stage = allocTile(b, loc, {pairs, 2, cols}, a.elementType);
+      Value stage = allocTile(b, loc, {pairs, R, cols}, a.elementType);
       SmallVector<Value> at = shifted(rowDim, r0);
       tile::DmaOp::create(b, loc,
                           hbmView(b, loc, a.buffer, a.offsetAt(b, loc, at),
-                                  {pairs, 2, cols},
-                                  {2 * a.strides[rowDim], a.strides[rowDim],
+                                  {pairs, R, cols},
+                                  {R * a.strides[rowDim], a.strides[rowDim],
                                    a.strides[colDim]}),
                           stage);
       for (int64_t c0 = 0; c0 < cols; c0 += bankColumns())
-        for (int64_t r = 0; r < 2; ++r) {
-          int64_t cw = std::min(bankColumns(), cols - c0);
-          tile::CopyOp::create(b, loc, view(stage, {0, r, c0}, {pairs, 1, cw}),
-                               view(t, {0, c0, r}, {pairs, cw, 1}));
-        }
-      r0 += 2 * pairs;
+        interleave(b, stage, t, c0, std::min(bankColumns(), cols - c0));
+      r0 += R * pairs;
     }
     return tiles;
   }
   // Rows contiguous (a row-major A): [cw, rows] blocks with the columns on
-  // the partitions, and two PE transposes a K block, one of its even rows
-  // and one of its odd rows.
+  // the partitions, and R PE transposes a K block, one of each row r of
+  // the groups.
   for (int64_t c0 = 0; c0 < cols; c0 += P()) {
     int64_t cw = std::min(P(), cols - c0);
     SmallVector<Value> at = shifted(colDim, c0);
@@ -274,22 +361,121 @@ SmallVector<Value> MatmulKernel::loadPairs(OpBuilder &b, const Access &a,
     int64_t r0 = 0;
     for (Value t : tiles) {
       int64_t pairs = pairsOf(t);
-      for (int64_t r = 0; r < 2; ++r) {
+      for (int64_t r = 0; r < R; ++r) {
         Value ps = allocTile(b, loc, {pairs, cw}, b.getF32Type(),
                              tile::MemorySpace::PSUM);
         Value rowsOf = memref::SubViewOp::create(
             b, loc, src, ArrayRef<int64_t>{0, r0 + r},
-            ArrayRef<int64_t>{cw, pairs}, ArrayRef<int64_t>{1, 2});
+            ArrayRef<int64_t>{cw, pairs}, ArrayRef<int64_t>{1, R});
         tile::TransposeOp::create(b, loc, rowsOf, ps);
         tile::CopyOp::create(b, loc, ps, view(t, {0, c0, r}, {pairs, cw, 1}));
       }
-      r0 += 2 * pairs;
+      r0 += R * pairs;
     }
   }
   return tiles;
 }
 
-std::optional<Access> MatmulKernel::pairedConstant(OpBuilder &b) {
+void MatmulKernel::interleave(OpBuilder &b, Value stage, Value dst, int64_t c0,
+                              int64_t cw) {
+  int64_t pairs = cast<MemRefType>(dst.getType()).getDimSize(0);
+  for (int64_t r = 0; r < R; ++r)
+    tile::CopyOp::create(
+        b, loc,
+        memref::SubViewOp::create(b, loc, stage, ArrayRef<int64_t>{0, r, c0},
+                                  ArrayRef<int64_t>{pairs, 1, cw},
+                                  ArrayRef<int64_t>{1, 1, 1}),
+        memref::SubViewOp::create(b, loc, dst, ArrayRef<int64_t>{0, c0, r},
+                                  ArrayRef<int64_t>{pairs, cw, 1},
+                                  ArrayRef<int64_t>{1, 1, 1}));
+}
+
+SmallVector<Value> MatmulKernel::loadQuadWords(OpBuilder &b, const Access &a,
+                                               ArrayRef<Value> ivs, int rowDim,
+                                               int64_t rows, int colDim,
+                                               int64_t cols) {
+  // The words of a row must be whole: the buffer's rows and the view's
+  // start and row pitch in multiples of four bytes.
+  auto type = cast<MemRefType>(a.buffer.getType());
+  if (tile::storageBytes(a.elementType) != 1 ||
+      !type.getLayout().isIdentity() || type.getRank() < 1 ||
+      type.getShape().back() % 4 || a.offset % 4 || a.strides[colDim] % 4 ||
+      rows % 4)
+    return {};
+  Type f32 = b.getF32Type();
+  SmallVector<int64_t> wordShape(type.getShape());
+  wordShape.back() /= 4;
+  Value words = tile::BitcastOp::create(
+      b, loc, MemRefType::get(wordShape, f32, nullptr, type.getMemorySpace()),
+      a.buffer);
+  Value four = indexConst(b, loc, 4);
+  SmallVector<Value> tiles;
+  SmallVector<Value> wordTiles;
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock()) {
+    int64_t quads = std::min(kBlock(), rows - r0) / R;
+    Value w = allocTile(b, loc, {quads, cols}, f32);
+    wordTiles.push_back(w);
+    // The same bytes as [quads, cols, 4] fp8: element [p, j, r] is row
+    // 4p + r of column j.
+    Value bytes = tile::BitcastOp::create(
+        b, loc,
+        MemRefType::get({quads, cols * 4}, a.elementType, nullptr,
+                        cast<MemRefType>(w.getType()).getMemorySpace()),
+        w);
+    tiles.push_back(memref::ExpandShapeOp::create(
+        b, loc, ArrayRef<int64_t>{quads, cols, 4}, bytes,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}}));
+  }
+  for (int64_t c0 = 0; c0 < cols; c0 += P()) {
+    int64_t cw = std::min(P(), cols - c0);
+    SmallVector<Value> at(ivs.begin(), ivs.end());
+    if (c0) {
+      Value dv = indexConst(b, loc, c0);
+      at[colDim] =
+          at[colDim] ? arith::AddIOp::create(b, loc, at[colDim], dv).getResult()
+                     : dv;
+    }
+    Value offset = arith::DivUIOp::create(b, loc, a.offsetAt(b, loc, at), four);
+    Value src = allocTile(b, loc, {cw, rows / 4}, f32);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, words, offset, {cw, rows / 4},
+                                {a.strides[colDim] / 4, 1}),
+                        src);
+    int64_t q0 = 0;
+    for (Value w : wordTiles) {
+      int64_t quads = cast<MemRefType>(w.getType()).getDimSize(0);
+      Value ps = allocTile(b, loc, {quads, cw}, f32, tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(b, loc,
+                                tileSlice(b, loc, src, 0, cw, q0, quads), ps);
+      tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, w, 0, quads, c0, cw));
+      q0 += quads;
+    }
+  }
+  return tiles;
+}
+
+SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
+                                            int colDim, Value colIv,
+                                            int64_t cols) {
+  int64_t K = extents[kDim];
+  SmallVector<Value> tiles;
+  for (int64_t k0 = 0; k0 < K; k0 += kBlock()) {
+    int64_t blocks = std::min(kBlock(), K - k0) / kMxBlock;
+    SmallVector<Value> ivs(extents.size());
+    ivs[colDim] = colIv;
+    ivs[kDim] = indexConst(b, loc, k0 / kMxBlock);
+    Value t = allocTile(b, loc, {blocks, cols}, s.elementType);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, s.buffer, s.offsetAt(b, loc, ivs),
+                                {blocks, cols},
+                                {s.strides[kDim], s.strides[colDim]}),
+                        t);
+    tiles.push_back(t);
+  }
+  return tiles;
+}
+
+std::optional<Access> MatmulKernel::groupedConstant(OpBuilder &b) {
   int64_t K = extents[kDim], N = extents[nDim];
   auto get = B.buffer.getDefiningOp<memref::GetGlobalOp>();
   if (!get || bDim >= 0 || B.offset != 0 || B.strides[kDim] != N ||
@@ -303,16 +489,19 @@ std::optional<Access> MatmulKernel::pairedConstant(OpBuilder &b) {
              : DenseElementsAttr();
   if (!global || !global.getConstant() || !dense || dense.isSplat())
     return std::nullopt;
-  std::string name = (global.getSymName() + "_pairs").str();
+  if (K % R)
+    return std::nullopt;
+  std::string name =
+      (global.getSymName() + (R == 2 ? "_pairs" : "_quads")).str();
   auto module = global->getParentOfType<ModuleOp>();
-  auto type = MemRefType::get({K / 2, N, 2}, B.elementType);
+  auto type = MemRefType::get({K / R, N, R}, B.elementType);
   if (!SymbolTable::lookupSymbolIn(module, name)) {
-    // Row k of B at [k / 2, n, k % 2].
+    // Row k of B at [k / R, n, k % R].
     ArrayRef<char> in = dense.getRawData();
     SmallVector<char> out(in.size());
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
-        out[(k / 2) * 2 * N + n * 2 + k % 2] = in[k * N + n];
+        out[(k / R) * R * N + n * R + k % R] = in[k * N + n];
     OpBuilder gb(global);
     gb.setInsertionPointAfter(global);
     auto tensorType = RankedTensorType::get(type.getShape(), B.elementType);
@@ -323,9 +512,9 @@ std::optional<Access> MatmulKernel::pairedConstant(OpBuilder &b) {
   }
   Access paired = B;
   paired.buffer = memref::GetGlobalOp::create(b, loc, type, name);
-  // Even rows k start at k / 2 x 2N = k x N; column n at 2n.
+  // Group-starting rows k start at k / R x RN = k x N; column n at Rn.
   paired.strides[kDim] = N;
-  paired.strides[nDim] = 2;
+  paired.strides[nDim] = R;
   return paired;
 }
 
@@ -419,17 +608,80 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
           ? llvm::divideCeil(options.rates.dmaMinDescriptorBytes, rowBytes)
           : 1;
   int64_t span = std::min(group * kBlock(), K - k0);
-  if (R == 2)
-    return loadPairs(b, A, ivs, kDim, span, mDim, mm);
+  if (R > 1)
+    return loadRowGroups(b, A, ivs, kDim, span, mDim, mm);
   return span <= P()
              ? SmallVector<Value>{loadOperand(b, A, ivs, kDim, kk, mDim, mm)}
              : loadTransposed(b, A, ivs, kDim, span, mDim, mm);
 }
 
+SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
+                                             int64_t mm) {
+  // A's [mm, K/32] scale rows, each K block's 16 in a slot of 32 columns
+  // (the rest zero): one PE transpose then serves P / 32 K blocks, each
+  // block's scales landing on a quarter's first partition, where a
+  // matmul_mx may read them. A partial last K block takes one of its own.
+  int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
+  int64_t slot = 2 * perBlock, fullBlocks = K / kBlock();
+  int64_t rest = (K % kBlock()) / kMxBlock;
+  Type e8m0 = SA.elementType;
+  SmallVector<Value> ivs(extents.size());
+  ivs[mDim] = mOff;
+  SmallVector<Value> tiles;
+  auto transposeInto = [&](Value src, int64_t cols) {
+    Value ps =
+        allocTile(b, loc, {cols, mm}, b.getF32Type(), tile::MemorySpace::PSUM);
+    tile::TransposeOp::create(b, loc, src, ps);
+    Value t = allocTile(b, loc, {cols, mm}, e8m0);
+    tile::CopyOp::create(b, loc, ps, t); // powers of two: exact
+    return t;
+  };
+  if (fullBlocks) {
+    Value rows = allocTile(b, loc, {mm, fullBlocks, slot}, e8m0);
+    auto part = [&](int64_t c0, int64_t cw) -> Value {
+      return memref::SubViewOp::create(
+          b, loc, rows, ArrayRef<int64_t>{0, 0, c0},
+          ArrayRef<int64_t>{mm, fullBlocks, cw}, ArrayRef<int64_t>{1, 1, 1});
+    };
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
+                                {mm, fullBlocks, perBlock},
+                                {SA.strides[mDim], perBlock * SA.strides[kDim],
+                                 SA.strides[kDim]}),
+                        part(0, perBlock));
+    tile::MemsetOp::create(b, loc, part(perBlock, perBlock),
+                           b.getF32FloatAttr(0.0f));
+    Value flat = memref::CollapseShapeOp::create(
+        b, loc, rows, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    int64_t perTranspose = std::max<int64_t>(1, P() / slot);
+    for (int64_t j0 = 0; j0 < fullBlocks; j0 += perTranspose) {
+      int64_t n = std::min(perTranspose, fullBlocks - j0);
+      Value t = transposeInto(
+          tileSlice(b, loc, flat, 0, mm, j0 * slot, n * slot), n * slot);
+      for (int64_t j = 0; j < n; ++j)
+        tiles.push_back(tileSlice(b, loc, t, j * slot, perBlock, 0, mm));
+    }
+  }
+  if (rest) {
+    ivs[kDim] = indexConst(b, loc, fullBlocks * perBlock);
+    Value rows = allocTile(b, loc, {mm, rest}, e8m0);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
+                                {mm, rest},
+                                {SA.strides[mDim], SA.strides[kDim]}),
+                        rows);
+    tiles.push_back(transposeInto(rows, rest));
+  }
+  return tiles;
+}
+
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
                              ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles,
-                             Value mOff, int64_t mm) {
+                             ArrayRef<Value> bScales, Value mOff, int64_t mm) {
   int64_t K = extents[kDim];
+  SmallVector<Value> aScales;
+  if (mx)
+    aScales = loadAScales(b, mOff, mm);
   // Stationary tiles A^T [k, m] for every K block.
   SmallVector<Value> aTiles;
   for (int64_t k0 = 0; k0 < K;) {
@@ -470,9 +722,16 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
                   ? tileSlice(b, loc, from[kb], 0, kk, bank.first, bank.second)
                   : memref::SubViewOp::create(
                         b, loc, from[kb], ArrayRef<int64_t>{0, bank.first, 0},
-                        ArrayRef<int64_t>{kk / 2, bank.second, 2},
+                        ArrayRef<int64_t>{kk / R, bank.second, R},
                         ArrayRef<int64_t>{1, 1, 1})
                         .getResult();
+          if (mx) {
+            Value scale = tileSlice(b, loc, bScales[kb], 0, kk / kMxBlock,
+                                    bank.first, bank.second);
+            tile::MatmulMxOp::create(b, loc, aTile, moving, aScales[kb], scale,
+                                     acc, accumulate);
+            return;
+          }
           tile::MatmulOp::create(b, loc, aTile, moving, acc, accumulate,
                                  b.getI64IntegerAttr(R));
         };
@@ -499,20 +758,21 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
       if (R == 1)
         return loadOperand(b, from, ivs, kDim, kk, nDim, np);
       if (&from == &B && pairedB) {
-        Value t = allocTile(b, loc, {kk / 2, np, 2}, B.elementType);
+        Value t = allocTile(b, loc, {kk / R, np, R}, B.elementType);
         tile::DmaOp::create(b, loc,
                             hbmView(b, loc, pairedB->buffer,
                                     pairedB->offsetAt(b, loc, ivs),
-                                    {kk / 2, np, 2}, {2 * extents[nDim], 2, 1}),
+                                    {kk / R, np, R}, {R * extents[nDim], R, 1}),
                             t);
         return t;
       }
-      return loadPairs(b, from, ivs, kDim, kk, nDim, np).front();
+      return loadRowGroups(b, from, ivs, kDim, kk, nDim, np).front();
     };
     bTiles.push_back(load(B));
     if (sibling)
       b2Tiles.push_back(load(B2));
   }
+
   // Row-broadcast epilogue operands: one load per panel, not per M block
   // (each load writes every partition: a bias of 2 KB costs 256 KB).
   panelRows.assign(epilogue ? epi.operands.size() : 0, Value());
@@ -537,8 +797,11 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
       panelRows[i] = t;
     }
   }
+  SmallVector<Value> bScales;
+  if (mx)
+    bScales = loadScales(b, SB, nDim, nOff, np);
   tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {
-    emitBlock(mb, batch, nOff, np, bTiles, b2Tiles, m, mm);
+    emitBlock(mb, batch, nOff, np, bTiles, b2Tiles, bScales, m, mm);
   });
 }
 
@@ -562,8 +825,8 @@ void MatmulKernel::emit() {
     np = N;
   while (np > bankColumns() && kBlocks * np * bytes > budget)
     np -= bankColumns();
-  if (R == 2)
-    pairedB = pairedConstant(b);
+  if (R > 1)
+    pairedB = groupedConstant(b);
   auto panels = [&](OpBuilder &pb, Value batch) {
     tileLoop(pb, loc, N, np, [&](OpBuilder &nb, Value n, int64_t w) {
       emitPanel(nb, batch, n, w);

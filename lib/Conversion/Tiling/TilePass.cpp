@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/MxMatmul.h"
 #include "Attention.h"
 #include "Kernels.h"
 #include "Match.h"
@@ -80,6 +81,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.partitions = desc->numPartitions;
     options.bankColumns = desc->psumBankFp32Columns();
     options.fp8Rows = desc->peFp8Rows;
+    options.mxRows = desc->peMxRows;
     options.rates = {desc->peClockMHz,
                      desc->peFp32Factor,
                      desc->peMinColumns,
@@ -168,7 +170,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       SmallVector<Operation *> padOps;
       if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
         absorbed.insert(padOps.begin(), padOps.end());
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv)
+      bool isMx = generic && nki::isMxMatmul(generic);
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv || isMx)
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
@@ -405,7 +408,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return op->emitOpError("is not supported by the nki compiler");
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+        nki::isMxMatmul(linalgOp)) {
       Value out = linalgOp.getDpsInits()[0];
       linalg::FillOp fill = findZeroFill(out, op);
       linalg::GenericOp epilogue = findEpilogue(linalgOp, fill);

@@ -25,6 +25,8 @@ Value getRootBuffer(Value view) {
       view = o.getSrc();
     else if (auto o = dyn_cast<memref::ExpandShapeOp>(def))
       view = o.getSrc();
+    else if (auto o = dyn_cast<tile::BitcastOp>(def))
+      view = o.getSource();
     else if (llvm::isa<tile::AllocOp, memref::AllocOp, memref::GetGlobalOp>(
                  def))
       return view;
@@ -136,19 +138,22 @@ getAccessPattern(const isa::TargetDesc &target, Operation *op, StringRef role,
                     << " that has no partition dimension or a non-identity "
                        "layout",
              std::nullopt;
-    int64_t pitch = 1;
+    // In bytes: a view through nki.bitcast counts other elements than the
+    // tile it is carved from.
+    int64_t pitch = tile::storageBytes(rootType.getElementType());
     for (int64_t d : rootType.getShape().drop_front())
       pitch *= d;
-    if (type.getDimSize(0) > 1 && strides[0] != pitch)
+    int64_t byteOffset = elemOffset * elemBytes;
+    if (type.getDimSize(0) > 1 && strides[0] * elemBytes != pitch)
       return fail() << "steps over partitions with stride " << strides[0]
-                    << " but the tile's partition pitch is " << pitch
-                    << " elements",
+                    << " but the tile's partition pitch is "
+                    << pitch / elemBytes << " elements",
              std::nullopt;
     ap.memory = *space == tile::MemorySpace::PSUM ? isa::Memory::PSUM
                                                   : isa::Memory::SBUF;
-    ap.startPartition = int32_t(elemOffset / pitch);
+    ap.startPartition = int32_t(byteOffset / pitch);
     ap.numPartitions = int32_t(type.getDimSize(0));
-    ap.offset = *alloc.getOffset() + (elemOffset % pitch) * elemBytes;
+    ap.offset = *alloc.getOffset() + byteOffset % pitch;
     firstFree = 1;
   } else {
     std::optional<int64_t> base = getHbmOffset(root);

@@ -45,10 +45,11 @@ func::FuncOp findEntryFunction(ModuleOp module, StringRef pass) {
 }
 
 bool isStructural(Operation *op) {
-  return llvm::isa<tile::AllocOp, memref::SubViewOp, memref::ReinterpretCastOp,
-                   memref::CastOp, memref::CollapseShapeOp,
-                   memref::ExpandShapeOp, memref::AllocOp, memref::DeallocOp,
-                   memref::GetGlobalOp, arith::ConstantOp, func::ReturnOp>(op);
+  return llvm::isa<tile::AllocOp, tile::BitcastOp, memref::SubViewOp,
+                   memref::ReinterpretCastOp, memref::CastOp,
+                   memref::CollapseShapeOp, memref::ExpandShapeOp,
+                   memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+                   arith::ConstantOp, func::ReturnOp>(op);
 }
 
 FailureOr<std::vector<LoweredInst>> lowerFunction(const isa::TargetDesc &target,

@@ -467,6 +467,19 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
             engines = {isa::Engine::PE};
             return true;
           })
+          .Case([&](tile::MatmulMxOp o) {
+            inst.opcode = Opcode::MatmulMx;
+            // The quad's innermost (row) dim stays its own dim.
+            b.set(inst.src0, "stationary", o.getStationary(), DimMerging::Merge,
+                  1);
+            b.set(inst.src1, "moving", o.getMoving(), DimMerging::Merge, 1);
+            b.set(inst.src2, "stationary_scale", o.getStationaryScale());
+            b.set(inst.src3, "moving_scale", o.getMovingScale());
+            b.set(inst.dst, "acc", o.getAcc());
+            inst.start = !o.getAccumulate();
+            engines = {isa::Engine::PE};
+            return true;
+          })
           .Case([&](tile::TransposeOp o) {
             inst.opcode = Opcode::Transpose;
             b.set(inst.src0, "src", o.getSrc());

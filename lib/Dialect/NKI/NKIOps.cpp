@@ -185,6 +185,89 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+Value BitcastOp::getViewSource() { return getSource(); }
+
+LogicalResult BitcastOp::verify() {
+  auto from = cast<MemRefType>(getSource().getType());
+  auto to = cast<MemRefType>(getResult().getType());
+  if (!from.hasStaticShape() || !to.hasStaticShape() ||
+      !from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+    return emitOpError("needs static shapes and identity layouts");
+  if (from.getMemorySpace() != to.getMemorySpace())
+    return emitOpError("may not change the memory space");
+  int64_t fromBytes = storageBytes(from.getElementType()),
+          toBytes = storageBytes(to.getElementType());
+  if (!fromBytes || !toBytes || from.getRank() != to.getRank() ||
+      from.getRank() < 1)
+    return emitOpError() << "cannot view " << from << " as " << to;
+  for (int64_t d = 0; d + 1 < from.getRank(); ++d)
+    if (from.getDimSize(d) != to.getDimSize(d))
+      return emitOpError() << "changes dim " << d << " (" << from.getDimSize(d)
+                           << " to " << to.getDimSize(d)
+                           << "); only the innermost dim rescales";
+  if (from.getShape().back() * fromBytes != to.getShape().back() * toBytes)
+    return emitOpError() << "innermost dim holds "
+                         << from.getShape().back() * fromBytes
+                         << " bytes in the source but "
+                         << to.getShape().back() * toBytes << " in the result";
+  return success();
+}
+
+LogicalResult MatmulMxOp::verify() {
+  if (failed(verifyTile(*this, getStationary(), "stationary", true, false)) ||
+      failed(verifyTile(*this, getMoving(), "moving", true, false)) ||
+      failed(verifyTile(*this, getStationaryScale(), "stationary scale", true,
+                        false)) ||
+      failed(
+          verifyTile(*this, getMovingScale(), "moving scale", true, false)) ||
+      failed(verifyTile(*this, getAcc(), "accumulator", false, true)))
+    return failure();
+  int64_t columns[2];
+  for (auto [i, v, scale, role] :
+       {std::tuple{0, getStationary(), getStationaryScale(), "stationary"},
+        std::tuple{1, getMoving(), getMovingScale(), "moving"}}) {
+    auto type = cast<MemRefType>(v.getType());
+    if (!isFp8Type(type.getElementType()))
+      return emitOpError() << role << " must be MXFP8 (f8E4M3FN or f8E5M2), "
+                           << "got " << type.getElementType();
+    if (type.getRank() != 3 || type.getDimSize(2) != 4)
+      return emitOpError() << role << " must be [K/4, columns, 4], got "
+                           << type;
+    if (type.getDimSize(0) % 8)
+      return emitOpError() << role << " has " << type.getDimSize(0)
+                           << " partitions; a multiple of 8 is needed (a "
+                           << "scale covers 8 partitions x 4 rows)";
+    columns[i] = type.getDimSize(1);
+    auto scaleType = cast<MemRefType>(scale.getType());
+    if (!llvm::isa<Float8E8M0FNUType>(scaleType.getElementType()))
+      return emitOpError() << role << " scale must be f8E8M0FNU, got "
+                           << scaleType.getElementType();
+    TileShape ss = getShape(scale);
+    if (ss.partitions * 8 != type.getDimSize(0) || ss.free != columns[i])
+      return emitOpError() << role << " scale " << describe(ss)
+                           << " must be [K/32=" << type.getDimSize(0) / 8
+                           << ", " << columns[i] << "]";
+  }
+  TileShape s = getShape(getStationary()), m = getShape(getMoving()),
+            a = getShape(getAcc());
+  if (s.partitions != m.partitions)
+    return emitOpError() << "stationary K/4=" << s.partitions
+                         << " differs from moving K/4=" << m.partitions;
+  if (columns[0] > limits(getOperation()).matmulMaxM)
+    return emitOpError() << "M=" << columns[0] << " exceeds "
+                         << limits(getOperation()).matmulMaxM;
+  if (columns[1] > limits(getOperation()).matmulMaxN)
+    return emitOpError() << "N=" << columns[1] << " exceeds "
+                         << limits(getOperation()).matmulMaxN;
+  if (a.partitions != columns[0] || a.free != columns[1])
+    return emitOpError() << "accumulator " << describe(a)
+                         << " must be [M=" << columns[0] << ", N=" << columns[1]
+                         << "]";
+  if (!cast<MemRefType>(getAcc().getType()).getElementType().isF32())
+    return emitOpError("accumulator must be f32");
+  return success();
+}
+
 LogicalResult TransposeOp::verify() {
   if (failed(verifyTile(*this, getSrc(), "source", true, false)) ||
       failed(verifyTile(*this, getDst(), "destination", false, true)))
@@ -336,6 +419,7 @@ LogicalResult AffineSelectOp::verify() {
   }
 NKI_FOLD_CASTS(DmaOp)
 NKI_FOLD_CASTS(MatmulOp)
+NKI_FOLD_CASTS(MatmulMxOp)
 NKI_FOLD_CASTS(TransposeOp)
 NKI_FOLD_CASTS(ActivationOp)
 NKI_FOLD_CASTS(TensorTensorOp)

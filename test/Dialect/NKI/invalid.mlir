@@ -198,3 +198,51 @@ func.func @iota_coefs(%x: memref<128x4xf32, #nki.memory<sbuf>>) {
   nki.iota %x {offset = 0, pcoef = 1, coefs = array<i64: 1, 2>} : memref<128x4xf32, #nki.memory<sbuf>>
   return
 }
+
+// -----
+
+func.func @matmul_mx_bf16(%s: memref<128x128x4xbf16, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{stationary must be MXFP8 (f8E4M3FN or f8E5M2), got 'bf16'}}
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x128x4xbf16, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_mx_scale_shape(%s: memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<8x512xf8E8M0FNU, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{moving scale [8, 512] must be [K/32=16, 512]}}
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<8x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_mx_layout(%s: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{stationary must be [K/4, columns, 4], got 'memref<128x512xf8E4M3FN, #nki.memory<sbuf>>'}}
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x512xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @bitcast_bytes(%t: memref<128x510xf8E4M3FN, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{innermost dim holds 510 bytes in the source but 512 in the result}}
+  %w = nki.bitcast %t : memref<128x510xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @bitcast_dims(%t: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{changes dim 0 (128 to 64); only the innermost dim rescales}}
+  %w = nki.bitcast %t : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<64x256xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @bitcast_space(%t: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>) {
+  // expected-error @+1 {{may not change the memory space}}
+  %w = nki.bitcast %t : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32>
+  return
+}

@@ -34,6 +34,24 @@ func.func @pe(%s: memref<128x128xbf16, #nki.memory<sbuf>>, %m: memref<128x512xbf
 // -----
 
 // The fp8 double row: [K/2, columns, 2] sources, K = 256.
+// The MX quad row: [K/4, columns, 4] fp8 sources, e8m0 scales [K/32, ..].
+// CHECK-LABEL: func.func @mx_quad_row
+// CHECK: nki.matmul_mx %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} into %{{.*}} accumulate : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x4xf8E5M2, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+func.func @mx_quad_row(%s: memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E5M2, #nki.memory<sbuf>>,
+                       %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>,
+                       %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc accumulate : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x4xf8E5M2, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// A tile's bytes as other elements.
+// CHECK-LABEL: func.func @bitcast
+// CHECK: nki.bitcast %{{.*}} : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32, #nki.memory<sbuf>>
+func.func @bitcast(%t: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>) -> memref<128x128xf32, #nki.memory<sbuf>> {
+  %w = nki.bitcast %t : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32, #nki.memory<sbuf>>
+  return %w : memref<128x128xf32, #nki.memory<sbuf>>
+}
+
 // CHECK-LABEL: func.func @double_row
 // CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} accumulate rows 2 : memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, memref<128x512x2xf8E5M2, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
 func.func @double_row(%s: memref<128x128x2xf8E4M3FN, #nki.memory<sbuf>>, %m: memref<128x512x2xf8E5M2, #nki.memory<sbuf>>,

@@ -9,6 +9,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "nki/Dialect/NKI/NKIOpsDialect.h.inc"
 #include "nki/Dialect/NKI/NKIEnums.h.inc"

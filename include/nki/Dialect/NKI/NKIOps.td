@@ -11,6 +11,7 @@
 
 include "nki/Dialect/NKI/NKIDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 class NKI_Op<string mnemonic, list<Trait> traits = []>
     : Op<NKI_Dialect, mnemonic, traits> {
@@ -40,6 +41,26 @@ def NKI_AllocOp : NKI_Op<"alloc"> {
   let results = (outs Res<AnyStaticShapeMemRef, "the tile",
                           [MemAlloc<DefaultResource>]>:$tile);
   let assemblyFormat = "attr-dict `:` type($tile)";
+}
+
+def NKI_BitcastOp : NKI_Op<"bitcast",
+    [Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "the same bytes as another element type";
+  let description = [{
+    A view of a whole tile or HBM buffer (identity layout) whose elements
+    are reinterpreted: the innermost dim scales by the ratio of the element
+    sizes, every other dim and the memory stay. It moves no data; kernels
+    use it to move bytes as wider words (four fp8 values as one f32 through
+    a PE transpose) or to hand packed bytes to the PE.
+
+    ```mlir
+    %w = nki.bitcast %t : memref<128x512xf8E4M3FN, #nki.memory<sbuf>>
+                        to memref<128x128xf32, #nki.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
 }
 
 def NKI_DmaOp : NKI_TileOp<"dma"> {
@@ -81,6 +102,41 @@ def NKI_MatmulOp : NKI_TileOp<"matmul"> {
     $stationary `,` $moving `into` $acc (`accumulate` $accumulate^)?
     (`rows` $rows^)? attr-dict
     `:` type($stationary) `,` type($moving) `into` type($acc)
+  }];
+}
+
+def NKI_MatmulMxOp : NKI_TileOp<"matmul_mx"> {
+  let summary = "PE MX quad row (trn3): acc[M,N] (+)= scaled stationary^T x "
+                "scaled moving";
+  let description = [{
+    Both sources are MXFP8 tiles [K/4, M, 4] and [K/4, N, 4] (f8E4M3FN or
+    f8E5M2) whose element [p, j, r] is contraction row 4p + r, so K is up
+    to 512; the scales are f8E8M0FNU tiles [K/32, M] and [K/32, N], one per
+    32 contraction rows of a column. The ISA's matmul_mx.
+
+    ```mlir
+    nki.matmul_mx %a, %b scales %sa, %sb into %acc
+        : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>,
+          memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>,
+          memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>,
+          memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>
+          into memref<128x512xf32, #nki.memory<psum>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "stationary [K/4,M,4]", [MemRead]>:$stationary,
+                       Arg<AnyMemRef, "moving [K/4,N,4]", [MemRead]>:$moving,
+                       Arg<AnyMemRef, "stationary scales [K/32,M]",
+                           [MemRead]>:$stationary_scale,
+                       Arg<AnyMemRef, "moving scales [K/32,N]",
+                           [MemRead]>:$moving_scale,
+                       Arg<AnyMemRef, "PSUM accumulator [M,N]",
+                           [MemRead, MemWrite]>:$acc,
+                       UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $stationary `,` $moving `scales` $stationary_scale `,` $moving_scale
+    `into` $acc (`accumulate` $accumulate^)? attr-dict
+    `:` type($stationary) `,` type($moving) `,` type($stationary_scale) `,`
+    type($moving_scale) `into` type($acc)
   }];
 }
 

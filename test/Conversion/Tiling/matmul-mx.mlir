@@ -1,0 +1,101 @@
+// MX matmuls (Common/MxMatmul.h) tile to matmul_mx on trn3: B's row groups
+// are staged and interleaved to [K/4, N, 4]; a row-major fp8 A moves as f32
+// words through one PE transpose a K block; A's scales are PE-transposed
+// into slots of 32 partitions, B's load as they are. K = 1056 ends in a
+// partial K block of 32 rows.
+// RUN: nki-opt %s -split-input-file --nki-tile -verify-diagnostics | FileCheck %s
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#sa = affine_map<(m, n, k) -> (m, k floordiv 32)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#sb = affine_map<(m, n, k) -> (k floordiv 32, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// CHECK-LABEL: func.func @mx
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x4x300xf8E5M2, strided<[1200, 300, 1], offset: ?>> to memref<128x4x300xf8E5M2, #nki.memory<sbuf>>
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x1x300xf8E5M2, strided<[1200, 300, 1]>, #nki.memory<sbuf>> into memref<128x300x1xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<16x300xf8E8M0FNU, strided<[300, 1], offset: ?>> to memref<16x300xf8E8M0FNU, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x2x16xf8E8M0FNU, strided<[33, 16, 1], offset: ?>> to memref<128x2x16xf8E8M0FNU, strided<[64, 32, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.memset %{{.*}}, 0.000000e+00 : memref<128x2x16xf8E8M0FNU, strided<[64, 32, 1], offset: 16>, #nki.memory<sbuf>>
+// CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x64xf8E8M0FNU, #nki.memory<sbuf>> into memref<64x128xf32, #nki.memory<psum>>
+// CHECK: nki.bitcast %arg0 : memref<128x1056xf8E4M3FN> to memref<128x264xf32>
+// CHECK: %[[W:.*]] = nki.bitcast %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> to memref<128x512xf8E4M3FN, #nki.memory<sbuf>>
+// CHECK: %[[Q:.*]] = memref.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [128, 128, 4]
+// CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK: nki.matmul_mx %[[Q]], %{{.*}} scales %{{.*}}, %{{.*}} into %[[ACC:.*]] : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, strided<[128, 1]>, #nki.memory<sbuf>>, memref<16x300xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x300xf32, #nki.memory<psum>>
+// CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : {{.*}}memref<16x128xf8E8M0FNU, strided<[128, 1], offset: 4096>
+// CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : memref<8x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<8x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<1x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<1x300xf8E8M0FNU, #nki.memory<sbuf>>
+// CHECK-NOT: nki.matmul
+module attributes {nki.target = "trn3"} {
+func.func @mx(%a: memref<128x1056xf8E4M3FN>, %sa: memref<128x33xf8E8M0FNU>, %b: memref<1056x300xf8E5M2>, %sb: memref<33x300xf8E8M0FNU>, %c: memref<128x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x300xf32>)
+  linalg.generic {indexing_maps = [#a, #sa, #b, #sb, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %sa, %b, %sb : memref<128x1056xf8E4M3FN>, memref<128x33xf8E8M0FNU>, memref<1056x300xf8E5M2>, memref<33x300xf8E8M0FNU>) outs(%c : memref<128x300xf32>) {
+  ^bb0(%x: f8E4M3FN, %xs: f8E8M0FNU, %y: f8E5M2, %ys: f8E8M0FNU, %acc: f32):
+    %xf = arith.extf %x : f8E4M3FN to f32
+    %xsf = arith.extf %xs : f8E8M0FNU to f32
+    %yf = arith.extf %y : f8E5M2 to f32
+    %ysf = arith.extf %ys : f8E8M0FNU to f32
+    %p = arith.mulf %xf, %xsf : f32
+    %q = arith.mulf %yf, %ysf : f32
+    %pq = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// trn2 has no matmul_mx.
+#a = affine_map<(m, n, k) -> (m, k)>
+#sa = affine_map<(m, n, k) -> (m, k floordiv 32)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#sb = affine_map<(m, n, k) -> (k floordiv 32, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+module attributes {nki.target = "trn2"} {
+func.func @mx_trn2(%a: memref<128x64xf8E4M3FN>, %sa: memref<128x2xf8E8M0FNU>, %b: memref<64x32xf8E4M3FN>, %sb: memref<2x32xf8E8M0FNU>, %c: memref<128x32xf32>) {
+  // expected-error @+1 {{is an MX matmul (e8m0-scaled fp8 blocks), which needs a target with matmul_mx (trn3)}}
+  linalg.generic {indexing_maps = [#a, #sa, #b, #sb, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %sa, %b, %sb : memref<128x64xf8E4M3FN>, memref<128x2xf8E8M0FNU>, memref<64x32xf8E4M3FN>, memref<2x32xf8E8M0FNU>) outs(%c : memref<128x32xf32>) {
+  ^bb0(%x: f8E4M3FN, %xs: f8E8M0FNU, %y: f8E4M3FN, %ys: f8E8M0FNU, %acc: f32):
+    %xf = arith.extf %x : f8E4M3FN to f32
+    %xsf = arith.extf %xs : f8E8M0FNU to f32
+    %yf = arith.extf %y : f8E4M3FN to f32
+    %ysf = arith.extf %ys : f8E8M0FNU to f32
+    %p = arith.mulf %xf, %xsf : f32
+    %q = arith.mulf %yf, %ysf : f32
+    %pq = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// K must be whole scale blocks.
+#a = affine_map<(m, n, k) -> (m, k)>
+#sa = affine_map<(m, n, k) -> (m, k floordiv 32)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#sb = affine_map<(m, n, k) -> (k floordiv 32, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+module attributes {nki.target = "trn3"} {
+func.func @mx_partial_block(%a: memref<128x48xf8E4M3FN>, %sa: memref<128x2xf8E8M0FNU>, %b: memref<48x32xf8E4M3FN>, %sb: memref<2x32xf8E8M0FNU>, %c: memref<128x32xf32>) {
+  // expected-error @+1 {{is an MX matmul with K = 48, not a multiple of 32 (one scale a block)}}
+  linalg.generic {indexing_maps = [#a, #sa, #b, #sb, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %sa, %b, %sb : memref<128x48xf8E4M3FN>, memref<128x2xf8E8M0FNU>, memref<48x32xf8E4M3FN>, memref<2x32xf8E8M0FNU>) outs(%c : memref<128x32xf32>) {
+  ^bb0(%x: f8E4M3FN, %xs: f8E8M0FNU, %y: f8E4M3FN, %ys: f8E8M0FNU, %acc: f32):
+    %xf = arith.extf %x : f8E4M3FN to f32
+    %xsf = arith.extf %xs : f8E8M0FNU to f32
+    %yf = arith.extf %y : f8E4M3FN to f32
+    %ysf = arith.extf %ys : f8E8M0FNU to f32
+    %p = arith.mulf %xf, %xsf : f32
+    %q = arith.mulf %yf, %ysf : f32
+    %pq = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
