@@ -56,6 +56,9 @@ namespace {
 // A panel of B holds at most this many PSUM banks' worth of columns (each
 // A block's products then fill half of PSUM).
 constexpr int64_t kMaxPanelBanks = 4;
+// M blocks of the wave that starts a wide staged panel (emitPanel): enough
+// that their matmuls on one bank group cover the interleaving of the next.
+constexpr int64_t kWaveBlocks = 4;
 
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
@@ -102,6 +105,11 @@ struct MatmulKernel {
   std::optional<Access> pairedB;
 
   int64_t P() const { return options.partitions; }
+  /// Columns of the banks that share one A^T tile load: kMaxPanelBanks,
+  /// halved when each column has two products (a sibling).
+  int64_t groupColumns() const {
+    return kMaxPanelBanks / (sibling ? 2 : 1) * bankColumns();
+  }
   int64_t bankColumns() const { return options.bankColumns; }
   /// Contraction rows of one K block (one matmul).
   int64_t kBlock() const { return P() * R; }
@@ -110,9 +118,23 @@ struct MatmulKernel {
   LogicalResult analyzeMx();
   void emit();
   void emitPanel(OpBuilder &b, Value batch, Value nOff, int64_t np);
+  /// A panel's B in SBUF: one tile per K block (tiles2: the sibling's B;
+  /// scales: an MX matmul's [kk/32, np] scale tiles).
+  struct PanelB {
+    SmallVector<Value> tiles, tiles2, scales;
+  };
+  /// An M block's stationary A^T tiles (and MX scales), one per K block.
+  struct BlockA {
+    SmallVector<Value> tiles, scales;
+  };
+  BlockA loadBlockA(OpBuilder &b, Value batch, Value mOff, int64_t mm);
+  /// The matmuls and evacuations of one M block for the bank group of
+  /// the panel's columns from g0.
+  void emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
+                 const PanelB &panel, Value mOff, int64_t mm, const BlockA &a,
+                 int64_t g0);
   void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
-                 ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles,
-                 ArrayRef<Value> bScales, Value mOff, int64_t mm);
+                 const PanelB &panel, Value mOff, int64_t mm);
   /// An MX matmul's stationary scales for the M block: [kk/32, mm] e8m0
   /// tiles, one per K block, PE transposes of A's [mm, K/32] scale rows.
   SmallVector<Value> loadAScales(OpBuilder &b, Value mOff, int64_t mm);
@@ -132,9 +154,11 @@ struct MatmulKernel {
   SmallVector<Value> loadRowGroups(OpBuilder &b, const Access &a,
                                    ArrayRef<Value> ivs, int rowDim,
                                    int64_t rows, int colDim, int64_t cols);
-  /// The copies that interleave columns [c0, c0 + cw) of a staged
-  /// [K/R, R, cols] tile into its [K/R, cols, R] destination.
-  void interleave(OpBuilder &b, Value stage, Value dst, int64_t c0, int64_t cw);
+  /// The copies that interleave columns [s0, s0 + cw) of a staged
+  /// [K/R, R, cols] tile into columns [d0, d0 + cw) of its [K/R, cols, R]
+  /// destination.
+  void interleave(OpBuilder &b, Value stage, int64_t s0, Value dst, int64_t d0,
+                  int64_t cw);
   /// loadRowGroups of a row-major fp8 A with R = 4 through f32 words, or
   /// an empty list when A's layout does not allow it.
   SmallVector<Value> loadQuadWords(OpBuilder &b, const Access &a,
@@ -342,7 +366,7 @@ SmallVector<Value> MatmulKernel::loadRowGroups(OpBuilder &b, const Access &a,
                                    a.strides[colDim]}),
                           stage);
       for (int64_t c0 = 0; c0 < cols; c0 += bankColumns())
-        interleave(b, stage, t, c0, std::min(bankColumns(), cols - c0));
+        interleave(b, stage, c0, t, c0, std::min(bankColumns(), cols - c0));
       r0 += R * pairs;
     }
     return tiles;
@@ -376,16 +400,16 @@ SmallVector<Value> MatmulKernel::loadRowGroups(OpBuilder &b, const Access &a,
   return tiles;
 }
 
-void MatmulKernel::interleave(OpBuilder &b, Value stage, Value dst, int64_t c0,
-                              int64_t cw) {
+void MatmulKernel::interleave(OpBuilder &b, Value stage, int64_t s0, Value dst,
+                              int64_t d0, int64_t cw) {
   int64_t pairs = cast<MemRefType>(dst.getType()).getDimSize(0);
   for (int64_t r = 0; r < R; ++r)
     tile::CopyOp::create(
         b, loc,
-        memref::SubViewOp::create(b, loc, stage, ArrayRef<int64_t>{0, r, c0},
+        memref::SubViewOp::create(b, loc, stage, ArrayRef<int64_t>{0, r, s0},
                                   ArrayRef<int64_t>{pairs, 1, cw},
                                   ArrayRef<int64_t>{1, 1, 1}),
-        memref::SubViewOp::create(b, loc, dst, ArrayRef<int64_t>{0, c0, r},
+        memref::SubViewOp::create(b, loc, dst, ArrayRef<int64_t>{0, d0, r},
                                   ArrayRef<int64_t>{pairs, cw, 1},
                                   ArrayRef<int64_t>{1, 1, 1}));
 }
@@ -436,17 +460,20 @@ SmallVector<Value> MatmulKernel::loadQuadWords(OpBuilder &b, const Access &a,
                      : dv;
     }
     Value offset = arith::DivUIOp::create(b, loc, a.offsetAt(b, loc, at), four);
-    Value src = allocTile(b, loc, {cw, rows / 4}, f32);
-    tile::DmaOp::create(b, loc,
-                        hbmView(b, loc, words, offset, {cw, rows / 4},
-                                {a.strides[colDim] / 4, 1}),
-                        src);
+    // One load a K block: the loads spread over DMA queues and each
+    // block's transpose waits for its own words only.
     int64_t q0 = 0;
     for (Value w : wordTiles) {
       int64_t quads = cast<MemRefType>(w.getType()).getDimSize(0);
+      Value src = allocTile(b, loc, {cw, quads}, f32);
+      Value from =
+          arith::AddIOp::create(b, loc, offset, indexConst(b, loc, q0));
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(b, loc, words, from, {cw, quads}, {a.strides[colDim] / 4, 1}),
+          src);
       Value ps = allocTile(b, loc, {quads, cw}, f32, tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(b, loc,
-                                tileSlice(b, loc, src, 0, cw, q0, quads), ps);
+      tile::TransposeOp::create(b, loc, src, ps);
       tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, w, 0, quads, c0, cw));
       q0 += quads;
     }
@@ -617,73 +644,58 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
 
 SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
                                              int64_t mm) {
-  // A's [mm, K/32] scale rows, each K block's 16 in a slot of 32 columns
-  // (the rest zero): one PE transpose then serves P / 32 K blocks, each
-  // block's scales landing on a quarter's first partition, where a
-  // matmul_mx may read them. A partial last K block takes one of its own.
+  // A's [mm, K/32] scale rows, loaded contiguously, then read by the PE
+  // transposes through a view that takes 32 columns from every K block's
+  // first (16 columns apart; the next block's, or zeros past the end, fill
+  // the rest): one transpose serves P / 32 K blocks, each block's scales
+  // landing on a quarter's first partition, where matmul_mx may read them.
   int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
-  int64_t slot = 2 * perBlock, fullBlocks = K / kBlock();
-  int64_t rest = (K % kBlock()) / kMxBlock;
+  int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
+  int64_t slot = 2 * perBlock, width = kBlocks * perBlock + perBlock;
   Type e8m0 = SA.elementType;
   SmallVector<Value> ivs(extents.size());
   ivs[mDim] = mOff;
+  Value rows = allocTile(b, loc, {mm, width}, e8m0);
+  tile::DmaOp::create(b, loc,
+                      hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
+                              {mm, blocks},
+                              {SA.strides[mDim], SA.strides[kDim]}),
+                      tileSlice(b, loc, rows, 0, mm, 0, blocks));
+  tile::MemsetOp::create(b, loc,
+                         tileSlice(b, loc, rows, 0, mm, blocks, width - blocks),
+                         b.getF32FloatAttr(0.0f));
   SmallVector<Value> tiles;
-  auto transposeInto = [&](Value src, int64_t cols) {
-    Value ps =
-        allocTile(b, loc, {cols, mm}, b.getF32Type(), tile::MemorySpace::PSUM);
-    tile::TransposeOp::create(b, loc, src, ps);
-    Value t = allocTile(b, loc, {cols, mm}, e8m0);
+  int64_t perTranspose = std::max<int64_t>(1, P() / slot);
+  for (int64_t j0 = 0; j0 < kBlocks; j0 += perTranspose) {
+    int64_t n = std::min(perTranspose, kBlocks - j0);
+    auto viewType =
+        MemRefType::get({mm, n, slot}, e8m0,
+                        StridedLayoutAttr::get(b.getContext(), j0 * perBlock,
+                                               {width, perBlock, 1}),
+                        cast<MemRefType>(rows.getType()).getMemorySpace());
+    Value slots = memref::ReinterpretCastOp::create(
+        b, loc, viewType, rows, j0 * perBlock, ArrayRef<int64_t>{mm, n, slot},
+        ArrayRef<int64_t>{width, perBlock, 1});
+    Value ps = allocTile(b, loc, {n * slot, mm}, b.getF32Type(),
+                         tile::MemorySpace::PSUM);
+    tile::TransposeOp::create(b, loc, slots, ps);
+    Value t = allocTile(b, loc, {n * slot, mm}, e8m0);
     tile::CopyOp::create(b, loc, ps, t); // powers of two: exact
-    return t;
-  };
-  if (fullBlocks) {
-    Value rows = allocTile(b, loc, {mm, fullBlocks, slot}, e8m0);
-    auto part = [&](int64_t c0, int64_t cw) -> Value {
-      return memref::SubViewOp::create(
-          b, loc, rows, ArrayRef<int64_t>{0, 0, c0},
-          ArrayRef<int64_t>{mm, fullBlocks, cw}, ArrayRef<int64_t>{1, 1, 1});
-    };
-    tile::DmaOp::create(b, loc,
-                        hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
-                                {mm, fullBlocks, perBlock},
-                                {SA.strides[mDim], perBlock * SA.strides[kDim],
-                                 SA.strides[kDim]}),
-                        part(0, perBlock));
-    tile::MemsetOp::create(b, loc, part(perBlock, perBlock),
-                           b.getF32FloatAttr(0.0f));
-    Value flat = memref::CollapseShapeOp::create(
-        b, loc, rows, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    int64_t perTranspose = std::max<int64_t>(1, P() / slot);
-    for (int64_t j0 = 0; j0 < fullBlocks; j0 += perTranspose) {
-      int64_t n = std::min(perTranspose, fullBlocks - j0);
-      Value t = transposeInto(
-          tileSlice(b, loc, flat, 0, mm, j0 * slot, n * slot), n * slot);
-      for (int64_t j = 0; j < n; ++j)
-        tiles.push_back(tileSlice(b, loc, t, j * slot, perBlock, 0, mm));
+    for (int64_t j = j0; j < j0 + n; ++j) {
+      int64_t cols = std::min(perBlock, blocks - j * perBlock);
+      tiles.push_back(tileSlice(b, loc, t, (j - j0) * slot, cols, 0, mm));
     }
-  }
-  if (rest) {
-    ivs[kDim] = indexConst(b, loc, fullBlocks * perBlock);
-    Value rows = allocTile(b, loc, {mm, rest}, e8m0);
-    tile::DmaOp::create(b, loc,
-                        hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
-                                {mm, rest},
-                                {SA.strides[mDim], SA.strides[kDim]}),
-                        rows);
-    tiles.push_back(transposeInto(rows, rest));
   }
   return tiles;
 }
 
-void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
-                             ArrayRef<Value> bTiles, ArrayRef<Value> b2Tiles,
-                             ArrayRef<Value> bScales, Value mOff, int64_t mm) {
+MatmulKernel::BlockA MatmulKernel::loadBlockA(OpBuilder &b, Value batch,
+                                              Value mOff, int64_t mm) {
   int64_t K = extents[kDim];
-  SmallVector<Value> aScales;
+  BlockA block;
   if (mx)
-    aScales = loadAScales(b, mOff, mm);
+    block.scales = loadAScales(b, mOff, mm);
   // Stationary tiles A^T [k, m] for every K block.
-  SmallVector<Value> aTiles;
   for (int64_t k0 = 0; k0 < K;) {
     for (Value a : loadATiles(b, batch, mOff, mm, k0)) {
       int64_t kk = cast<MemRefType>(a.getType()).getDimSize(0) * R;
@@ -692,64 +704,84 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
         tile::CopyOp::create(b, loc, a, rounded);
         a = rounded;
       }
-      aTiles.push_back(a);
+      block.tiles.push_back(a);
       k0 += kk;
     }
   }
-  // The panel's banks, at most kMaxPanelBanks / products of them at once
-  // (the A^T tiles serve them all).
-  int64_t perGroup = kMaxPanelBanks / (sibling ? 2 : 1);
-  for (int64_t g0 = 0; g0 < np; g0 += perGroup * bankColumns()) {
-    SmallVector<std::pair<int64_t, int64_t>> banks;
-    for (int64_t n0 = g0; n0 < std::min(np, g0 + perGroup * bankColumns());
-         n0 += bankColumns())
-      banks.push_back({n0, std::min(bankColumns(), np - n0)});
-    SmallVector<Value> accs, accs2;
-    for (auto [n0, nw] : banks) {
-      accs.push_back(
+  return block;
+}
+
+void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
+                             const PanelB &panel, Value mOff, int64_t mm,
+                             const BlockA &a, int64_t g0) {
+  int64_t K = extents[kDim];
+  SmallVector<std::pair<int64_t, int64_t>> banks;
+  for (int64_t n0 = g0; n0 < std::min(np, g0 + groupColumns());
+       n0 += bankColumns())
+    banks.push_back({n0, std::min(bankColumns(), np - n0)});
+  SmallVector<Value> accs, accs2;
+  for (auto [n0, nw] : banks) {
+    accs.push_back(
+        allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
+    if (sibling)
+      accs2.push_back(
           allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
-      if (sibling)
-        accs2.push_back(allocTile(b, loc, {mm, nw}, b.getF32Type(),
-                                  tile::MemorySpace::PSUM));
-    }
-    for (auto [kb, aTile] : llvm::enumerate(aTiles)) {
-      int64_t kk = std::min<int64_t>(kBlock(), K - int64_t(kb) * kBlock());
-      for (auto [i, bank] : llvm::enumerate(banks)) {
-        UnitAttr accumulate = kb ? b.getUnitAttr() : UnitAttr();
-        auto emitMatmul = [&](ArrayRef<Value> from, Value acc) {
-          Value moving =
-              R == 1
-                  ? tileSlice(b, loc, from[kb], 0, kk, bank.first, bank.second)
-                  : memref::SubViewOp::create(
-                        b, loc, from[kb], ArrayRef<int64_t>{0, bank.first, 0},
-                        ArrayRef<int64_t>{kk / R, bank.second, R},
-                        ArrayRef<int64_t>{1, 1, 1})
-                        .getResult();
-          if (mx) {
-            Value scale = tileSlice(b, loc, bScales[kb], 0, kk / kMxBlock,
-                                    bank.first, bank.second);
-            tile::MatmulMxOp::create(b, loc, aTile, moving, aScales[kb], scale,
-                                     acc, accumulate);
-            return;
-          }
-          tile::MatmulOp::create(b, loc, aTile, moving, acc, accumulate,
-                                 b.getI64IntegerAttr(R));
-        };
-        emitMatmul(bTiles, accs[i]);
-        if (sibling)
-          emitMatmul(b2Tiles, accs2[i]);
-      }
-    }
-    for (auto [i, bank] : llvm::enumerate(banks))
-      evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
-               sibling ? accs2[i] : Value());
   }
+  for (size_t k = 0; k < a.tiles.size(); ++k) {
+    int64_t kk = std::min<int64_t>(kBlock(), K - int64_t(k) * kBlock());
+    for (size_t i = 0; i < banks.size(); ++i) {
+      UnitAttr accumulate = k ? b.getUnitAttr() : UnitAttr();
+      int64_t n0 = banks[i].first, nw = banks[i].second;
+      auto emitMatmul = [&](ArrayRef<Value> from, Value acc) {
+        Value moving =
+            R == 1 ? tileSlice(b, loc, from[k], 0, kk, n0, nw)
+                   : memref::SubViewOp::create(b, loc, from[k],
+                                               ArrayRef<int64_t>{0, n0, 0},
+                                               ArrayRef<int64_t>{kk / R, nw, R},
+                                               ArrayRef<int64_t>{1, 1, 1})
+                         .getResult();
+        if (mx) {
+          Value scale =
+              tileSlice(b, loc, panel.scales[k], 0, kk / kMxBlock, n0, nw);
+          tile::MatmulMxOp::create(b, loc, a.tiles[k], moving, a.scales[k],
+                                   scale, acc, accumulate);
+          return;
+        }
+        tile::MatmulOp::create(b, loc, a.tiles[k], moving, acc, accumulate,
+                               b.getI64IntegerAttr(R));
+      };
+      emitMatmul(panel.tiles, accs[i]);
+      if (sibling)
+        emitMatmul(panel.tiles2, accs2[i]);
+    }
+  }
+  for (auto [i, bank] : llvm::enumerate(banks))
+    evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
+             sibling ? accs2[i] : Value());
+}
+
+void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
+                             const PanelB &panel, Value mOff, int64_t mm) {
+  BlockA a = loadBlockA(b, batch, mOff, mm);
+  // The panel's banks, a group at a time (the A^T tiles serve them all).
+  for (int64_t g0 = 0; g0 < np; g0 += groupColumns())
+    emitGroup(b, batch, nOff, np, panel, mOff, mm, a, g0);
 }
 
 void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
                              int64_t np) {
   int64_t K = extents[kDim];
-  SmallVector<Value> bTiles, b2Tiles;
+  PanelB panel;
+  // Staged row groups (a multi-row B that is not a stored constant) are
+  // interleaved on chip at one byte a cycle, which for a wide panel takes
+  // longer than the first M blocks' matmuls on it. The first blocks then
+  // run as a wave, bank group by bank group, each group's staging just
+  // before (a later group's copies overlap the earlier groups' matmuls).
+  bool staged = R > 1 && !pairedB && !sibling &&
+                (B.strides[nDim] == 1 || B.strides[kDim] != 1);
+  int64_t waveBlocks = staged && np > groupColumns()
+                           ? std::min<int64_t>(kWaveBlocks, extents[mDim] / P())
+                           : 0;
   for (int64_t k0 = 0; k0 < K; k0 += kBlock()) {
     int64_t kk = std::min(kBlock(), K - k0);
     SmallVector<Value> ivs =
@@ -766,12 +798,38 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
                             t);
         return t;
       }
+      if (waveBlocks) // filled a bank group at a time (stageGroup)
+        return allocTile(b, loc, {kk / R, np, R}, B.elementType);
       return loadRowGroups(b, from, ivs, kDim, kk, nDim, np).front();
     };
-    bTiles.push_back(load(B));
+    panel.tiles.push_back(load(B));
     if (sibling)
-      b2Tiles.push_back(load(B2));
+      panel.tiles2.push_back(load(B2));
   }
+  if (mx)
+    panel.scales = loadScales(b, SB, nDim, nOff, np);
+  // One bank group of a wave's B: per K block and bank, a [K/R, R, bank]
+  // stage (rows of a bank's width) interleaved into the panel's tile.
+  auto stageGroup = [&](int64_t g0) {
+    for (size_t kb = 0; kb < panel.tiles.size(); ++kb) {
+      Value t = panel.tiles[kb];
+      int64_t groups = cast<MemRefType>(t.getType()).getDimSize(0);
+      for (int64_t c0 = g0; c0 < std::min(np, g0 + groupColumns());
+           c0 += bankColumns()) {
+        int64_t cw = std::min(bankColumns(), np - c0);
+        Value n = arith::AddIOp::create(b, loc, nOff, indexConst(b, loc, c0));
+        SmallVector<Value> ivs =
+            ivsFor(batch, Value(), n, indexConst(b, loc, kb * kBlock()));
+        Value stage = allocTile(b, loc, {groups, R, cw}, B.elementType);
+        tile::DmaOp::create(
+            b, loc,
+            hbmView(b, loc, B.buffer, B.offsetAt(b, loc, ivs), {groups, R, cw},
+                    {R * B.strides[kDim], B.strides[kDim], B.strides[nDim]}),
+            stage);
+        interleave(b, stage, 0, t, c0, cw);
+      }
+    }
+  };
 
   // Row-broadcast epilogue operands: one load per panel, not per M block
   // (each load writes every partition: a bias of 2 KB costs 256 KB).
@@ -797,12 +855,33 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
       panelRows[i] = t;
     }
   }
-  SmallVector<Value> bScales;
-  if (mx)
-    bScales = loadScales(b, SB, nDim, nOff, np);
-  tileLoop(b, loc, extents[mDim], P(), [&](OpBuilder &mb, Value m, int64_t mm) {
-    emitBlock(mb, batch, nOff, np, bTiles, b2Tiles, bScales, m, mm);
-  });
+  if (!waveBlocks) {
+    tileLoop(b, loc, extents[mDim], P(),
+             [&](OpBuilder &mb, Value m, int64_t mm) {
+               emitBlock(mb, batch, nOff, np, panel, m, mm);
+             });
+    return;
+  }
+  // The first block's A goes ahead of B: its transposes then wait for no
+  // staging.
+  SmallVector<BlockA> wave;
+  wave.push_back(loadBlockA(b, batch, indexConst(b, loc, 0), P()));
+  for (int64_t g0 = 0; g0 < np; g0 += groupColumns()) {
+    stageGroup(g0);
+    for (int64_t j = 0; j < waveBlocks; ++j) {
+      Value mOff = indexConst(b, loc, j * P());
+      if (j == int64_t(wave.size()))
+        wave.push_back(loadBlockA(b, batch, mOff, P()));
+      emitGroup(b, batch, nOff, np, panel, mOff, P(), wave[j], g0);
+    }
+  }
+  int64_t done = waveBlocks * P();
+  tileLoop(b, loc, extents[mDim] - done, P(),
+           [&](OpBuilder &mb, Value m, int64_t mm) {
+             Value mOff =
+                 arith::AddIOp::create(mb, loc, m, indexConst(mb, loc, done));
+             emitBlock(mb, batch, nOff, np, panel, mOff, mm);
+           });
 }
 
 void MatmulKernel::emit() {

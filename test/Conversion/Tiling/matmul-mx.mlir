@@ -2,7 +2,9 @@
 // are staged and interleaved to [K/4, N, 4]; a row-major fp8 A moves as f32
 // words through one PE transpose a K block; A's scales are PE-transposed
 // into slots of 32 partitions, B's load as they are. K = 1056 ends in a
-// partial K block of 32 rows.
+// partial K block of 32 rows. A's scale rows load contiguously; one PE
+// transpose reads every K block's 16 through a view of 32 columns, 16
+// apart, so each block's scales land on a quarter's first partition.
 // RUN: nki-opt %s -split-input-file --nki-tile -verify-diagnostics | FileCheck %s
 
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -15,16 +17,17 @@
 // CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x4x300xf8E5M2, strided<[1200, 300, 1], offset: ?>> to memref<128x4x300xf8E5M2, #nki.memory<sbuf>>
 // CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x1x300xf8E5M2, strided<[1200, 300, 1]>, #nki.memory<sbuf>> into memref<128x300x1xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>
 // CHECK: nki.dma %{{.*}} to %{{.*}} : memref<16x300xf8E8M0FNU, strided<[300, 1], offset: ?>> to memref<16x300xf8E8M0FNU, #nki.memory<sbuf>>
-// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x2x16xf8E8M0FNU, strided<[33, 16, 1], offset: ?>> to memref<128x2x16xf8E8M0FNU, strided<[64, 32, 1]>, #nki.memory<sbuf>>
-// CHECK: nki.memset %{{.*}}, 0.000000e+00 : memref<128x2x16xf8E8M0FNU, strided<[64, 32, 1], offset: 16>, #nki.memory<sbuf>>
-// CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x64xf8E8M0FNU, #nki.memory<sbuf>> into memref<64x128xf32, #nki.memory<psum>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<128x33xf8E8M0FNU, strided<[33, 1], offset: ?>> to memref<128x33xf8E8M0FNU, strided<[64, 1]>, #nki.memory<sbuf>>
+// CHECK: nki.memset %{{.*}}, 0.000000e+00 : memref<128x31xf8E8M0FNU, strided<[64, 1], offset: 33>, #nki.memory<sbuf>>
+// CHECK: %[[SLOTS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 3, 32], strides: [64, 16, 1]
+// CHECK: nki.transpose %[[SLOTS]] into %{{.*}} : memref<128x3x32xf8E8M0FNU, strided<[64, 16, 1]>, #nki.memory<sbuf>> into memref<96x128xf32, #nki.memory<psum>>
 // CHECK: nki.bitcast %arg0 : memref<128x1056xf8E4M3FN> to memref<128x264xf32>
 // CHECK: %[[W:.*]] = nki.bitcast %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> to memref<128x512xf8E4M3FN, #nki.memory<sbuf>>
 // CHECK: %[[Q:.*]] = memref.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [128, 128, 4]
 // CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
 // CHECK: nki.matmul_mx %[[Q]], %{{.*}} scales %{{.*}}, %{{.*}} into %[[ACC:.*]] : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, strided<[128, 1]>, #nki.memory<sbuf>>, memref<16x300xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x300xf32, #nki.memory<psum>>
 // CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : {{.*}}memref<16x128xf8E8M0FNU, strided<[128, 1], offset: 4096>
-// CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : memref<8x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<8x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<1x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<1x300xf8E8M0FNU, #nki.memory<sbuf>>
+// CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : memref<8x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<8x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<1x128xf8E8M0FNU, strided<[128, 1], offset: 8192>, #nki.memory<sbuf>>, memref<1x300xf8E8M0FNU, #nki.memory<sbuf>>
 // CHECK-NOT: nki.matmul
 module attributes {nki.target = "trn3"} {
 func.func @mx(%a: memref<128x1056xf8E4M3FN>, %sa: memref<128x33xf8E8M0FNU>, %b: memref<1056x300xf8E5M2>, %sb: memref<33x300xf8E8M0FNU>, %c: memref<128x300xf32>) {
