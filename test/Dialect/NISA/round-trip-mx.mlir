@@ -19,7 +19,7 @@ nisa.program target("trn3") semaphores(1) {
     nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f4e2m1x2][(2,128),(1,2)],
                    sbuf[0:128, 512, f8e4m3][(4,512),(1,4)]
                    scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)] start signal(s0)
-    // CHECK-NEXT: nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f4e2m1x2][(2,128),(1,2)], sbuf[0:128, 512, f8e4m3][(4,512),(1,4)] scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)]{{$}}
+    // CHECK-NEXT: nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f4e2m1x2][(2,128),(1,2)], sbuf[0:128, 512, f8e4m3][(4,512),(1,4)] scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)]{{( loc\(.*\))?$}}
     nisa.matmul_mx psum[0:128, 0, f32][(1,512)], sbuf[0:128, 0, f4e2m1x2][(2,128),(1,2)],
                    sbuf[0:128, 512, f8e4m3][(4,512),(1,4)]
                    scales sbuf[0:16, 4096, e8m0][(1,128)], sbuf[0:16, 4224, e8m0][(1,512)]
