@@ -57,6 +57,33 @@ def e4m3_round(x):
     return (np.sign(x) * grid[pick]).astype(np.float32)
 
 
+def e8m0_round(y):
+    """Non-negative float32 values to the machine's e8m0 scales: the nearest
+    power of two, a tie (1.5 x 2^e) to the even code e + 127, clamped to
+    [2^-127, 2^127]."""
+    y = np.asarray(y, np.float64)
+    out = np.full(y.shape, 2.0 ** -127)
+    big = y >= 2.0 ** -127
+    m, ex = np.frexp(y[big])  # y = (2m) 2^(ex - 1), 2m in [1, 2)
+    e = ex - 1
+    up = (2 * m > 1.5) | ((2 * m == 1.5) & ((e + 127) % 2 == 1))
+    out[big] = 2.0 ** np.minimum(e + up, 127)
+    return out.astype(np.float32)
+
+
+def mx_quantise(x, axis):
+    """x (float32) in OCP MX blocks of 32 along `axis` as --auto-cast=mxfp8
+    makes them: scale = e8m0(max |block| x (1.5 / 448 in float32)), values
+    e4m3(x / scale); returns the dequantised values (exact in float64)."""
+    f32 = np.float32
+    x = np.moveaxis(np.asarray(x, f32), axis, -1)
+    blocks = x.reshape(*x.shape[:-1], -1, 32)
+    amax = np.abs(blocks).max(axis=-1, keepdims=True)
+    scale = e8m0_round(amax * (f32(1.5) / f32(448)))
+    q = e4m3_round(blocks / scale).astype(np.float64) * scale
+    return np.moveaxis(q.reshape(x.shape), -1, axis)
+
+
 def rand(rng, shape, dtype):
     if dtype.startswith("f8"):
         return rng.choice(fp8_grid(dtype), size=shape)
@@ -825,10 +852,11 @@ def main():
                    choices=["f32", "bf16", "f8E4M3FN", "f8E5M2"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--auto-cast", default="none",
-                   choices=["none", "matmul", "fp8"],
+                   choices=["none", "matmul", "fp8", "mxfp8"],
                    help="matmul: the reference rounds matmul inputs to bf16; "
-                   "fp8: it quantises x W (W a weight) as the compiler does "
-                   "(docs/compiler.md), the other matmuls as matmul")
+                   "fp8, mxfp8: it quantises x W (W a weight) as the "
+                   "compiler does (docs/compiler.md), the other matmuls as "
+                   "matmul")
     p.add_argument("--mlir-only", action="store_true",
                    help="write prog.mlir only (benchmarks use random inputs)")
     p.add_argument("--dir", required=True)
@@ -861,12 +889,23 @@ def main():
         p = (x8.astype(np.float64) @ y8.astype(np.float64)).astype(f32)
         return p * (amax * (ws / f32(448)))
 
+    def mm_mx(x, y):
+        # x's blocks of 32 along K per row, W's per column (QuantizeMx.h);
+        # the PE sums exact scaled products. K not a multiple of 32 stays
+        # bf16.
+        if np.shape(x)[-1] % 32:
+            return mm_bf16(x, y)
+        return mx_quantise(x, -1) @ mx_quantise(y, 0)
+
     if args.auto_cast == "matmul":
         def mm(x, y, weight=False):
             return mm_bf16(x, y)
     elif args.auto_cast == "fp8":
         def mm(x, y, weight=False):
             return mm_fp8(x, y) if weight else mm_bf16(x, y)
+    elif args.auto_cast == "mxfp8":
+        def mm(x, y, weight=False):
+            return mm_mx(x, y) if weight else mm_bf16(x, y)
     else:
         def mm(x, y, weight=False):
             return np.asarray(x, np.float64) @ np.asarray(y, np.float64)

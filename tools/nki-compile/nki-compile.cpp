@@ -3,7 +3,7 @@
 //
 //   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
-//               [--auto-cast=none|matmul|fp8] [--entry=NAME] [--report]
+//               [--auto-cast=none|matmul|fp8|mxfp8] [--entry=NAME] [--report]
 //               [--input-shape=NAME:AxBxC] [--mlir-print-ir-after-all]
 //               [--mlir-timing]
 //
@@ -63,7 +63,8 @@ static cl::opt<std::string>
     autoCast("auto-cast",
              cl::desc("none | matmul (round matmul inputs to bf16) | fp8 "
                       "(matmuls of weights in fp8 e4m3 with scales, other "
-                      "matmul inputs in bf16)"),
+                      "matmul inputs in bf16) | mxfp8 (trn3: those matmuls "
+                      "in MXFP8 blocks of 32 with e8m0 scales)"),
              cl::init("none"), cl::cat(nkiOptions));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function name"),
                                   cl::cat(nkiOptions));

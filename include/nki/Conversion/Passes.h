@@ -19,9 +19,10 @@ namespace nki {
 /// The auto-cast modes (nki-prepare-graph's option, nki-compile's flag),
 /// and their names for diagnostics.
 inline bool isAutoCastMode(llvm::StringRef mode) {
-  return mode == "none" || mode == "matmul" || mode == "fp8";
+  return mode == "none" || mode == "matmul" || mode == "fp8" || mode == "mxfp8";
 }
-inline constexpr llvm::StringLiteral kAutoCastModes = "none, matmul or fp8";
+inline constexpr llvm::StringLiteral kAutoCastModes =
+    "none, matmul, fp8 or mxfp8";
 
 } // namespace nki
 

@@ -46,7 +46,11 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     constant weight to fp8 e4m3 (the weight with one scale at compile time,
     each activation row with its own at run time, the product rescaled by
     an elementwise op that tiling fuses into the PSUM evacuation) and rounds
-    the other matmul inputs and convolutions to bf16. A stride-1 convolution with a constant filter of a nearest
+    the other matmul inputs and convolutions to bf16; `auto-cast=mxfp8`
+    (trn3) makes such a matmul an MX matmul instead: OCP MXFP8 blocks of 32
+    along K with e8m0 scales, the weight's at compile time, the
+    activation's at run time (the matmul's kernel quantises it per M block),
+    the scales applied by matmul_mx. A stride-1 convolution with a constant filter of a nearest
     integer-factor upsample (also through a channel concatenation, a
     decoder's skip connection) becomes one convolution of the small tensor
     per output phase, written into its strided slice of the result
@@ -67,7 +71,8 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     Option<"autoCast", "auto-cast", "std::string", /*default=*/"\"none\"",
            "none | matmul: round matmul inputs to bf16 | fp8: matmuls of an "
            "activation and a weight in fp8 e4m3 (a scale per weight tensor "
-           "and per activation row), other matmuls in bf16">,
+           "and per activation row), other matmuls in bf16 | mxfp8 (trn3): "
+           "those matmuls in MXFP8 blocks of 32 with e8m0 scales">,
     Option<"convLowering", "conv", "std::string",
            /*default=*/"\"implicit-gemm\"",
            "implicit-gemm | im2col: how 2-D NCHW convolutions are lowered "

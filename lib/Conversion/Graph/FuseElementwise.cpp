@@ -343,8 +343,30 @@ struct SplitEpilogueOverChannelBlocks
 /// A contraction, a convolution, a convolution's consumer (its epilogue,
 /// computed on its PSUM tiles in the convolution's [N, F, OH, OW] space) or
 /// a diagonal filter (the kernel builds it on chip) keeps its form.
+/// A generic with an e8m0 operand: an MX scale or a quantisation by it.
+static bool hasMxScale(linalg::GenericOp op) {
+  return llvm::any_of(op->getOperands(), [](Value v) {
+    return isa<Float8E8M0FNUType>(getElementTypeOrSelf(v.getType()));
+  });
+}
+
+/// --auto-cast=mxfp8's activation generics (QuantizeMx.cpp), over
+/// [M, K/32, 32]: the block maxima (read by the scales' generic), the
+/// scales and the division. Collapsing M with K/32 would put 32-element
+/// rows on the partitions, a DMA descriptor for every 128 bytes.
+static bool isMxQuantisation(linalg::GenericOp op) {
+  if (hasMxScale(op))
+    return true;
+  return op->getNumResults() == 1 &&
+         llvm::any_of(op->getResult(0).getUsers(), [](Operation *user) {
+           auto g = dyn_cast<linalg::GenericOp>(user);
+           return g && hasMxScale(g);
+         });
+}
+
 bool keepsItsSpace(linalg::GenericOp op) {
-  return isContraction(op) || nki::conv::matchConvGeneric(op) ||
+  return isContraction(op) || isMxQuantisation(op) ||
+         nki::conv::matchConvGeneric(op) ||
          nki::conv::matchDiagonalFilter(op) ||
          llvm::any_of(op.getDpsInputs(), [](Value in) {
            auto conv = in.getDefiningOp<linalg::GenericOp>();

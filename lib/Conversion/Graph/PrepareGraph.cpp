@@ -12,7 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/ISA/Target.h"
 
 #include "DecomposeConv.h"
 
@@ -21,6 +23,7 @@
 #include "ExpandMath.h"
 #include "FoldConstantGenerics.h"
 #include "QuantizeFp8.h"
+#include "QuantizeMx.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -343,8 +346,17 @@ struct NKIPrepareGraphPass
             nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
       return signalPassFailure();
 
+    if (autoCast == "mxfp8") {
+      const nki::isa::TargetDesc *target = nki::tile::findTarget(module);
+      if (!target || !target->hasMx()) {
+        module.emitError() << "--auto-cast=mxfp8 needs a target with "
+                              "matmul_mx (trn3), not "
+                           << (target ? target->name : "this one");
+        return signalPassFailure();
+      }
+    }
     if (autoCast != "none")
-      castMatmulInputs(rewriter, func, autoCast == "fp8");
+      castMatmulInputs(rewriter, func, autoCast);
   }
 
   /// `v` (an f32 tensor) rounded to bf16 by an elementwise generic.
@@ -444,7 +456,8 @@ struct NKIPrepareGraphPass
 
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full
   /// rate); accumulation stays fp32.
-  void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func, bool fp8) {
+  void castMatmulInputs(IRRewriter &rewriter, func::FuncOp func,
+                        StringRef mode) {
     // Implicit-GEMM convolutions round their f32 operands in the body (the
     // kernel's loads do it on the way in; a constant filter is converted
     // here).
@@ -465,7 +478,10 @@ struct NKIPrepareGraphPass
     });
     for (linalg::LinalgOp op : matmuls) {
       auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-      if (fp8 && matmul && nki::quantizeMatmulToFp8(rewriter, matmul))
+      if (matmul && mode == "fp8" && nki::quantizeMatmulToFp8(rewriter, matmul))
+        continue;
+      if (matmul && mode == "mxfp8" &&
+          nki::quantizeMatmulToMx(rewriter, matmul))
         continue;
       rewriter.setInsertionPoint(op);
       SmallVector<Value> inputs;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "QuantizeFp8.h"
+#include "QuantizeUtils.h"
 
 #include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Types.h"
@@ -22,6 +23,7 @@
 #include <cmath>
 
 using namespace mlir;
+using namespace nki::quantize;
 namespace isa = nki::isa;
 
 namespace {
@@ -29,13 +31,6 @@ namespace {
 /// The smallest row maximum a scale is taken from: a zero row stays zero,
 /// and no scale overflows.
 constexpr float kMinRowMax = 1e-12f;
-
-bool isZeroFill(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  FloatAttr value;
-  return fill && matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
-         value.getValue().isZero();
-}
 
 /// `dense` divided by `scale` and rounded to fp8 e4m3 as the machine rounds
 /// (nearest even, saturating).
@@ -47,18 +42,6 @@ DenseElementsAttr toFp8(DenseElementsAttr dense, float scale) {
   auto type = cast<RankedTensorType>(dense.getType())
                   .clone(Float8E4M3FNType::get(dense.getContext()));
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
-}
-
-/// An elementwise or row-reducing generic over `iters` loops.
-Value generic(OpBuilder &b, Location loc, ValueRange ins, Value init,
-              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters,
-              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ins, init, maps, iters,
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, body(nb, l, args));
-             })
-      .getResult(0);
 }
 
 } // namespace
@@ -153,12 +136,9 @@ bool nki::quantizeMatmulToFp8(RewriterBase &rewriter, linalg::MatmulOp op) {
       });
   Value w8 = arith::ConstantOp::create(rewriter, loc, w8Values);
 
-  SmallVector<NamedAttribute> attrs;
-  for (NamedAttribute attr : op->getAttrs())
-    if (attr.getName() != "operandSegmentSizes")
-      attrs.push_back(attr);
-  auto matmul = linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
-                                         ValueRange{a8, w8}, init, attrs);
+  auto matmul =
+      linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                               ValueRange{a8, w8}, init, keptAttributes(op));
   matmul->setAttr(nki::tile::kFp8WeightErrorAttr,
                   rewriter.getF64FloatAttr(weightError));
   Value product = matmul.getResult(0);

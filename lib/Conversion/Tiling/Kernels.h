@@ -75,13 +75,17 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// `sibling`: a zero-filled matmul with the same A whose product the
 /// epilogue also reads (Match.h's findSiblingMatmul); it is computed in the
 /// same loops, its PSUM tiles read by the epilogue in place of its output.
+/// `quantizedA`: an MX matmul's A and scales are --auto-cast=mxfp8's
+/// quantisation of an f32 A (Match.h), which the kernel does per M block.
 struct PooledMatmulInput;
+struct MxQuantizedA;
 struct FusedPool;
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const PooledMatmulInput *pooled,
                                const TileOptions &options,
-                               mlir::linalg::MatmulOp sibling = {});
+                               mlir::linalg::MatmulOp sibling = {},
+                               const MxQuantizedA *quantizedA = nullptr);
 
 /// A convolution input that is `source` [N, C, height, width] placed at
 /// (top, left) of a buffer filled with `value` (a bufferized tensor.pad).

@@ -2,11 +2,14 @@
 
 #include "Match.h"
 
+#include "../Common/MxMatmul.h"
 #include "../Conv/ConvGeneric.h"
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -445,4 +448,103 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
     if (users.contains(op) && !isBufferBookkeeping(op))
       return std::nullopt;
   return PooledMatmulInput{source, writer};
+}
+
+/// The op that defines what `g`'s body yields (null for a block argument).
+static Operation *yielded(linalg::GenericOp g) {
+  return g.getRegion().front().getTerminator()->getOperand(0).getDefiningOp();
+}
+
+/// The one generic that writes `buffer` (its DPS init), before `reader`;
+/// other users may read it.
+static linalg::GenericOp writerOf(Value buffer, Operation *reader) {
+  linalg::GenericOp writer;
+  for (Operation *user : usersThroughViews(buffer)) {
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != buffer)
+      continue;
+    if (writer)
+      return {};
+    writer = g;
+  }
+  if (!writer || writer->getBlock() != reader->getBlock() ||
+      !writer->isBeforeInBlock(reader))
+    return {};
+  return writer;
+}
+
+std::optional<MxQuantizedA> tiling::findMxQuantizedA(linalg::LinalgOp mx) {
+  Value a8 = mx.getDpsInputs()[0], scales = mx.getDpsInputs()[1];
+  auto collapse = a8.getDefiningOp<memref::CollapseShapeOp>();
+  if (!collapse || !collapse.getSrc().getDefiningOp<memref::AllocOp>() ||
+      !scales.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  // A8 = e4m3(A / scale): inputs (A viewed [M, K/32, 32], scales).
+  linalg::GenericOp divide = writerOf(collapse.getSrc(), mx);
+  if (!divide || divide.getNumDpsInputs() != 2 ||
+      divide.getDpsInputs()[1] != scales)
+    return std::nullopt;
+  auto truncQ = dyn_cast_or_null<arith::TruncFOp>(yielded(divide));
+  auto div = truncQ ? truncQ.getIn().getDefiningOp<arith::DivFOp>() : nullptr;
+  Block &qBody = divide.getRegion().front();
+  auto ext = div ? div.getRhs().getDefiningOp<arith::ExtFOp>() : nullptr;
+  if (!div || div.getLhs() != qBody.getArgument(0) || !ext ||
+      ext.getIn() != qBody.getArgument(1))
+    return std::nullopt;
+  auto blocked =
+      divide.getDpsInputs()[0].getDefiningOp<memref::ExpandShapeOp>();
+  if (!blocked ||
+      blocked.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0}, {1, 2}} ||
+      blocked.getResultType().getDimSize(2) != kMxBlock)
+    return std::nullopt;
+  Value source = blocked.getSrc();
+  // scales = e8m0(maxima x c).
+  linalg::GenericOp scale = writerOf(scales, divide);
+  auto truncS = scale ? dyn_cast_or_null<arith::TruncFOp>(yielded(scale))
+                      : arith::TruncFOp();
+  auto mul = truncS ? truncS.getIn().getDefiningOp<arith::MulFOp>() : nullptr;
+  FloatAttr factor;
+  if (!mul || scale.getNumDpsInputs() != 1 ||
+      mul.getLhs() != scale.getRegion().front().getArgument(0) ||
+      !matchPattern(mul.getRhs(), m_Constant(&factor)))
+    return std::nullopt;
+  Value maxima = scale.getDpsInputs()[0];
+  // maxima = max |A| over each block of 32, into a zero fill.
+  linalg::GenericOp reduce = writerOf(maxima, scale);
+  linalg::FillOp fill = reduce ? findZeroFill(maxima, reduce) : nullptr;
+  auto max = reduce ? dyn_cast_or_null<arith::MaximumFOp>(yielded(reduce))
+                    : arith::MaximumFOp();
+  if (!fill || !max || reduce.getNumDpsInputs() != 1 ||
+      reduce.getNumReductionLoops() != 1)
+    return std::nullopt;
+  Block &rBody = reduce.getRegion().front();
+  auto abs = max.getLhs().getDefiningOp<math::AbsFOp>();
+  auto blocked2 =
+      reduce.getDpsInputs()[0].getDefiningOp<memref::ExpandShapeOp>();
+  if (!abs || abs.getOperand() != rBody.getArgument(0) ||
+      max.getRhs() != rBody.getArgument(1) || !blocked2 ||
+      blocked2.getSrc() != source)
+    return std::nullopt;
+  // Each intermediate buffer is read only where the chain reads it.
+  auto readOnlyBy = [](Value buffer, ArrayRef<Operation *> allowed) {
+    for (Operation *user : usersThroughViews(buffer))
+      if (!isBufferBookkeeping(user) && !llvm::is_contained(allowed, user))
+        return false;
+    return true;
+  };
+  Operation *mxOp = mx.getOperation();
+  if (!readOnlyBy(collapse.getSrc(), {divide, mxOp}) ||
+      !readOnlyBy(scales, {scale, divide, mxOp}) ||
+      !readOnlyBy(maxima, {fill, reduce, scale}))
+    return std::nullopt;
+  // The matmul reads A later: nothing between may write it.
+  DenseSet<Operation *> users = usersThroughViews(source);
+  for (Operation *op = reduce->getNextNode(); op != mxOp;
+       op = op->getNextNode())
+    if (users.contains(op) && op != divide.getOperation() &&
+        !isBufferBookkeeping(op))
+      return std::nullopt;
+  return MxQuantizedA{
+      source, float(factor.getValueAsDouble()), {fill, reduce, scale, divide}};
 }

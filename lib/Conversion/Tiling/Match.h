@@ -104,6 +104,19 @@ struct PooledMatmulInput {
 std::optional<PooledMatmulInput>
 findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 
+/// An MX matmul's A and scales quantised from an f32 A by --auto-cast=
+/// mxfp8's three generics (QuantizeMx.cpp), on buffers: the block maxima of
+/// A viewed [M, K/32, 32] (|a| max-reduced into a zero fill), the scales
+/// e8m0(max x `scaleFactor`), the quantised A = e4m3(A / scale), each
+/// buffer read by nothing else. The matmul's kernel computes them per M
+/// block in SBUF instead (they never reach HBM).
+struct MxQuantizedA {
+  mlir::Value source; // A [M, K] f32
+  float scaleFactor = 0;
+  llvm::SmallVector<mlir::Operation *> ops; // fill, maxima, scales, division
+};
+std::optional<MxQuantizedA> findMxQuantizedA(mlir::linalg::LinalgOp mx);
+
 } // namespace nki::tiling
 
 #endif // NKI_LIB_CONVERSION_TILING_MATCH_H

@@ -63,9 +63,11 @@ constexpr int64_t kWaveBlocks = 4;
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
                linalg::GenericOp epilogue, const PooledMatmulInput *pooled,
-               const TileOptions &options, linalg::MatmulOp sibling)
+               const TileOptions &options, linalg::MatmulOp sibling,
+               const MxQuantizedA *quantizedA)
       : b(b), op(op), loc(op.getLoc()), zeroInit(zeroInit), epilogue(epilogue),
-        pooled(pooled), options(options), sibling(sibling) {}
+        pooled(pooled), options(options), sibling(sibling),
+        quantizedA(quantizedA) {}
 
   OpBuilder &b;
   linalg::LinalgOp op;
@@ -78,6 +80,9 @@ struct MatmulKernel {
   /// epilogue reads from its own PSUM tiles.
   linalg::MatmulOp sibling;
   Access B2;
+  /// An MX matmul's A quantised in the kernel from the f32 `QA`.
+  const MxQuantizedA *quantizedA;
+  Access QA;
 
   int bDim = -1, mDim = 0, nDim = 0, kDim = 0;
   SmallVector<int64_t> extents;
@@ -138,6 +143,13 @@ struct MatmulKernel {
   /// An MX matmul's stationary scales for the M block: [kk/32, mm] e8m0
   /// tiles, one per K block, PE transposes of A's [mm, K/32] scale rows.
   SmallVector<Value> loadAScales(OpBuilder &b, Value mOff, int64_t mm);
+  /// The [kk/32, mm] scale tiles of the K blocks from A's scale rows
+  /// [mm, width] (width = 16 x K blocks + 16, the columns past K/32 zero).
+  SmallVector<Value> transposeScaleRows(OpBuilder &b, Value rows, int64_t mm);
+  /// loadBlockA of a quantised A: per K block, A's f32 rows, their block
+  /// maxima and e8m0 scales, e4m3(A / scale) as f32 words and one PE
+  /// transpose of them.
+  BlockA quantizeBlockA(OpBuilder &b, Value mOff, int64_t mm);
   void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
                 int64_t n0, int64_t nw, Value acc, Value acc2);
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
@@ -240,6 +252,17 @@ LogicalResult MatmulKernel::analyzeMx() {
   SB = *sb;
   aMultiply = A.elementType;
   R = 4;
+  if (quantizedA) {
+    auto type = cast<MemRefType>(quantizedA->source.getType());
+    SmallVector<int64_t> memStrides;
+    QA.buffer = quantizedA->source;
+    QA.elementType = type.getElementType();
+    QA.strides.assign(extents.size(), 0);
+    if (failed(getStaticLayout(type, memStrides, QA.offset)))
+      return op->emitOpError("quantised A has a dynamic layout");
+    QA.strides[mDim] = memStrides[0];
+    QA.strides[kDim] = memStrides[1];
+  }
   if (!epilogue)
     return success();
   return epi.analyze(epilogue, op.getDpsInits()[0]);
@@ -644,18 +667,12 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
 
 SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
                                              int64_t mm) {
-  // A's [mm, K/32] scale rows, loaded contiguously, then read by the PE
-  // transposes through a view that takes 32 columns from every K block's
-  // first (16 columns apart; the next block's, or zeros past the end, fill
-  // the rest): one transpose serves P / 32 K blocks, each block's scales
-  // landing on a quarter's first partition, where matmul_mx may read them.
   int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
   int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
-  int64_t slot = 2 * perBlock, width = kBlocks * perBlock + perBlock;
-  Type e8m0 = SA.elementType;
+  int64_t width = kBlocks * perBlock + perBlock;
   SmallVector<Value> ivs(extents.size());
   ivs[mDim] = mOff;
-  Value rows = allocTile(b, loc, {mm, width}, e8m0);
+  Value rows = allocTile(b, loc, {mm, width}, SA.elementType);
   tile::DmaOp::create(b, loc,
                       hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
                               {mm, blocks},
@@ -664,6 +681,20 @@ SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
   tile::MemsetOp::create(b, loc,
                          tileSlice(b, loc, rows, 0, mm, blocks, width - blocks),
                          b.getF32FloatAttr(0.0f));
+  return transposeScaleRows(b, rows, mm);
+}
+
+SmallVector<Value> MatmulKernel::transposeScaleRows(OpBuilder &b, Value rows,
+                                                    int64_t mm) {
+  // The PE transposes read the rows through a view that takes 32 columns
+  // from every K block's first (16 columns apart; the next block's, or
+  // zeros past the end, fill the rest): one transpose serves P / 32 K
+  // blocks, each block's scales landing on a quarter's first partition,
+  // where matmul_mx may read them.
+  int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
+  int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
+  int64_t slot = 2 * perBlock, width = kBlocks * perBlock + perBlock;
+  Type e8m0 = cast<MemRefType>(rows.getType()).getElementType();
   SmallVector<Value> tiles;
   int64_t perTranspose = std::max<int64_t>(1, P() / slot);
   for (int64_t j0 = 0; j0 < kBlocks; j0 += perTranspose) {
@@ -689,8 +720,89 @@ SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
   return tiles;
 }
 
+MatmulKernel::BlockA MatmulKernel::quantizeBlockA(OpBuilder &b, Value mOff,
+                                                  int64_t mm) {
+  int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
+  int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
+  int64_t width = kBlocks * perBlock + perBlock;
+  Type f32 = b.getF32Type(), e8m0 = SA.elementType;
+  auto str = [&](StringRef s) { return b.getStringAttr(s); };
+  auto space = [](Value t) {
+    return cast<MemRefType>(t.getType()).getMemorySpace();
+  };
+  // [mm, kk] as [mm, kk / 32, 32].
+  auto blocked = [&](Value t, int64_t kk) -> Value {
+    return memref::ExpandShapeOp::create(
+        b, loc, ArrayRef<int64_t>{mm, kk / kMxBlock, kMxBlock}, t,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  };
+  // f32 words [rows, n] as their bytes [rows, n, 4] of A's fp8 type.
+  auto quadsOf = [&](Value words, int64_t rows, int64_t n) -> Value {
+    Value bytes = tile::BitcastOp::create(
+        b, loc,
+        MemRefType::get({rows, n * 4}, aMultiply, nullptr, space(words)),
+        words);
+    return memref::ExpandShapeOp::create(
+        b, loc, ArrayRef<int64_t>{rows, n, 4}, bytes,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  };
+  Value rows = allocTile(b, loc, {mm, width}, e8m0);
+  tile::MemsetOp::create(b, loc,
+                         tileSlice(b, loc, rows, 0, mm, blocks, width - blocks),
+                         b.getF32FloatAttr(0.0f));
+  BlockA block;
+  SmallVector<Value> ivs(extents.size());
+  ivs[mDim] = mOff;
+  for (int64_t k0 = 0; k0 < K; k0 += kBlock()) {
+    int64_t kk = std::min(kBlock(), K - k0), nb = kk / kMxBlock, quads = kk / 4;
+    ivs[kDim] = indexConst(b, loc, k0);
+    Value x = allocTile(b, loc, {mm, kk}, f32);
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, QA.buffer, QA.offsetAt(b, loc, ivs),
+                                {mm, kk}, {QA.strides[mDim], QA.strides[kDim]}),
+                        x);
+    // Each block's largest magnitude, then its scale e8m0(max x factor).
+    Value magnitude = allocTile(b, loc, {mm, kk}, f32);
+    tile::ActivationOp::create(b, loc, str("abs"), x, magnitude, Value(),
+                               Value(), Value(), b.getF32FloatAttr(1.0f),
+                               b.getF32FloatAttr(0.0f));
+    Value maxima = allocTile(b, loc, {mm, nb}, f32);
+    tile::ReduceOp::create(b, loc, str("max"), blocked(magnitude, kk), maxima,
+                           b.getI64IntegerAttr(1), Value());
+    Value scale = tileSlice(b, loc, rows, 0, mm, k0 / kMxBlock, nb);
+    tile::TensorScalarOp::create(
+        b, loc, maxima, scale, Value(), Value(), str("mul"),
+        b.getF32FloatAttr(quantizedA->scaleFactor), str("bypass"),
+        b.getF32FloatAttr(0.0f), UnitAttr(), UnitAttr());
+    // e4m3(A / scale), each scale broadcast over its block, into f32 words.
+    auto broadcastType = MemRefType::get(
+        {mm, nb, kMxBlock}, e8m0,
+        StridedLayoutAttr::get(b.getContext(), k0 / kMxBlock, {width, 1, 0}),
+        space(rows));
+    Value broadcast = memref::ReinterpretCastOp::create(
+        b, loc, broadcastType, rows, k0 / kMxBlock,
+        ArrayRef<int64_t>{mm, nb, kMxBlock}, ArrayRef<int64_t>{width, 1, 0});
+    Value words = allocTile(b, loc, {mm, quads}, f32);
+    Value q = memref::CollapseShapeOp::create(
+        b, loc, quadsOf(words, mm, quads),
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    tile::TensorTensorOp::create(b, loc, str("div"), blocked(x, kk), broadcast,
+                                 blocked(q, kk));
+    // One transpose of the words: [kk/4, mm] of four rows each.
+    Value ps = allocTile(b, loc, {quads, mm}, f32, tile::MemorySpace::PSUM);
+    tile::TransposeOp::create(b, loc, words, ps);
+    Value stationary = allocTile(b, loc, {quads, mm}, f32);
+    tile::CopyOp::create(b, loc, ps, stationary);
+    block.tiles.push_back(quadsOf(stationary, quads, mm));
+  }
+  block.scales = transposeScaleRows(b, rows, mm);
+  return block;
+}
+
 MatmulKernel::BlockA MatmulKernel::loadBlockA(OpBuilder &b, Value batch,
                                               Value mOff, int64_t mm) {
+  if (quantizedA)
+    return quantizeBlockA(b, mOff, mm);
   int64_t K = extents[kDim];
   BlockA block;
   if (mx)
@@ -921,14 +1033,16 @@ LogicalResult tiling::tileMatmul(OpBuilder &b, linalg::LinalgOp op,
                                  bool zeroInit, linalg::GenericOp epilogue,
                                  const PooledMatmulInput *pooled,
                                  const TileOptions &options,
-                                 linalg::MatmulOp sibling) {
+                                 linalg::MatmulOp sibling,
+                                 const MxQuantizedA *quantizedA) {
   if (llvm::is_contained(op.getStaticLoopRanges(), 0)) {
     if (cast<MemRefType>(op.getDpsInits()[0].getType()).getNumElements() == 0)
       return success(); // an empty result
     return op->emitOpError("matmul with an empty contraction (K = 0) is not "
                            "supported");
   }
-  MatmulKernel kernel(b, op, zeroInit, epilogue, pooled, options, sibling);
+  MatmulKernel kernel(b, op, zeroInit, epilogue, pooled, options, sibling,
+                      quantizedA);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -53,6 +53,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
 
   /// Matmuls whose A operand is a global pooling's result (Match.h).
   DenseMap<Operation *, PooledMatmulInput> pooledInputs;
+  /// MX matmuls whose A the kernel quantises itself (Match.h).
+  DenseMap<Operation *, MxQuantizedA> mxInputs;
   /// Matmuls computed by a later matmul's kernel (findSiblingMatmul), by
   /// that later matmul.
   DenseMap<Operation *, linalg::MatmulOp> siblings;
@@ -61,6 +63,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
 
   void runOnOperation() override {
     pooledInputs.clear();
+    mxInputs.clear();
     siblings.clear();
     attentions.clear();
     func::FuncOp func = getOperation();
@@ -175,6 +178,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+      if (isMx)
+        if (std::optional<MxQuantizedA> q = findMxQuantizedA(generic)) {
+          absorbed.insert(q->ops.begin(), q->ops.end());
+          mxInputs[op] = *q;
+        }
       // A matmul reading a global pooling's result rounds it itself (asked
       // now: the pooling is tiled before the matmul).
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
@@ -421,10 +429,16 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       const PooledMatmulInput *in =
           pooled == pooledInputs.end() ? nullptr : &pooled->second;
       linalg::MatmulOp sibling = siblings.lookup(op);
+      auto mx = mxInputs.find(op);
+      const MxQuantizedA *quantized =
+          mx == mxInputs.end() ? nullptr : &mx->second;
       if (failed(tileMatmul(rewriter, linalgOp, bool(fill), epilogue, in,
-                            options, sibling)))
+                            options, sibling, quantized)))
         return failure();
       erase(op);
+      if (quantized)
+        for (Operation *absorbedOp : llvm::reverse(quantized->ops))
+          erase(absorbedOp);
       if (sibling) {
         if (linalg::FillOp siblingFill =
                 findZeroFill(sibling.getDpsInits()[0], sibling))
