@@ -50,6 +50,10 @@ of any magnitude):
           error is the report of the accuracy cost (the exact check of the
           quantisation is test/e2e/auto-cast-fp8.test). Its floor uses the
           fp8 peak (`pe_peak_flops_per_second_fp8`) for all FLOPs.
+  mxfp8:  as fp8 (--auto-cast=mxfp8, trn3 only: MX blocks of 32 with e8m0
+          scales); the floor uses the MX peak (`pe_peak_flops_per_second_mx`).
+--target picks the machine (default trn2); a target other than trn2 keeps
+its binaries in their own directories (MODE-TARGET).
 """
 import argparse
 import json
@@ -63,10 +67,11 @@ sys.path.insert(0, HERE)
 import models  # noqa: E402
 
 TOLERANCES = {"f32": (1e-3, 1e-3), "matmul": (5e-2, 0.15),
-              "fp8": (0.25, 0.5)}
+              "fp8": (0.25, 0.5), "mxfp8": (0.25, 0.5)}
 PE_PEAK_KEY = {"f32": "pe_peak_flops_per_second_fp32",
                "matmul": "pe_peak_flops_per_second",
-               "fp8": "pe_peak_flops_per_second_fp8"}
+               "fp8": "pe_peak_flops_per_second_fp8",
+               "mxfp8": "pe_peak_flops_per_second_mx"}
 
 
 class MissingKey(Exception):
@@ -172,10 +177,12 @@ def run_one(args, name, batch, mode):
             row["error"] = f"export: {type(e).__name__}: {e}"[:400]
             return row
         row["export_s"] = time.perf_counter() - start
-    md = os.path.join(d, mode)
+    md = os.path.join(d, mode if args.target == "trn2"
+                      else f"{mode}-{args.target}")
     os.makedirs(md, exist_ok=True)
     nkb = os.path.join(md, "model.nkb")
-    cmd = [os.path.join(args.bin, "nki-compile"), onnx_path, "-o", nkb]
+    cmd = [os.path.join(args.bin, "nki-compile"), onnx_path, "-o", nkb,
+           f"--target={args.target}"]
     if mode != "f32":
         cmd.append(f"--auto-cast={mode}")
     start = time.perf_counter()
@@ -287,8 +294,11 @@ def main():
                    f"default: {' '.join(models.BENCH_MODELS)}), attention, "
                    "transformer, ...")
     p.add_argument("--batch", nargs="+", type=int, default=[1, 8])
-    p.add_argument("--mode", nargs="+", choices=["f32", "matmul", "fp8"],
+    p.add_argument("--mode", nargs="+",
+                   choices=["f32", "matmul", "fp8", "mxfp8"],
                    default=["f32", "matmul"])
+    p.add_argument("--target", default="trn2", choices=["trn1", "trn2", "trn3"],
+                   help="the machine to compile for and simulate")
     p.add_argument("--work", default=None,
                    help="directory for the exported models and binaries "
                    "(default: a new temporary directory); exports found "

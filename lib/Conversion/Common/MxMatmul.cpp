@@ -6,6 +6,9 @@
 #include "nki/Dialect/NKI/NKIDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -62,39 +65,92 @@ Value nki::buildMxMatmul(OpBuilder &b, Location loc, Value a, Value aScale,
       .getResult(0);
 }
 
-bool nki::isMxMatmul(linalg::LinalgOp op) {
+namespace {
+
+/// What matchMx found: whether `op` is an MX matmul and, for the folded
+/// form, its constant moving scale.
+struct MxForm {
+  bool matched = false;
+  std::optional<float> splatMovingScale;
+};
+
+/// `v` is a constant f32 power of two (an e8m0 scale folded into the body).
+std::optional<float> powerOfTwoConstant(Value v) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.getType().isF32())
+    return std::nullopt;
+  float f = float(attr.getValueAsDouble());
+  int exp;
+  if (!(f > 0) || std::frexp(f, &exp) != 0.5f)
+    return std::nullopt;
+  return f;
+}
+
+MxForm matchMx(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic.getNumDpsInputs() != 4 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getIndexingMapsArray() != mxMaps(op.getContext()))
-    return false;
+  if (!generic || generic.getNumDpsInits() != 1)
+    return {};
+  unsigned inputs = generic.getNumDpsInputs();
+  SmallVector<AffineMap> maps = mxMaps(op.getContext());
+  if (inputs == 3)
+    maps.erase(maps.begin() + 3); // sB folded into the body
+  if (inputs < 3 || inputs > 4 || generic.getIndexingMapsArray() != maps)
+    return {};
   using utils::IteratorType;
   if (generic.getIteratorTypesArray() !=
       SmallVector<IteratorType>{IteratorType::parallel, IteratorType::parallel,
                                 IteratorType::reduction})
-    return false;
+    return {};
   Value a = generic.getDpsInputs()[0], sa = generic.getDpsInputs()[1],
-        bm = generic.getDpsInputs()[2], sb = generic.getDpsInputs()[3];
-  if (!tile::isFp8Type(elementTypeOf(a)) ||
-      !tile::isFp8Type(elementTypeOf(bm)) ||
+        bm = generic.getDpsInputs()[2];
+  if (!nki::tile::isFp8Type(elementTypeOf(a)) ||
+      !nki::tile::isFp8Type(elementTypeOf(bm)) ||
       !isa<Float8E8M0FNUType>(elementTypeOf(sa)) ||
-      !isa<Float8E8M0FNUType>(elementTypeOf(sb)) ||
+      (inputs == 4 &&
+       !isa<Float8E8M0FNUType>(elementTypeOf(generic.getDpsInputs()[3]))) ||
       !elementTypeOf(generic.getDpsInits()[0]).isF32())
-    return false;
+    return {};
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
   if (!add)
-    return false;
-  BlockArgument acc = body.getArgument(4);
+    return {};
+  BlockArgument acc = body.getArgument(inputs);
   Value product = add.getLhs() == acc   ? add.getRhs()
                   : add.getRhs() == acc ? add.getLhs()
                                         : Value();
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
-    return false;
+    return {};
   BlockArgument x = body.getArgument(0), xs = body.getArgument(1),
-                y = body.getArgument(2), ys = body.getArgument(3);
-  return (isScaled(mul.getLhs(), x, xs) && isScaled(mul.getRhs(), y, ys)) ||
-         (isScaled(mul.getLhs(), y, ys) && isScaled(mul.getRhs(), x, xs));
+                y = body.getArgument(2);
+  auto movingScaled = [&](Value v) -> std::optional<MxForm> {
+    if (inputs == 4)
+      return isScaled(v, y, body.getArgument(3))
+                 ? std::optional<MxForm>(MxForm{true, std::nullopt})
+                 : std::nullopt;
+    auto m = v.getDefiningOp<arith::MulFOp>();
+    if (!m)
+      return std::nullopt;
+    for (auto [ext, scale] :
+         {std::pair{m.getLhs(), m.getRhs()}, std::pair{m.getRhs(), m.getLhs()}})
+      if (isExtOf(ext, y))
+        if (std::optional<float> c = powerOfTwoConstant(scale))
+          return MxForm{true, c};
+    return std::nullopt;
+  };
+  for (auto [xSide, ySide] : {std::pair{mul.getLhs(), mul.getRhs()},
+                              std::pair{mul.getRhs(), mul.getLhs()}})
+    if (isScaled(xSide, x, xs))
+      if (std::optional<MxForm> form = movingScaled(ySide))
+        return *form;
+  return {};
+}
+
+} // namespace
+
+bool nki::isMxMatmul(linalg::LinalgOp op) { return matchMx(op).matched; }
+
+std::optional<float> nki::mxSplatMovingScale(linalg::LinalgOp op) {
+  return matchMx(op).splatMovingScale;
 }

@@ -27,8 +27,14 @@ mlir::Value buildMxMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
 
 /// Whether `op` is that generic: operands (A, sA, B, sB, C), loops (m, n, k)
 /// with the maps above, fp8 elements and e8m0 scales, and the body
-/// c + (a x sa) x (b x sb) of the extended values.
+/// c + (a x sa) x (b x sb) of the extended values. Also the form linalg's
+/// folding of splat constants leaves when every sB is the same: operands
+/// (A, sA, B, C) and a constant f32 power of two for sb in the body
+/// (mxSplatMovingScale gives it).
 bool isMxMatmul(mlir::linalg::LinalgOp op);
+
+/// The constant moving scale of an MX matmul of the folded form.
+std::optional<float> mxSplatMovingScale(mlir::linalg::LinalgOp op);
 
 } // namespace nki
 

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/MxMatmul.h"
 #include "../Conv/ConvGeneric.h"
 #include "FoldConstantGenerics.h"
 
@@ -46,7 +47,8 @@ namespace {
 
 bool isContraction(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+  return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
+                      nki::isMxMatmul(linalgOp));
 }
 
 /// Whether `in` is a contraction's result, directly or through reshapes
@@ -364,6 +366,22 @@ static bool isMxQuantisation(linalg::GenericOp op) {
          });
 }
 
+/// A reshape read by an MX quantisation generic, directly or through more
+/// reshapes (the graph's [1, S, H] activations reach it as collapse and
+/// expand of the [M, K/32, 32] view until those compose).
+static bool feedsMxQuantisation(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) &&
+         llvm::any_of(op->getResult(0).getUsers(), [](Operation *user) {
+           auto g = dyn_cast<linalg::GenericOp>(user);
+           return (g && isMxQuantisation(g)) || feedsMxQuantisation(user);
+         });
+}
+
+static bool isMxQuantisationOp(Operation *op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  return g && isMxQuantisation(g);
+}
+
 bool keepsItsSpace(linalg::GenericOp op) {
   return isContraction(op) || isMxQuantisation(op) ||
          nki::conv::matchConvGeneric(op) ||
@@ -641,6 +659,7 @@ struct NKIFuseElementwisePass
       auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
       return producer && producer->hasOneUse() &&
              !(consumer && nki::conv::matchConvGeneric(consumer)) &&
+             !(consumer && nki::isMxMatmul(consumer)) &&
              !isBroadcastCopyInput(fused) &&
              !readsThroughNonPermutation(producer) &&
              !readsThroughNonPermutation(consumer);
@@ -648,11 +667,16 @@ struct NKIFuseElementwisePass
     // A reshape is not folded into a contraction, nor into the elementwise
     // consumer of one (its epilogue): that consumer is instead collapsed to
     // the contraction's shape below, and expanding it again would undo that.
+    // Nor is --auto-cast=mxfp8's [M, K/32, 32] view of an activation pushed
+    // into the activation's producer: that would run the producer on rows
+    // of 32 and take it out of its matmul's epilogue.
     linalg::ControlFusionFn expand = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isContraction(producer) &&
              !isContraction(fused->getOwner()) && !isEpilogue(producer) &&
-             !isEpilogue(fused->getOwner());
+             !isEpilogue(fused->getOwner()) &&
+             !feedsMxQuantisation(fused->getOwner()) &&
+             !isMxQuantisationOp(fused->getOwner());
     };
     // An elementwise op reading a contraction's result through an
     // expand_shape runs on the unexpanded result, so that nki-tile can

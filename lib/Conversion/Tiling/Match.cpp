@@ -526,16 +526,21 @@ std::optional<MxQuantizedA> tiling::findMxQuantizedA(linalg::LinalgOp mx) {
       max.getRhs() != rBody.getArgument(1) || !blocked2 ||
       blocked2.getSrc() != source)
     return std::nullopt;
-  // Each intermediate buffer is read only where the chain reads it.
+  // Each intermediate buffer is read only where the chain reads it, or by
+  // other MX matmuls of the same A (CSE made one chain of the q, k and v
+  // projections'; each kernel quantises A itself).
   auto readOnlyBy = [](Value buffer, ArrayRef<Operation *> allowed) {
-    for (Operation *user : usersThroughViews(buffer))
-      if (!isBufferBookkeeping(user) && !llvm::is_contained(allowed, user))
+    for (Operation *user : usersThroughViews(buffer)) {
+      auto linalgUser = dyn_cast<linalg::LinalgOp>(user);
+      if (!isBufferBookkeeping(user) && !llvm::is_contained(allowed, user) &&
+          !(linalgUser && isMxMatmul(linalgUser)))
         return false;
+    }
     return true;
   };
   Operation *mxOp = mx.getOperation();
-  if (!readOnlyBy(collapse.getSrc(), {divide, mxOp}) ||
-      !readOnlyBy(scales, {scale, divide, mxOp}) ||
+  if (!readOnlyBy(collapse.getSrc(), {divide}) ||
+      !readOnlyBy(scales, {scale, divide}) ||
       !readOnlyBy(maxima, {fill, reduce, scale}))
     return std::nullopt;
   // The matmul reads A later: nothing between may write it.

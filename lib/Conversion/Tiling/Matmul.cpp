@@ -105,6 +105,8 @@ struct MatmulKernel {
   /// of 32: strides[kDim] steps one scale block) and SB (K block, n).
   bool mx = false;
   Access SA, SB;
+  /// The one value of every B scale when linalg folded sB into the body.
+  std::optional<float> splatMovingScale;
   /// A constant B of a multi-row matmul stored as row groups,
   /// [K/R, N, R] (groupedConstant): its tiles load without interleaving.
   std::optional<Access> pairedB;
@@ -238,11 +240,15 @@ LogicalResult MatmulKernel::analyzeMx() {
     return op->emitOpError()
            << "is an MX matmul with K = " << extents[kDim]
            << ", not a multiple of " << kMxBlock << " (one scale a block)";
+  // With every B scale the same, linalg has folded sB into the body.
+  splatMovingScale = mxSplatMovingScale(op);
+  unsigned cOperand = splatMovingScale ? 3 : 4;
   FailureOr<Access> a = analyzeOperand(op, op->getOpOperand(0));
   FailureOr<Access> bb = analyzeOperand(op, op->getOpOperand(2));
-  FailureOr<Access> c = analyzeOperand(op, op->getOpOperand(4));
+  FailureOr<Access> c = analyzeOperand(op, op->getOpOperand(cOperand));
   FailureOr<Access> sa = analyzeScale(op, op->getOpOperand(1));
-  FailureOr<Access> sb = analyzeScale(op, op->getOpOperand(3));
+  FailureOr<Access> sb =
+      splatMovingScale ? Access() : analyzeScale(op, op->getOpOperand(3));
   if (failed(a) || failed(bb) || failed(c) || failed(sa) || failed(sb))
     return failure();
   A = *a;
@@ -514,6 +520,13 @@ SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
     SmallVector<Value> ivs(extents.size());
     ivs[colDim] = colIv;
     ivs[kDim] = indexConst(b, loc, k0 / kMxBlock);
+    if (splatMovingScale) { // a power of two: e8m0 stores it exactly
+      Value t = allocTile(b, loc, {blocks, cols},
+                          Float8E8M0FNUType::get(b.getContext()));
+      tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(*splatMovingScale));
+      tiles.push_back(t);
+      continue;
+    }
     Value t = allocTile(b, loc, {blocks, cols}, s.elementType);
     tile::DmaOp::create(b, loc,
                         hbmView(b, loc, s.buffer, s.offsetAt(b, loc, ivs),

@@ -436,9 +436,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                             options, sibling, quantized)))
         return failure();
       erase(op);
+      // A chain several MX matmuls share goes with the first of them.
       if (quantized)
         for (Operation *absorbedOp : llvm::reverse(quantized->ops))
-          erase(absorbedOp);
+          if (!erased.contains(absorbedOp))
+            erase(absorbedOp);
       if (sibling) {
         if (linalg::FillOp siblingFill =
                 findZeroFill(sibling.getDpsInits()[0], sibling))
