@@ -284,6 +284,28 @@ def case_linear(rng, dims, dt):
                                                  0)
 
 
+def case_shared_linear(rng, dims, dt):
+    """x W1 + x W2 + x W3 with constant weights: three matmuls of one
+    activation (a transformer's q, k and v projections)."""
+    m, k, n = dims
+    x = rand(rng, (m, k), dt)
+    ws = [rand(rng, (k, n), "f32") for _ in range(3)]
+    wt, out = ttype((k, n), "f32"), ttype((m, n), "f32")
+    body = "".join(f"""
+  %w{i} = arith.constant dense<{dense_literal(w)}> : {wt}""" + matmul_mlir(
+        f"p{i}", "x", f"w{i}", m, k, n, dt) for i, w in enumerate(ws))
+    body += f"""
+  %s_e = tensor.empty() : {out}
+  %s = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%p0, %p1, %p2 : {out}, {out}, {out}) outs(%s_e : {out}) {{
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %ab = arith.addf %a, %b : f32
+    %abc = arith.addf %ab, %c : f32
+    linalg.yield %abc : f32
+  }} -> {out}"""
+    mlir = func([("x", ttype((m, k), dt))], out, body, "s")
+    return mlir, {"x": x}, lambda mm: sum(mm(x, w, weight=True) for w in ws)
+
+
 def case_batch_matmul(rng, dims, dt):
     bs, m, k, n = dims
     a, b = rand(rng, (bs, m, k), dt), rand(rng, (bs, k, n), dt)
@@ -840,6 +862,7 @@ CASES = {
     "int_arith": case_int_arith,
     "bool_mask": case_bool_mask,
     "linear": case_linear,
+    "shared_linear": case_shared_linear,
 }
 
 

@@ -102,3 +102,32 @@ func.func @mx_partial_block(%a: memref<128x48xf8E4M3FN>, %sa: memref<128x2xf8E8M
   return
 }
 }
+
+// -----
+
+// Every B scale the same: linalg folds the splat sB into the body as a
+// constant (here 2^-8); the kernel fills the scale tiles with it.
+// CHECK-LABEL: func.func @mx_splat_moving_scale
+// CHECK: nki.memset %[[S:.*]], 3.906250e-03 : memref<2x64xf8E8M0FNU, #nki.memory<sbuf>>
+// CHECK: nki.matmul_mx %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} into
+#a = affine_map<(m, n, k) -> (m, k)>
+#sa = affine_map<(m, n, k) -> (m, k floordiv 32)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+module attributes {nki.target = "trn3"} {
+func.func @mx_splat_moving_scale(%a: memref<128x64xf8E4M3FN>, %sa: memref<128x2xf8E8M0FNU>, %b: memref<64x64xf8E4M3FN>, %c: memref<128x64xf32>) {
+  %scale = arith.constant 3.906250e-03 : f32
+  linalg.generic {indexing_maps = [#a, #sa, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %sa, %b : memref<128x64xf8E4M3FN>, memref<128x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>) outs(%c : memref<128x64xf32>) {
+  ^bb0(%x: f8E4M3FN, %xs: f8E8M0FNU, %y: f8E4M3FN, %acc: f32):
+    %xf = arith.extf %x : f8E4M3FN to f32
+    %xsf = arith.extf %xs : f8E8M0FNU to f32
+    %yf = arith.extf %y : f8E4M3FN to f32
+    %p = arith.mulf %xf, %xsf : f32
+    %q = arith.mulf %yf, %scale : f32
+    %pq = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %pq : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
