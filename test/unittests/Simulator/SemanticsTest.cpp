@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace nki::sim::test {
 namespace {
@@ -300,6 +301,50 @@ TEST_F(Semantics, MatmulFp8DoubleRow) {
   // m = 0: 1 + 20 + 3 x 96 + 4 x 1024; m = 1: 0.5 + 0 - 96 + 2048.
   EXPECT_EQ(get(Memory::PSUM, 0, 0, 1), (V{4405}));
   EXPECT_EQ(get(Memory::PSUM, 1, 0, 1), (V{1952.5f}));
+}
+
+TEST_F(Semantics, F32TransposeAndCopyMoveBitsExactly) {
+  // Four fp8 values as one f32 word (how the compiler transposes MX
+  // operands): a word whose top byte is an fp8 NaN is an f32 NaN, quiet or
+  // signalling by its neighbour's bit, and a subnormal one; the PE
+  // transpose and an engine copy keep every bit.
+  const uint32_t words[4] = {0x7F800001u, 0xFFBF1234u, 0x00000003u,
+                             0x3F80FF7Eu};
+  std::memcpy(state.base(Memory::SBUF, 0), words, 16);
+  run(op(Opcode::Transpose, psum(4, 1, 0), sbuf(1, 4, 0)));
+  run(op(Opcode::TensorCopy, sbuf(4, 1, 256), psum(4, 1, 0)));
+  for (int p = 0; p < 4; ++p) {
+    uint32_t got;
+    std::memcpy(&got, state.base(Memory::SBUF, p) + 256, 4);
+    EXPECT_EQ(got, words[p]) << p;
+  }
+}
+
+TEST_F(Semantics, MatmulMxQuadRow) {
+  // K = 32 on 8 partitions (one scale block): partition p holds rows
+  // 4p .. 4p + 3. Stationary column 0 = 1 everywhere, scale 2^3; moving
+  // column 0 = 0.5 everywhere (e2m1 code 1, two a byte), scale 2^-1:
+  // 32 x (1 x 8) x (0.5 x 0.5) = 64.
+  for (int p = 0; p < 8; ++p) {
+    put(Memory::SBUF, p, 0, {1, 1, 1, 1}, DType::FP8E4M3);
+    uint8_t pair = 0x11; // two e2m1 0.5s
+    state.base(Memory::SBUF, p)[64] = pair;
+    state.base(Memory::SBUF, p)[65] = pair;
+  }
+  put(Memory::SBUF, 0, 128, {8.0f}, DType::E8M0);
+  put(Memory::SBUF, 0, 192, {0.5f}, DType::E8M0);
+  Instruction mm =
+      op(Opcode::MatmulMx, psum(1, 1),
+         ap(Memory::SBUF, DType::FP8E4M3, 0, 8, 0, {{4, 1}, {1, 4}}));
+  mm.src1 = ap(Memory::SBUF, DType::FP4E2M1X2, 0, 8, 64, {{2, 1}, {1, 2}});
+  mm.src2 = sbuf(1, 1, 128, DType::E8M0);
+  mm.src3 = sbuf(1, 1, 192, DType::E8M0);
+  run(mm);
+  EXPECT_EQ(get(Memory::PSUM, 0, 0, 1), (V{64}));
+  // A NaN scale makes its block NaN.
+  put(Memory::SBUF, 0, 192, {NAN}, DType::E8M0);
+  run(mm);
+  EXPECT_TRUE(std::isnan(get(Memory::PSUM, 0, 0, 1)[0]));
 }
 
 TEST_F(Semantics, DmaCopyWithCastAndStrides) {
