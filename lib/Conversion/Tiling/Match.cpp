@@ -381,23 +381,34 @@ std::optional<ChannelScale> tiling::findChannelScale(Value x, Operation *conv) {
   return scale;
 }
 
-/// The one op other than `reader` (and bookkeeping) that uses `buffer`, if
-/// it writes it as its only init and comes before `reader`.
-static linalg::GenericOp onlyWriter(Value buffer, Operation *reader) {
+/// The one generic that writes `buffer` (its DPS init), before `reader`;
+/// other users may read it.
+static linalg::GenericOp writerOf(Value buffer, Operation *reader) {
   linalg::GenericOp writer;
   for (Operation *user : usersThroughViews(buffer)) {
-    if (user == reader || isBufferBookkeeping(user) ||
-        isa<linalg::FillOp>(user))
-      continue;
     auto g = dyn_cast<linalg::GenericOp>(user);
-    if (!g || writer || g.getNumDpsInits() != 1 ||
-        g.getDpsInits()[0] != buffer)
+    if (!g || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != buffer)
+      continue;
+    if (writer)
       return {};
     writer = g;
   }
   if (!writer || writer->getBlock() != reader->getBlock() ||
       !writer->isBeforeInBlock(reader))
     return {};
+  return writer;
+}
+
+/// writerOf, when nothing but `reader` (and bookkeeping and fills) uses
+/// `buffer` besides it.
+static linalg::GenericOp onlyWriter(Value buffer, Operation *reader) {
+  linalg::GenericOp writer = writerOf(buffer, reader);
+  if (!writer)
+    return {};
+  for (Operation *user : usersThroughViews(buffer))
+    if (user != reader && user != writer.getOperation() &&
+        !isBufferBookkeeping(user) && !isa<linalg::FillOp>(user))
+      return {};
   return writer;
 }
 
@@ -453,24 +464,6 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
 /// The op that defines what `g`'s body yields (null for a block argument).
 static Operation *yielded(linalg::GenericOp g) {
   return g.getRegion().front().getTerminator()->getOperand(0).getDefiningOp();
-}
-
-/// The one generic that writes `buffer` (its DPS init), before `reader`;
-/// other users may read it.
-static linalg::GenericOp writerOf(Value buffer, Operation *reader) {
-  linalg::GenericOp writer;
-  for (Operation *user : usersThroughViews(buffer)) {
-    auto g = dyn_cast<linalg::GenericOp>(user);
-    if (!g || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != buffer)
-      continue;
-    if (writer)
-      return {};
-    writer = g;
-  }
-  if (!writer || writer->getBlock() != reader->getBlock() ||
-      !writer->isBeforeInBlock(reader))
-    return {};
-  return writer;
 }
 
 std::optional<MxQuantizedA> tiling::findMxQuantizedA(linalg::LinalgOp mx) {
