@@ -100,15 +100,26 @@ struct Report {
 };
 } // namespace
 
-/// The matmuls --auto-cast=fp8 quantised (after the graph phase).
+/// The matmuls --auto-cast=fp8 or mxfp8 quantised (after the graph phase).
 static void recordFp8Weights(ModuleOp module, Report &r) {
+  // The source op's name (an ONNX node's) or file:line:col.
   module.walk([&](Operation *op) {
-    auto err = op->getAttrOfType<FloatAttr>(nki::tile::kFp8WeightErrorAttr);
-    if (!err)
-      return;
-    // The source op's name (an ONNX node's) or file:line:col.
-    r.fp8Weights.push_back(
-        {nki::nisa::locationToString(op->getLoc()), err.getValueAsDouble()});
+    if (auto err = op->getAttrOfType<FloatAttr>(nki::tile::kFp8WeightErrorAttr))
+      r.fp8Weights.push_back(
+          {nki::nisa::locationToString(op->getLoc()), err.getValueAsDouble()});
+    // --auto-cast=mxfp8's, kept on the function.
+    if (auto list =
+            op->getAttrOfType<ArrayAttr>(nki::tile::kMxWeightErrorsAttr))
+      for (Attribute entry : list) {
+        auto pair = dyn_cast<ArrayAttr>(entry);
+        if (!pair || pair.size() != 2)
+          continue;
+        auto loc = dyn_cast<LocationAttr>(pair[0]);
+        auto err = dyn_cast<FloatAttr>(pair[1]);
+        if (loc && err)
+          r.fp8Weights.push_back({nki::nisa::locationToString(Location(loc)),
+                                  err.getValueAsDouble()});
+      }
   });
 }
 

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 
@@ -160,7 +161,14 @@ bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
   Operation *mx = c.getDefiningOp();
   for (NamedAttribute attr : op->getDiscardableAttrs())
     mx->setAttr(attr.getName(), attr.getValue());
-  mx->setAttr(tile::kFp8WeightErrorAttr, rewriter.getF64FloatAttr(q.error));
+  // The report's record, on the function: linalg may rebuild the generic.
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  SmallVector<Attribute> errors;
+  if (auto old = func->getAttrOfType<ArrayAttr>(tile::kMxWeightErrorsAttr))
+    errors.append(old.begin(), old.end());
+  errors.push_back(rewriter.getArrayAttr(
+      {LocationAttr(op.getLoc()), rewriter.getF64FloatAttr(q.error)}));
+  func->setAttr(tile::kMxWeightErrorsAttr, rewriter.getArrayAttr(errors));
   rewriter.replaceOp(op, c);
   return true;
 }

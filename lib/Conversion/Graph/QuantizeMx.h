@@ -23,7 +23,8 @@ inline constexpr float kMxScaleFactor = 1.5f / 448.0f;
 ///     its e8m0 scale sA, and A8 = e4m3(A / sA);
 ///   - the MX matmul (Common/MxMatmul.h) applies both scales in the PE
 ///     (matmul_mx), so nothing dequantises after it.
-/// Its weight's relative rounding error goes to nki.fp8_weight_error.
+/// Its weight's relative rounding error goes to the function's
+/// nki.mx_weight_errors (kMxWeightErrorsAttr).
 /// Returns false, changing nothing, when `op` is not of that form.
 bool quantizeMatmulToMx(mlir::RewriterBase &rewriter,
                         mlir::linalg::MatmulOp op);

@@ -8,8 +8,9 @@
 
 // W = 1 everywhere: each block's maximum 1 gives 1.5 / 448 = 1.71 x 2^-9,
 // whose nearest power of two is 2^-8; W / 2^-8 = 256 is exact in e4m3 (the
-// weight's rounding error is 0).
+// weight's rounding error, which the function records for --report, is 0).
 // CHECK-LABEL: func.func @linear
+// CHECK-SAME: attributes {nki.mx_weight_errors = {{\[\[}}#loc{{[0-9]*}}, 0.000000e+00]]}
 // CHECK: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [3, 2, 32] : tensor<3x64xf32> into tensor<3x2x32xf32>
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<3x2x32xf32>) outs(%{{.*}} : tensor<3x2xf32>)
 // CHECK:   math.absf
@@ -23,7 +24,7 @@
 // CHECK: %[[A8:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0], [1, 2]] : tensor<3x2x32xf8E4M3FN> into tensor<3x64xf8E4M3FN>
 // CHECK: %[[W8:.*]] = arith.constant dense<2.560000e+02> : tensor<64x2xf8E4M3FN>
 // CHECK: %[[WS:.*]] = arith.constant dense<3.906250e-03> : tensor<2x2xf8E8M0FNU>
-// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[A8]], %[[S]], %[[W8]], %[[WS]] : tensor<3x64xf8E4M3FN>, tensor<3x2xf8E8M0FNU>, tensor<64x2xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) outs(%{{.*}} : tensor<3x2xf32>) attrs =  {nki.fp8_weight_error = 0.000000e+00 : f64}
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[A8]], %[[S]], %[[W8]], %[[WS]] : tensor<3x64xf8E4M3FN>, tensor<3x2xf8E8M0FNU>, tensor<64x2xf8E4M3FN>, tensor<2x2xf8E8M0FNU>) outs(%{{.*}} : tensor<3x2xf32>)
 // CHECK: return %[[C]]
 module attributes {nki.target = "trn3"} {
 func.func @linear(%x: tensor<3x64xf32>) -> tensor<3x2xf32> {

@@ -39,6 +39,11 @@ inline constexpr llvm::StringLiteral kHostTypeAttr = "nki.host_type";
 /// error ||W - sW x W8|| / ||W|| (an f64), which nki-compile --report lists.
 inline constexpr llvm::StringLiteral kFp8WeightErrorAttr =
     "nki.fp8_weight_error";
+/// On a function: [location, error] pairs of the matmuls --auto-cast=mxfp8
+/// quantised (an MX generic may be rebuilt by linalg's folding, which
+/// drops its own attributes).
+inline constexpr llvm::StringLiteral kMxWeightErrorsAttr =
+    "nki.mx_weight_errors";
 
 /// On the module: the name of the target the program is compiled for (a
 /// string: "trn1", "trn2"). nki-set-target (the pipeline's first pass)
