@@ -85,9 +85,7 @@ bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
       maps[0] != AffineMap::get(3, 0, {m, k}, ctx) || !(wKN || wNK) ||
       !isZeroFill(init) || K % kMxBlock)
     return false;
-  SmallVector<float> wf(dense.getValues<float>());
-  if (dense.isSplat())
-    wf.assign(K * N, dense.getSplatValue<float>());
+  SmallVector<float> wf(dense.getValues<float>()); // a splat's too
   for (float v : wf)
     if (!std::isfinite(v))
       return false;
