@@ -223,6 +223,15 @@ float decodeMagnitude(uint32_t code, const MiniFormat &fmt) {
                           int(expField) - fmt.bias - fmt.manBits));
 }
 
+/// The magnitude code of a non-NaN `f` in a saturating format: rounded to
+/// nearest even, anything beyond the largest finite value (infinity
+/// included) that value.
+uint32_t saturatedCode(float f, const MiniFormat &fmt) {
+  if (std::isinf(f))
+    return fmt.maxFiniteCode;
+  return std::min(roundMagnitude(std::fabs(f), fmt), fmt.maxFiniteCode);
+}
+
 } // namespace
 
 uint16_t floatToBF16(float f) {
@@ -265,11 +274,7 @@ uint8_t floatToFp8E4M3(float f) {
   uint8_t sign = uint8_t((floatBits(f) >> 24) & 0x80);
   if (std::isnan(f))
     return uint8_t(sign | 0x7F);
-  uint32_t code = std::isinf(f) ? kE4M3.maxFiniteCode + 1
-                                : roundMagnitude(std::fabs(f), kE4M3);
-  if (code > kE4M3.maxFiniteCode)
-    code = kE4M3.maxFiniteCode;
-  return uint8_t(sign | code);
+  return uint8_t(sign | saturatedCode(f, kE4M3));
 }
 
 float fp8E4M3ToFloat(uint8_t b) {
@@ -284,11 +289,7 @@ uint8_t floatToFp8E5M2(float f) {
   uint8_t sign = uint8_t((floatBits(f) >> 24) & 0x80);
   if (std::isnan(f))
     return uint8_t(sign | 0x7E);
-  uint32_t code = std::isinf(f) ? kE5M2.maxFiniteCode + 1
-                                : roundMagnitude(std::fabs(f), kE5M2);
-  if (code > kE5M2.maxFiniteCode)
-    code = kE5M2.maxFiniteCode;
-  return uint8_t(sign | code);
+  return uint8_t(sign | saturatedCode(f, kE5M2));
 }
 
 float fp8E5M2ToFloat(uint8_t b) {
@@ -306,11 +307,7 @@ uint8_t floatToFp4E2M1(float f) {
   if (std::isnan(f))
     return kE2M1.maxFiniteCode;
   uint8_t sign = uint8_t((floatBits(f) >> 28) & 0x8);
-  uint32_t code = std::isinf(f) ? kE2M1.maxFiniteCode + 1
-                                : roundMagnitude(std::fabs(f), kE2M1);
-  if (code > kE2M1.maxFiniteCode)
-    code = kE2M1.maxFiniteCode;
-  return uint8_t(sign | code);
+  return uint8_t(sign | saturatedCode(f, kE2M1));
 }
 
 float fp4E2M1ToFloat(uint8_t code) {

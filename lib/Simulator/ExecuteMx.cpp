@@ -48,11 +48,10 @@ ElementRange elementRange(DType t) {
   }
 }
 
-/// One MX source unfolded to [K, columns] values (k = 4p + row) and its
-/// scale codes [K/32, columns].
+/// One MX source's shape and scale codes [K/32, columns]; its values are
+/// unfolded to [K, columns] (k = 4p + row) in a buffer of the caller's.
 struct MxOperand {
   int64_t k = 0, columns = 0;
-  std::vector<float> values;
   std::vector<uint8_t> scales;
   int minExp = 0, maxExp = 0; // over non-NaN scales, minus the bias
   bool anyScale = false;
@@ -66,13 +65,13 @@ AccessPattern asBytes(AccessPattern ap) {
 
 void loadMxOperand(MachineState &state, const AccessPattern &data,
                    const AccessPattern &scale, MxOperand &op,
-                   std::vector<float> &tmp) {
+                   std::vector<float> &values, std::vector<float> &tmp) {
   int64_t parts = partitionsOf(data);
   int64_t perPart = elementsPerRow(data);
   bool fp4 = data.dtype == DType::FP4E2M1X2;
   op.k = parts * 4;
   op.columns = perPart * (fp4 ? 2 : 1) / 4;
-  op.values.resize(op.k * op.columns);
+  values.resize(op.k * op.columns);
   loadMatrix(state, fp4 ? asBytes(data) : data, tmp);
   for (int64_t p = 0; p < parts; ++p)
     for (int64_t c = 0; c < op.columns; ++c)
@@ -84,7 +83,7 @@ void loadMxOperand(MachineState &state, const AccessPattern &data,
         } else {
           v = tmp[p * perPart + c * 4 + r];
         }
-        op.values[(p * 4 + r) * op.columns + c] = v;
+        values[(p * 4 + r) * op.columns + c] = v;
       }
   loadMatrix(state, asBytes(scale), tmp);
   int64_t n = int64_t(partitionsOf(scale)) * op.columns;
@@ -123,12 +122,11 @@ bool fastPathExact(const MxOperand &a, DType ta, const MxOperand &b, DType tb) {
          ra.ceilExp + rb.ceilExp + a.maxExp + b.maxExp <= maxCeil;
 }
 
-void prescale(const MxOperand &op, std::vector<float> &out) {
-  out.resize(op.values.size());
+/// Multiplies the unfolded values by their scales, in place.
+void prescale(const MxOperand &op, std::vector<float> &values) {
   for (int64_t k = 0; k < op.k; ++k)
     for (int64_t c = 0; c < op.columns; ++c)
-      out[k * op.columns + c] =
-          op.values[k * op.columns + c] * scaleOf(op, k, c);
+      values[k * op.columns + c] *= scaleOf(op, k, c);
 }
 
 /// A double rounded to fp32 to nearest even, overflow to infinity (the
@@ -143,10 +141,10 @@ float roundToFloat(double d) {
 
 absl::Status executeMatmulMx(MachineState &state, const Instruction &inst,
                              ExecScratch &s) {
-  // Scratch kept across calls: the hot loop does not allocate.
-  thread_local MxOperand a, b;
-  loadMxOperand(state, inst.src0, inst.src2, a, s.d);
-  loadMxOperand(state, inst.src1, inst.src3, b, s.d);
+  // The values go straight into the fp32 kernel's operand buffers.
+  MxOperand a, b;
+  loadMxOperand(state, inst.src0, inst.src2, a, s.matA, s.d);
+  loadMxOperand(state, inst.src1, inst.src3, b, s.matB, s.d);
   if (fastPathExact(a, inst.src0.dtype, b, inst.src1.dtype)) {
     prescale(a, s.matA);
     prescale(b, s.matB);
@@ -167,7 +165,7 @@ absl::Status executeMatmulMx(MachineState &state, const Instruction &inst,
       for (int64_t k = 0; k < K; ++k) {
         uint8_t sa = a.scales[(k / 32) * M + m];
         uint8_t sb = b.scales[(k / 32) * N + n];
-        double p = double(a.values[k * M + m]) * double(b.values[k * N + n]);
+        double p = double(s.matA[k * M + m]) * double(s.matB[k * N + n]);
         if (sa == 0xFF || sb == 0xFF)
           p = std::numeric_limits<double>::quiet_NaN();
         else

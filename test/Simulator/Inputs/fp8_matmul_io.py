@@ -9,32 +9,18 @@ usage: fp8_matmul_io.py --compare GOT EXPECTED
   exits non-zero unless the two arrays are equal bit for bit, NaN for NaN
   (a NaN's sign and payload are not compared).
 
-The fp8 decoding here is written from the OCP 8-bit floating point spec, not
-from the simulator's code.
+The fp8 decoding (ocp_fp8.py) is written from the OCP 8-bit floating point
+spec, not from the simulator's code.
 """
 import sys
 
 import numpy as np
 
-
-def decode(byte, fmt):
-    """The value of an fp8 byte: e4m3 (bias 7, no infinities, S.1111.111 is
-    NaN) or e5m2 (bias 15, IEEE-like infinities and NaNs)."""
-    ebits, mbits, bias = (4, 3, 7) if fmt == "e4m3" else (5, 2, 15)
-    sign = -1.0 if byte & 0x80 else 1.0
-    e = (byte >> mbits) & ((1 << ebits) - 1)
-    m = byte & ((1 << mbits) - 1)
-    if fmt == "e4m3" and e == 15 and m == 7:
-        return float("nan")
-    if fmt == "e5m2" and e == 31:
-        return sign * float("inf") if m == 0 else float("nan")
-    if e == 0:
-        return sign * m * 2.0 ** (1 - bias - mbits)
-    return sign * (1 + m / 2 ** mbits) * 2.0 ** (e - bias)
+from ocp_fp8 import decode_fp8
 
 
 def values(rng, shape, fmt, nans):
-    table = np.array([decode(b, fmt) for b in range(256)], dtype=np.float32)
+    table = np.array([decode_fp8(b, fmt) for b in range(256)], dtype=np.float32)
     # Infinities stay out of the inputs: the host-to-device conversion
     # saturates them (the machine model's narrowing rule), so they would
     # not reach the matmul.

@@ -23,19 +23,7 @@ import sys
 
 import numpy as np
 
-
-def decode_fp8(byte, fmt):
-    ebits, mbits, bias = (4, 3, 7) if fmt == "e4m3" else (5, 2, 15)
-    sign = -1.0 if byte & 0x80 else 1.0
-    e = (byte >> mbits) & ((1 << ebits) - 1)
-    m = byte & ((1 << mbits) - 1)
-    if fmt == "e4m3" and e == 15 and m == 7:
-        return float("nan")
-    if fmt == "e5m2" and e == 31:
-        return sign * float("inf") if m == 0 else float("nan")
-    if e == 0:
-        return sign * m * 2.0 ** (1 - bias - mbits)
-    return sign * (1 + m / 2 ** mbits) * 2.0 ** (e - bias)
+from ocp_fp8 import decode_fp8
 
 
 def decode_e2m1(code):
