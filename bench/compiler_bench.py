@@ -54,8 +54,8 @@ def main():
                    help="1024-sized problems instead of 4096 (smoke test)")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    choices=["gemm", "add", "softmax", "layernorm", "compile"],
-                   help="run only these rows (gemm covers bf16, f32, fp8 "
-                   "and MXFP8, on trn2 and trn3)")
+                   help="run only these rows (gemm covers bf16, f32, fp8, "
+                   "MXFP8 and MXFP4, on trn2 and trn3)")
     args = p.parse_args()
     wanted = lambda name: not args.only or name in args.only  # noqa
     n = 1024 if args.quick else 4096
@@ -69,10 +69,13 @@ def main():
         # pe_utilisation counts each matmul against the peak of its inputs'
         # types (fp8: the double-row rate; matmul_mx: the quad-row rate).
         util = 100 * r["pe_utilisation"]
-        name = {"bf16": "bf16", "f32": "f32", "f8E4M3FN": "fp8 e4m3"}[dtype]
-        peak = {"bf16": "bf16", "f32": "fp32", "f8E4M3FN": "fp8"}[dtype]
         if case == "matmul_mx":
-            name, peak = "MXFP8 e4m3", "MX"
+            # MXFP4 packs along K: B is stored [N, K] (gen.py).
+            name = "MXFP4 e2m1" if dtype == "f4E2M1FN" else "MXFP8 e4m3"
+            peak = "MX"
+        else:
+            name = {"bf16": "bf16", "f32": "f32", "f8E4M3FN": "fp8 e4m3"}[dtype]
+            peak = {"bf16": "bf16", "f32": "fp32", "f8E4M3FN": "fp8"}[dtype]
         rows.append((f"GEMM {n}^3 {name} ({target})",
                      f"{r['total_ps'] / 1e6:.1f}",
                      f"{util:.1f} % of {peak} peak", f">= {target_pct} %",
@@ -87,6 +90,7 @@ def main():
         gemm("bf16", 85, "trn3")
         gemm("f8E4M3FN", 85, "trn3")
         gemm("f8E4M3FN", 85, "trn3", "matmul_mx")
+        gemm("f4E2M1FN", 85, "trn3", "matmul_mx")
 
     # Elementwise add of two 64 MiB bf16 tensors (8192 x 4096 at full size).
     rows_ = 8192 if n == 4096 else 2048

@@ -42,8 +42,8 @@ FailureOr<isa::Program> nki::programFromNISA(ProgramOp op) {
 /// Constant data as an attribute of the tensor's own type.
 static DenseElementsAttr constantData(const isa::TensorDecl &tensor,
                                       MLIRContext *context) {
-  auto type =
-      RankedTensorType::get(tensor.shape, elementTypeOf(context, tensor.dtype));
+  auto type = RankedTensorType::get(tensor.shape,
+                                    dataElementTypeOf(context, tensor.dtype));
   if (type.getNumElements() == 0)
     return DenseElementsAttr::get(type, ArrayRef<Attribute>());
   return DenseElementsAttr::getFromRawBuffer(

@@ -41,6 +41,22 @@ def fp8_grid(dtype):
     return np.concatenate([-mags[1:], mags]).astype(np.float32)
 
 
+def e2m1_decode(codes):
+    """OCP e2m1 codes (0..15: sign, 2 exponent bits, 1 mantissa bit) to
+    their values (0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives)."""
+    codes = np.asarray(codes)
+    e, m = (codes >> 1) & 3, codes & 1
+    mag = np.where(e == 0, m * 0.5, (1 + m / 2) * 2.0 ** (e - 1))
+    return np.where(codes & 8, -mag, mag).astype(np.float32)
+
+
+def e2m1_pack(codes):
+    """e2m1 codes [..., 2n] as the bytes of an f4E2M1FN tensor: two a byte
+    along the innermost dim, low nibble first."""
+    codes = np.asarray(codes, np.uint8)
+    return (codes[..., 0::2] | (codes[..., 1::2] << 4)).astype(np.uint8)
+
+
 def e4m3_round(x):
     """float32 values rounded to fp8 e4m3 as the machine stores them:
     nearest, ties to the even code, saturating at +-448. The positive codes
@@ -211,23 +227,43 @@ MX_MAPS = ("affine_map<(m, n, k) -> (m, k)>, "
            "affine_map<(m, n, k) -> (m, n)>")
 
 
-def case_matmul_mx(rng, dims, dt):
+def case_matmul_mx(rng, dims, dt, const_b=False):
     """An MX matmul (OCP microscaling): fp8 A [m, k] and B [k, n] with e8m0
     scales, one per 32 contraction elements (A's [m, k/32], B's [k/32, n]),
-    the generic nki-tile lowers to matmul_mx (trn3). The reference follows
+    the generic nki-tile lowers to matmul_mx (trn3); for f4E2M1FN (MXFP4,
+    two values a byte along K) B and its scales are stored [n, k] and
+    [n, k/32] and the inputs are the packed bytes. The reference follows
     the ISA's arithmetic (docs/isa.md): each product times both scales
     rounded once to float32, summed in float32 in contraction order, so the
-    comparison can be exact."""
+    comparison can be exact. With const_b, B is a constant of the program
+    (a weight)."""
     m, k, n = dims
     e8 = "f8E8M0FNU"
-    a, b = rand(rng, (m, k), dt), rand(rng, (k, n), dt)
+    fp4 = dt == "f4E2M1FN"
+    if fp4:
+        # MXFP4 packs along K: A [m, k] and B stored as [n, k] (with its
+        # scales [n, k/32]), every code drawn, -0 included.
+        ca, cb = rng.integers(0, 16, (m, k)), rng.integers(0, 16, (n, k))
+        a, b = e2m1_decode(ca), e2m1_decode(cb).T
+    else:
+        a, b = rand(rng, (m, k), dt), rand(rng, (k, n), dt)
     ea = rng.integers(-10, 11, size=(m, k // 32)).astype(np.float64)
     eb = rng.integers(-10, 11, size=(k // 32, n)).astype(np.float64)
     out = ttype((m, n), "f32")
-    body = f"""
+    maps, b_type, sb_type = MX_MAPS, ttype((k, n), dt), ttype((k // 32, n), e8)
+    if fp4:
+        maps = MX_MAPS.replace("(k, n)", "(n, k)").replace(
+            "(k floordiv 32, n)", "(n, k floordiv 32)")
+        b_type, sb_type = ttype((n, k), dt), ttype((n, k // 32), e8)
+    body = ""
+    if const_b:
+        stored = b.T if fp4 else b
+        body = f"""
+  %b = arith.constant dense<{dense_literal(stored)}> : {b_type}"""
+    body += f"""
   %c_e = tensor.empty() : {out}
   %c_z = linalg.fill ins(%zero_f32 : f32) outs(%c_e : {out}) -> {out}
-  %c = linalg.generic {{indexing_maps = [{MX_MAPS}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %sa, %b, %sb : {ttype((m, k), dt)}, {ttype((m, k // 32), e8)}, {ttype((k, n), dt)}, {ttype((k // 32, n), e8)}) outs(%c_z : {out}) {{
+  %c = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%a, %sa, %b, %sb : {ttype((m, k), dt)}, {ttype((m, k // 32), e8)}, {b_type}, {sb_type}) outs(%c_z : {out}) {{
   ^bb0(%x: {dt}, %xs: {e8}, %y: {dt}, %ys: {e8}, %acc: f32):
     %xf = arith.extf %x : {dt} to f32
     %xsf = arith.extf %xs : {e8} to f32
@@ -239,9 +275,11 @@ def case_matmul_mx(rng, dims, dt):
     %s = arith.addf %acc, %pq : f32
     linalg.yield %s : f32
   }} -> {out}"""
-    mlir = func([("a", ttype((m, k), dt)), ("sa", ttype((m, k // 32), e8)),
-                 ("b", ttype((k, n), dt)), ("sb", ttype((k // 32, n), e8))],
-                out, body, "c")
+    args = [("a", ttype((m, k), dt)), ("sa", ttype((m, k // 32), e8)),
+            ("b", b_type), ("sb", sb_type)]
+    if const_b:
+        del args[2]
+    mlir = func(args, out, body, "c")
 
     def ref(mm):
         c = np.zeros((m, n), np.float32)
@@ -251,7 +289,14 @@ def case_matmul_mx(rng, dims, dt):
                                                        + eb[i // 32][None, :])
             c = (c + p.astype(np.float32)).astype(np.float32)
         return c
-    return mlir, {"a": a, "sa": 2.0 ** ea, "b": b, "sb": 2.0 ** eb}, ref
+    if fp4:
+        inputs = {"a": e2m1_pack(ca), "sa": 2.0 ** ea, "b": e2m1_pack(cb),
+                  "sb": np.ascontiguousarray(2.0 ** eb.T)}
+    else:
+        inputs = {"a": a, "sa": 2.0 ** ea, "b": b, "sb": 2.0 ** eb}
+    if const_b:
+        del inputs["b"]
+    return mlir, inputs, ref
 
 
 def dense_literal(v):
@@ -844,6 +889,8 @@ CASES = {
     "matmul": case_matmul,
     "matmul_bt": case_matmul_bt,
     "matmul_mx": case_matmul_mx,
+    "matmul_mx_const": lambda rng, dims, dt: case_matmul_mx(rng, dims, dt,
+                                                            const_b=True),
     "batch_matmul": case_batch_matmul,
     "matmul_bias_gelu": case_matmul_bias_gelu,
     "softmax": case_softmax,
@@ -872,7 +919,7 @@ def main():
     p.add_argument("--dims", required=True,
                    help="comma-separated sizes, e.g. 129,300,7")
     p.add_argument("--dtype", default="f32",
-                   choices=["f32", "bf16", "f8E4M3FN", "f8E5M2"])
+                   choices=["f32", "bf16", "f8E4M3FN", "f8E5M2", "f4E2M1FN"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--auto-cast", default="none",
                    choices=["none", "matmul", "fp8", "mxfp8"],

@@ -86,15 +86,35 @@ std::optional<float> powerOfTwoConstant(Value v) {
   return f;
 }
 
+/// The maps of an MX generic with `inputs` operands: mxMaps, with B and sB
+/// each either [K, N] (k, n) or transposed [N, K] (n, k), and without sB
+/// when it is folded into the body (3 inputs).
+bool hasMxMaps(linalg::GenericOp generic, unsigned inputs) {
+  SmallVector<AffineMap> want = mxMaps(generic.getContext());
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (inputs < 3 || inputs > 4 || maps.size() != inputs + 1)
+    return false;
+  auto transposed = [](AffineMap m) {
+    return AffineMap::get(3, 0, {m.getResult(1), m.getResult(0)},
+                          m.getContext());
+  };
+  auto isB = [&](AffineMap got, AffineMap b) {
+    return got == b || got == transposed(b);
+  };
+  return maps[0] == want[0] && maps[1] == want[1] && isB(maps[2], want[2]) &&
+         (inputs == 3 || isB(maps[3], want[3])) && maps.back() == want[4];
+}
+
+bool isMxElementType(Type t) {
+  return nki::tile::isFp8Type(t) || nki::tile::isFp4Type(t);
+}
+
 MxForm matchMx(linalg::LinalgOp op) {
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic || generic.getNumDpsInits() != 1)
     return {};
   unsigned inputs = generic.getNumDpsInputs();
-  SmallVector<AffineMap> maps = mxMaps(op.getContext());
-  if (inputs == 3)
-    maps.erase(maps.begin() + 3); // sB folded into the body
-  if (inputs < 3 || inputs > 4 || generic.getIndexingMapsArray() != maps)
+  if (!hasMxMaps(generic, inputs))
     return {};
   using utils::IteratorType;
   if (generic.getIteratorTypesArray() !=
@@ -103,8 +123,8 @@ MxForm matchMx(linalg::LinalgOp op) {
     return {};
   Value a = generic.getDpsInputs()[0], sa = generic.getDpsInputs()[1],
         bm = generic.getDpsInputs()[2];
-  if (!nki::tile::isFp8Type(elementTypeOf(a)) ||
-      !nki::tile::isFp8Type(elementTypeOf(bm)) ||
+  if (!isMxElementType(elementTypeOf(a)) ||
+      !isMxElementType(elementTypeOf(bm)) ||
       !isa<Float8E8M0FNUType>(elementTypeOf(sa)) ||
       (inputs == 4 &&
        !isa<Float8E8M0FNUType>(elementTypeOf(generic.getDpsInputs()[3]))) ||

@@ -1,10 +1,13 @@
 //===- MxMatmul.h - The MX-scaled matmul as a linalg.generic ----*- C++ -*-===//
 //
 // C[m, n] += (A[m, k] x sA[m, k/32]) x (B[k, n] x sB[k/32, n]) over k: a
-// matmul of OCP MX blocks (A, B fp8; sA, sB e8m0 scales, one per 32
-// contraction elements), the form --auto-cast=mxfp8 writes and a user may
-// write, which nki-tile lowers to matmul_mx. One place builds it and
-// recognises it, on tensors and on buffers alike.
+// matmul of OCP MX blocks (A, B MXFP8 or MXFP4 elements; sA, sB e8m0
+// scales, one per 32 contraction elements), the form --auto-cast=mxfp8
+// writes and a user may write, which nki-tile lowers to matmul_mx. B and sB
+// may also be stored transposed, [N, K] and [N, K/32] (how MXFP4 weights
+// come: an f4E2M1FN tensor packs its innermost dim two values a byte, and
+// the quad row packs along K). One place builds it and recognises it, on
+// tensors and on buffers alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +29,8 @@ mlir::Value buildMxMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                           mlir::Value bScale, mlir::Value init);
 
 /// Whether `op` is that generic: operands (A, sA, B, sB, C), loops (m, n, k)
-/// with the maps above, fp8 elements and e8m0 scales, and the body
+/// with the maps above (B's and sB's either way round), fp8 (f8E4M3FN,
+/// f8E5M2) or fp4 (f4E2M1FN) elements and e8m0 scales, and the body
 /// c + (a x sa) x (b x sb) of the extended values. Also the form linalg's
 /// folding of splat constants leaves when every sB is the same: operands
 /// (A, sA, B, C) and a constant f32 power of two for sb in the body

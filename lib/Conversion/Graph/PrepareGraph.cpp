@@ -175,8 +175,9 @@ struct SplitLongConcat : OpRewritePattern<tensor::ConcatOp> {
 /// Element types the compiler computes on (i1 is stored as a 0/1 byte).
 static bool isSupportedElementType(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || nki::tile::isFp8Type(t) ||
-         isa<Float8E8M0FNUType>(t) || t.isSignlessInteger(32) ||
-         t.isSignlessInteger(8) || t.isSignlessInteger(1);
+         nki::tile::isFp4Type(t) || isa<Float8E8M0FNUType>(t) ||
+         t.isSignlessInteger(32) || t.isSignlessInteger(8) ||
+         t.isSignlessInteger(1);
 }
 
 static LogicalResult checkType(Type type, Location loc, StringRef what) {
@@ -193,8 +194,13 @@ static LogicalResult checkType(Type type, Location loc, StringRef what) {
   if (!isSupportedElementType(tensor.getElementType()))
     return emitError(loc)
            << what << " has element type " << tensor.getElementType()
-           << "; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, f8E8M0FNU (MX "
-              "scales), i32, i8, i1";
+           << "; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, f4E2M1FN and "
+              "f8E8M0FNU (MX data and scales), i32, i8, i1";
+  if (nki::tile::isFp4Type(tensor.getElementType()) &&
+      (tensor.getRank() == 0 || tensor.getShape().back() % 2))
+    return emitError(loc) << what << " has type " << type
+                          << "; f4E2M1FN tensors are stored two values a "
+                             "byte, so their innermost dim must be even";
   return success();
 }
 

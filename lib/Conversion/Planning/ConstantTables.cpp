@@ -55,8 +55,13 @@ constexpr int64_t kTableRowBytes = 512;
 
 /// The constant a view of HBM reads: the global's elements, or null.
 DenseElementsAttr constantOf(Value view, SymbolTableCollection &symbols) {
-  while (auto viewOp = view.getDefiningOp<ViewLikeOpInterface>())
+  while (auto viewOp = view.getDefiningOp<ViewLikeOpInterface>()) {
+    // A bitcast reads the constant's bytes as other elements (MX data as
+    // words): its element offsets are not the constant's.
+    if (isa<tile::BitcastOp>(viewOp.getOperation()))
+      return {};
     view = viewOp.getViewSource();
+  }
   auto get = view.getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return {};

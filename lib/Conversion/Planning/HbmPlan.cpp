@@ -54,12 +54,17 @@ static FailureOr<int64_t> bufferBytes(Type type, Location at, const Twine &what,
                          << "; HBM tensors must be static, row-major and "
                             "contiguous";
   Type elementType = memref.getElementType();
-  uint64_t bytes = tile::storageBytes(elementType);
-  if (!bytes)
+  uint64_t bits = tile::storageBits(memref);
+  if (!bits)
     return emitError(at) << what << " has element type " << elementType
-                         << ", which has no whole-byte size";
+                         << ", which the machine cannot store";
+  if (bits < 8 && (!memref.getRank() || memref.getShape().back() % 2))
+    return emitError(at) << what << " has type " << memref
+                         << "; f4E2M1FN tensors are stored two values a "
+                            "byte, so their innermost dim must be even";
   for (int64_t dim : memref.getShape())
-    bytes = llvm::SaturatingMultiply(bytes, uint64_t(dim));
+    bits = llvm::SaturatingMultiply(bits, uint64_t(dim));
+  uint64_t bytes = bits / 8;
   if (bytes > uint64_t(target.hbmBytes))
     return emitError(at) << what << " needs " << bytes
                          << " bytes, more than the " << target.hbmBytes

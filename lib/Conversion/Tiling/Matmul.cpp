@@ -59,6 +59,9 @@ constexpr int64_t kMaxPanelBanks = 4;
 // M blocks of the wave that starts a wide staged panel (emitPanel): enough
 // that their matmuls on one bank group cover the interleaving of the next.
 constexpr int64_t kWaveBlocks = 4;
+// Banks a wave stages at a time when B moves as words (GEMM 4096^3 MXFP4,
+// trn3: 1 bank 513.9 us, 2 banks 511.2, a bank group of 4 514.8).
+constexpr int64_t kQuadWaveBanks = 2;
 
 struct MatmulKernel {
   MatmulKernel(OpBuilder &b, linalg::LinalgOp op, bool zeroInit,
@@ -129,25 +132,33 @@ struct MatmulKernel {
   /// scales: an MX matmul's [kk/32, np] scale tiles).
   struct PanelB {
     SmallVector<Value> tiles, tiles2, scales;
+    /// A wave's B moved as words (fillQuadWords): the word tiles.
+    SmallVector<Value> words;
   };
   /// An M block's stationary A^T tiles (and MX scales), one per K block.
   struct BlockA {
     SmallVector<Value> tiles, scales;
   };
   BlockA loadBlockA(OpBuilder &b, Value batch, Value mOff, int64_t mm);
-  /// The matmuls and evacuations of one M block for the bank group of
-  /// the panel's columns from g0.
+  /// The matmuls and evacuations of one M block for the `width` columns
+  /// of the panel from g0 (a bank group, or less in a wave).
   void emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
                  const PanelB &panel, Value mOff, int64_t mm, const BlockA &a,
-                 int64_t g0);
+                 int64_t g0, int64_t width);
   void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
                  const PanelB &panel, Value mOff, int64_t mm);
-  /// An MX matmul's stationary scales for the M block: [kk/32, mm] e8m0
-  /// tiles, one per K block, PE transposes of A's [mm, K/32] scale rows.
-  SmallVector<Value> loadAScales(OpBuilder &b, Value mOff, int64_t mm);
-  /// The [kk/32, mm] scale tiles of the K blocks from A's scale rows
-  /// [mm, width] (width = 16 x K blocks + 16, the columns past K/32 zero).
-  SmallVector<Value> transposeScaleRows(OpBuilder &b, Value rows, int64_t mm);
+  /// An MX operand's scales stored [columns, K/32] (A's, or a transposed
+  /// B's) for the `cols` columns from `colIv`: a [cols, width] e8m0 tile
+  /// (width = 16 x K blocks + 16, the columns past K/32 zero).
+  Value loadScaleRows(OpBuilder &b, const Access &s, int colDim, Value colIv,
+                      int64_t cols);
+  /// The [kk/32, mm] scale tiles of the K blocks from scale rows [mm,
+  /// width] (loadScaleRows), by PE transposes of up to P / 32 K blocks
+  /// each; or, with `into` (a tile per transpose, scaleGroupTiles), each
+  /// transpose copied into its tile's columns [c0, c0 + mm).
+  SmallVector<Value> transposeScaleRows(OpBuilder &b, Value rows, int64_t mm,
+                                        ArrayRef<Value> into = {},
+                                        int64_t c0 = 0);
   /// loadBlockA of a quantised A: per K block, A's f32 rows, their block
   /// maxima and e8m0 scales, e4m3(A / scale) as f32 words and one PE
   /// transpose of them.
@@ -173,11 +184,25 @@ struct MatmulKernel {
   /// destination.
   void interleave(OpBuilder &b, Value stage, int64_t s0, Value dst, int64_t d0,
                   int64_t cw);
-  /// loadRowGroups of a row-major fp8 A with R = 4 through f32 words, or
-  /// an empty list when A's layout does not allow it.
+  /// loadRowGroups of an MX operand `a` contiguous along K (R = 4) through
+  /// f32 words, or an empty list when its layout does not allow it
+  /// (quadWordsApply): allocQuadTiles, then fillQuadWords of every column.
   SmallVector<Value> loadQuadWords(OpBuilder &b, const Access &a,
                                    ArrayRef<Value> ivs, int rowDim,
                                    int64_t rows, int colDim, int64_t cols);
+  bool quadWordsApply(const Access &a, int colDim, int64_t rows) const;
+  /// Per K block of `rows`: an f32 word tile [quads, cols] and the view of
+  /// it matmul_mx reads ([quads, cols, 4] fp8, or [quads, cols, 2] fp4
+  /// pairs).
+  struct QuadTiles {
+    SmallVector<Value> words, quads;
+  };
+  QuadTiles allocQuadTiles(OpBuilder &b, const Access &a, int64_t rows,
+                           int64_t cols);
+  /// Columns [c0, c1) of the word tiles from `a` at ivs: per 128 columns and
+  /// K block, a DMA of the rows, one PE transpose and an exact copy.
+  void fillQuadWords(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
+                     int colDim, ArrayRef<Value> words, int64_t c0, int64_t c1);
   /// pairedB for a row-major constant B: a global holding B's row groups
   /// side by side, made once per constant.
   std::optional<Access> groupedConstant(OpBuilder &b);
@@ -234,8 +259,8 @@ LogicalResult MatmulKernel::analyzeMx() {
   if (llvm::any_of(extents, ShapedType::isDynamic))
     return op->emitOpError("dynamic shapes are not supported");
   if (options.mxRows != 4)
-    return op->emitOpError("is an MX matmul (e8m0-scaled fp8 blocks), which "
-                           "needs a target with matmul_mx (trn3)");
+    return op->emitOpError("is an MX matmul (e8m0-scaled fp8 or fp4 blocks), "
+                           "which needs a target with matmul_mx (trn3)");
   if (extents[kDim] % kMxBlock)
     return op->emitOpError()
            << "is an MX matmul with K = " << extents[kDim]
@@ -258,6 +283,22 @@ LogicalResult MatmulKernel::analyzeMx() {
   SB = *sb;
   aMultiply = A.elementType;
   R = 4;
+  // An fp4 operand is read as packed quads (loadQuadWords): K must be its
+  // innermost dim.
+  for (auto [x, colDim, name] : {std::tuple{&A, mDim, "A as [M, K]"},
+                                 std::tuple{&B, nDim, "B as [N, K]"}}) {
+    auto type = cast<MemRefType>(x->buffer.getType());
+    if (tile::isFp4Type(x->elementType) &&
+        (x->strides[kDim] != 1 || x->strides[colDim] == 1 ||
+         x->strides[colDim] % 4 || x->offset % 4 ||
+         !type.getLayout().isIdentity()))
+      return op->emitOpError()
+             << "reads MXFP4 data " << type
+             << " that is not contiguous along K; an f4E2M1FN tensor packs "
+                "its innermost dim two values a byte and matmul_mx packs "
+                "along K: store "
+             << name;
+  }
   if (quantizedA) {
     auto type = cast<MemRefType>(quantizedA->source.getType());
     SmallVector<int64_t> memStrides;
@@ -443,83 +484,148 @@ void MatmulKernel::interleave(OpBuilder &b, Value stage, int64_t s0, Value dst,
                                   ArrayRef<int64_t>{1, 1, 1}));
 }
 
+bool MatmulKernel::quadWordsApply(const Access &a, int colDim,
+                                  int64_t rows) const {
+  // A quad (four contraction rows of a column) is an f32 word of fp8 or
+  // two bytes of fp4 (an HBM f4E2M1FN tensor packs its innermost dim). The
+  // quads of a row must be whole: the buffer's rows and the view's start
+  // and row pitch in multiples of four values.
+  auto type = cast<MemRefType>(a.buffer.getType());
+  return (tile::isFp4Type(a.elementType) ||
+          tile::storageBytes(a.elementType) == 1) &&
+         type.getLayout().isIdentity() && type.getRank() >= 1 &&
+         type.getShape().back() % 4 == 0 && a.offset % 4 == 0 &&
+         a.strides[colDim] % 4 == 0 && rows % 4 == 0;
+}
+
+MatmulKernel::QuadTiles MatmulKernel::allocQuadTiles(OpBuilder &b,
+                                                     const Access &a,
+                                                     int64_t rows,
+                                                     int64_t cols) {
+  bool fp4 = tile::isFp4Type(a.elementType);
+  Type quadType = fp4 ? VectorType::get({2}, a.elementType) : a.elementType;
+  QuadTiles tiles;
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock()) {
+    int64_t quads = std::min(kBlock(), rows - r0) / R;
+    Value w = allocTile(b, loc, {quads, cols}, b.getF32Type());
+    tiles.words.push_back(w);
+    // The same bytes as [quads, cols, 4]: element [p, j, r] is row 4p + r
+    // of column j (fp8); bytes 2 and 3 are rows 4p .. 4p + 3 (fp4).
+    Value bytes = tile::BitcastOp::create(
+        b, loc,
+        MemRefType::get({quads, cols * 4}, quadType, nullptr,
+                        cast<MemRefType>(w.getType()).getMemorySpace()),
+        w);
+    Value quadTile = memref::ExpandShapeOp::create(
+        b, loc, ArrayRef<int64_t>{quads, cols, 4}, bytes,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    if (fp4)
+      quadTile = memref::SubViewOp::create(
+          b, loc, quadTile, ArrayRef<int64_t>{0, 0, 2},
+          ArrayRef<int64_t>{quads, cols, 2}, ArrayRef<int64_t>{1, 1, 1});
+    tiles.quads.push_back(quadTile);
+  }
+  return tiles;
+}
+
+void MatmulKernel::fillQuadWords(OpBuilder &b, const Access &a,
+                                 ArrayRef<Value> ivs, int colDim,
+                                 ArrayRef<Value> words, int64_t c0,
+                                 int64_t c1) {
+  Type f32 = b.getF32Type();
+  // A quad of fp4 moves as a bf16 (its two bytes): the PE transposes it to
+  // an f32 whose upper half are those bits (bf16 widens exactly, NaN
+  // patterns included), where the quad tile reads them.
+  auto type = cast<MemRefType>(a.buffer.getType());
+  Type unit = tile::isFp4Type(a.elementType) ? b.getBF16Type() : f32;
+  SmallVector<int64_t> unitShape(type.getShape());
+  unitShape.back() /= 4;
+  Value units = tile::BitcastOp::create(
+      b, loc, MemRefType::get(unitShape, unit, nullptr, type.getMemorySpace()),
+      a.buffer);
+  Value four = indexConst(b, loc, 4);
+  // The transposes of a bank's columns share one PSUM tile and one copy
+  // (which DVE alone makes: 64 + 512 cycles, not 4 x (64 + 128)).
+  for (int64_t b0 = c0; b0 < c1; b0 += bankColumns()) {
+    int64_t bw = std::min(bankColumns(), c1 - b0), q0 = 0;
+    for (Value w : words) {
+      int64_t quads = cast<MemRefType>(w.getType()).getDimSize(0);
+      Value ps = allocTile(b, loc, {quads, bw}, f32, tile::MemorySpace::PSUM);
+      for (int64_t s0 = 0; s0 < bw; s0 += P()) {
+        int64_t cw = std::min(P(), bw - s0);
+        SmallVector<Value> at(ivs.begin(), ivs.end());
+        if (b0 + s0) {
+          Value dv = indexConst(b, loc, b0 + s0);
+          at[colDim] =
+              at[colDim]
+                  ? arith::AddIOp::create(b, loc, at[colDim], dv).getResult()
+                  : dv;
+        }
+        Value from = arith::AddIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc, a.offsetAt(b, loc, at), four),
+            indexConst(b, loc, q0));
+        // One load a K block and 128 columns: the loads spread over DMA
+        // queues and each transpose waits for its own words only.
+        Value src = allocTile(b, loc, {cw, quads}, unit);
+        tile::DmaOp::create(b, loc,
+                            hbmView(b, loc, units, from, {cw, quads},
+                                    {a.strides[colDim] / 4, 1}),
+                            src);
+        tile::TransposeOp::create(b, loc, src,
+                                  tileSlice(b, loc, ps, 0, quads, s0, cw));
+      }
+      // Bits, not values: never an ACT identity (which quiets NaNs).
+      tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, w, 0, quads, b0, bw),
+                           b.getUnitAttr());
+      q0 += quads;
+    }
+  }
+}
+
 SmallVector<Value> MatmulKernel::loadQuadWords(OpBuilder &b, const Access &a,
                                                ArrayRef<Value> ivs, int rowDim,
                                                int64_t rows, int colDim,
                                                int64_t cols) {
-  // The words of a row must be whole: the buffer's rows and the view's
-  // start and row pitch in multiples of four bytes.
-  auto type = cast<MemRefType>(a.buffer.getType());
-  if (tile::storageBytes(a.elementType) != 1 ||
-      !type.getLayout().isIdentity() || type.getRank() < 1 ||
-      type.getShape().back() % 4 || a.offset % 4 || a.strides[colDim] % 4 ||
-      rows % 4)
+  if (!quadWordsApply(a, colDim, rows))
     return {};
-  Type f32 = b.getF32Type();
-  SmallVector<int64_t> wordShape(type.getShape());
-  wordShape.back() /= 4;
-  Value words = tile::BitcastOp::create(
-      b, loc, MemRefType::get(wordShape, f32, nullptr, type.getMemorySpace()),
-      a.buffer);
-  Value four = indexConst(b, loc, 4);
-  SmallVector<Value> tiles;
-  SmallVector<Value> wordTiles;
-  for (int64_t r0 = 0; r0 < rows; r0 += kBlock()) {
-    int64_t quads = std::min(kBlock(), rows - r0) / R;
-    Value w = allocTile(b, loc, {quads, cols}, f32);
-    wordTiles.push_back(w);
-    // The same bytes as [quads, cols, 4] fp8: element [p, j, r] is row
-    // 4p + r of column j.
-    Value bytes = tile::BitcastOp::create(
-        b, loc,
-        MemRefType::get({quads, cols * 4}, a.elementType, nullptr,
-                        cast<MemRefType>(w.getType()).getMemorySpace()),
-        w);
-    tiles.push_back(memref::ExpandShapeOp::create(
-        b, loc, ArrayRef<int64_t>{quads, cols, 4}, bytes,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}}));
-  }
-  for (int64_t c0 = 0; c0 < cols; c0 += P()) {
-    int64_t cw = std::min(P(), cols - c0);
-    SmallVector<Value> at(ivs.begin(), ivs.end());
-    if (c0) {
-      Value dv = indexConst(b, loc, c0);
-      at[colDim] =
-          at[colDim] ? arith::AddIOp::create(b, loc, at[colDim], dv).getResult()
-                     : dv;
-    }
-    Value offset = arith::DivUIOp::create(b, loc, a.offsetAt(b, loc, at), four);
-    // One load a K block: the loads spread over DMA queues and each
-    // block's transpose waits for its own words only.
-    int64_t q0 = 0;
-    for (Value w : wordTiles) {
-      int64_t quads = cast<MemRefType>(w.getType()).getDimSize(0);
-      Value src = allocTile(b, loc, {cw, quads}, f32);
-      Value from =
-          arith::AddIOp::create(b, loc, offset, indexConst(b, loc, q0));
-      tile::DmaOp::create(
-          b, loc,
-          hbmView(b, loc, words, from, {cw, quads}, {a.strides[colDim] / 4, 1}),
-          src);
-      Value ps = allocTile(b, loc, {quads, cw}, f32, tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(b, loc, src, ps);
-      tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, w, 0, quads, c0, cw));
-      q0 += quads;
-    }
-  }
-  return tiles;
+  QuadTiles tiles = allocQuadTiles(b, a, rows, cols);
+  fillQuadWords(b, a, ivs, colDim, tiles.words, 0, cols);
+  return tiles.quads;
 }
 
 SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
                                             int colDim, Value colIv,
                                             int64_t cols) {
   int64_t K = extents[kDim];
+  bool transposed =
+      !splatMovingScale && s.strides[kDim] == 1 && s.strides[colDim] != 1;
   SmallVector<Value> tiles;
+  // Stored [columns, K/32]: a DMA of the tiles would move single bytes;
+  // whole rows instead, PE-transposed as A's are, several K blocks a
+  // transpose and a copy, each block's scales from a quarter's first
+  // partition.
+  int64_t slot = 2 * kBlock() / kMxBlock;
+  int64_t perTranspose = std::max<int64_t>(1, P() / slot);
+  SmallVector<Value> groups;
+  for (int64_t j0 = 0; transposed && j0 * kBlock() < K; j0 += perTranspose)
+    groups.push_back(allocTile(
+        b, loc,
+        {std::min<int64_t>(perTranspose, llvm::divideCeil(K, kBlock()) - j0) *
+             slot,
+         cols},
+        s.elementType));
   for (int64_t k0 = 0; k0 < K; k0 += kBlock()) {
     int64_t blocks = std::min(kBlock(), K - k0) / kMxBlock;
     SmallVector<Value> ivs(extents.size());
     ivs[colDim] = colIv;
     ivs[kDim] = indexConst(b, loc, k0 / kMxBlock);
+    if (transposed) {
+      int64_t j = k0 / kBlock();
+      tiles.push_back(tileSlice(b, loc, groups[j / perTranspose],
+                                j % perTranspose * slot, blocks, 0, cols));
+      continue;
+    }
     if (splatMovingScale) { // a power of two: e8m0 stores it exactly
       Value t = allocTile(b, loc, {blocks, cols},
                           Float8E8M0FNUType::get(b.getContext()));
@@ -534,6 +640,11 @@ SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
                                 {s.strides[kDim], s.strides[colDim]}),
                         t);
     tiles.push_back(t);
+  }
+  for (int64_t c0 = 0; transposed && c0 < cols; c0 += P()) {
+    int64_t cw = std::min(P(), cols - c0);
+    Value c = arith::AddIOp::create(b, loc, colIv, indexConst(b, loc, c0));
+    transposeScaleRows(b, loadScaleRows(b, s, colDim, c, cw), cw, groups, c0);
   }
   return tiles;
 }
@@ -678,32 +789,34 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
              : loadTransposed(b, A, ivs, kDim, span, mDim, mm);
 }
 
-SmallVector<Value> MatmulKernel::loadAScales(OpBuilder &b, Value mOff,
-                                             int64_t mm) {
+Value MatmulKernel::loadScaleRows(OpBuilder &b, const Access &s, int colDim,
+                                  Value colIv, int64_t cols) {
   int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
   int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
   int64_t width = kBlocks * perBlock + perBlock;
   SmallVector<Value> ivs(extents.size());
-  ivs[mDim] = mOff;
-  Value rows = allocTile(b, loc, {mm, width}, SA.elementType);
+  ivs[colDim] = colIv;
+  Value rows = allocTile(b, loc, {cols, width}, s.elementType);
   tile::DmaOp::create(b, loc,
-                      hbmView(b, loc, SA.buffer, SA.offsetAt(b, loc, ivs),
-                              {mm, blocks},
-                              {SA.strides[mDim], SA.strides[kDim]}),
-                      tileSlice(b, loc, rows, 0, mm, 0, blocks));
-  tile::MemsetOp::create(b, loc,
-                         tileSlice(b, loc, rows, 0, mm, blocks, width - blocks),
-                         b.getF32FloatAttr(0.0f));
-  return transposeScaleRows(b, rows, mm);
+                      hbmView(b, loc, s.buffer, s.offsetAt(b, loc, ivs),
+                              {cols, blocks},
+                              {s.strides[colDim], s.strides[kDim]}),
+                      tileSlice(b, loc, rows, 0, cols, 0, blocks));
+  tile::MemsetOp::create(
+      b, loc, tileSlice(b, loc, rows, 0, cols, blocks, width - blocks),
+      b.getF32FloatAttr(0.0f));
+  return rows;
 }
 
 SmallVector<Value> MatmulKernel::transposeScaleRows(OpBuilder &b, Value rows,
-                                                    int64_t mm) {
+                                                    int64_t mm,
+                                                    ArrayRef<Value> into,
+                                                    int64_t c0) {
   // The PE transposes read the rows through a view that takes 32 columns
   // from every K block's first (16 columns apart; the next block's, or
   // zeros past the end, fill the rest): one transpose serves P / 32 K
   // blocks, each block's scales landing on a quarter's first partition,
-  // where matmul_mx may read them.
+  // where matmul_mx may read them (or whence a copy moves them `into`).
   int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
   int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
   int64_t slot = 2 * perBlock, width = kBlocks * perBlock + perBlock;
@@ -723,6 +836,12 @@ SmallVector<Value> MatmulKernel::transposeScaleRows(OpBuilder &b, Value rows,
     Value ps = allocTile(b, loc, {n * slot, mm}, b.getF32Type(),
                          tile::MemorySpace::PSUM);
     tile::TransposeOp::create(b, loc, slots, ps);
+    if (!into.empty()) { // powers of two: exact
+      tile::CopyOp::create(
+          b, loc, ps,
+          tileSlice(b, loc, into[j0 / perTranspose], 0, n * slot, c0, mm));
+      continue;
+    }
     Value t = allocTile(b, loc, {n * slot, mm}, e8m0);
     tile::CopyOp::create(b, loc, ps, t); // powers of two: exact
     for (int64_t j = j0; j < j0 + n; ++j) {
@@ -805,7 +924,7 @@ MatmulKernel::BlockA MatmulKernel::quantizeBlockA(OpBuilder &b, Value mOff,
     Value ps = allocTile(b, loc, {quads, mm}, f32, tile::MemorySpace::PSUM);
     tile::TransposeOp::create(b, loc, words, ps);
     Value stationary = allocTile(b, loc, {quads, mm}, f32);
-    tile::CopyOp::create(b, loc, ps, stationary);
+    tile::CopyOp::create(b, loc, ps, stationary, b.getUnitAttr());
     block.tiles.push_back(quadsOf(stationary, quads, mm));
   }
   block.scales = transposeScaleRows(b, rows, mm);
@@ -819,12 +938,13 @@ MatmulKernel::BlockA MatmulKernel::loadBlockA(OpBuilder &b, Value batch,
   int64_t K = extents[kDim];
   BlockA block;
   if (mx)
-    block.scales = loadAScales(b, mOff, mm);
+    block.scales =
+        transposeScaleRows(b, loadScaleRows(b, SA, mDim, mOff, mm), mm);
   // Stationary tiles A^T [k, m] for every K block.
   for (int64_t k0 = 0; k0 < K;) {
     for (Value a : loadATiles(b, batch, mOff, mm, k0)) {
       int64_t kk = cast<MemRefType>(a.getType()).getDimSize(0) * R;
-      if (cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
+      if (!mx && cast<MemRefType>(a.getType()).getElementType() != aMultiply) {
         Value rounded = allocTile(b, loc, {kk, mm}, aMultiply);
         tile::CopyOp::create(b, loc, a, rounded);
         a = rounded;
@@ -838,11 +958,10 @@ MatmulKernel::BlockA MatmulKernel::loadBlockA(OpBuilder &b, Value batch,
 
 void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
                              const PanelB &panel, Value mOff, int64_t mm,
-                             const BlockA &a, int64_t g0) {
+                             const BlockA &a, int64_t g0, int64_t width) {
   int64_t K = extents[kDim];
   SmallVector<std::pair<int64_t, int64_t>> banks;
-  for (int64_t n0 = g0; n0 < std::min(np, g0 + groupColumns());
-       n0 += bankColumns())
+  for (int64_t n0 = g0; n0 < std::min(np, g0 + width); n0 += bankColumns())
     banks.push_back({n0, std::min(bankColumns(), np - n0)});
   SmallVector<Value> accs, accs2;
   for (auto [n0, nw] : banks) {
@@ -858,13 +977,16 @@ void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
       UnitAttr accumulate = k ? b.getUnitAttr() : UnitAttr();
       int64_t n0 = banks[i].first, nw = banks[i].second;
       auto emitMatmul = [&](ArrayRef<Value> from, Value acc) {
-        Value moving =
-            R == 1 ? tileSlice(b, loc, from[k], 0, kk, n0, nw)
-                   : memref::SubViewOp::create(b, loc, from[k],
-                                               ArrayRef<int64_t>{0, n0, 0},
-                                               ArrayRef<int64_t>{kk / R, nw, R},
-                                               ArrayRef<int64_t>{1, 1, 1})
-                         .getResult();
+        // A multi-row tile's innermost dim: R rows, or R / 2 bytes of fp4.
+        int64_t inner =
+            R == 1 ? 1 : cast<MemRefType>(from[k].getType()).getDimSize(2);
+        Value moving = R == 1
+                           ? tileSlice(b, loc, from[k], 0, kk, n0, nw)
+                           : memref::SubViewOp::create(
+                                 b, loc, from[k], ArrayRef<int64_t>{0, n0, 0},
+                                 ArrayRef<int64_t>{kk / R, nw, inner},
+                                 ArrayRef<int64_t>{1, 1, 1})
+                                 .getResult();
         if (mx) {
           Value scale =
               tileSlice(b, loc, panel.scales[k], 0, kk / kMxBlock, n0, nw);
@@ -890,7 +1012,7 @@ void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
   BlockA a = loadBlockA(b, batch, mOff, mm);
   // The panel's banks, a group at a time (the A^T tiles serve them all).
   for (int64_t g0 = 0; g0 < np; g0 += groupColumns())
-    emitGroup(b, batch, nOff, np, panel, mOff, mm, a, g0);
+    emitGroup(b, batch, nOff, np, panel, mOff, mm, a, g0, groupColumns());
 }
 
 void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
@@ -902,8 +1024,18 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
   // longer than the first M blocks' matmuls on it. The first blocks then
   // run as a wave, bank group by bank group, each group's staging just
   // before (a later group's copies overlap the earlier groups' matmuls).
+  // B contiguous along K moves as words, a K block a transpose per 128
+  // columns: also slower than the first blocks' matmuls on a wide panel.
+  bool quadB = R == 4 && !pairedB && B.strides[nDim] != 1 &&
+               B.strides[kDim] == 1 && quadWordsApply(B, nDim, K);
   bool staged = R > 1 && !pairedB && !sibling &&
-                (B.strides[nDim] == 1 || B.strides[kDim] != 1);
+                (quadB || B.strides[nDim] == 1 || B.strides[kDim] != 1);
+  // Columns staged at a time: a bank group, or kQuadWaveBanks for words
+  // (whose exact copies only DVE makes, so that the first matmuls start
+  // after fewer of them).
+  int64_t waveWidth =
+      quadB ? std::min(groupColumns(), kQuadWaveBanks * bankColumns())
+            : groupColumns();
   int64_t waveBlocks = staged && np > groupColumns()
                            ? std::min<int64_t>(kWaveBlocks, extents[mDim] / P())
                            : 0;
@@ -923,6 +1055,11 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
                             t);
         return t;
       }
+      if (waveBlocks && quadB) { // filled a bank group at a time
+        QuadTiles t = allocQuadTiles(b, B, kk, np);
+        panel.words.push_back(t.words.front());
+        return t.quads.front();
+      }
       if (waveBlocks) // filled a bank group at a time (stageGroup)
         return allocTile(b, loc, {kk / R, np, R}, B.elementType);
       return loadRowGroups(b, from, ivs, kDim, kk, nDim, np).front();
@@ -936,10 +1073,18 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
   // One bank group of a wave's B: per K block and bank, a [K/R, R, bank]
   // stage (rows of a bank's width) interleaved into the panel's tile.
   auto stageGroup = [&](int64_t g0) {
+    if (quadB) {
+      for (size_t kb = 0; kb < panel.words.size(); ++kb)
+        fillQuadWords(
+            b, B,
+            ivsFor(batch, Value(), nOff, indexConst(b, loc, kb * kBlock())),
+            nDim, panel.words[kb], g0, std::min(np, g0 + waveWidth));
+      return;
+    }
     for (size_t kb = 0; kb < panel.tiles.size(); ++kb) {
       Value t = panel.tiles[kb];
       int64_t groups = cast<MemRefType>(t.getType()).getDimSize(0);
-      for (int64_t c0 = g0; c0 < std::min(np, g0 + groupColumns());
+      for (int64_t c0 = g0; c0 < std::min(np, g0 + waveWidth);
            c0 += bankColumns()) {
         int64_t cw = std::min(bankColumns(), np - c0);
         Value n = arith::AddIOp::create(b, loc, nOff, indexConst(b, loc, c0));
@@ -991,13 +1136,13 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
   // staging.
   SmallVector<BlockA> wave;
   wave.push_back(loadBlockA(b, batch, indexConst(b, loc, 0), P()));
-  for (int64_t g0 = 0; g0 < np; g0 += groupColumns()) {
+  for (int64_t g0 = 0; g0 < np; g0 += waveWidth) {
     stageGroup(g0);
     for (int64_t j = 0; j < waveBlocks; ++j) {
       Value mOff = indexConst(b, loc, j * P());
       if (j == int64_t(wave.size()))
         wave.push_back(loadBlockA(b, batch, mOff, P()));
-      emitGroup(b, batch, nOff, np, panel, mOff, P(), wave[j], g0);
+      emitGroup(b, batch, nOff, np, panel, mOff, P(), wave[j], g0, waveWidth);
     }
   }
   int64_t done = waveBlocks * P();

@@ -156,6 +156,11 @@ getAccessPattern(const isa::TargetDesc &target, Operation *op, StringRef role,
     ap.offset = *alloc.getOffset() + byteOffset % pitch;
     firstFree = 1;
   } else {
+    if (tile::storageBits(type) != 8 * elemBytes)
+      return fail() << "is an HBM view of " << type.getElementType()
+                    << ", stored two values a byte; read it through "
+                       "nki.bitcast as bytes",
+             std::nullopt;
     std::optional<int64_t> base = getHbmOffset(root);
     if (!base)
       return fail() << "is in HBM but its buffer has no '" << kHbmOffsetAttr

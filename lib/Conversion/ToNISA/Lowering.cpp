@@ -569,7 +569,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
             b.set(inst.src0, "src", o.getSrc());
             b.set(inst.dst, "dst", o.getDst());
             engines = {isa::Engine::DVE, isa::Engine::POOL};
-            alsoOnAct = true;
+            alsoOnAct = !o.getExact();
             return true;
           })
           .Case([&](tile::MemsetOp o) {

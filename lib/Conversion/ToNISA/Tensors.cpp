@@ -49,6 +49,12 @@ std::optional<TensorEntry> describeBuffer(Value root, Operation *errorOp,
   TensorEntry entry{isa::TensorDecl{}, DenseElementsAttr(), root.getLoc()};
   entry.decl.dtype = *dtype;
   entry.decl.shape.assign(type.getShape().begin(), type.getShape().end());
+  if (tile::storageBits(type) == 4) {
+    // Packed two values a byte along the innermost dim (HbmPlan checked
+    // that it is even).
+    entry.decl.dtype = isa::DType::FP4E2M1X2;
+    entry.decl.shape.back() /= 2;
+  }
   entry.decl.hbmOffset = *offset;
   return entry;
 }
@@ -207,9 +213,21 @@ std::optional<std::vector<TensorEntry>> collectTensors(func::FuncOp func) {
     entry->decl.name = get.getName().str();
     auto tensorType = RankedTensorType::get(
         entry->decl.shape,
-        nisa::elementTypeOf(func.getContext(), entry->decl.dtype));
-    entry->data =
-        init.getType() == tensorType ? init : init.reshape(tensorType);
+        nisa::dataElementTypeOf(func.getContext(), entry->decl.dtype));
+    if (entry->decl.dtype == isa::DType::FP4E2M1X2) {
+      // The e2m1 codes two a byte, low nibble first.
+      SmallVector<uint8_t> bytes(tensorType.getNumElements());
+      int64_t i = 0;
+      for (const APFloat &v : init.getValues<APFloat>()) {
+        bytes[i / 2] |= uint8_t(v.bitcastToAPInt().getZExtValue() & 0xF)
+                        << (4 * (i % 2));
+        ++i;
+      }
+      entry->data = DenseElementsAttr::get(tensorType, ArrayRef(bytes));
+    } else {
+      entry->data =
+          init.getType() == tensorType ? init : init.reshape(tensorType);
+    }
     tensors.push_back(std::move(*entry));
   });
   if (!ok)

@@ -115,6 +115,12 @@ Type nki::nisa::elementTypeOf(MLIRContext *context, isa::DType dtype) {
   llvm_unreachable("unknown dtype");
 }
 
+Type nki::nisa::dataElementTypeOf(MLIRContext *context, isa::DType dtype) {
+  if (dtype == isa::DType::FP4E2M1X2)
+    return IntegerType::get(context, 8, IntegerType::Unsigned);
+  return elementTypeOf(context, dtype);
+}
+
 //===----------------------------------------------------------------------===//
 // Op -> Instruction
 //===----------------------------------------------------------------------===//

@@ -230,7 +230,7 @@ LogicalResult TensorOp::verify() {
     return success();
   auto data = dyn_cast<DenseElementsAttr>(getDataAttr());
   auto expected = RankedTensorType::get(
-      getShape(), elementTypeOf(getContext(), getDtype().getValue()));
+      getShape(), dataElementTypeOf(getContext(), getDtype().getValue()));
   if (!data || data.getType() != expected)
     return emitOpError() << "data must be a dense attribute of type "
                          << expected << ", got " << getDataAttr();

@@ -74,6 +74,12 @@ std::optional<MemorySpace> nki::tile::getMemorySpace(MemRefType type) {
   return std::nullopt;
 }
 
+int64_t nki::tile::storageBits(MemRefType type) {
+  if (!getMemorySpace(type) && isFp4Type(type.getElementType()))
+    return 4;
+  return 8 * storageBytes(type.getElementType());
+}
+
 MemRefType nki::tile::getTileType(ArrayRef<int64_t> shape, Type elementType,
                                   MemorySpace space) {
   return MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),

@@ -195,9 +195,9 @@ LogicalResult BitcastOp::verify() {
     return emitOpError("needs static shapes and identity layouts");
   if (from.getMemorySpace() != to.getMemorySpace())
     return emitOpError("may not change the memory space");
-  int64_t fromBytes = storageBytes(from.getElementType()),
-          toBytes = storageBytes(to.getElementType());
-  if (!fromBytes || !toBytes || from.getRank() != to.getRank() ||
+  // In bits: an HBM f4E2M1FN tensor is packed two values a byte.
+  int64_t fromBits = storageBits(from), toBits = storageBits(to);
+  if (!fromBits || !toBits || from.getRank() != to.getRank() ||
       from.getRank() < 1)
     return emitOpError() << "cannot view " << from << " as " << to;
   for (int64_t d = 0; d + 1 < from.getRank(); ++d)
@@ -205,11 +205,11 @@ LogicalResult BitcastOp::verify() {
       return emitOpError() << "changes dim " << d << " (" << from.getDimSize(d)
                            << " to " << to.getDimSize(d)
                            << "); only the innermost dim rescales";
-  if (from.getShape().back() * fromBytes != to.getShape().back() * toBytes)
+  if (from.getShape().back() * fromBits != to.getShape().back() * toBits)
     return emitOpError() << "innermost dim holds "
-                         << from.getShape().back() * fromBytes
-                         << " bytes in the source but "
-                         << to.getShape().back() * toBytes << " in the result";
+                         << from.getShape().back() * fromBits
+                         << " bits in the source but "
+                         << to.getShape().back() * toBits << " in the result";
   return success();
 }
 
@@ -227,12 +227,15 @@ LogicalResult MatmulMxOp::verify() {
        {std::tuple{0, getStationary(), getStationaryScale(), "stationary"},
         std::tuple{1, getMoving(), getMovingScale(), "moving"}}) {
     auto type = cast<MemRefType>(v.getType());
-    if (!isFp8Type(type.getElementType()))
-      return emitOpError() << role << " must be MXFP8 (f8E4M3FN or f8E5M2), "
-                           << "got " << type.getElementType();
-    if (type.getRank() != 3 || type.getDimSize(2) != 4)
-      return emitOpError() << role << " must be [K/4, columns, 4], got "
-                           << type;
+    bool fp4 = isFp4PairType(type.getElementType());
+    if (!isFp8Type(type.getElementType()) && !fp4)
+      return emitOpError() << role << " must be MXFP8 (f8E4M3FN or f8E5M2) "
+                           << "or MXFP4 (vector<2xf4E2M1FN>, two values a "
+                           << "byte), got " << type.getElementType();
+    int64_t inner = fp4 ? 2 : 4;
+    if (type.getRank() != 3 || type.getDimSize(2) != inner)
+      return emitOpError() << role << " must be [K/4, columns, " << inner
+                           << "], got " << type;
     if (type.getDimSize(0) % 8)
       return emitOpError() << role << " has " << type.getDimSize(0)
                            << " partitions; a multiple of 8 is needed (a "

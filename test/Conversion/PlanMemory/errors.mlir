@@ -138,3 +138,11 @@ func.func @hbm_overflow(%a: memref<2147483648xf32>) -> memref<2147483648xf32> {
   %o = memref.alloc() : memref<2147483648xf32>
   return %o : memref<2147483648xf32>
 }
+
+// -----
+
+// An HBM f4E2M1FN tensor is packed two values a byte.
+// expected-error @+1 {{argument #0 of @odd_fp4 has type 'memref<4x3xf4E2M1FN>'; f4E2M1FN tensors are stored two values a byte, so their innermost dim must be even}}
+func.func @odd_fp4(%a: memref<4x3xf4E2M1FN>) {
+  return
+}

@@ -50,7 +50,7 @@ func.func @main(%a: tensor<8xi8>) -> tensor<8xi8> {
 
 // -----
 
-// expected-error @+2 {{argument #0 has element type 'i64'; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, f8E8M0FNU (MX scales), i32, i8, i1}}
+// expected-error @+2 {{argument #0 has element type 'i64'; supported: f32, bf16, f16, f8E4M3FN, f8E5M2, f4E2M1FN and f8E8M0FNU (MX data and scales), i32, i8, i1}}
 // expected-error @+1 {{result #0 has element type 'i64'}}
 func.func @main(%a: tensor<8xi64>) -> tensor<8xi64> {
   return %a : tensor<8xi64>

@@ -61,6 +61,14 @@ func.func @main(%x: tensor<4xf64>) -> tensor<4xf32> {
 
 // -----
 
+// expected-error @+1 {{argument #0 has type 'tensor<4x3xf4E2M1FN>'; f4E2M1FN tensors are stored two values a byte, so their innermost dim must be even}}
+func.func @main(%x: tensor<4x3xf4E2M1FN>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
+
+// -----
+
 func.func @main(%v: f32) -> tensor<4xf32> {
   // expected-error @+1 {{'tensor.splat' op is not supported by the nki compiler}}
   %s = tensor.splat %v : tensor<4xf32>

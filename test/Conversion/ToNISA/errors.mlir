@@ -79,3 +79,15 @@ module {
     return
   }
 }
+
+// -----
+
+// A packed f4E2M1FN tensor is read as bytes, through nki.bitcast.
+module attributes {nki.target = "trn3"} {
+func.func @main(%x: memref<128x64xf4E2M1FN> {nki.hbm_offset = 0 : i64}) {
+  %t = nki.alloc {offset = 0 : i64} : memref<128x64xf4E2M1FN, #nki.memory<sbuf>>
+  // expected-error @+1 {{'nki.dma' op operand 'src' is an HBM view of 'f4E2M1FN', stored two values a byte; read it through nki.bitcast as bytes}}
+  nki.dma %x to %t : memref<128x64xf4E2M1FN> to memref<128x64xf4E2M1FN, #nki.memory<sbuf>>
+  return
+}
+}

@@ -202,7 +202,7 @@ func.func @iota_coefs(%x: memref<128x4xf32, #nki.memory<sbuf>>) {
 // -----
 
 func.func @matmul_mx_bf16(%s: memref<128x128x4xbf16, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
-  // expected-error @+1 {{stationary must be MXFP8 (f8E4M3FN or f8E5M2), got 'bf16'}}
+  // expected-error @+1 {{stationary must be MXFP8 (f8E4M3FN or f8E5M2) or MXFP4 (vector<2xf4E2M1FN>, two values a byte), got 'bf16'}}
   nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x128x4xbf16, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
   return
 }
@@ -226,7 +226,7 @@ func.func @matmul_mx_layout(%s: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>, %m:
 // -----
 
 func.func @bitcast_bytes(%t: memref<128x510xf8E4M3FN, #nki.memory<sbuf>>) {
-  // expected-error @+1 {{innermost dim holds 510 bytes in the source but 512 in the result}}
+  // expected-error @+1 {{innermost dim holds 4080 bits in the source but 4096 in the result}}
   %w = nki.bitcast %t : memref<128x510xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32, #nki.memory<sbuf>>
   return
 }
@@ -244,5 +244,22 @@ func.func @bitcast_dims(%t: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>) {
 func.func @bitcast_space(%t: memref<128x512xf8E4M3FN, #nki.memory<sbuf>>) {
   // expected-error @+1 {{may not change the memory space}}
   %w = nki.bitcast %t : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_mx_fp4_inner(%s: memref<128x128x4xvector<2xf4E2M1FN>, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>, %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  // expected-error @+1 {{stationary must be [K/4, columns, 2], got 'memref<128x128x4xvector<2xf4E2M1FN>, #nki.memory<sbuf>>'}}
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x128x4xvector<2xf4E2M1FN>, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// -----
+
+func.func @bitcast_fp4_on_chip(%t: memref<64x1024xf4E2M1FN, #nki.memory<sbuf>>) {
+  // On chip an f4E2M1FN value takes a byte.
+  // expected-error @+1 {{innermost dim holds 8192 bits in the source but 4096 in the result}}
+  %w = nki.bitcast %t : memref<64x1024xf4E2M1FN, #nki.memory<sbuf>> to memref<64x256xbf16, #nki.memory<sbuf>>
   return
 }

@@ -44,6 +44,34 @@ func.func @mx_quad_row(%s: memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, %m: me
   return
 }
 
+// MXFP4 sources: [K/4, columns, 2] bytes of two e2m1 values (here bytes 2
+// and 3 of f32 words), mixed with an MXFP8 one.
+// CHECK-LABEL: func.func @mx_fp4
+// CHECK: nki.matmul_mx %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} into %{{.*}} : memref<128x128x2xvector<2xf4E2M1FN>, strided<[512, 4, 1], offset: 2>, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>
+func.func @mx_fp4(%s: memref<128x128x2xvector<2xf4E2M1FN>, strided<[512, 4, 1], offset: 2>, #nki.memory<sbuf>>, %m: memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>,
+                  %ss: memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, %ms: memref<16x512xf8E8M0FNU, #nki.memory<sbuf>>,
+                  %acc: memref<128x512xf32, #nki.memory<psum>>) {
+  nki.matmul_mx %s, %m scales %ss, %ms into %acc : memref<128x128x2xvector<2xf4E2M1FN>, strided<[512, 4, 1], offset: 2>, #nki.memory<sbuf>>, memref<128x512x4xf8E4M3FN, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, #nki.memory<sbuf>>, memref<16x512xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x512xf32, #nki.memory<psum>>
+  return
+}
+
+// A copy of bits (never an ACT identity).
+// CHECK-LABEL: func.func @exact_copy
+// CHECK: nki.copy %{{.*}} into %{{.*}} {exact} : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xf32, #nki.memory<sbuf>>
+func.func @exact_copy(%p: memref<128x512xf32, #nki.memory<psum>>, %t: memref<128x512xf32, #nki.memory<sbuf>>) {
+  nki.copy %p into %t {exact} : memref<128x512xf32, #nki.memory<psum>> into memref<128x512xf32, #nki.memory<sbuf>>
+  return
+}
+
+// An HBM f4E2M1FN tensor is packed two values a byte: 1024 of them are
+// 256 bf16s.
+// CHECK-LABEL: func.func @bitcast_fp4
+// CHECK: nki.bitcast %{{.*}} : memref<64x1024xf4E2M1FN> to memref<64x256xbf16>
+func.func @bitcast_fp4(%t: memref<64x1024xf4E2M1FN>) -> memref<64x256xbf16> {
+  %w = nki.bitcast %t : memref<64x1024xf4E2M1FN> to memref<64x256xbf16>
+  return %w : memref<64x256xbf16>
+}
+
 // A tile's bytes as other elements.
 // CHECK-LABEL: func.func @bitcast
 // CHECK: nki.bitcast %{{.*}} : memref<128x512xf8E4M3FN, #nki.memory<sbuf>> to memref<128x128xf32, #nki.memory<sbuf>>

@@ -320,6 +320,22 @@ TEST_F(Semantics, F32TransposeAndCopyMoveBitsExactly) {
   }
 }
 
+TEST_F(Semantics, Bf16TransposeWidensBitsExactly) {
+  // Two packed fp4 pairs as one bf16 (how the compiler transposes MXFP4
+  // operands): signalling and quiet NaN patterns, an infinity, -0 and a
+  // subnormal land in the upper half of their f32 words, which a copy
+  // moves as they are.
+  const uint16_t halves[5] = {0x7F81u, 0xFFC5u, 0xFF80u, 0x8000u, 0x0011u};
+  std::memcpy(state.base(Memory::SBUF, 0), halves, 10);
+  run(op(Opcode::Transpose, psum(5, 1, 0), sbuf(1, 5, 0, DType::BF16)));
+  run(op(Opcode::TensorCopy, sbuf(5, 1, 256), psum(5, 1, 0)));
+  for (int p = 0; p < 5; ++p) {
+    uint32_t got;
+    std::memcpy(&got, state.base(Memory::SBUF, p) + 256, 4);
+    EXPECT_EQ(got, uint32_t(halves[p]) << 16) << p;
+  }
+}
+
 TEST_F(Semantics, MatmulMxQuadRow) {
   // K = 32 on 8 partitions (one scale block): partition p holds rows
   // 4p .. 4p + 3. Stationary column 0 = 1 everywhere, scale 2^3; moving

@@ -37,8 +37,12 @@ std::string locationToString(mlir::Location loc);
 mlir::Location locationFromString(mlir::MLIRContext *context,
                                   llvm::StringRef text);
 
-/// The MLIR element type of `dtype`, used for constant data.
+/// The MLIR element type of `dtype` (vector<2xf4E2M1FN> for f4e2m1x2).
 mlir::Type elementTypeOf(mlir::MLIRContext *context, isa::DType dtype);
+
+/// The element type of a tensor's constant data: elementTypeOf, except ui8
+/// (its bytes) for f4e2m1x2, which a dense attribute cannot hold.
+mlir::Type dataElementTypeOf(mlir::MLIRContext *context, isa::DType dtype);
 
 } // namespace nki::nisa
 

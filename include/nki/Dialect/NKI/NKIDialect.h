@@ -51,15 +51,37 @@ inline constexpr llvm::StringLiteral kMxWeightErrorsAttr =
 /// Every pass reads the target from here (ModuleTarget.h).
 inline constexpr llvm::StringLiteral kTargetAttr = "nki.target";
 
-/// Bytes per element of a tensor or tile of `elementType` on the machine:
-/// i1 is stored as one byte (0 or 1); 0 for types the machine cannot store.
+/// f4E2M1FN, the element type of MXFP4 data.
+inline bool isFp4Type(mlir::Type elementType) {
+  return llvm::isa<mlir::Float4E2M1FNType>(elementType);
+}
+
+/// vector<2xf4E2M1FN>: a byte of two e2m1 values, low nibble first (the
+/// ISA's f4e2m1x2, which only matmul_mx reads).
+inline bool isFp4PairType(mlir::Type elementType) {
+  auto v = llvm::dyn_cast<mlir::VectorType>(elementType);
+  return v && v.getShape() == llvm::ArrayRef<int64_t>{2} &&
+         isFp4Type(v.getElementType());
+}
+
+/// Bytes per element of a tile of `elementType` on chip: i1 is stored as
+/// one byte (0 or 1), an f4E2M1FN value as one byte (the ISA's f4e2m1) and
+/// a pair of them as one byte; 0 for types the machine cannot store. HBM
+/// tensors of f4E2M1FN are packed (storageBits).
 inline int64_t storageBytes(mlir::Type elementType) {
-  if (elementType.isInteger(1))
+  if (elementType.isInteger(1) || isFp4Type(elementType) ||
+      isFp4PairType(elementType))
     return 1;
   if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
     return 0;
   return elementType.getIntOrFloatBitWidth() / 8;
 }
+
+/// Bits per element of `type`'s buffer: an HBM tensor of f4E2M1FN is
+/// stored two values a byte along its innermost dim, low nibble first (how
+/// MXFP4 data is exchanged, and the ISA's f4e2m1x2); otherwise
+/// 8 x storageBytes.
+int64_t storageBits(mlir::MemRefType type);
 
 /// f8E4M3FN or f8E5M2: the element types of fp8 matmul inputs.
 inline bool isFp8Type(mlir::Type elementType) {

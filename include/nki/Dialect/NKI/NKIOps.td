@@ -109,9 +109,11 @@ def NKI_MatmulMxOp : NKI_TileOp<"matmul_mx"> {
   let summary = "PE MX quad row (trn3): acc[M,N] (+)= scaled stationary^T x "
                 "scaled moving";
   let description = [{
-    Both sources are MXFP8 tiles [K/4, M, 4] and [K/4, N, 4] (f8E4M3FN or
+    Each source is an MXFP8 tile [K/4, M, 4] or [K/4, N, 4] (f8E4M3FN or
     f8E5M2) whose element [p, j, r] is contraction row 4p + r, so K is up
-    to 512; the scales are f8E8M0FNU tiles [K/32, M] and [K/32, N], one per
+    to 512, or an MXFP4 tile [K/4, columns, 2] of vector<2xf4E2M1FN> (a
+    byte of two e2m1 values, rows 4p + 2r and 4p + 2r + 1, low nibble
+    first); the formats may mix. The scales are f8E8M0FNU tiles [K/32, M] and [K/32, N], one per
     32 contraction rows of a column. The ISA's matmul_mx.
 
     ```mlir
@@ -240,8 +242,15 @@ def NKI_ReduceOp : NKI_TileOp<"reduce"> {
 
 def NKI_CopyOp : NKI_TileOp<"copy"> {
   let summary = "engine copy between tiles (with dtype cast)";
+  let description = [{
+    A DVE or POOL `tensor_copy`, or an ACT identity activation (x * 1 + 0,
+    which turns -0 into +0 and quiets NaNs). With `exact` (a copy of bits
+    that are not the type's values, such as MX data moved as f32 words) it
+    is never an activation.
+  }];
   let arguments = (ins Arg<AnyMemRef, "source", [MemRead]>:$src,
-                       Arg<AnyMemRef, "destination", [MemWrite]>:$dst);
+                       Arg<AnyMemRef, "destination", [MemWrite]>:$dst,
+                       UnitAttr:$exact);
   let assemblyFormat =
       "$src `into` $dst attr-dict `:` type($src) `into` type($dst)";
 }
