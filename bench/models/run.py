@@ -52,6 +52,9 @@ of any magnitude):
           fp8 peak (`pe_peak_flops_per_second_fp8`) for all FLOPs.
   mxfp8:  as fp8 (--auto-cast=mxfp8, trn3 only: MX blocks of 32 with e8m0
           scales); the floor uses the MX peak (`pe_peak_flops_per_second_mx`).
+  mxfp4:  as mxfp8 in MXFP4 (e2m1) blocks (--auto-cast=mxfp4, trn3 only;
+          rtol 0.5, atol 1.0 * max|expected|: e2m1 keeps one mantissa bit,
+          so only a wrong layer fails); same floor.
 --target picks the machine (default trn2); a target other than trn2 keeps
 its binaries in their own directories (MODE-TARGET).
 """
@@ -67,11 +70,12 @@ sys.path.insert(0, HERE)
 import models  # noqa: E402
 
 TOLERANCES = {"f32": (1e-3, 1e-3), "matmul": (5e-2, 0.15),
-              "fp8": (0.25, 0.5), "mxfp8": (0.25, 0.5)}
+              "fp8": (0.25, 0.5), "mxfp8": (0.25, 0.5), "mxfp4": (0.5, 1.0)}
 PE_PEAK_KEY = {"f32": "pe_peak_flops_per_second_fp32",
                "matmul": "pe_peak_flops_per_second",
                "fp8": "pe_peak_flops_per_second_fp8",
-               "mxfp8": "pe_peak_flops_per_second_mx"}
+               "mxfp8": "pe_peak_flops_per_second_mx",
+               "mxfp4": "pe_peak_flops_per_second_mx"}
 
 
 class MissingKey(Exception):
@@ -295,7 +299,7 @@ def main():
                    "transformer, ...")
     p.add_argument("--batch", nargs="+", type=int, default=[1, 8])
     p.add_argument("--mode", nargs="+",
-                   choices=["f32", "matmul", "fp8", "mxfp8"],
+                   choices=["f32", "matmul", "fp8", "mxfp8", "mxfp4"],
                    default=["f32", "matmul"])
     p.add_argument("--target", default="trn2", choices=["trn1", "trn2", "trn3"],
                    help="the machine to compile for and simulate")

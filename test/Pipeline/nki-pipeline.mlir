@@ -11,7 +11,7 @@
 // NISA: nisa.program target("trn1")
 // NISA: nisa.tensor_tensor add
 // SIM: target trn1, total {{[0-9.]+}} us
-// BAD: auto-cast must be none, matmul, fp8 or mxfp8, got 'sometimes'
+// BAD: auto-cast must be none, matmul, fp8, mxfp8 or mxfp4, got 'sometimes'
 func.func @main(%a: tensor<256x64xf32>, %b: tensor<256x64xf32>) -> tensor<256x64xf32> {
   %e = tensor.empty() : tensor<256x64xf32>
   %r = linalg.add ins(%a, %b : tensor<256x64xf32>, tensor<256x64xf32>) outs(%e : tensor<256x64xf32>) -> tensor<256x64xf32>

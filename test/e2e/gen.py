@@ -57,6 +57,19 @@ def e2m1_pack(codes):
     return (codes[..., 0::2] | (codes[..., 1::2] << 4)).astype(np.uint8)
 
 
+def e2m1_round(x):
+    """float32 values rounded to e2m1 as the machine stores them: nearest,
+    ties to the even code, saturating at +-6 (the positive codes 0..7 are
+    the format's values in increasing order)."""
+    grid = e2m1_decode(np.arange(8)).astype(np.float64)
+    mag = np.minimum(np.abs(np.asarray(x, np.float64)), 6.0)
+    hi = np.clip(np.searchsorted(grid, mag), 1, 7)
+    lo = hi - 1
+    dlo, dhi = mag - grid[lo], grid[hi] - mag
+    pick = np.where((dhi < dlo) | ((dhi == dlo) & (hi % 2 == 0)), hi, lo)
+    return (np.sign(x) * grid[pick]).astype(np.float32)
+
+
 def e4m3_round(x):
     """float32 values rounded to fp8 e4m3 as the machine stores them:
     nearest, ties to the even code, saturating at +-448. The positive codes
@@ -87,16 +100,18 @@ def e8m0_round(y):
     return out.astype(np.float32)
 
 
-def mx_quantise(x, axis):
+def mx_quantise(x, axis, fp4=False):
     """x (float32) in OCP MX blocks of 32 along `axis` as --auto-cast=mxfp8
-    makes them: scale = e8m0(max |block| x (1.5 / 448 in float32)), values
-    e4m3(x / scale); returns the dequantised values (exact in float64)."""
+    (mxfp4) makes them: scale = e8m0(max |block| x (1.5 / 448 in float32))
+    (1.5 / 6), values e4m3(x / scale) (e2m1); returns the dequantised
+    values (exact in float64)."""
     f32 = np.float32
     x = np.moveaxis(np.asarray(x, f32), axis, -1)
     blocks = x.reshape(*x.shape[:-1], -1, 32)
     amax = np.abs(blocks).max(axis=-1, keepdims=True)
-    scale = e8m0_round(amax * (f32(1.5) / f32(448)))
-    q = e4m3_round(blocks / scale).astype(np.float64) * scale
+    scale = e8m0_round(amax * (f32(1.5) / f32(6 if fp4 else 448)))
+    rounded = (e2m1_round if fp4 else e4m3_round)(blocks / scale)
+    q = rounded.astype(np.float64) * scale
     return np.moveaxis(q.reshape(x.shape), -1, axis)
 
 
@@ -306,14 +321,20 @@ def dense_literal(v):
     return "[" + ", ".join(dense_literal(r) for r in v) + "]"
 
 
-def case_linear(rng, dims, dt):
-    """relu(x W + b) with W and b constants (a Linear layer's weights)."""
+def case_linear(rng, dims, dt, batch1=False):
+    """relu(x W + b) with W and b constants (a Linear layer's weights).
+    With batch1, x is [1, m, k] and collapsed to [m, k] (an ONNX MatMul of
+    a batch of one, as a transformer layer's)."""
     m, k, n = dims
     x = rand(rng, (m, k), dt)
     w = rand(rng, (k, n), "f32")
     bias = rand(rng, (n,), "f32")
     wt, bt, out = ttype((k, n), "f32"), ttype((n,), "f32"), ttype((m, n), "f32")
-    body = f"""
+    body = ""
+    if batch1:
+        body = f"""
+  %x = tensor.collapse_shape %x3 [[0, 1], [2]] : {ttype((1, m, k), dt)} into {ttype((m, k), dt)}"""
+    body += f"""
   %w = arith.constant dense<{dense_literal(w)}> : {wt}
   %bias = arith.constant dense<{dense_literal(bias)}> : {bt}""" + matmul_mlir(
         "c", "x", "w", m, k, n, dt) + f"""
@@ -324,9 +345,14 @@ def case_linear(rng, dims, dt):
     %r = arith.maximumf %s, %zero_f32 : f32
     linalg.yield %r : f32
   }} -> {out}"""
-    mlir = func([("x", ttype((m, k), dt))], out, body, "y")
-    return mlir, {"x": x}, lambda mm: np.maximum(mm(x, w, weight=True) + bias,
-                                                 0)
+    if batch1:
+        mlir = func([("x3", ttype((1, m, k), dt))], out, body, "y")
+        inputs = {"x3": x.reshape(1, m, k)}
+    else:
+        mlir = func([("x", ttype((m, k), dt))], out, body, "y")
+        inputs = {"x": x}
+    return mlir, inputs, lambda mm: np.maximum(mm(x, w, weight=True) + bias,
+                                               0)
 
 
 def case_shared_linear(rng, dims, dt):
@@ -888,6 +914,8 @@ CASES = {
     "colsum": case_colsum,
     "matmul": case_matmul,
     "matmul_bt": case_matmul_bt,
+    "linear_batch1": lambda rng, dims, dt: case_linear(rng, dims, dt,
+                                                       batch1=True),
     "matmul_mx": case_matmul_mx,
     "matmul_mx_const": lambda rng, dims, dt: case_matmul_mx(rng, dims, dt,
                                                             const_b=True),
@@ -922,9 +950,9 @@ def main():
                    choices=["f32", "bf16", "f8E4M3FN", "f8E5M2", "f4E2M1FN"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--auto-cast", default="none",
-                   choices=["none", "matmul", "fp8", "mxfp8"],
+                   choices=["none", "matmul", "fp8", "mxfp8", "mxfp4"],
                    help="matmul: the reference rounds matmul inputs to bf16; "
-                   "fp8, mxfp8: it quantises x W (W a weight) as the "
+                   "fp8, mxfp8, mxfp4: it quantises x W (W a weight) as the "
                    "compiler does (docs/compiler.md), the other matmuls as "
                    "matmul")
     p.add_argument("--mlir-only", action="store_true",
@@ -959,13 +987,13 @@ def main():
         p = (x8.astype(np.float64) @ y8.astype(np.float64)).astype(f32)
         return p * (amax * (ws / f32(448)))
 
-    def mm_mx(x, y):
+    def mm_mx(x, y, fp4=False):
         # x's blocks of 32 along K per row, W's per column (QuantizeMx.h);
         # the PE sums exact scaled products. K not a multiple of 32 stays
         # bf16.
         if np.shape(x)[-1] % 32:
             return mm_bf16(x, y)
-        return mx_quantise(x, -1) @ mx_quantise(y, 0)
+        return mx_quantise(x, -1, fp4) @ mx_quantise(y, 0, fp4)
 
     if args.auto_cast == "matmul":
         def mm(x, y, weight=False):
@@ -973,9 +1001,10 @@ def main():
     elif args.auto_cast == "fp8":
         def mm(x, y, weight=False):
             return mm_fp8(x, y) if weight else mm_bf16(x, y)
-    elif args.auto_cast == "mxfp8":
+    elif args.auto_cast in ("mxfp8", "mxfp4"):
         def mm(x, y, weight=False):
-            return mm_mx(x, y) if weight else mm_bf16(x, y)
+            fp4 = args.auto_cast == "mxfp4"
+            return mm_mx(x, y, fp4) if weight else mm_bf16(x, y)
     else:
         def mm(x, y, weight=False):
             return np.asarray(x, np.float64) @ np.asarray(y, np.float64)

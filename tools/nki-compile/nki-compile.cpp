@@ -3,7 +3,8 @@
 //
 //   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
-//               [--auto-cast=none|matmul|fp8|mxfp8] [--entry=NAME] [--report]
+//               [--auto-cast=none|matmul|fp8|mxfp8|mxfp4] [--entry=NAME]
+//               [--report]
 //               [--input-shape=NAME:AxBxC] [--mlir-print-ir-after-all]
 //               [--mlir-timing]
 //
@@ -64,7 +65,8 @@ static cl::opt<std::string>
              cl::desc("none | matmul (round matmul inputs to bf16) | fp8 "
                       "(matmuls of weights in fp8 e4m3 with scales, other "
                       "matmul inputs in bf16) | mxfp8 (trn3: those matmuls "
-                      "in MXFP8 blocks of 32 with e8m0 scales)"),
+                      "in MXFP8 blocks of 32 with e8m0 scales) | mxfp4 (trn3: "
+                      "in MXFP4 e2m1 blocks)"),
              cl::init("none"), cl::cat(nkiOptions));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function name"),
                                   cl::cat(nkiOptions));
@@ -96,18 +98,19 @@ struct Report {
   std::map<std::string, int64_t> instructions;
   /// --auto-cast=fp8: each quantised matmul's source and its weight's
   /// relative rounding error.
-  std::vector<std::pair<std::string, double>> fp8Weights;
+  std::vector<std::pair<std::string, double>> quantisedWeights;
 };
 } // namespace
 
-/// The matmuls --auto-cast=fp8 or mxfp8 quantised (after the graph phase).
+/// The matmuls --auto-cast=fp8, mxfp8 or mxfp4 quantised (after the graph
+/// phase).
 static void recordFp8Weights(ModuleOp module, Report &r) {
   // The source op's name (an ONNX node's) or file:line:col.
   module.walk([&](Operation *op) {
     if (auto err = op->getAttrOfType<FloatAttr>(nki::tile::kFp8WeightErrorAttr))
-      r.fp8Weights.push_back(
+      r.quantisedWeights.push_back(
           {nki::nisa::locationToString(op->getLoc()), err.getValueAsDouble()});
-    // --auto-cast=mxfp8's, kept on the function.
+    // --auto-cast=mxfp8's and mxfp4's, kept on the function.
     if (auto list =
             op->getAttrOfType<ArrayAttr>(nki::tile::kMxWeightErrorsAttr))
       for (Attribute entry : list) {
@@ -117,8 +120,9 @@ static void recordFp8Weights(ModuleOp module, Report &r) {
         auto loc = dyn_cast<LocationAttr>(pair[0]);
         auto err = dyn_cast<FloatAttr>(pair[1]);
         if (loc && err)
-          r.fp8Weights.push_back({nki::nisa::locationToString(Location(loc)),
-                                  err.getValueAsDouble()});
+          r.quantisedWeights.push_back(
+              {nki::nisa::locationToString(Location(loc)),
+               err.getValueAsDouble()});
       }
   });
 }
@@ -187,10 +191,10 @@ static void printReport(const Report &r, llvm::raw_ostream &os) {
                        (long long)n);
   if (int64_t peak = peakResidentBytes(); peak >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n", double(peak) / (1 << 20));
-  if (!r.fp8Weights.empty()) {
-    os << "  fp8 matmuls: " << r.fp8Weights.size()
+  if (!r.quantisedWeights.empty()) {
+    os << "  " << autoCast << " matmuls: " << r.quantisedWeights.size()
        << " (weight relative rounding error, largest first)\n";
-    auto sorted = r.fp8Weights;
+    auto sorted = r.quantisedWeights;
     llvm::stable_sort(sorted,
                       [](auto &a, auto &b) { return a.second > b.second; });
     for (auto &[where, err] : sorted)

@@ -19,10 +19,11 @@ namespace nki {
 /// The auto-cast modes (nki-prepare-graph's option, nki-compile's flag),
 /// and their names for diagnostics.
 inline bool isAutoCastMode(llvm::StringRef mode) {
-  return mode == "none" || mode == "matmul" || mode == "fp8" || mode == "mxfp8";
+  return mode == "none" || mode == "matmul" || mode == "fp8" ||
+         mode == "mxfp8" || mode == "mxfp4";
 }
 inline constexpr llvm::StringLiteral kAutoCastModes =
-    "none, matmul, fp8 or mxfp8";
+    "none, matmul, fp8, mxfp8 or mxfp4";
 
 } // namespace nki
 

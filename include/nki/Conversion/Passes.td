@@ -50,7 +50,8 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     (trn3) makes such a matmul an MX matmul instead: OCP MXFP8 blocks of 32
     along K with e8m0 scales, the weight's at compile time, the
     activation's at run time (the matmul's kernel quantises it per M block),
-    the scales applied by matmul_mx. A stride-1 convolution with a constant filter of a nearest
+    the scales applied by matmul_mx; `auto-cast=mxfp4` (trn3) the same in
+    MXFP4 (e2m1) blocks. A stride-1 convolution with a constant filter of a nearest
     integer-factor upsample (also through a channel concatenation, a
     decoder's skip connection) becomes one convolution of the small tensor
     per output phase, written into its strided slice of the result
@@ -72,7 +73,8 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
            "none | matmul: round matmul inputs to bf16 | fp8: matmuls of an "
            "activation and a weight in fp8 e4m3 (a scale per weight tensor "
            "and per activation row), other matmuls in bf16 | mxfp8 (trn3): "
-           "those matmuls in MXFP8 blocks of 32 with e8m0 scales">,
+           "those matmuls in MXFP8 blocks of 32 with e8m0 scales | mxfp4 "
+           "(trn3): in MXFP4 (e2m1) blocks">,
     Option<"convLowering", "conv", "std::string",
            /*default=*/"\"implicit-gemm\"",
            "implicit-gemm | im2col: how 2-D NCHW convolutions are lowered "

@@ -352,11 +352,11 @@ struct NKIPrepareGraphPass
             nki::decomposeConvolutions(func, convLowering == "implicit-gemm")))
       return signalPassFailure();
 
-    if (autoCast == "mxfp8") {
+    if (autoCast == "mxfp8" || autoCast == "mxfp4") {
       const nki::isa::TargetDesc *target = nki::tile::findTarget(module);
       if (!target || !target->hasMx()) {
-        module.emitError() << "--auto-cast=mxfp8 needs a target with "
-                              "matmul_mx (trn3), not "
+        module.emitError() << "--auto-cast=" << autoCast
+                           << " needs a target with matmul_mx (trn3), not "
                            << (target ? target->name : "this one");
         return signalPassFailure();
       }
@@ -486,8 +486,10 @@ struct NKIPrepareGraphPass
       auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
       if (matmul && mode == "fp8" && nki::quantizeMatmulToFp8(rewriter, matmul))
         continue;
-      if (matmul && mode == "mxfp8" &&
-          nki::quantizeMatmulToMx(rewriter, matmul))
+      if (matmul && (mode == "mxfp8" || mode == "mxfp4") &&
+          nki::quantizeMatmulToMx(rewriter, matmul,
+                                  mode == "mxfp4" ? nki::MxFormat::Fp4
+                                                  : nki::MxFormat::Fp8))
         continue;
       rewriter.setInsertionPoint(op);
       SmallVector<Value> inputs;

@@ -1,8 +1,8 @@
-//===- QuantizeMx.cpp - --auto-cast=mxfp8 for matmuls of weights ----------===//
+//===- QuantizeMx.cpp - --auto-cast=mxfp8/mxfp4 for weights' matmuls ------===//
 //
 // OCP microscaling: every 32 contraction elements share a power-of-two
-// scale, so a block's values use e4m3's whole range whatever the tensor's
-// spread, and the PE applies the scales itself (matmul_mx, trn3). The
+// scale, so a block's values use e4m3's (e2m1's) whole range whatever the
+// tensor's spread, and the PE applies the scales itself (matmul_mx, trn3). The
 // weight's blocks are quantised here; the activation's at run time by
 // three generics nki-tile fuses into one row kernel: the block maxima, their
 // e8m0 scales, the division and rounding.
@@ -29,14 +29,25 @@ namespace isa = nki::isa;
 
 namespace {
 
-/// W [K, N] (as `read` gives element (k, n)) in e4m3 blocks: the values,
-/// the e8m0 scales [K/32, N] and the relative rounding error.
+/// A format's element: its rounding store and the value of a code.
+uint8_t toCode(nki::MxFormat f, float v) {
+  return f == nki::MxFormat::Fp4 ? isa::floatToFp4E2M1(v)
+                                 : isa::floatToFp8E4M3(v);
+}
+float fromCode(nki::MxFormat f, uint8_t code) {
+  return f == nki::MxFormat::Fp4 ? isa::fp4E2M1ToFloat(code)
+                                 : isa::fp8E4M3ToFloat(code);
+}
+
+/// W [K, N] (as `read` gives element (k, n)) in blocks of `format`: the
+/// codes (a byte each, as a dense attribute holds them), the e8m0 scales
+/// [K/32, N] and the relative rounding error.
 struct MxWeight {
   SmallVector<char> values, scales;
   double error = 0;
 };
 
-MxWeight quantizeWeight(int64_t K, int64_t N,
+MxWeight quantizeWeight(int64_t K, int64_t N, nki::MxFormat format,
                         function_ref<float(int64_t, int64_t)> read) {
   MxWeight w;
   w.values.resize(K * N);
@@ -47,15 +58,15 @@ MxWeight quantizeWeight(int64_t K, int64_t N,
       float amax = 0;
       for (int64_t i = 0; i < nki::kMxBlock; ++i)
         amax = std::max(amax, std::fabs(read(j * nki::kMxBlock + i, n)));
-      uint8_t code = isa::floatToE8M0(amax * nki::kMxScaleFactor);
+      uint8_t code = isa::floatToE8M0(amax * nki::mxScaleFactor(format));
       w.scales[j * N + n] = char(code);
       float scale = isa::e8m0ToFloat(code);
       for (int64_t i = 0; i < nki::kMxBlock; ++i) {
         int64_t k = j * nki::kMxBlock + i;
         float v = read(k, n);
-        uint8_t q = isa::floatToFp8E4M3(v / scale);
+        uint8_t q = toCode(format, v / scale);
         w.values[k * N + n] = char(q);
-        double back = double(isa::fp8E4M3ToFloat(q)) * scale;
+        double back = double(fromCode(format, q)) * scale;
         errSq += (double(v) - back) * (double(v) - back);
         normSq += double(v) * double(v);
       }
@@ -66,7 +77,12 @@ MxWeight quantizeWeight(int64_t K, int64_t N,
 
 } // namespace
 
-bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
+float nki::mxScaleFactor(MxFormat format) {
+  return 1.5f / (format == MxFormat::Fp4 ? 6.0f : 448.0f);
+}
+
+bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op,
+                             MxFormat format) {
   Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1];
   Value init = op.getDpsInits()[0];
   auto aType = cast<RankedTensorType>(a.getType());
@@ -89,15 +105,17 @@ bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
   for (float v : wf)
     if (!std::isfinite(v))
       return false;
-  MxWeight q = quantizeWeight(K, N, [&](int64_t kk, int64_t nn) {
+  MxWeight q = quantizeWeight(K, N, format, [&](int64_t kk, int64_t nn) {
     return wKN ? wf[kk * N + nn] : wf[nn * K + kk];
   });
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  Type f32 = rewriter.getF32Type(), f8 = Float8E4M3FNType::get(ctx),
-       e8m0 = Float8E8M0FNUType::get(ctx);
+  float factor = mxScaleFactor(format);
+  Type f32 = rewriter.getF32Type(), e8m0 = Float8E8M0FNUType::get(ctx);
+  Type qType = format == MxFormat::Fp4 ? Type(Float4E2M1FNType::get(ctx))
+                                       : Type(Float8E4M3FNType::get(ctx));
   int64_t blocks = K / kMxBlock;
   auto par = utils::IteratorType::parallel;
   auto red = utils::IteratorType::reduction;
@@ -127,25 +145,24 @@ bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
         Value abs = math::AbsFOp::create(b, l, args[0]);
         return arith::MaximumFOp::create(b, l, abs, args[1]).getResult();
       });
-  // sA = e8m0(amax x 1.5 / 448), rounded as the machine stores e8m0.
-  Value scales =
-      generic(rewriter, loc, amax, empty({M, blocks}, e8m0), {id2, id2},
-              {par, par}, [&](OpBuilder &b, Location l, ValueRange args) {
-                Value s = arith::MulFOp::create(b, l, args[0],
-                                                f32Const(b, l, kMxScaleFactor));
-                return arith::TruncFOp::create(b, l, e8m0, s).getResult();
-              });
-  // A8 = e4m3(A / sA): dividing by a power of two is exact.
-  Value a8Blocked =
+  // sA = e8m0(amax x 1.5 / 448) (/ 6), rounded as the machine stores e8m0.
+  Value scales = generic(
+      rewriter, loc, amax, empty({M, blocks}, e8m0), {id2, id2}, {par, par},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value s = arith::MulFOp::create(b, l, args[0], f32Const(b, l, factor));
+        return arith::TruncFOp::create(b, l, e8m0, s).getResult();
+      });
+  // Aq = e4m3(A / sA) (e2m1): dividing by a power of two is exact.
+  Value aqBlocked =
       generic(rewriter, loc, ValueRange{blocked, scales},
-              empty({M, blocks, kMxBlock}, f8), {id3, rowBlock, id3},
+              empty({M, blocks, kMxBlock}, qType), {id3, rowBlock, id3},
               {par, par, par}, [&](OpBuilder &b, Location l, ValueRange args) {
                 Value s = arith::ExtFOp::create(b, l, f32, args[1]);
                 Value x = arith::DivFOp::create(b, l, args[0], s);
-                return arith::TruncFOp::create(b, l, f8, x).getResult();
+                return arith::TruncFOp::create(b, l, qType, x).getResult();
               });
-  Value a8 = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({M, K}, f8), a8Blocked, split);
+  Value aq = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({M, K}, qType), aqBlocked, split);
 
   auto constant = [&](ArrayRef<int64_t> shape, Type t, ArrayRef<char> bytes) {
     return arith::ConstantOp::create(
@@ -153,9 +170,9 @@ bool nki::quantizeMatmulToMx(RewriterBase &rewriter, linalg::MatmulOp op) {
         DenseElementsAttr::getFromRawBuffer(RankedTensorType::get(shape, t),
                                             bytes));
   };
-  Value w8 = constant({K, N}, f8, q.values);
+  Value wq = constant({K, N}, qType, q.values);
   Value wScales = constant({blocks, N}, e8m0, q.scales);
-  Value c = buildMxMatmul(rewriter, loc, a8, scales, w8, wScales, init);
+  Value c = buildMxMatmul(rewriter, loc, aq, scales, wq, wScales, init);
   Operation *mx = c.getDefiningOp();
   for (NamedAttribute attr : op->getDiscardableAttrs())
     mx->setAttr(attr.getName(), attr.getValue());

@@ -484,14 +484,26 @@ std::optional<MxQuantizedA> tiling::findMxQuantizedA(linalg::LinalgOp mx) {
   if (!div || div.getLhs() != qBody.getArgument(0) || !ext ||
       ext.getIn() != qBody.getArgument(1))
     return std::nullopt;
-  auto blocked =
-      divide.getDpsInputs()[0].getDefiningOp<memref::ExpandShapeOp>();
-  if (!blocked ||
-      blocked.getReassociationIndices() !=
-          SmallVector<ReassociationIndices>{{0}, {1, 2}} ||
-      blocked.getResultType().getDimSize(2) != kMxBlock)
+  // A viewed [M, K/32, 32]: an expand_shape of A [M, K] (the source), or
+  // another view of a buffer (a collapse of [1, M, K/32, 32]: the source
+  // is then the blocked view itself).
+  Value blockedA = divide.getDpsInputs()[0];
+  auto blockedType = cast<MemRefType>(blockedA.getType());
+  if (blockedType.getRank() != 3 || blockedType.getDimSize(2) != kMxBlock)
     return std::nullopt;
-  Value source = blocked.getSrc();
+  Value source = blockedA;
+  if (auto expand = blockedA.getDefiningOp<memref::ExpandShapeOp>();
+      expand && expand.getReassociationIndices() ==
+                    SmallVector<ReassociationIndices>{{0}, {1, 2}})
+    source = expand.getSrc();
+  // The same view of the same buffer.
+  auto sameBlocks = [&](Value v) {
+    if (v == blockedA)
+      return true;
+    auto expand = v.getDefiningOp<memref::ExpandShapeOp>();
+    return source != blockedA && expand && expand.getSrc() == source &&
+           expand.getResultType() == blockedType;
+  };
   // scales = e8m0(maxima x c).
   linalg::GenericOp scale = writerOf(scales, divide);
   auto truncS = scale ? dyn_cast_or_null<arith::TruncFOp>(yielded(scale))
@@ -513,11 +525,9 @@ std::optional<MxQuantizedA> tiling::findMxQuantizedA(linalg::LinalgOp mx) {
     return std::nullopt;
   Block &rBody = reduce.getRegion().front();
   auto abs = max.getLhs().getDefiningOp<math::AbsFOp>();
-  auto blocked2 =
-      reduce.getDpsInputs()[0].getDefiningOp<memref::ExpandShapeOp>();
   if (!abs || abs.getOperand() != rBody.getArgument(0) ||
-      max.getRhs() != rBody.getArgument(1) || !blocked2 ||
-      blocked2.getSrc() != source)
+      max.getRhs() != rBody.getArgument(1) ||
+      !sameBlocks(reduce.getDpsInputs()[0]))
     return std::nullopt;
   // Each intermediate buffer is read only where the chain reads it, or by
   // other MX matmuls of the same A (CSE made one chain of the q, k and v

@@ -105,13 +105,14 @@ std::optional<PooledMatmulInput>
 findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 
 /// An MX matmul's A and scales quantised from an f32 A by --auto-cast=
-/// mxfp8's three generics (QuantizeMx.cpp), on buffers: the block maxima of
+/// mxfp8's (mxfp4's) three generics (QuantizeMx.cpp), on buffers: the
+/// block maxima of
 /// A viewed [M, K/32, 32] (|a| max-reduced into a zero fill), the scales
-/// e8m0(max x `scaleFactor`), the quantised A = e4m3(A / scale), each
+/// e8m0(max x `scaleFactor`), the quantised A = e4m3(A / scale) (e2m1), each
 /// buffer read by nothing else. The matmul's kernel computes them per M
 /// block in SBUF instead (they never reach HBM).
 struct MxQuantizedA {
-  mlir::Value source; // A [M, K] f32
+  mlir::Value source; // A [M, K] f32, or its view [M, K/32, 32]
   float scaleFactor = 0;
   llvm::SmallVector<mlir::Operation *> ops; // fill, maxima, scales, division
 };

@@ -160,9 +160,13 @@ struct MatmulKernel {
                                         ArrayRef<Value> into = {},
                                         int64_t c0 = 0);
   /// loadBlockA of a quantised A: per K block, A's f32 rows, their block
-  /// maxima and e8m0 scales, e4m3(A / scale) as f32 words and one PE
-  /// transpose of them.
+  /// maxima and e8m0 scales, e4m3(A / scale) as f32 words (or e2m1 codes
+  /// packed into words, packFp4Words) and one PE transpose of them.
   BlockA quantizeBlockA(OpBuilder &b, Value mOff, int64_t mm);
+  /// e2m1 codes [rows, K] (a byte each) into f32 words [rows, K/4] whose
+  /// value as an integer is the quad's two bytes (c0 | c1 << 4 | c2 << 8 |
+  /// c3 << 12).
+  void packFp4Words(OpBuilder &b, Value codes, Value words);
   void evacuate(OpBuilder &b, Value batch, Value mOff, int64_t mm, Value nOff,
                 int64_t n0, int64_t nw, Value acc, Value acc2);
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
@@ -199,13 +203,19 @@ struct MatmulKernel {
   };
   QuadTiles allocQuadTiles(OpBuilder &b, const Access &a, int64_t rows,
                            int64_t cols);
+  /// f32 words [rows, cols] as matmul_mx reads them: [rows, cols, 4] of an
+  /// fp8 `elementType`, or for fp4 [rows, cols, 2] pairs from byte
+  /// `fp4Byte` of each word (the two bytes of a quad, rows 4p .. 4p + 3).
+  Value quadView(OpBuilder &b, Value words, Type elementType, int64_t fp4Byte);
   /// Columns [c0, c1) of the word tiles from `a` at ivs: per 128 columns and
   /// K block, a DMA of the rows, one PE transpose and an exact copy.
   void fillQuadWords(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
                      int colDim, ArrayRef<Value> words, int64_t c0, int64_t c1);
   /// pairedB for a row-major constant B: a global holding B's row groups
-  /// side by side, made once per constant.
+  /// side by side, made once per constant, from regroupableGlobal.
   std::optional<Access> groupedConstant(OpBuilder &b);
+  /// B's constant global when groupedConstant applies to it.
+  memref::GlobalOp regroupableGlobal() const;
   /// The e8m0 scale tiles [kk/32, cols] of the K blocks of an MX operand
   /// for the `cols` columns from `colIv` (`colDim` of the scale access).
   SmallVector<Value> loadScales(OpBuilder &b, const Access &s, int colDim,
@@ -287,6 +297,9 @@ LogicalResult MatmulKernel::analyzeMx() {
   // innermost dim.
   for (auto [x, colDim, name] : {std::tuple{&A, mDim, "A as [M, K]"},
                                  std::tuple{&B, nDim, "B as [N, K]"}}) {
+    // A constant B is regrouped at compile time (groupedConstant).
+    if (x == &B && regroupableGlobal())
+      continue;
     auto type = cast<MemRefType>(x->buffer.getType());
     if (tile::isFp4Type(x->elementType) &&
         (x->strides[kDim] != 1 || x->strides[colDim] == 1 ||
@@ -305,10 +318,13 @@ LogicalResult MatmulKernel::analyzeMx() {
     QA.buffer = quantizedA->source;
     QA.elementType = type.getElementType();
     QA.strides.assign(extents.size(), 0);
-    if (failed(getStaticLayout(type, memStrides, QA.offset)))
-      return op->emitOpError("quantised A has a dynamic layout");
+    if (failed(getStaticLayout(type, memStrides, QA.offset)) ||
+        (type.getRank() == 3 &&
+         (memStrides[1] != kMxBlock || memStrides[2] != 1)))
+      return op->emitOpError("quantised A has a dynamic or strided layout");
+    // [M, K] or a contiguous view [M, K/32, 32] of it.
     QA.strides[mDim] = memStrides[0];
-    QA.strides[kDim] = memStrides[1];
+    QA.strides[kDim] = type.getRank() == 3 ? 1 : memStrides[1];
   }
   if (!epilogue)
     return success();
@@ -502,30 +518,36 @@ MatmulKernel::QuadTiles MatmulKernel::allocQuadTiles(OpBuilder &b,
                                                      const Access &a,
                                                      int64_t rows,
                                                      int64_t cols) {
-  bool fp4 = tile::isFp4Type(a.elementType);
-  Type quadType = fp4 ? VectorType::get({2}, a.elementType) : a.elementType;
   QuadTiles tiles;
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock()) {
     int64_t quads = std::min(kBlock(), rows - r0) / R;
     Value w = allocTile(b, loc, {quads, cols}, b.getF32Type());
     tiles.words.push_back(w);
-    // The same bytes as [quads, cols, 4]: element [p, j, r] is row 4p + r
-    // of column j (fp8); bytes 2 and 3 are rows 4p .. 4p + 3 (fp4).
-    Value bytes = tile::BitcastOp::create(
-        b, loc,
-        MemRefType::get({quads, cols * 4}, quadType, nullptr,
-                        cast<MemRefType>(w.getType()).getMemorySpace()),
-        w);
-    Value quadTile = memref::ExpandShapeOp::create(
-        b, loc, ArrayRef<int64_t>{quads, cols, 4}, bytes,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    if (fp4)
-      quadTile = memref::SubViewOp::create(
-          b, loc, quadTile, ArrayRef<int64_t>{0, 0, 2},
-          ArrayRef<int64_t>{quads, cols, 2}, ArrayRef<int64_t>{1, 1, 1});
-    tiles.quads.push_back(quadTile);
+    // fp4: bytes 2 and 3, where the bf16 transposes put them.
+    tiles.quads.push_back(quadView(b, w, a.elementType, 2));
   }
   return tiles;
+}
+
+Value MatmulKernel::quadView(OpBuilder &b, Value words, Type elementType,
+                             int64_t fp4Byte) {
+  auto type = cast<MemRefType>(words.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  bool fp4 = tile::isFp4Type(elementType);
+  Type quadType = fp4 ? VectorType::get({2}, elementType) : elementType;
+  Value bytes =
+      tile::BitcastOp::create(b, loc,
+                              MemRefType::get({rows, cols * 4}, quadType,
+                                              nullptr, type.getMemorySpace()),
+                              words);
+  Value quads = memref::ExpandShapeOp::create(
+      b, loc, ArrayRef<int64_t>{rows, cols, 4}, bytes,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  if (!fp4)
+    return quads;
+  return memref::SubViewOp::create(
+      b, loc, quads, ArrayRef<int64_t>{0, 0, fp4Byte},
+      ArrayRef<int64_t>{rows, cols, 2}, ArrayRef<int64_t>{1, 1, 1});
 }
 
 void MatmulKernel::fillQuadWords(OpBuilder &b, const Access &a,
@@ -575,9 +597,13 @@ void MatmulKernel::fillQuadWords(OpBuilder &b, const Access &a,
         tile::TransposeOp::create(b, loc, src,
                                   tileSlice(b, loc, ps, 0, quads, s0, cw));
       }
-      // Bits, not values: never an ACT identity (which quiets NaNs).
+      // fp4 pairs in the upper half may be any bf16 NaN pattern, which an
+      // ACT identity (x * 1 + 0) would quiet: bits, so never on the ACT.
+      // An fp8 word is an f32 NaN only when its row 3 is an fp8 NaN, which
+      // makes the column's sums NaN whatever the quieting changes.
       tile::CopyOp::create(b, loc, ps, tileSlice(b, loc, w, 0, quads, b0, bw),
-                           b.getUnitAttr());
+                           tile::isFp4Type(a.elementType) ? b.getUnitAttr()
+                                                          : UnitAttr());
       q0 += quads;
     }
   }
@@ -649,36 +675,59 @@ SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
   return tiles;
 }
 
-std::optional<Access> MatmulKernel::groupedConstant(OpBuilder &b) {
+memref::GlobalOp MatmulKernel::regroupableGlobal() const {
   int64_t K = extents[kDim], N = extents[nDim];
   auto get = B.buffer.getDefiningOp<memref::GetGlobalOp>();
   if (!get || bDim >= 0 || B.offset != 0 || B.strides[kDim] != N ||
-      B.strides[nDim] != 1 ||
+      B.strides[nDim] != 1 || K % R ||
       cast<MemRefType>(get.getType()).getNumElements() != K * N)
-    return std::nullopt;
+    return {};
   auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
       get, get.getNameAttr());
   auto dense =
       global ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())
              : DenseElementsAttr();
-  if (!global || !global.getConstant() || !dense || dense.isSplat())
+  // A splat fp8 B loads as well staged; fp4 has no other way from [K, N].
+  if (!global || !global.getConstant() || !dense ||
+      (dense.isSplat() && !tile::isFp4Type(B.elementType)))
+    return {};
+  return global;
+}
+
+std::optional<Access> MatmulKernel::groupedConstant(OpBuilder &b) {
+  int64_t K = extents[kDim], N = extents[nDim];
+  memref::GlobalOp global = regroupableGlobal();
+  if (!global)
     return std::nullopt;
-  if (K % R)
-    return std::nullopt;
+  auto dense = cast<DenseElementsAttr>(global.getInitialValueAttr());
   std::string name =
       (global.getSymName() + (R == 2 ? "_pairs" : "_quads")).str();
   auto module = global->getParentOfType<ModuleOp>();
-  auto type = MemRefType::get({K / R, N, R}, B.elementType);
+  // fp4: a quad is two bytes of two codes each (matmul_mx's f4e2m1x2),
+  // stored as ui8 (a dense attribute holds no pairs), the columns padded
+  // to an even count so that a row's offset is whole bytes.
+  bool fp4 = tile::isFp4Type(B.elementType);
+  int64_t inner = fp4 ? 2 : R, width = fp4 ? llvm::alignTo(N, 2) : N;
+  Type stored = fp4 ? IntegerType::get(b.getContext(), 8, IntegerType::Unsigned)
+                    : B.elementType;
+  auto type = MemRefType::get({K / R, width, inner}, stored);
   if (!SymbolTable::lookupSymbolIn(module, name)) {
-    // Row k of B at [k / R, n, k % R].
+    // Row k of B at [k / R, n, k % R] (fp4: the nibble k % 2 of byte
+    // k % 4 / 2; a dense attribute holds an f4 code in a byte's low bits).
     ArrayRef<char> in = dense.getRawData();
-    SmallVector<char> out(in.size());
+    SmallVector<char> out(type.getNumElements());
     for (int64_t k = 0; k < K; ++k)
-      for (int64_t n = 0; n < N; ++n)
-        out[(k / R) * R * N + n * R + k % R] = in[k * N + n];
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t at = (k / R) * inner * width + n * inner;
+        char v = in[dense.isSplat() ? 0 : k * N + n];
+        if (fp4)
+          out[at + k % R / 2] |= char((v & 0xF) << (4 * (k % 2)));
+        else
+          out[at + k % R] = v;
+      }
     OpBuilder gb(global);
     gb.setInsertionPointAfter(global);
-    auto tensorType = RankedTensorType::get(type.getShape(), B.elementType);
+    auto tensorType = RankedTensorType::get(type.getShape(), stored);
     memref::GlobalOp::create(
         gb, global.getLoc(), name, gb.getStringAttr("private"), type,
         DenseElementsAttr::getFromRawBuffer(tensorType, out),
@@ -686,9 +735,11 @@ std::optional<Access> MatmulKernel::groupedConstant(OpBuilder &b) {
   }
   Access paired = B;
   paired.buffer = memref::GetGlobalOp::create(b, loc, type, name);
-  // Group-starting rows k start at k / R x RN = k x N; column n at Rn.
-  paired.strides[kDim] = N;
-  paired.strides[nDim] = R;
+  paired.elementType = stored;
+  // Group-starting rows k start at k / R x inner x width elements; column n
+  // at inner x n.
+  paired.strides[kDim] = inner * width / R;
+  paired.strides[nDim] = inner;
   return paired;
 }
 
@@ -868,16 +919,7 @@ MatmulKernel::BlockA MatmulKernel::quantizeBlockA(OpBuilder &b, Value mOff,
         b, loc, ArrayRef<int64_t>{mm, kk / kMxBlock, kMxBlock}, t,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}});
   };
-  // f32 words [rows, n] as their bytes [rows, n, 4] of A's fp8 type.
-  auto quadsOf = [&](Value words, int64_t rows, int64_t n) -> Value {
-    Value bytes = tile::BitcastOp::create(
-        b, loc,
-        MemRefType::get({rows, n * 4}, aMultiply, nullptr, space(words)),
-        words);
-    return memref::ExpandShapeOp::create(
-        b, loc, ArrayRef<int64_t>{rows, n, 4}, bytes,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-  };
+  bool fp4 = tile::isFp4Type(aMultiply);
   Value rows = allocTile(b, loc, {mm, width}, e8m0);
   tile::MemsetOp::create(b, loc,
                          tileSlice(b, loc, rows, 0, mm, blocks, width - blocks),
@@ -915,20 +957,67 @@ MatmulKernel::BlockA MatmulKernel::quantizeBlockA(OpBuilder &b, Value mOff,
         b, loc, broadcastType, rows, k0 / kMxBlock,
         ArrayRef<int64_t>{mm, nb, kMxBlock}, ArrayRef<int64_t>{width, 1, 0});
     Value words = allocTile(b, loc, {mm, quads}, f32);
-    Value q = memref::CollapseShapeOp::create(
-        b, loc, quadsOf(words, mm, quads),
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    tile::TensorTensorOp::create(b, loc, str("div"), blocked(x, kk), broadcast,
-                                 blocked(q, kk));
+    if (fp4) {
+      Value q = allocTile(b, loc, {mm, kk}, aMultiply); // a code a byte
+      tile::TensorTensorOp::create(b, loc, str("div"), blocked(x, kk),
+                                   broadcast, blocked(q, kk));
+      packFp4Words(b, q, words);
+    } else {
+      Value q = memref::CollapseShapeOp::create(
+          b, loc, quadView(b, words, aMultiply, 0),
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+      tile::TensorTensorOp::create(b, loc, str("div"), blocked(x, kk),
+                                   broadcast, blocked(q, kk));
+    }
     // One transpose of the words: [kk/4, mm] of four rows each.
     Value ps = allocTile(b, loc, {quads, mm}, f32, tile::MemorySpace::PSUM);
     tile::TransposeOp::create(b, loc, words, ps);
     Value stationary = allocTile(b, loc, {quads, mm}, f32);
-    tile::CopyOp::create(b, loc, ps, stationary, b.getUnitAttr());
-    block.tiles.push_back(quadsOf(stationary, quads, mm));
+    // Any engine: fp8 words as in fillQuadWords; packed fp4 words are
+    // integers below 2^16 (f32 zero or subnormal), which x * 1 + 0 keeps.
+    tile::CopyOp::create(b, loc, ps, stationary);
+    // fp4: the packed quad is the word's value, in its bytes 0 and 1.
+    block.tiles.push_back(quadView(b, stationary, aMultiply, 0));
   }
   block.scales = transposeScaleRows(b, rows, mm);
   return block;
+}
+
+void MatmulKernel::packFp4Words(OpBuilder &b, Value codes, Value words) {
+  // Integers in fp32 (exact): pairs c0 + 16 c1 over [rows, K/2], then
+  // words p0 + 256 p1 over [rows, K/4], stored as i32.
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto type = cast<MemRefType>(codes.getType());
+  int64_t rows = type.getDimSize(0), n = type.getDimSize(1);
+  Type f32 = b.getF32Type();
+  Value bytes = tile::BitcastOp::create(
+      b, loc,
+      tile::getTileType(
+          {rows, n}, IntegerType::get(b.getContext(), 8, IntegerType::Unsigned),
+          tile::MemorySpace::SBUF),
+      codes);
+  auto every2 = [&](Value t, int64_t at, int64_t count) -> Value {
+    return memref::SubViewOp::create(b, loc, t, ArrayRef<int64_t>{0, at},
+                                     ArrayRef<int64_t>{rows, count},
+                                     ArrayRef<int64_t>{1, 2});
+  };
+  auto combine = [&](Value from, int64_t count, float factor, Value into) {
+    Value high = allocTile(b, loc, {rows, count}, f32);
+    tile::TensorScalarOp::create(b, loc, every2(from, 1, count), high, Value(),
+                                 Value(), str("mul"), b.getF32FloatAttr(factor),
+                                 str("bypass"), b.getF32FloatAttr(0.0f),
+                                 UnitAttr(), UnitAttr());
+    tile::TensorTensorOp::create(b, loc, str("add"), high,
+                                 every2(from, 0, count), into);
+  };
+  Value pairs = allocTile(b, loc, {rows, n / 2}, f32);
+  combine(bytes, n / 2, 16.0f, pairs);
+  combine(
+      pairs, n / 4, 256.0f,
+      tile::BitcastOp::create(b, loc,
+                              tile::getTileType({rows, n / 4}, b.getI32Type(),
+                                                tile::MemorySpace::SBUF),
+                              words));
 }
 
 MatmulKernel::BlockA MatmulKernel::loadBlockA(OpBuilder &b, Value batch,
@@ -1043,17 +1132,28 @@ void MatmulKernel::emitPanel(OpBuilder &b, Value batch, Value nOff,
     int64_t kk = std::min(kBlock(), K - k0);
     SmallVector<Value> ivs =
         ivsFor(batch, Value(), nOff, indexConst(b, loc, k0));
-    auto load = [&](const Access &from) {
+    auto load = [&](const Access &from) -> Value {
       if (R == 1)
         return loadOperand(b, from, ivs, kDim, kk, nDim, np);
       if (&from == &B && pairedB) {
-        Value t = allocTile(b, loc, {kk / R, np, R}, B.elementType);
+        int64_t inner = pairedB->strides[nDim];
+        Value t = allocTile(b, loc, {kk / R, np, inner}, pairedB->elementType);
         tile::DmaOp::create(b, loc,
                             hbmView(b, loc, pairedB->buffer,
                                     pairedB->offsetAt(b, loc, ivs),
-                                    {kk / R, np, R}, {R * extents[nDim], R, 1}),
+                                    {kk / R, np, inner},
+                                    {R * pairedB->strides[kDim], inner, 1}),
                             t);
-        return t;
+        if (!tile::isFp4Type(B.elementType))
+          return t;
+        // The bytes as pairs of e2m1 values.
+        return tile::BitcastOp::create(
+                   b, loc,
+                   tile::getTileType({kk / R, np, inner},
+                                     VectorType::get({2}, B.elementType),
+                                     tile::MemorySpace::SBUF),
+                   t)
+            .getResult();
       }
       if (waveBlocks && quadB) { // filled a bank group at a time
         QuadTiles t = allocQuadTiles(b, B, kk, np);

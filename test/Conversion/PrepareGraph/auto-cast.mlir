@@ -10,7 +10,7 @@
 // CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<16x4xf32>) outs(%{{.*}} : tensor<16x4xbf16>)
 // CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%{{.*}} : tensor<8x4xf32>)
 // NONE: linalg.matmul ins(%arg0, %arg1 : tensor<8x16xf32>, tensor<16x4xf32>)
-// BAD: auto-cast must be none, matmul, fp8 or mxfp8, got 'all'
+// BAD: auto-cast must be none, matmul, fp8, mxfp8 or mxfp4, got 'all'
 func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x4xf32>

@@ -25,7 +25,7 @@
 // CHECK: %[[Q:.*]] = memref.expand_shape %[[W]] {{\[\[}}0], [1, 2]] output_shape [128, 128, 4]
 // CHECK: nki.bitcast %arg0 : memref<128x1056xf8E4M3FN> to memref<128x264xf32>
 // CHECK: nki.transpose %{{.*}} into %{{.*}} : memref<128x128xf32, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
-// CHECK: nki.copy %{{.*}} into %{{.*}} {exact} : memref<128x128xf32, #nki.memory<psum>> into memref<128x128xf32, #nki.memory<sbuf>>
+// CHECK: nki.copy %{{.*}} into %{{.*}} : memref<128x128xf32, #nki.memory<psum>> into memref<128x128xf32, #nki.memory<sbuf>>
 // CHECK: nki.matmul_mx %[[Q]], %{{.*}} scales %{{.*}}, %{{.*}} into %[[ACC:.*]] : memref<128x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<128x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<16x128xf8E8M0FNU, strided<[128, 1]>, #nki.memory<sbuf>>, memref<16x300xf8E8M0FNU, #nki.memory<sbuf>> into memref<128x300xf32, #nki.memory<psum>>
 // CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : {{.*}}memref<16x128xf8E8M0FNU, strided<[128, 1], offset: 4096>
 // CHECK: nki.matmul_mx %{{.*}} into %[[ACC]] accumulate : memref<8x128x4xf8E4M3FN, #nki.memory<sbuf>>, memref<8x300x4xf8E5M2, strided<[1200, 4, 1]>, #nki.memory<sbuf>>, memref<1x128xf8E8M0FNU, strided<[128, 1], offset: 8192>, #nki.memory<sbuf>>, memref<1x300xf8E8M0FNU, #nki.memory<sbuf>>
