@@ -57,33 +57,31 @@ def e2m1_pack(codes):
     return (codes[..., 0::2] | (codes[..., 1::2] << 4)).astype(np.uint8)
 
 
-def e2m1_round(x):
-    """float32 values rounded to e2m1 as the machine stores them: nearest,
-    ties to the even code, saturating at +-6 (the positive codes 0..7 are
-    the format's values in increasing order)."""
-    grid = e2m1_decode(np.arange(8)).astype(np.float64)
-    mag = np.minimum(np.abs(np.asarray(x, np.float64)), 6.0)
-    hi = np.clip(np.searchsorted(grid, mag), 1, 7)
+def grid_round(x, grid):
+    """float32 values rounded to the format whose non-negative values are
+    `grid` (its codes in increasing order), as the machine stores them:
+    nearest, ties to the even code (an even mantissa), saturating at the
+    largest."""
+    mag = np.minimum(np.abs(np.asarray(x, np.float64)), grid[-1])
+    hi = np.clip(np.searchsorted(grid, mag), 1, len(grid) - 1)
     lo = hi - 1
     dlo, dhi = mag - grid[lo], grid[hi] - mag
     pick = np.where((dhi < dlo) | ((dhi == dlo) & (hi % 2 == 0)), hi, lo)
     return (np.sign(x) * grid[pick]).astype(np.float32)
+
+
+def e2m1_round(x):
+    """float32 values rounded to e2m1 (saturating at +-6)."""
+    return grid_round(x, e2m1_decode(np.arange(8)).astype(np.float64))
 
 
 def e4m3_round(x):
-    """float32 values rounded to fp8 e4m3 as the machine stores them:
-    nearest, ties to the even code, saturating at +-448. The positive codes
-    0..126 are the format's values in increasing order, so an even code is
-    an even mantissa."""
+    """float32 values rounded to fp8 e4m3 (saturating at +-448; codes
+    0..126, 127 being NaN)."""
     codes = np.arange(127)
     e, m = codes >> 3, codes & 7
-    grid = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7))
-    mag = np.minimum(np.abs(np.asarray(x, np.float64)), 448.0)
-    hi = np.clip(np.searchsorted(grid, mag), 1, 126)
-    lo = hi - 1
-    dlo, dhi = mag - grid[lo], grid[hi] - mag
-    pick = np.where((dhi < dlo) | ((dhi == dlo) & (hi % 2 == 0)), hi, lo)
-    return (np.sign(x) * grid[pick]).astype(np.float32)
+    return grid_round(x, np.where(e == 0, m / 8 * 2.0 ** -6,
+                                  (1 + m / 8) * 2.0 ** (e - 7)))
 
 
 def e8m0_round(y):
