@@ -123,6 +123,13 @@ struct MatmulKernel {
   int64_t bankColumns() const { return options.bankColumns; }
   /// Contraction rows of one K block (one matmul).
   int64_t kBlock() const { return P() * R; }
+  /// Partitions a K block's MX scales take in a scale transpose's result
+  /// (twice its 16 blocks: 32, a quarter's start), and the K blocks one
+  /// transpose serves (transposeScaleRows).
+  int64_t scaleSlot() const { return 2 * kBlock() / kMxBlock; }
+  int64_t scaleBlocksPerTranspose() const {
+    return std::max<int64_t>(1, P() / scaleSlot());
+  }
 
   LogicalResult analyze();
   LogicalResult analyzeMx();
@@ -507,8 +514,7 @@ bool MatmulKernel::quadWordsApply(const Access &a, int colDim,
   // quads of a row must be whole: the buffer's rows and the view's start
   // and row pitch in multiples of four values.
   auto type = cast<MemRefType>(a.buffer.getType());
-  return (tile::isFp4Type(a.elementType) ||
-          tile::storageBytes(a.elementType) == 1) &&
+  return tile::storageBytes(a.elementType) == 1 && // fp8 or fp4
          type.getLayout().isIdentity() && type.getRank() >= 1 &&
          type.getShape().back() % 4 == 0 && a.offset % 4 == 0 &&
          a.strides[colDim] % 4 == 0 && rows % 4 == 0;
@@ -631,8 +637,7 @@ SmallVector<Value> MatmulKernel::loadScales(OpBuilder &b, const Access &s,
   // whole rows instead, PE-transposed as A's are, several K blocks a
   // transpose and a copy, each block's scales from a quarter's first
   // partition.
-  int64_t slot = 2 * kBlock() / kMxBlock;
-  int64_t perTranspose = std::max<int64_t>(1, P() / slot);
+  int64_t slot = scaleSlot(), perTranspose = scaleBlocksPerTranspose();
   SmallVector<Value> groups;
   for (int64_t j0 = 0; transposed && j0 * kBlock() < K; j0 += perTranspose)
     groups.push_back(allocTile(
@@ -870,10 +875,10 @@ SmallVector<Value> MatmulKernel::transposeScaleRows(OpBuilder &b, Value rows,
   // where matmul_mx may read them (or whence a copy moves them `into`).
   int64_t K = extents[kDim], perBlock = kBlock() / kMxBlock;
   int64_t blocks = K / kMxBlock, kBlocks = llvm::divideCeil(K, kBlock());
-  int64_t slot = 2 * perBlock, width = kBlocks * perBlock + perBlock;
+  int64_t slot = scaleSlot(), width = kBlocks * perBlock + perBlock;
   Type e8m0 = cast<MemRefType>(rows.getType()).getElementType();
   SmallVector<Value> tiles;
-  int64_t perTranspose = std::max<int64_t>(1, P() / slot);
+  int64_t perTranspose = scaleBlocksPerTranspose();
   for (int64_t j0 = 0; j0 < kBlocks; j0 += perTranspose) {
     int64_t n = std::min(perTranspose, kBlocks - j0);
     auto viewType =
