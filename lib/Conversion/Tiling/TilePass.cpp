@@ -110,8 +110,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       auto m = dyn_cast<MemRefType>(t);
       if (!m || !m.hasStaticShape())
         return 0;
-      return uint64_t(m.getNumElements()) *
-             std::max<uint64_t>(1, m.getElementTypeBitWidth() / 8);
+      // Packed f4 at 4 bits; a type the machine cannot store (an error
+      // later) at its own width.
+      uint64_t bits = nki::tile::storageBits(m);
+      if (!bits)
+        bits = std::max<uint64_t>(8, m.getElementTypeBitWidth());
+      return (uint64_t(m.getNumElements()) * bits + 7) / 8;
     };
     uint64_t hbm = 0;
     for (Type t : func.getArgumentTypes())
@@ -416,6 +420,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (!linalgOp)
       return op->emitOpError("is not supported by the nki compiler");
+    // Ops the MX kernel absorbs (its quantisation of A) never get here.
+    for (Value out : linalgOp.getDpsInits())
+      if (nki::tile::storageBits(cast<MemRefType>(out.getType())) == 4)
+        return op->emitOpError()
+               << "writes f4E2M1FN values to HBM, where they are packed two "
+                  "a byte; so far only program inputs and constants hold "
+                  "MXFP4 data there (an MX matmul quantises its own A)";
     if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
         nki::isMxMatmul(linalgOp)) {
       Value out = linalgOp.getDpsInits()[0];

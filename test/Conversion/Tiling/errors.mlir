@@ -90,3 +90,19 @@ func.func @pool_rows_too_wide(%x: memref<1x1x3x30000xf32>, %y: memref<1x1x1x2999
       ins(%x, %win : memref<1x1x3x30000xf32>, memref<3x3xf32>) outs(%y : memref<1x1x1x29998xf32>)
   return
 }
+
+// -----
+
+// e2m1 values computed by the program cannot be stored in HBM (packed two
+// a byte) yet.
+module attributes {nki.target = "trn3"} {
+func.func @fp4_to_hbm(%a: memref<4x64xf32>, %q: memref<4x64xf4E2M1FN>) {
+  // expected-error @+1 {{writes f4E2M1FN values to HBM, where they are packed two a byte; so far only program inputs and constants hold MXFP4 data there (an MX matmul quantises its own A)}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x64xf32>) outs(%q : memref<4x64xf4E2M1FN>) {
+  ^bb0(%x: f32, %o: f4E2M1FN):
+    %z = arith.truncf %x : f32 to f4E2M1FN
+    linalg.yield %z : f4E2M1FN
+  }
+  return
+}
+}
