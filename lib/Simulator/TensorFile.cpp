@@ -516,6 +516,16 @@ absl::StatusOr<std::string> toTensorBytes(const HostTensor &t, isa::DType dtype,
                                          : 255;
   for (int64_t i = 0; i < n; ++i) {
     void *dst = out.data() + i * eb;
+    // An f4e2m1x2 element is a byte of two e2m1 codes: the host gives those
+    // bytes, never values to round.
+    if (dtype == isa::DType::FP4E2M1X2 && !t.isInteger &&
+        !(t.values[i] >= 0 && t.values[i] <= 255 &&
+          t.values[i] == std::floor(t.values[i])))
+      return absl::InvalidArgumentError(
+          cat("value ", t.values[i], " at ", i,
+              " (flat index) is not a byte; f4e2m1x2 data is packed bytes "
+              "(two e2m1 codes each, low nibble first), as a uint8 .npy "
+              "gives them"));
     if (t.isInteger && !isa::isFloatDType(dtype)) {
       // The device holds these exactly or not at all (INT64 data is carried
       // as int32, so its values must fit).

@@ -123,6 +123,32 @@ TEST(TensorFile, IntegersMustFitTheDeviceDtype) {
   EXPECT_TRUE(toTensorBytes(t, isa::DType::U8, {3}).ok());
 }
 
+TEST(TensorFile, PackedFp4InputsAreBytes) {
+  // f4e2m1x2 holds two e2m1 codes a byte: bytes from an integer or float
+  // file are taken as they are; a value that is no byte is an error, not
+  // rounded.
+  HostTensor t;
+  t.shape = {3};
+  t.isInteger = true;
+  t.ints = {0, 0x7F, 255};
+  auto bytes = toTensorBytes(t, isa::DType::FP4E2M1X2, {3});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_EQ(*bytes, std::string("\x00\x7f\xff", 3));
+  t.ints = {0, 1, 256};
+  EXPECT_FALSE(toTensorBytes(t, isa::DType::FP4E2M1X2, {3}).ok());
+  HostTensor f;
+  f.shape = {3};
+  f.values = {0, 17, 255};
+  EXPECT_TRUE(toTensorBytes(f, isa::DType::FP4E2M1X2, {3}).ok());
+  f.values = {0, 0.5f, 255};
+  auto half = toTensorBytes(f, isa::DType::FP4E2M1X2, {3});
+  ASSERT_FALSE(half.ok());
+  EXPECT_EQ(half.status().message(),
+            "value 0.5 at 1 (flat index) is not a byte; f4e2m1x2 data is "
+            "packed bytes (two e2m1 codes each, low nibble first), as a uint8 "
+            ".npy gives them");
+}
+
 TEST(TensorFile, OutputsInTheirHostType) {
   HostTensor t;
   t.shape = {2};
