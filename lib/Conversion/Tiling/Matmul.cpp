@@ -161,8 +161,8 @@ struct MatmulKernel {
                       int64_t cols);
   /// The [kk/32, mm] scale tiles of the K blocks from scale rows [mm,
   /// width] (loadScaleRows), by PE transposes of up to P / 32 K blocks
-  /// each; or, with `into` (a tile per transpose, scaleGroupTiles), each
-  /// transpose copied into its tile's columns [c0, c0 + mm).
+  /// each; or, with `into` (a tile per transpose, as loadScales allocates
+  /// them), each transpose copied into its tile's columns [c0, c0 + mm).
   SmallVector<Value> transposeScaleRows(OpBuilder &b, Value rows, int64_t mm,
                                         ArrayRef<Value> into = {},
                                         int64_t c0 = 0);
@@ -215,7 +215,8 @@ struct MatmulKernel {
   /// `fp4Byte` of each word (the two bytes of a quad, rows 4p .. 4p + 3).
   Value quadView(OpBuilder &b, Value words, Type elementType, int64_t fp4Byte);
   /// Columns [c0, c1) of the word tiles from `a` at ivs: per 128 columns and
-  /// K block, a DMA of the rows, one PE transpose and an exact copy.
+  /// K block a DMA of the rows and one PE transpose, per bank and K block
+  /// one copy out of PSUM (exact for fp4).
   void fillQuadWords(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
                      int colDim, ArrayRef<Value> words, int64_t c0, int64_t c1);
   /// pairedB for a row-major constant B: a global holding B's row groups
@@ -307,13 +308,11 @@ LogicalResult MatmulKernel::analyzeMx() {
     // A constant B is regrouped at compile time (groupedConstant).
     if (x == &B && regroupableGlobal())
       continue;
-    auto type = cast<MemRefType>(x->buffer.getType());
     if (tile::isFp4Type(x->elementType) &&
         (x->strides[kDim] != 1 || x->strides[colDim] == 1 ||
-         x->strides[colDim] % 4 || x->offset % 4 ||
-         !type.getLayout().isIdentity()))
+         !quadWordsApply(*x, colDim, extents[kDim])))
       return op->emitOpError()
-             << "reads MXFP4 data " << type
+             << "reads MXFP4 data " << x->buffer.getType()
              << " that is not contiguous along K; an f4E2M1FN tensor packs "
                 "its innermost dim two values a byte and matmul_mx packs "
                 "along K: store "
