@@ -153,7 +153,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("Entry function name")};
   Option<std::string> autoCast{*this, "auto-cast",
-                               llvm::cl::desc("none | matmul | fp8"),
+                               llvm::cl::desc(nki::kAutoCastModes.data()),
                                llvm::cl::init("none")};
   Option<std::string> compileTo{
       *this, "compile-to",

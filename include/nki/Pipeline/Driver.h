@@ -1,0 +1,77 @@
+//===- Driver.h - What nki-compile does with a source ----------*- C++ -*-===//
+//
+// The compiler driver as a library, shared by nki-compile and the Python
+// package: load a source (MLIR text or an ONNX model), run the phases one
+// pass manager each, measure them, and produce the .nkb bytes or the IR text
+// of the requested phase. Errors are MLIR diagnostics on the context;
+// nothing here exits the process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_PIPELINE_DRIVER_H
+#define NKI_PIPELINE_DRIVER_H
+
+#include "nki/Frontend/ONNX/Importer.h"
+#include "nki/Pipeline/Pipeline.h"
+
+#include "mlir/Support/Timing.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace nki {
+
+/// What a compile measured (nki-compile --report).
+struct CompileReport {
+  std::string target, autoCast;
+  /// Wall time of each phase that ran, in order ("binary": the encoding).
+  std::vector<std::pair<std::string, double>> phaseSeconds;
+  /// Highest planned offset + size per partition; -1 before planning.
+  int64_t sbufPeak = -1, psumPeak = -1;
+  /// Instructions per engine stream, DMA queues summed ("dma (all queues)");
+  /// filled when the binary is produced.
+  std::map<std::string, int64_t> instructions;
+  /// --auto-cast=fp8, mxfp8 or mxfp4: each quantised matmul's source and
+  /// its weight's relative rounding error.
+  std::vector<std::pair<std::string, double>> quantisedWeights;
+  /// The process's peak resident memory (VmHWM), -1 where /proc does not
+  /// say. In a long-lived process (Python) it covers more than this compile.
+  int64_t peakResidentBytes = -1;
+};
+
+/// The table nki-compile --report prints.
+std::string formatCompileReport(const CompileReport &report);
+
+/// Parses `sourceMgr`'s main buffer as MLIR, or imports it as an ONNX model
+/// when `onnx`. Returns null after emitting diagnostics on `context`.
+mlir::OwningOpRef<mlir::ModuleOp>
+loadSource(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context, bool onnx,
+           const ONNXImportOptions &onnxOptions = {});
+
+struct DriverOptions {
+  /// Verify after every pass instead of after every phase.
+  bool verifyEach = false;
+  /// When enabled, each phase (and its verification) is timed under it.
+  mlir::TimingScope *timing = nullptr;
+  /// Configures each phase's pass manager (nki-compile: MLIR's IR printing
+  /// and statistics options); a failure stops the compile.
+  llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure;
+};
+
+/// Runs the phases up to options.compileTo on `module` (in place) and
+/// returns what the last produces: the .nkb bytes for CompilePhase::Binary,
+/// else the module's text (for CompilePhase::NISA checked as a whole by
+/// isa::verifyProgram first). Fills `report` as it goes.
+mlir::FailureOr<std::string> compileModule(mlir::ModuleOp module,
+                                           const CompileOptions &options,
+                                           CompileReport &report,
+                                           const DriverOptions &driver = {});
+
+} // namespace nki
+
+#endif // NKI_PIPELINE_DRIVER_H

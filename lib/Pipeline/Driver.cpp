@@ -1,0 +1,201 @@
+//===- Driver.cpp - What nki-compile does with a source -------------------===//
+
+#include "nki/Pipeline/Driver.h"
+
+#include "nki/Dialect/NISA/ISAConversion.h"
+#include "nki/Dialect/NISA/NISA.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
+#include "nki/Target/NISABinary.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+/// The matmuls --auto-cast=fp8, mxfp8 or mxfp4 quantised (after the graph
+/// phase), by source op: an ONNX node's name or file:line:col.
+static void recordQuantisedWeights(ModuleOp module, nki::CompileReport &r) {
+  module.walk([&](Operation *op) {
+    if (auto err = op->getAttrOfType<FloatAttr>(nki::tile::kFp8WeightErrorAttr))
+      r.quantisedWeights.push_back(
+          {nki::nisa::locationToString(op->getLoc()), err.getValueAsDouble()});
+    // --auto-cast=mxfp8's and mxfp4's, kept on the function.
+    if (auto list =
+            op->getAttrOfType<ArrayAttr>(nki::tile::kMxWeightErrorsAttr))
+      for (Attribute entry : list) {
+        auto pair = dyn_cast<ArrayAttr>(entry);
+        if (!pair || pair.size() != 2)
+          continue;
+        auto loc = dyn_cast<LocationAttr>(pair[0]);
+        auto err = dyn_cast<FloatAttr>(pair[1]);
+        if (loc && err)
+          r.quantisedWeights.push_back(
+              {nki::nisa::locationToString(Location(loc)),
+               err.getValueAsDouble()});
+      }
+  });
+}
+
+/// Highest offset + bytes per partition over the planned tiles of a space.
+static void recordMemoryPeaks(ModuleOp module, nki::CompileReport &r) {
+  module.walk([&](nki::tile::AllocOp alloc) {
+    if (!alloc.getOffset())
+      return;
+    MemRefType type = alloc.getTile().getType();
+    int64_t bytes = type.getNumElements() / type.getDimSize(0) *
+                    type.getElementTypeBitWidth() / 8;
+    int64_t end = int64_t(*alloc.getOffset()) + bytes;
+    if (nki::tile::isPsum(type))
+      r.psumPeak = std::max(r.psumPeak, end);
+    else
+      r.sbufPeak = std::max(r.sbufPeak, end);
+  });
+}
+
+static void recordInstructions(ModuleOp module, nki::CompileReport &r) {
+  module.walk([&](nki::nisa::StreamOp stream) {
+    std::string name = stream.getSymName().str();
+    int64_t n = 0;
+    for (Operation &op : stream.getBody().front())
+      (void)op, ++n;
+    r.instructions[name.rfind("dma", 0) == 0 ? "dma (all queues)" : name] += n;
+  });
+}
+
+/// The process's peak resident memory in bytes (VmHWM: since exec, unlike
+/// getrusage's ru_maxrss, which keeps a forking parent's), or -1 where
+/// /proc does not say.
+static int64_t peakResidentBytes() {
+  // Streamed: /proc files report a size of 0.
+  auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status");
+  if (!status)
+    return -1;
+  for (llvm::StringRef line : llvm::split((*status)->getBuffer(), '\n')) {
+    if (!line.consume_front("VmHWM:"))
+      continue;
+    llvm::StringRef value = line.trim(); // "123456 kB"
+    int64_t kib;
+    if (!value.consume_back("kB") || value.trim().getAsInteger(10, kib))
+      return -1;
+    return kib * 1024;
+  }
+  return -1;
+}
+
+std::string nki::formatCompileReport(const CompileReport &r) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "nki-compile report (target " << r.target << ")\n";
+  os << llvm::format("  %-22s %10s\n", "phase", "seconds");
+  double total = 0;
+  for (auto &[phase, s] : r.phaseSeconds) {
+    os << llvm::format("  %-22s %10.3f\n", phase.c_str(), s);
+    total += s;
+  }
+  os << llvm::format("  %-22s %10.3f\n", "total", total);
+  if (r.sbufPeak >= 0)
+    os << "  SBUF peak: " << r.sbufPeak << " bytes per partition\n";
+  if (r.psumPeak >= 0)
+    os << "  PSUM peak: " << r.psumPeak << " bytes per partition\n";
+  for (auto &[engine, n] : r.instructions)
+    os << llvm::format("  instructions %-16s %8lld\n", engine.c_str(),
+                       (long long)n);
+  if (r.peakResidentBytes >= 0)
+    os << llvm::format("  peak memory: %.1f MiB\n",
+                       double(r.peakResidentBytes) / (1 << 20));
+  if (!r.quantisedWeights.empty()) {
+    os << "  " << r.autoCast << " matmuls: " << r.quantisedWeights.size()
+       << " (weight relative rounding error, largest first)\n";
+    auto sorted = r.quantisedWeights;
+    llvm::stable_sort(sorted,
+                      [](auto &a, auto &b) { return a.second > b.second; });
+    for (auto &[where, err] : sorted)
+      os << llvm::format("    %.3e  ", err) << where << "\n";
+  }
+  return text;
+}
+
+OwningOpRef<ModuleOp> nki::loadSource(llvm::SourceMgr &sourceMgr,
+                                      MLIRContext *context, bool onnx,
+                                      const ONNXImportOptions &onnxOptions) {
+  if (!onnx)
+    return parseSourceFile<ModuleOp>(sourceMgr, context);
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  return importONNX(buffer->getBuffer(), buffer->getBufferIdentifier(), context,
+                    onnxOptions);
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+FailureOr<std::string> nki::compileModule(ModuleOp module,
+                                          const CompileOptions &options,
+                                          CompileReport &report,
+                                          const DriverOptions &driver) {
+  report.target = options.target;
+  report.autoCast = options.autoCast;
+  // One pass manager per phase, so that each is timed on its own.
+  CompilePhase last = std::min(options.compileTo, CompilePhase::NISA);
+  for (CompilePhase p :
+       {CompilePhase::Graph, CompilePhase::Tiled, CompilePhase::Planned,
+        CompilePhase::Scheduled, CompilePhase::NISA}) {
+    PassManager pm(module.getContext());
+    if (driver.configure && failed(driver.configure(pm)))
+      return failure();
+    std::optional<TimingScope> phaseScope;
+    if (driver.timing) {
+      phaseScope = driver.timing->nest(compilePhaseName(p).str());
+      pm.enableTiming(*phaseScope);
+    }
+    pm.enableVerifier(driver.verifyEach);
+    addPhasePasses(pm, options, p);
+    auto start = std::chrono::steady_clock::now();
+    if (failed(pm.run(module)))
+      return failure();
+    if (!driver.verifyEach) {
+      std::optional<TimingScope> verifyScope;
+      if (phaseScope)
+        verifyScope = phaseScope->nest("verify");
+      if (failed(verify(module)))
+        return failure();
+    }
+    report.phaseSeconds.push_back(
+        {compilePhaseName(p).str(), secondsSince(start)});
+    if (p == CompilePhase::Graph)
+      recordQuantisedWeights(module, report);
+    if (p == CompilePhase::Planned)
+      recordMemoryPeaks(module, report);
+    if (p == last)
+      break;
+  }
+
+  std::string out;
+  if (options.compileTo == CompilePhase::Binary) {
+    recordInstructions(module, report);
+    auto start = std::chrono::steady_clock::now();
+    FailureOr<std::string> bytes = encodeNISA(module);
+    if (failed(bytes))
+      return failure();
+    out = std::move(*bytes);
+    report.phaseSeconds.push_back({"binary", secondsSince(start)});
+  } else {
+    // The nisa phase is the program as it will be encoded: checked as a
+    // whole (tensor table, streams, every instruction) by the ISA library.
+    if (options.compileTo == CompilePhase::NISA)
+      for (auto program : module.getOps<nisa::ProgramOp>())
+        if (failed(programFromNISA(program)))
+          return failure();
+    llvm::raw_string_ostream os(out);
+    module->print(os);
+  }
+  report.peakResidentBytes = peakResidentBytes();
+  return out;
+}
