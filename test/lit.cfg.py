@@ -23,7 +23,9 @@ config.substitutions.append(("%llvm_version", config.llvm_version))
 config.substitutions.append(("%nki_src_root", config.nki_src_root))
 config.substitutions.append(("%system_python", config.system_python))
 
-llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# The sanitizer build (scripts/sanitize.sh) passes its options to the tools.
+llvm_config.with_system_environment(
+    ["HOME", "TMP", "TEMP", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.nki_tools_dir, config.llvm_tools_dir]

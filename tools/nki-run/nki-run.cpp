@@ -274,8 +274,8 @@ bool compare(const isa::TensorDecl &t, const sim::HostTensor &got,
 int main(int argc, char **argv) {
   Options o = parseArgs(argc, argv);
   auto prog = isa::readProgramFile(o.program);
-  if (!prog.ok())
-    fail(o.program + ": " + std::string(prog.status().message()));
+  if (!prog.ok()) // the message names the file
+    fail(std::string(prog.status().message()));
   if (o.targetCheck) {
     absl::Status st = isa::verifyProgram(*prog);
     if (!st.ok())
