@@ -45,6 +45,10 @@ if(NKI_SANITIZE)
   add_compile_options(-fsanitize=${NKI_SANITIZE} -fno-sanitize-recover=all
                       -fno-omit-frame-pointer -g1)
   add_link_options(-fsanitize=${NKI_SANITIZE})
+  if(NKI_SANITIZE MATCHES "address")
+    add_compile_options(
+      "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include ${CMAKE_CURRENT_LIST_DIR}/SanitizerPrelude.h>")
+  endif()
 endif()
 if(NKI_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link)

@@ -6,7 +6,8 @@
 // the 128-partition and 512-element tile boundaries), then 1 to 6 ops among
 // elementwise binaries (add, sub, mul, max, min), unaries (tanh, abs,
 // negf, exp on bounded values), a bias broadcast along the last dim,
-// matmul, transpose and sum/max reductions, written as linalg on tensors.
+// matmul, transpose, sum/max reductions, softmax and 2-D convolutions
+// (stride 1 or 2, kernels 1 or 3), written as linalg on tensors.
 // Each program is compiled for trn2 (nki::compileModule, as nki-compile),
 // run on the simulator with every check on, and its outputs are compared
 // with a double-precision reference evaluated here, independently of the
@@ -166,7 +167,7 @@ private:
   void push(Value v) { values_.push_back(std::move(v)); }
 
   void addOp() {
-    switch (in_.ConsumeIntegralInRange(0, 6)) {
+    switch (in_.ConsumeIntegralInRange(0, 8)) {
     case 0:
       return binary();
     case 1:
@@ -179,6 +180,10 @@ private:
       return transpose();
     case 5:
       return reduce();
+    case 6:
+      return softmax();
+    case 7:
+      return conv();
     default:
       return binary();
     }
@@ -349,6 +354,65 @@ private:
       slot =
           isMax ? std::max(slot, a.data[size_t(i)]) : slot + a.data[size_t(i)];
     }
+    push(std::move(v));
+  }
+
+  /// softmax along the last dim.
+  void softmax() {
+    const Value &a = pick();
+    std::string e = init(a.shape, nullptr), r = fresh(), t = typeOf(a.shape);
+    body_ << "  " << r << " = linalg.softmax dimension(" << a.shape.size() - 1
+          << ") ins(" << a.ssa << " : " << t << ") outs(" << e << " : " << t
+          << ") -> " << t << "\n";
+    Value v{r, a.shape, a.data};
+    size_t n = size_t(a.shape.back());
+    for (size_t row = 0; row < v.data.size(); row += n) {
+      double m = -INFINITY, sum = 0;
+      for (size_t i = 0; i < n; ++i)
+        m = std::max(m, a.data[row + i]);
+      for (size_t i = 0; i < n; ++i)
+        sum += v.data[row + i] = std::exp(a.data[row + i] - m);
+      for (size_t i = 0; i < n; ++i)
+        v.data[row + i] /= sum;
+    }
+    push(std::move(v));
+  }
+
+  /// A convolution (NCHW x FCHW, stride 1 or 2, no padding) of a new
+  /// image input and a new filter input.
+  void conv() {
+    static const int64_t channels[] = {1, 3, 8, 16, 32};
+    auto pickOf = [&](auto &arr) {
+      return arr[in_.ConsumeIntegralInRange<size_t>(0, std::size(arr) - 1)];
+    };
+    int64_t c = pickOf(channels), f = pickOf(channels);
+    int64_t k = in_.ConsumeBool() ? 3 : 1, stride = in_.ConsumeBool() ? 2 : 1;
+    int64_t h = in_.ConsumeIntegralInRange<int64_t>(k, 20);
+    int64_t w = in_.ConsumeIntegralInRange<int64_t>(k, 20);
+    int64_t oh = (h - k) / stride + 1, ow = (w - k) / stride + 1;
+    size_t xi = addInput({1, c, h, w}), wi = addInput({f, c, k, k});
+    const Value &x = values_[xi], &wt = values_[wi];
+    Shape out{1, f, oh, ow};
+    std::string z = init(out, "0.0"), r = fresh();
+    body_ << "  " << r << " = linalg.conv_2d_nchw_fchw {strides = dense<"
+          << stride
+          << "> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins("
+          << x.ssa << ", " << wt.ssa << " : " << typeOf(x.shape) << ", "
+          << typeOf(wt.shape) << ") outs(" << z << " : " << typeOf(out)
+          << ") -> " << typeOf(out) << "\n";
+    Value v{r, out, std::vector<double>(size_t(numElements(out)))};
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t di = 0; di < k; ++di)
+              for (int64_t dj = 0; dj < k; ++dj)
+                sum += x.data[size_t((ci * h + i * stride + di) * w +
+                                     j * stride + dj)] *
+                       wt.data[size_t(((o * c + ci) * k + di) * k + dj)];
+          v.data[size_t((o * oh + i) * ow + j)] = sum;
+        }
     push(std::move(v));
   }
 

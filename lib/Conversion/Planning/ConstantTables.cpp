@@ -318,11 +318,17 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
         ArrayRef<OpFoldResult>{b.getIndexAttr(data.parts),
                                b.getIndexAttr(data.width)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    for (Operation *fill : c.fills)
+    // The DMAs first: the other fills (views they read) may then be unused.
+    // Erased ops are not looked at again (the sanitizer build caught that).
+    SmallVector<Operation *> others;
+    for (Operation *fill : c.fills) {
       if (isa<tile::DmaOp>(fill))
         fill->erase();
-    for (Operation *fill : c.fills)
-      if (!isa<tile::DmaOp>(fill) && fill->use_empty())
+      else
+        others.push_back(fill);
+    }
+    for (Operation *fill : others)
+      if (fill->use_empty())
         fill->erase();
     for (OpOperand &use : llvm::make_early_inc_range(c.alloc->getUses())) {
       auto sub = dyn_cast<memref::SubViewOp>(use.getOwner());

@@ -278,8 +278,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
     // Diagonal-filter builders (their convolutions are tiled) and scratch
     // buffers nobody reads any more (fused products) go away.
-    for (Operation *op : diagonalFilters)
+    // Every op erased is recorded: the last sweep below must not look at it.
+    for (Operation *op : diagonalFilters) {
+      erased.insert(op);
       rewriter.eraseOp(op);
+    }
     // Every kernel that reads or writes a resident tensor does so in SBUF:
     // its HBM buffer is left to views nobody uses (a kernel still naming
     // it would read what was never stored).
@@ -299,6 +302,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         changed = false;
         for (Operation *&view : views)
           if (view && view->use_empty()) {
+            erased.insert(view);
             rewriter.eraseOp(view);
             view = nullptr;
             changed = true;
