@@ -417,6 +417,16 @@ absl::StatusOr<std::string> encodeChecked(const Program &program) {
 
 } // namespace
 
+std::string frameBinaryPayload(std::string_view payload) {
+  std::string out(kBinaryHeaderBytes, '\0');
+  out.replace(0, kBinaryMagic.size(), kBinaryMagic);
+  putLE(out, kVersionAt, 4, kBinaryFormatVersion);
+  putLE(out, kLengthAt, kLengthBytes, payload.size());
+  putLE(out, kChecksumAt, kChecksumBytes, crc32(payload));
+  out.append(payload);
+  return out;
+}
+
 std::string encodeProgram(const Program &program) {
   absl::StatusOr<std::string> bytes = encodeChecked(program);
   assert(bytes.ok() && "program exceeds the .nkb size limit; use "

@@ -6,7 +6,8 @@ formats change):
 
 onnx-import: small ONNX conformance models (libonnx-testdata), prefixed
 with the target's pin count (0, or 1 pin on the first input);
-nkb-decode, simulate: nki-sim-example's programs and small compiled ones;
+nkb-decode, simulate: nki-sim-example's programs and small compiled ones,
+each as a file and as a payload for the target to frame (first byte 1);
 nisa-parse: the cases of test/Dialect/NISA and test/Dialect/NKI;
 compile: fixed pseudo-random bytes (the generator reads any bytes).
 """
@@ -65,15 +66,19 @@ def program_seeds(build):
             subprocess.run([bin_dir / "nki-sim-example", *args, "-o", path],
                            check=True)
             data = path.read_bytes()
-            write("nkb-decode", data)
-            write("simulate", data)
+            framed = b"\x01" + data[20:]  # the payload, for the targets to frame
+            for target in ["nkb-decode", "simulate"]:
+                write(target, data)
+                write(target, framed)
         for src in [ROOT / "test/install/Inputs/add.mlir",
                     ROOT / "examples/tosa-mlp.mlir"]:
             path = tmp / "c.nkb"
             subprocess.run([bin_dir / "nki-compile", src, "-o", path],
                            check=True)
-            write("nkb-decode", path.read_bytes())
-            write("simulate", path.read_bytes())
+            data = path.read_bytes()
+            for target in ["nkb-decode", "simulate"]:
+                write(target, data)
+                write(target, b"\x01" + data[20:])
 
 
 def nisa_seeds():

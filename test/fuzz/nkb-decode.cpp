@@ -1,10 +1,12 @@
 //===- nkb-decode.cpp - Fuzz the .nkb decoder and isa::verifyProgram
 //-------===//
 //
-// Input: any bytes, read as a .nkb binary. decodeProgram (which runs
-// isa::verifyProgram) must accept or refuse with a status, never crash;
-// a program it accepts must encode again to bytes that decode to the same
-// encoding (what nki-translate --binary-to-nisa and back relies on).
+// Input: a .nkb file, or (first byte odd) a byte then a payload that gets
+// a correct header (frameBinaryPayload), so that mutations reach the
+// protobuf parser and isa::verifyProgram past the checksum. decodeProgram
+// (which runs isa::verifyProgram) must accept or refuse with a status, never
+// crash; a program it accepts must encode again to bytes that decode to the
+// same encoding (what nki-translate --binary-to-nisa and back relies on).
 // Seeds: programs of the lit suites and nki-sim-example.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +19,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char *>(data), size);
+  std::string framed;
+  if (size && (data[0] & 1)) // a .nkb starts with 'N', which is even
+    bytes = framed = nki::isa::frameBinaryPayload(bytes.substr(1));
   absl::StatusOr<nki::isa::Program> program = nki::isa::decodeProgram(bytes);
   if (!program.ok())
     return 0;

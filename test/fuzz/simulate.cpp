@@ -1,10 +1,11 @@
 //===- simulate.cpp - Fuzz the simulator on programs that verify
 //-----------===//
 //
-// Input: a .nkb binary. Programs decodeProgram accepts (they passed
-// isa::verifyProgram) run on the simulator with every check on and inputs
-// filled from a fixed pattern (any bit pattern: NaNs and infinities too).
-// Whatever the program does (race, deadlock, read uninitialised memory,
+// Input: a .nkb file, or (first byte odd) a byte then a payload that gets
+// a correct header (frameBinaryPayload). Programs decodeProgram accepts (they
+// passed isa::verifyProgram) run on the simulator with every check on and
+// inputs filled from a fixed pattern (any bit pattern: NaNs and infinities
+// too). Whatever the program does (race, deadlock, read uninitialised memory,
 // divide by zero), the simulator must answer with a result or an error
 // status, never crash, hang or touch memory outside its own. Work is
 // bounded so one input takes milliseconds: at most 4096 instructions, 16
@@ -29,8 +30,11 @@ static int64_t operandElements(const isa::Instruction &inst) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  absl::StatusOr<isa::Program> program = isa::decodeProgram(
-      std::string_view(reinterpret_cast<const char *>(data), size));
+  std::string_view bytes(reinterpret_cast<const char *>(data), size);
+  std::string framed;
+  if (size && (data[0] & 1)) // a .nkb starts with 'N', which is even
+    bytes = framed = isa::frameBinaryPayload(bytes.substr(1));
+  absl::StatusOr<isa::Program> program = isa::decodeProgram(bytes);
   if (!program.ok())
     return 0;
   int64_t instructions = 0, elements = 0, hbmBytes = 0;

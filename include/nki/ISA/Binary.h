@@ -36,6 +36,12 @@ constexpr size_t kBinaryHeaderBytes = 20;
 std::string encodeProgram(const Program &program);
 absl::StatusOr<Program> decodeProgram(std::string_view bytes);
 
+/// A .nkb file around `payload` (a serialized nkb.Program, well formed or
+/// not): the header with the magic, this format version, the payload's
+/// length and CRC-32. The fuzz targets use it so that mutated payloads get
+/// past the checksum to the parser and isa::verifyProgram.
+std::string frameBinaryPayload(std::string_view payload);
+
 absl::Status writeProgramFile(const Program &program, const std::string &path);
 absl::StatusOr<Program> readProgramFile(const std::string &path);
 

@@ -159,6 +159,9 @@ TEST(Binary, EncodesAValidProgram) {
   ASSERT_EQ(slowCrc32("123456789"), 0xCBF43926u); // the standard check value
   EXPECT_EQ(bytes, withHeader(payloadOf(bytes)));
   EXPECT_EQ(encodeProgram(p), bytes); // deterministic
+  // The library's own framing (the fuzz targets') writes the same header.
+  EXPECT_EQ(frameBinaryPayload(payloadOf(bytes)), bytes);
+  EXPECT_EQ(frameBinaryPayload("xyz"), withHeader("xyz"));
 }
 
 TEST(Binary, RoundTrip) {
