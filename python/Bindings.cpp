@@ -108,8 +108,9 @@ py::tuple compile(py::bytes sourceBytes, const std::string &name, bool onnx,
     context.printOpOnDiagnostic(false);
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
+        // std::string ends in a NUL, which MLIR's lexer reads.
         llvm::MemoryBuffer::getMemBuffer(source, name,
-                                         /*RequiresNullTerminator=*/false),
+                                         /*RequiresNullTerminator=*/true),
         llvm::SMLoc());
     llvm::raw_string_ostream os(diagnostics);
     mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);

@@ -22,7 +22,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto context = nki::fuzz::makeContext();
   nki::fuzz::QuietDiagnostics quiet(context.get());
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // NUL-terminated, as the tools' file buffers are: MLIR's lexer reads the
+  // terminator (a bare StringRef of the input read one byte past it).
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::ParserConfig config(context.get());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz.mlir");
