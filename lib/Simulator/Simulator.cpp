@@ -76,12 +76,28 @@ constexpr size_t kFoldThreshold = 64;
 /// instruction may need (2^26 fp32 values = 256 MiB).
 constexpr int64_t kMaxElements = int64_t(1) << 26;
 
+/// The semaphores the instructions name (up to the declared count): a
+/// program may declare any 32-bit count, and only the ones it uses have
+/// state, so a huge count costs nothing (a fuzzed program declared 2^35
+/// bytes' worth).
+static size_t usedSemaphores(const isa::Program &program) {
+  uint64_t used = 0;
+  for (const isa::Stream &stream : program.streams)
+    for (const isa::Instruction &inst : stream.instructions) {
+      for (const isa::SemWait &wait : inst.waits)
+        used = std::max<uint64_t>(used, uint64_t(wait.semaphore) + 1);
+      if (inst.hasSignal)
+        used = std::max<uint64_t>(used, uint64_t(inst.signal.semaphore) + 1);
+    }
+  return size_t(std::min<uint64_t>(used, program.numSemaphores));
+}
+
 class Simulation {
 public:
   Simulation(const isa::Program &program, const isa::TargetDesc &target,
              std::string hbm, const SimOptions &options)
       : program_(program), target_(target), options_(options),
-        state_(target, std::move(hbm)), sems_(program.numSemaphores) {
+        state_(target, std::move(hbm)), sems_(usedSemaphores(program)) {
     if (options_.collectProfile)
       profile_.emplace(program, target);
     // Inputs (the caller filled them) and constants (the binary did) start
@@ -325,11 +341,12 @@ absl::Status Simulation::issue(StreamRun &run) {
     if (wait.semaphore >= sems_.size())
       return absl::InvalidArgumentError(
           cat(describe(run.index, index), ": waits on semaphore ",
-              wait.semaphore, " but the program has ", sems_.size()));
+              wait.semaphore, " but the program has ", program_.numSemaphores));
   if (inst.hasSignal && inst.signal.semaphore >= sems_.size())
     return absl::InvalidArgumentError(
         cat(describe(run.index, index), ": signals semaphore ",
-            inst.signal.semaphore, " but the program has ", sems_.size()));
+            inst.signal.semaphore, " but the program has ",
+            program_.numSemaphores));
 
   // The waits acquire the clocks of the increments that satisfied them.
   for (const isa::SemWait &wait : inst.waits) {

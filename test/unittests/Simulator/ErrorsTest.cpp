@@ -67,6 +67,26 @@ TEST(Errors, SemaphoreOrderingPreventsRace) {
   EXPECT_TRUE(r.ok()) << r.status().message();
 }
 
+TEST(Errors, HugeSemaphoreCountCostsNothing) {
+  // The count is a 32-bit field of the binary; a fuzzed program declared
+  // billions, and the simulator allocated state for all of them. Only the
+  // semaphores instructions name have state; the others are still counted
+  // in the messages.
+  isa::Program p = makeProgram();
+  p.numSemaphores = 0xFFFFFFFFu;
+  Instruction set = memset(sbuf(1, 64), 1);
+  add(p, kDVE, signals(set, 0));
+  Instruction act = identity(sbuf(1, 64, 256), sbuf(1, 64));
+  add(p, kACT, waits(act, 0, 1));
+  auto r = simulate(p, makeHbmImage(p));
+  EXPECT_TRUE(r.ok()) << r.status().message();
+
+  isa::Program bad = makeProgram(); // 2 semaphores
+  Instruction late = memset(sbuf(1, 64), 1);
+  add(bad, kDVE, signals(late, 5));
+  EXPECT_THAT(errorOf(bad), HasSubstr("the program has 2 semaphores"));
+}
+
 TEST(Errors, WaitAcquiresOnlyTheIncrementsThatReachedItsValue) {
   // DVE and POOL both increment s0; DVE's increment lands first, so a wait
   // for s0 >= 1 is ordered after DVE only, and reading POOL's tile races.
