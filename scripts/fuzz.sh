@@ -33,6 +33,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_container_overflow=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 log="$work/last-run.log"
 status=0
+started=$SECONDS
+touch "$work/started"
 "$build/bin/fuzz-$target" "$work/corpus" "$root/test/fuzz/corpus/$target" \
   -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
   -artifact_prefix="$crashes/" -print_final_stats=1 "$@" 2>&1 |
@@ -45,10 +47,11 @@ grep -qE "^==[0-9]+==ERROR|nki fuzz finding|runtime error|deadly signal|Test uni
 for f in "$crashes"/slow-unit-*; do
   [[ -f "$f" ]] && mv "$f" "$work/"
 done
-# Minimise what the run found, in place.
+# Minimise what this run found (not the reproducers of fixed bugs), in
+# place.
 for f in "$crashes"/crash-* "$crashes"/timeout-* "$crashes"/oom-* \
   "$crashes"/leak-*; do
-  [[ -f "$f" ]] || continue
+  [[ -f "$f" && "$f" -nt "$work/started" ]] || continue
   "$build/bin/fuzz-$target" -minimize_crash=1 -runs=20000 \
     -exact_artifact_path="$f.min" "$f" >/dev/null 2>&1 || true
   [[ -s "$f.min" ]] && mv "$f.min" "$f"
@@ -58,7 +61,8 @@ done
 # The figures: executions, coverage (edges) and features at the end.
 execs=$(grep -Eo "stat::number_of_executed_units: [0-9]+" "$log" | awk '{print $2}' | tail -1)
 cov=$(grep -Eo "cov: [0-9]+ ft: [0-9]+" "$log" | tail -1)
-printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$seconds" \
+# Columns: end time, target, seconds it ran, executions, coverage, result.
+printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$((SECONDS - started))" \
   "${execs:-?}" "${cov:-?}" "$([[ $status == 0 ]] && echo clean || echo FOUND)" |
   tee -a "$build/fuzz/runs.tsv"
 exit $status

@@ -78,8 +78,8 @@ constexpr int64_t kMaxElements = int64_t(1) << 26;
 
 /// The semaphores the instructions name (up to the declared count): a
 /// program may declare any 32-bit count, and only the ones it uses have
-/// state, so a huge count costs nothing (a fuzzed program declared 2^35
-/// bytes' worth).
+/// state, so a huge count costs nothing (a fuzzed program declared 2.5
+/// billion, 300 GB of state).
 static size_t usedSemaphores(const isa::Program &program) {
   uint64_t used = 0;
   for (const isa::Stream &stream : program.streams)
