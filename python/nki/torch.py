@@ -18,7 +18,7 @@ import dataclasses
 import inspect
 import io
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from . import _api
 

@@ -1,13 +1,9 @@
 """nki.compile and Program on MLIR and ONNX sources, checked against numpy."""
 
-import io
 import json
-import pathlib
 import subprocess
 
 import numpy as np
-import onnx
-import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import nki
