@@ -1,15 +1,15 @@
-//===- nki-compile.cpp - The compiler driver
-//-------------------------------===//
+//===- nki-compile.cpp - The compiler driver ------------------------------===//
 //
-//   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2]
+//   nki-compile IN.mlir|MODEL.onnx -o OUT.nkb [--target=trn1|trn2|trn3]
 //               [--compile-to=graph|tiled|planned|scheduled|nisa]
 //               [--auto-cast=none|matmul|fp8|mxfp8|mxfp4] [--entry=NAME]
 //               [--report]
 //               [--input-shape=NAME:AxBxC] [--mlir-print-ir-after-all]
 //               [--mlir-timing]
 //
-// A thin main over nki/Pipeline: parse (or import an ONNX model), run the
-// phases, write the binary or print the IR at the requested phase.
+// A thin main over nki/Pipeline/Driver.h (which the Python package shares):
+// options in, then load the source, compile it phase by phase, write the
+// binary or print the IR at the requested phase, and the --report table.
 //
 //===----------------------------------------------------------------------===//
 
