@@ -161,10 +161,9 @@ int main(int argc, char **argv) {
   driver.verifyEach = verifyEach;
   if (timing.isEnabled())
     driver.timing = &root;
-  auto applyCLOptions = [](PassManager &pm) {
+  driver.configure = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };
-  driver.configure = applyCLOptions;
   nki::CompileReport rep;
   FailureOr<std::string> result =
       nki::compileModule(*module, options, rep, driver);

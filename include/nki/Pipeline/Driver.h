@@ -15,6 +15,7 @@
 
 #include "mlir/Support/Timing.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -59,8 +60,9 @@ struct DriverOptions {
   /// When enabled, each phase (and its verification) is timed under it.
   mlir::TimingScope *timing = nullptr;
   /// Configures each phase's pass manager (nki-compile: MLIR's IR printing
-  /// and statistics options); a failure stops the compile.
-  llvm::function_ref<mlir::LogicalResult(mlir::PassManager &)> configure;
+  /// and statistics options); a failure stops the compile. A std::function,
+  /// not a function_ref: a lambda assigned to a stored function_ref dangles.
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configure;
 };
 
 /// Runs the phases up to options.compileTo on `module` (in place) and
