@@ -117,6 +117,13 @@ std::optional<Start> startOf(Value v, Value root) {
     start.at[d] = offset / rowMajor[d];
     offset %= rowMajor[d];
   }
+  // A window of the root: its last row, column, ... within the root's. A
+  // reshape's strides can match the root's where a size-1 dimension hides
+  // the difference ([1, 8, 14, 1] seen as [1, 8, 1, 14]); its extents
+  // cannot.
+  for (int d = 0; d < 4; ++d)
+    if (start.at[d] + (type.getDimSize(d) - 1) * steps[d] >= s[d])
+      return std::nullopt;
   return start;
 }
 

@@ -113,3 +113,38 @@ module {
     return %alloc_2, %alloc_1 : memref<1x32x8x8xf32>, memref<1x16x8x8xf32>
   }
 }
+
+// -----
+
+// A result returned through a reshape whose strides match a window of the
+// [1, 8, 14, 1] convolution result but whose extents do not ([1, 8, 1, 14]:
+// 14 columns of a 1-column tensor) is not a view of a resident tile: the
+// tensor stays in HBM and the result is copied from it (found by the
+// compile fuzzer, test/fuzz/crashes/compile/).
+// CHECK-LABEL: func.func @reshaped_result(
+// CHECK-NOT: nki.alloc : memref<8x1x1x14x1xf32
+// CHECK: %[[Y:.*]] = memref.alloc() {{.*}} : memref<1x8x14x1xf32>
+// CHECK: nki.dma %{{.*}} to %[[R:.*]] : memref<8x14xf32, #nki.memory<sbuf>>
+// CHECK: %[[C:.*]] = memref.collapse_shape %[[Y]]
+// CHECK: %[[E:.*]] = memref.expand_shape %[[C]]
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x8x1x14xf32>
+// CHECK: memref.reinterpret_cast %[[E]] {{.*}} sizes: [112]
+// CHECK: return %[[OUT]]
+// OFF-LABEL: func.func @reshaped_result(
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+func.func @reshaped_result(%arg0: memref<1x3x16x3xf32>, %arg1: memref<3x3x3x8xf32>) -> memref<1x8x1x14xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x8x14x1xf32>
+  linalg.fill ins(%cst : f32) outs(%alloc : memref<1x8x14x1xf32>)
+  linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %arg1 : memref<1x3x16x3xf32>, memref<3x3x3x8xf32>) outs(%alloc : memref<1x8x14x1xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.mulf %in, %in_1 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %collapse_shape = memref.collapse_shape %alloc [[0, 1], [2, 3]] : memref<1x8x14x1xf32> into memref<8x14xf32>
+  %expand_shape = memref.expand_shape %collapse_shape [[0, 1], [2, 3]] output_shape [1, 8, 1, 14] : memref<8x14xf32> into memref<1x8x1x14xf32>
+  return %expand_shape : memref<1x8x1x14xf32>
+}
