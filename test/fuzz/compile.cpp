@@ -5,9 +5,13 @@
 // inputs of random shapes (ranks 1 to 3, dims from 1 to 256, sizes around
 // the 128-partition and 512-element tile boundaries), then 1 to 6 ops among
 // elementwise binaries (add, sub, mul, max, min), unaries (tanh, abs,
-// negf, exp on bounded values), a bias broadcast along the last dim,
-// matmul, transpose, sum/max reductions, softmax and 2-D convolutions
-// (stride 1 or 2, kernels 1 or 3), written as linalg on tensors.
+// negf, exp on bounded values), generics with constants (ReLU, scales,
+// sigmoid), broadcasts (a bias along the last dim, a scale or shift along
+// any one), matmul and batch_matmul, transpose, reshapes (collapse and
+// expand), sum/max reductions, softmax, and NCHW convolutions (stride 1 or
+// 2, kernels 1 or 3, zero padding, up to 130 channels) and max/sum poolings
+// (-inf padding) that chain on each other's results, written as linalg and
+// tensor ops on tensors.
 // Each program is compiled for trn2 (nki::compileModule, as nki-compile),
 // run on the simulator with every check on, and its outputs are compared
 // with a double-precision reference evaluated here, independently of the
@@ -169,7 +173,7 @@ private:
   void push(Value v) { values_.push_back(std::move(v)); }
 
   void addOp() {
-    switch (in_.ConsumeIntegralInRange(0, 8)) {
+    switch (in_.ConsumeIntegralInRange(0, 13)) {
     case 0:
       return binary();
     case 1:
@@ -186,6 +190,16 @@ private:
       return softmax();
     case 7:
       return conv();
+    case 8:
+      return pool();
+    case 9:
+      return reshape();
+    case 10:
+      return batchMatmul();
+    case 11:
+      return broadcastAlong();
+    case 12:
+      return activation();
     default:
       return binary();
     }
@@ -380,21 +394,64 @@ private:
     push(std::move(v));
   }
 
-  /// A convolution (NCHW x FCHW, stride 1 or 2, no padding) of a new
-  /// image input and a new filter input.
-  void conv() {
-    static const int64_t channels[] = {1, 3, 8, 16, 32};
-    auto pickOf = [&](auto &arr) {
-      return arr[in_.ConsumeIntegralInRange<size_t>(0, std::size(arr) - 1)];
-    };
-    int64_t c = pickOf(channels), f = pickOf(channels);
-    int64_t k = in_.ConsumeBool() ? 3 : 1, stride = in_.ConsumeBool() ? 2 : 1;
+  /// An [N, C, H, W] operand for a convolution or pooling with `k`x`k`
+  /// windows: the latest value when it is one (so that they chain, and
+  /// tensors stay resident in SBUF between them), else a new input.
+  size_t image(int64_t k) {
+    const Value &a = pick();
+    if (a.shape.size() == 4 && a.shape[2] >= k && a.shape[3] >= k &&
+        in_.ConsumeIntegralInRange(0, 3) != 0)
+      return size_t(&a - values_.data());
+    static const int64_t channels[] = {1, 3, 8, 16, 32, 130};
+    int64_t n = in_.ConsumeBool() ? 1 : 2;
+    int64_t c = channels[in_.ConsumeIntegralInRange<size_t>(
+        0, std::size(channels) - 1)];
     int64_t h = in_.ConsumeIntegralInRange<int64_t>(k, 20);
     int64_t w = in_.ConsumeIntegralInRange<int64_t>(k, 20);
+    while (n * c * h * w > 16384 && (h > k || w > k))
+      (h >= w ? h : w) -= 1;
+    return addInput({n, c, h, w});
+  }
+
+  /// `values_[xi]` padded by `p` rows and columns on each side with `fill`
+  /// (tensor.pad; the value itself for p = 0). Not an operand for later ops:
+  /// a -inf border would make NaNs of them.
+  Value pad(size_t xi, int64_t p, double fill, const char *literal) {
+    const Value &x = values_[xi];
+    if (p == 0)
+      return x;
+    Shape s = x.shape, out{s[0], s[1], s[2] + 2 * p, s[3] + 2 * p};
+    std::string c = fresh(), r = fresh();
+    body_ << "  " << c << " = arith.constant " << literal << " : f32\n"
+          << "  " << r << " = tensor.pad " << x.ssa << " low[0, 0, " << p
+          << ", " << p << "] high[0, 0, " << p << ", " << p << "] {\n"
+          << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+          << "    tensor.yield " << c << " : f32\n  } : " << typeOf(s) << " to "
+          << typeOf(out) << "\n";
+    Value v{r, out, std::vector<double>(size_t(numElements(out)), fill)};
+    for (int64_t nc = 0; nc < s[0] * s[1]; ++nc)
+      for (int64_t i = 0; i < s[2]; ++i)
+        for (int64_t j = 0; j < s[3]; ++j)
+          v.data[size_t((nc * out[2] + i + p) * out[3] + j + p)] =
+              x.data[size_t((nc * s[2] + i) * s[3] + j)];
+    return v;
+  }
+
+  /// A convolution (NCHW x FCHW, stride 1 or 2, kernel 1 or 3, zero padding
+  /// 0 or 1) of an image (see image()) and a new filter input.
+  void conv() {
+    static const int64_t filters[] = {1, 3, 8, 16, 32, 130};
+    int64_t k = in_.ConsumeBool() ? 3 : 1, stride = in_.ConsumeBool() ? 2 : 1;
+    int64_t p = k == 3 ? in_.ConsumeIntegralInRange(0, 1) : 0;
+    Value x = pad(image(k), p, 0.0, "0.0");
+    Shape xs = x.shape;
+    int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3];
     int64_t oh = (h - k) / stride + 1, ow = (w - k) / stride + 1;
-    size_t xi = addInput({1, c, h, w}), wi = addInput({f, c, k, k});
-    const Value &x = values_[xi], &wt = values_[wi];
-    Shape out{1, f, oh, ow};
+    int64_t f =
+        filters[in_.ConsumeIntegralInRange<size_t>(0, std::size(filters) - 1)];
+    f = std::max<int64_t>(1, std::min(f, 16384 / (n * oh * ow)));
+    const Value &wt = values_[addInput({f, c, k, k})];
+    Shape out{n, f, oh, ow};
     std::string z = init(out, "0.0"), r = fresh();
     body_ << "  " << r << " = linalg.conv_2d_nchw_fchw {strides = dense<"
           << stride
@@ -403,18 +460,226 @@ private:
           << typeOf(wt.shape) << ") outs(" << z << " : " << typeOf(out)
           << ") -> " << typeOf(out) << "\n";
     Value v{r, out, std::vector<double>(size_t(numElements(out)))};
-    for (int64_t o = 0; o < f; ++o)
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t o = 0; o < f; ++o)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            double sum = 0;
+            for (int64_t ci = 0; ci < c; ++ci)
+              for (int64_t di = 0; di < k; ++di)
+                for (int64_t dj = 0; dj < k; ++dj)
+                  sum +=
+                      x.data[size_t(((b * c + ci) * h + i * stride + di) * w +
+                                    j * stride + dj)] *
+                      wt.data[size_t(((o * c + ci) * k + di) * k + dj)];
+            v.data[size_t(((b * f + o) * oh + i) * ow + j)] = sum;
+          }
+    push(std::move(v));
+  }
+
+  /// A max or sum pooling (kernel 2 or 3, stride 1 or 2; a 3x3 max pooling
+  /// may pad by 1 with -inf, as ResNet's stem does).
+  void pool() {
+    int64_t k = in_.ConsumeBool() ? 3 : 2, stride = in_.ConsumeBool() ? 2 : 1;
+    bool isMax = in_.ConsumeBool();
+    int64_t p = k == 3 && isMax ? in_.ConsumeIntegralInRange(0, 1) : 0;
+    Value x = pad(image(k), p, -INFINITY, "0xFF800000");
+    int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+    int64_t oh = (h - k) / stride + 1, ow = (w - k) / stride + 1;
+    Shape out{n, c, oh, ow};
+    std::string win = fresh();
+    body_ << "  " << win << " = tensor.empty() : tensor<" << k << "x" << k
+          << "xf32>\n";
+    std::string z = init(out, isMax ? "0xFF800000" : "0.0"), r = fresh();
+    body_ << "  " << r << " = linalg.pooling_nchw_" << (isMax ? "max" : "sum")
+          << " {strides = dense<" << stride
+          << "> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins("
+          << x.ssa << ", " << win << " : " << typeOf(x.shape) << ", tensor<"
+          << k << "x" << k << "xf32>) outs(" << z << " : " << typeOf(out)
+          << ") -> " << typeOf(out) << "\n";
+    Value v{r, out, std::vector<double>(size_t(numElements(out)))};
+    for (int64_t nc = 0; nc < n * c; ++nc)
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j) {
-          double sum = 0;
-          for (int64_t ci = 0; ci < c; ++ci)
-            for (int64_t di = 0; di < k; ++di)
-              for (int64_t dj = 0; dj < k; ++dj)
-                sum += x.data[size_t((ci * h + i * stride + di) * w +
-                                     j * stride + dj)] *
-                       wt.data[size_t(((o * c + ci) * k + di) * k + dj)];
-          v.data[size_t((o * oh + i) * ow + j)] = sum;
+          double acc = isMax ? -INFINITY : 0.0;
+          for (int64_t di = 0; di < k; ++di)
+            for (int64_t dj = 0; dj < k; ++dj) {
+              double e = x.data[size_t((nc * h + i * stride + di) * w +
+                                       j * stride + dj)];
+              acc = isMax ? std::max(acc, e) : acc + e;
+            }
+          v.data[size_t((nc * oh + i) * ow + j)] = acc;
         }
+    push(std::move(v));
+  }
+
+  /// tensor.collapse_shape of two adjacent dims, or tensor.expand_shape of
+  /// one dim into two (by its smallest factor); the data is unchanged.
+  void reshape() {
+    const Value &a = pick();
+    size_t r = a.shape.size();
+    Shape out;
+    std::string groups;
+    auto group = [&](std::vector<size_t> dims) {
+      groups += groups.empty() ? "[" : ", [";
+      for (size_t i = 0; i < dims.size(); ++i)
+        groups += (i ? ", " : "") + std::to_string(dims[i]);
+      groups += "]";
+    };
+    // Expand the first dim with a factor from a chosen one on, if any.
+    size_t d = in_.ConsumeIntegralInRange<size_t>(0, r - 1), split = r;
+    int64_t factor = 0;
+    for (size_t i = 0; i < r && r < 4 && split == r; ++i) {
+      size_t e = (d + i) % r;
+      for (int64_t f = 2; f * f <= a.shape[e]; ++f)
+        if (a.shape[e] % f == 0) {
+          split = e, factor = f;
+          break;
+        }
+    }
+    bool expand = split < r && (r == 1 || in_.ConsumeBool());
+    if (!expand && r < 2)
+      return unary();
+    size_t next = 0;
+    if (expand) {
+      for (size_t i = 0; i < r; ++i) {
+        if (i == split) {
+          group({next, next + 1});
+          out.push_back(factor);
+          out.push_back(a.shape[i] / factor);
+          next += 2;
+        } else {
+          group({next++});
+          out.push_back(a.shape[i]);
+        }
+      }
+    } else {
+      size_t m = std::min(d, r - 2); // merges m and m + 1
+      for (size_t i = 0; i < r; ++i) {
+        if (i == m) {
+          group({i, i + 1});
+          out.push_back(a.shape[i] * a.shape[i + 1]);
+          ++i;
+        } else {
+          group({i});
+          out.push_back(a.shape[i]);
+        }
+      }
+    }
+    std::string res = fresh(), os;
+    for (size_t i = 0; i < out.size(); ++i)
+      os += (i ? ", " : "") + std::to_string(out[i]);
+    body_ << "  " << res << " = tensor."
+          << (expand ? "expand_shape " : "collapse_shape ") << a.ssa << " ["
+          << groups << "]";
+    if (expand)
+      body_ << " output_shape [" << os << "]";
+    body_ << " : " << typeOf(a.shape) << " into " << typeOf(out) << "\n";
+    push(Value{res, out, a.data});
+  }
+
+  /// a [B, M, K] x b [B, K, N], b a new input.
+  void batchMatmul() {
+    const Value &a0 = pick();
+    if (a0.shape.size() != 3)
+      return matmul();
+    size_t ai = &a0 - values_.data();
+    int64_t bs = a0.shape[0], m = a0.shape[1], k = a0.shape[2];
+    int64_t n =
+        std::min<int64_t>(randomDim(), std::max<int64_t>(1, 16384 / (bs * m)));
+    size_t bi = addInput({bs, k, n});
+    const Value &a = values_[ai], &b = values_[bi];
+    Shape out{bs, m, n};
+    std::string f = init(out, "0.0"), r = fresh();
+    body_ << "  " << r << " = linalg.batch_matmul ins(" << a.ssa << ", "
+          << b.ssa << " : " << typeOf(a.shape) << ", " << typeOf(b.shape)
+          << ") outs(" << f << " : " << typeOf(out) << ") -> " << typeOf(out)
+          << "\n";
+    Value v{r, out, std::vector<double>(size_t(numElements(out)))};
+    for (int64_t p = 0; p < bs; ++p)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < k; ++l)
+            sum += a.data[size_t((p * m + i) * k + l)] *
+                   b.data[size_t((p * k + l) * n + j)];
+          v.data[size_t((p * m + i) * n + j)] = sum;
+        }
+    push(std::move(v));
+  }
+
+  /// a + or * broadcast(b) along one dim of a (b: a new input of a's shape
+  /// without it): a per-row or per-channel scale or shift.
+  void broadcastAlong() {
+    const Value &a0 = pick();
+    size_t r = a0.shape.size();
+    if (r < 2)
+      return unary();
+    size_t ai = &a0 - values_.data();
+    size_t d = in_.ConsumeIntegralInRange<size_t>(0, r - 1);
+    bool mul = in_.ConsumeBool();
+    Shape bs;
+    for (size_t i = 0; i < r; ++i)
+      if (i != d)
+        bs.push_back(a0.shape[i]);
+    size_t bi = addInput(bs);
+    const Value &a = values_[ai], &b = values_[bi];
+    std::string t = typeOf(a.shape), eb = init(a.shape, nullptr), bb = fresh();
+    body_ << "  " << bb << " = linalg.broadcast ins(" << b.ssa << " : "
+          << typeOf(bs) << ") outs(" << eb << " : " << t << ") dimensions = ["
+          << d << "]\n";
+    std::string e = init(a.shape, nullptr), res = fresh();
+    body_ << "  " << res << " = linalg." << (mul ? "mul" : "add") << " ins("
+          << a.ssa << ", " << bb << " : " << t << ", " << t << ") outs(" << e
+          << " : " << t << ") -> " << t << "\n";
+    Value v{res, a.shape, a.data};
+    Shape st = stridesOf(a.shape), bst = stridesOf(bs);
+    for (int64_t i = 0; i < int64_t(v.data.size()); ++i) {
+      int64_t o = 0;
+      for (size_t dd = 0, od = 0; dd < r; ++dd)
+        if (dd != d)
+          o += (i / st[dd] % a.shape[dd]) * bst[od++];
+      v.data[size_t(i)] = mul ? v.data[size_t(i)] * b.data[size_t(o)]
+                              : v.data[size_t(i)] + b.data[size_t(o)];
+    }
+    push(std::move(v));
+  }
+
+  /// An elementwise linalg.generic with constants in its body: ReLU, a
+  /// scale by 0.5 or -1.5, or a sigmoid (1 / (1 + exp(-x))).
+  void activation() {
+    const Value &a = pick();
+    int k = in_.ConsumeIntegralInRange(0, 3);
+    size_t r = a.shape.size();
+    std::string dims, iters;
+    for (size_t d = 0; d < r; ++d) {
+      dims += (d ? ", d" : "d") + std::to_string(d);
+      iters += d ? ", \"parallel\"" : "\"parallel\"";
+    }
+    std::string map = "affine_map<(" + dims + ") -> (" + dims + ")>";
+    std::string t = typeOf(a.shape), e = init(a.shape, nullptr), res = fresh();
+    body_ << "  " << res << " = linalg.generic {indexing_maps = [" << map
+          << ", " << map << "], iterator_types = [" << iters << "]} ins("
+          << a.ssa << " : " << t << ") outs(" << e << " : " << t
+          << ") {\n  ^bb0(%x: f32, %o: f32):\n";
+    static const char *bodies[] = {"    %c = arith.constant 0.0 : f32\n"
+                                   "    %y = arith.maximumf %x, %c : f32\n",
+                                   "    %c = arith.constant 0.5 : f32\n"
+                                   "    %y = arith.mulf %x, %c : f32\n",
+                                   "    %c = arith.constant -1.5 : f32\n"
+                                   "    %y = arith.mulf %x, %c : f32\n",
+                                   "    %one = arith.constant 1.0 : f32\n"
+                                   "    %n = arith.negf %x : f32\n"
+                                   "    %ex = math.exp %n : f32\n"
+                                   "    %d = arith.addf %ex, %one : f32\n"
+                                   "    %y = arith.divf %one, %d : f32\n"};
+    body_ << bodies[k] << "    linalg.yield %y : f32\n  } -> " << t << "\n";
+    Value v{res, a.shape, a.data};
+    for (double &x : v.data)
+      x = k == 0   ? std::max(x, 0.0)
+          : k == 1 ? x * 0.5
+          : k == 2 ? x * -1.5
+                   : 1.0 / (1.0 + std::exp(-x));
     push(std::move(v));
   }
 

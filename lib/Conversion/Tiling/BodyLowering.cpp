@@ -496,10 +496,17 @@ FailureOr<Value> BodyLowering::reduceRows(StringRef combine, const TileValue &v,
     }
   }
   Value full = materializeFull(v, v.elementType);
-  // With a scratch tile a sum may run as an ACT identity pass instead.
+  // Every free dim: a tile kept in SBUF is a [P, rows, cols] view. With a
+  // scratch tile (of the source's shape) a sum may run as an ACT identity
+  // pass instead.
+  auto fullType = cast<MemRefType>(full.getType());
+  bool scratchFits =
+      scratch &&
+      cast<MemRefType>(scratch.getType()).getShape() == fullType.getShape();
   tile::ReduceOp::create(
-      b, loc, b.getStringAttr(combine), full, partial, b.getI64IntegerAttr(1),
-      scratch && eitherEngine && combine == "add" ? scratch : Value());
+      b, loc, b.getStringAttr(combine), full, partial,
+      b.getI64IntegerAttr(fullType.getRank() - 1),
+      scratchFits && eitherEngine && combine == "add" ? scratch : Value());
   return partial;
 }
 

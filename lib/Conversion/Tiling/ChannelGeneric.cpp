@@ -225,6 +225,26 @@ linalg::FillOp tiling::poolingInit(linalg::GenericOp op) {
                   : linalg::FillOp();
 }
 
+/// Whether operand `i` of `op` (a generic over [N, C, H, W] that classify()
+/// takes) indexes its buffer as the loops run: its dimension r is loop r, or
+/// a constant where the loop is a single image or channel, or a row or
+/// column (a per-channel operand). The kernel reads a resident tensor at the
+/// loops' (n, c): one read through a transposing map ([C, N, H, W] read as
+/// [N, C, H, W]) must come from HBM, where its strides are honoured.
+static bool indexesInPlace(linalg::GenericOp op, unsigned i) {
+  AffineMap map = op.getMatchingIndexingMap(&op->getOpOperand(i));
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  for (auto [r, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() != r)
+        return false;
+    } else if (r < 2 && loops[r] != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
 SmallVector<std::pair<Value, bool>>
 tiling::channelTensors(linalg::GenericOp op) {
   SmallVector<std::pair<Value, bool>> tensors;
@@ -232,7 +252,22 @@ tiling::channelTensors(linalg::GenericOp op) {
   if (!s)
     return tensors;
   bool reduces = op.getNumReductionLoops() != 0;
+  // Buffers some operand does not index in place go from and to HBM, for
+  // every operand that names them (a collapsedPooling's maps are checked
+  // there).
+  auto rootOf = [](Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  };
+  llvm::SmallPtrSet<void *, 4> viaHbm;
+  if (classify(op))
+    for (auto [i, a] : llvm::enumerate(s->operands))
+      if (a.buffer && !indexesInPlace(op, unsigned(i)))
+        viaHbm.insert(rootOf(a.buffer).getAsOpaquePointer());
   for (auto [i, a] : llvm::enumerate(s->operands)) {
+    if (a.buffer && viaHbm.contains(rootOf(a.buffer).getAsOpaquePointer()))
+      continue;
     bool init = i + 1 == s->operands.size();
     bool read = !init || !op.getRegion().front().getArgument(i).use_empty();
     if (s->kinds[i] == Kind::Column && a.buffer && !init) {

@@ -565,9 +565,6 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
     return success();
   int64_t chunk = fitFreeChunk(op, options);
   unsigned numReductions = llvm::count(s.reduction, true);
-  if (numReductions > 1)
-    return op.emitOpError("reductions over non-contiguous dims are not "
-                          "supported");
   SmallVector<int64_t> zeros(s.operands.size(), 0);
   if (numReductions == 0) {
     // The last dim is split onto the partitions when it is the only one, or
@@ -610,7 +607,14 @@ LogicalResult tiling::tileGeneric(OpBuilder &b, linalg::GenericOp op,
           tryReduceOverPartitions(b, op, s, options))
     return *r;
   // Reduction: the reduction dim last, the last parallel dim on partitions.
+  // Reduced dims that do not merge (an operand broadcast along one of them:
+  // a sum of x / rowsum(x) over [rows, cols]) leave all but the longest to
+  // outer loops, each of which combines its partial result with the
+  // output's (stored by the one before).
   unsigned fDim = llvm::find(s.reduction, true) - s.reduction.begin();
+  for (unsigned d = fDim + 1; d < s.extents.size(); ++d)
+    if (s.reduction[d] && s.extents[d] > s.extents[fDim])
+      fDim = d;
   int pDim = -1;
   for (unsigned d = 0; d < s.extents.size(); ++d)
     if (!s.reduction[d])

@@ -98,3 +98,77 @@ module {
     return %alloc_0 : memref<1x16xf32>
   }
 }
+
+// -----
+
+// A generic that reads the [2, 3, 5, 8] convolution result through a
+// transposing map ([N, C] swapped: the kernel's loops are [3, 2, 5, 8])
+// cannot read it in place at its own (n, c): the result stays in HBM and
+// the kernel reads it with its strides (found by the compile fuzzer).
+// CHECK-LABEL: func.func @transposed_read(
+// CHECK-NOT: nki.alloc : memref<3x1x2x5x8xf32
+// CHECK: %[[Y:.*]] = memref.alloc() {{.*}} : memref<2x3x5x8xf32>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<3x40xf32, #nki.memory<sbuf>> to memref<3x40xf32, strided<[40, 1], offset: ?>>
+// CHECK: memref.reinterpret_cast %[[Y]] {{.*}} sizes: [2, 40], strides: [120, 1]
+// CHECK: nki.tensor_scalar {{.*}} {imm0 = -1.500000e+00 : f32, op0 = "mul"}
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @transposed_read(%arg0: memref<2x32x10x15xf32>, %arg1: memref<32x1x1x3xf32>) -> memref<3x2x5x8xf32> {
+  %cst = arith.constant -1.500000e+00 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<2x3x5x8xf32>
+  linalg.fill ins(%zero : f32) outs(%alloc : memref<2x3x5x8xf32>)
+  linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %arg1 : memref<2x32x10x15xf32>, memref<32x1x1x3xf32>) outs(%alloc : memref<2x3x5x8xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %0 = arith.mulf %in, %w : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %alloc_3 = memref.alloc() {alignment = 64 : i64} : memref<3x2x5x8xf32>
+  linalg.generic {indexing_maps = [#map3, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%alloc : memref<2x3x5x8xf32>) outs(%alloc_3 : memref<3x2x5x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %cst : f32
+    linalg.yield %0 : f32
+  }
+  return %alloc_3 : memref<3x2x5x8xf32>
+}
+
+// -----
+
+// A global max pooling of a resident convolution result reduces each
+// image's [4, 5, 3] view of the tile over both free dims into a column
+// (found by the compile fuzzer: it reduced only the last one).
+// CHECK-LABEL: func.func @global_max_of_resident(
+// CHECK: nki.alloc : memref<4x1x2x5x3xf32, #nki.memory<sbuf>>
+// CHECK: nki.reduce "max" %{{.*}} into %{{.*}} {axes = 2 : i64} : memref<4x5x3xf32, strided<[30, 3, 1]>, #nki.memory<sbuf>> into memref<4x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.reduce "max" %{{.*}} into %{{.*}} {axes = 2 : i64} : memref<4x5x3xf32, strided<[30, 3, 1], offset: 15>, #nki.memory<sbuf>> into memref<4x1xf32, #nki.memory<sbuf>>
+#gmap = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5, d3 * 2 + d6)>
+#gmap1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#gmap2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#gmap3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gmap4 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @global_max_of_resident(%arg0: memref<2x8x12x8xf32>, %arg1: memref<4x8x3x3xf32>) -> memref<2x4xf32> {
+  %cst = arith.constant -3.000000e+38 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<2x4x5x3xf32>
+  linalg.fill ins(%cst_0 : f32) outs(%alloc : memref<2x4x5x3xf32>)
+  %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<8x3x3x4xf32>
+  linalg.transpose ins(%arg1 : memref<4x8x3x3xf32>) outs(%alloc_1 : memref<8x3x3x4xf32>) permutation = [1, 2, 3, 0] 
+  linalg.generic {indexing_maps = [#gmap, #gmap1, #gmap2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %alloc_1 : memref<2x8x12x8xf32>, memref<8x3x3x4xf32>) outs(%alloc : memref<2x4x5x3xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %0 = arith.mulf %in, %in_3 : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %alloc_2 = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
+  linalg.fill ins(%cst : f32) outs(%alloc_2 : memref<2x4xf32>)
+  linalg.generic {indexing_maps = [#gmap3, #gmap4], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%alloc : memref<2x4x5x3xf32>) outs(%alloc_2 : memref<2x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out : f32
+    linalg.yield %0 : f32
+  }
+  return %alloc_2 : memref<2x4xf32>
+}

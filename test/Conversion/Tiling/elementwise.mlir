@@ -286,3 +286,31 @@ func.func @round_trip(%a: memref<128x64xf32>, %b: memref<128x64xf32>, %c: memref
   }
   return
 }
+
+// -----
+
+// Reduced dims that do not merge (the divisor is broadcast along the last):
+// the longer (64) stays on the free axis, the other (7) is a loop whose
+// iterations each combine their partial sum with the output the one
+// before stored (found by the compile fuzzer, which was refused with
+// "reductions over non-contiguous dims are not supported").
+// CHECK-LABEL: func.func @sum_over_broadcast(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c7
+// CHECK: nki.dma %{{.*}} to %[[ACC:.*]] : memref<2x1xf32, strided<[1, 1], offset: ?>> to memref<2x1xf32, #nki.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %arg0 {{.*}} sizes: [2, 64], strides: [448, 7]
+// CHECK: nki.tensor_tensor "div"
+// CHECK: nki.reduce "add" %{{.*}} into %[[P:.*]] : memref<2x64xf32, #nki.memory<sbuf>> into memref<2x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "add" %[[ACC]], %[[P]] into %[[ACC]]
+// CHECK: nki.dma %[[ACC]] to
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0)>
+func.func @sum_over_broadcast(%x: memref<2x64x7xf32>, %s: memref<2x64xf32>, %y: memref<2xf32>) {
+  linalg.generic {indexing_maps = [#in, #row, #out], iterator_types = ["parallel", "reduction", "reduction"]} ins(%x, %s : memref<2x64x7xf32>, memref<2x64xf32>) outs(%y : memref<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %q = arith.divf %a, %b : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  }
+  return
+}
