@@ -12,7 +12,9 @@
 // 2, kernels 1 or 3, zero padding, up to 130 channels) and max/sum poolings
 // (-inf padding) that chain on each other's results, written as linalg and
 // tensor ops on tensors.
-// Each program is compiled for trn2 (nki::compileModule, as nki-compile),
+// Each program is compiled for trn2 (nki::compileModule, as nki-compile;
+// a quarter of them with --auto-cast=matmul, against a reference that
+// rounds matmul and convolution operands to bf16 likewise, within 1e-2),
 // run on the simulator with every check on, and its outputs are compared
 // with a double-precision reference evaluated here, independently of the
 // compiler. Findings (abort): a crash anywhere, a simulator error on a
@@ -82,7 +84,12 @@ struct Value {
 class Generator {
 public:
   explicit Generator(FuzzedDataProvider &in)
-      : in_(in), seed_(in.ConsumeIntegral<uint32_t>()) {}
+      : in_(in), seed_(in.ConsumeIntegral<uint32_t>()),
+        bf16_(in.ConsumeIntegralInRange(0, 3) == 0) {}
+
+  /// Compiled with --auto-cast=matmul: every matmul and convolution
+  /// multiplies its operands rounded to bf16 (the reference does too).
+  bool autoCast() const { return bf16_; }
 
   bool build() {
     int inputs = in_.ConsumeIntegralInRange(1, 3);
@@ -296,11 +303,12 @@ private:
           << " : " << typeOf(a.shape) << ", " << typeOf(b.shape) << ") outs("
           << f << " : " << typeOf({m, n}) << ") -> " << typeOf({m, n}) << "\n";
     Value v{r, {m, n}, std::vector<double>(size_t(m * n))};
+    std::vector<double> ad = operand(a), bd = operand(b);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double s = 0;
         for (int64_t l = 0; l < k; ++l)
-          s += a.data[size_t(i * k + l)] * b.data[size_t(l * n + j)];
+          s += ad[size_t(i * k + l)] * bd[size_t(l * n + j)];
         v.data[size_t(i * n + j)] = s;
       }
     push(std::move(v));
@@ -460,6 +468,7 @@ private:
           << typeOf(wt.shape) << ") outs(" << z << " : " << typeOf(out)
           << ") -> " << typeOf(out) << "\n";
     Value v{r, out, std::vector<double>(size_t(numElements(out)))};
+    std::vector<double> xd = operand(x), wd = operand(wt);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t o = 0; o < f; ++o)
         for (int64_t i = 0; i < oh; ++i)
@@ -468,10 +477,9 @@ private:
             for (int64_t ci = 0; ci < c; ++ci)
               for (int64_t di = 0; di < k; ++di)
                 for (int64_t dj = 0; dj < k; ++dj)
-                  sum +=
-                      x.data[size_t(((b * c + ci) * h + i * stride + di) * w +
-                                    j * stride + dj)] *
-                      wt.data[size_t(((o * c + ci) * k + di) * k + dj)];
+                  sum += xd[size_t(((b * c + ci) * h + i * stride + di) * w +
+                                   j * stride + dj)] *
+                         wd[size_t(((o * c + ci) * k + di) * k + dj)];
             v.data[size_t(((b * f + o) * oh + i) * ow + j)] = sum;
           }
     push(std::move(v));
@@ -596,13 +604,14 @@ private:
           << ") outs(" << f << " : " << typeOf(out) << ") -> " << typeOf(out)
           << "\n";
     Value v{r, out, std::vector<double>(size_t(numElements(out)))};
+    std::vector<double> ad = operand(a), bd = operand(b);
     for (int64_t p = 0; p < bs; ++p)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           double sum = 0;
           for (int64_t l = 0; l < k; ++l)
-            sum += a.data[size_t((p * m + i) * k + l)] *
-                   b.data[size_t((p * k + l) * n + j)];
+            sum += ad[size_t((p * m + i) * k + l)] *
+                   bd[size_t((p * k + l) * n + j)];
           v.data[size_t((p * m + i) * n + j)] = sum;
         }
     push(std::move(v));
@@ -683,8 +692,27 @@ private:
     push(std::move(v));
   }
 
+  /// `v`'s data as a matmul or convolution operand multiplies it: as is,
+  /// or under auto-cast rounded to f32 (what the compiler computed) and
+  /// then to bf16, to nearest even.
+  std::vector<double> operand(const Value &v) const {
+    if (!bf16_)
+      return v.data;
+    std::vector<double> r(v.data.size());
+    for (size_t i = 0; i < r.size(); ++i) {
+      float f = float(v.data[i]);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;
+      std::memcpy(&f, &bits, 4);
+      r[i] = f;
+    }
+    return r;
+  }
+
   FuzzedDataProvider &in_;
   uint32_t seed_;
+  bool bf16_;
   std::vector<Value> values_;
   std::vector<size_t> args_; // indices of the function's arguments
   std::ostringstream body_;
@@ -743,6 +771,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              text);
   CompileOptions options;
   options.target = "trn2";
+  if (gen.autoCast())
+    options.autoCast = "matmul";
   CompileReport report;
   mlir::FailureOr<std::string> binary = compileModule(*module, options, report);
   if (failed(binary)) {
@@ -793,12 +823,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double scale = 1;
   for (double x : ref.data)
     scale = std::max(scale, std::fabs(x));
+  // Under auto-cast an intermediate the compiler computed in f32 may round
+  // to the neighbouring bf16 of the reference's: 2^-8 of that element.
+  double tolerance = (gen.autoCast() ? 1e-2 : 1e-3) * scale;
   for (size_t i = 0; i < got.size(); ++i) {
     double diff = std::fabs(double(got[i]) - ref.data[i]);
-    if (!(diff <= 1e-3 * scale)) // NaN fails too
+    if (!(diff <= tolerance)) // NaN fails too
       mismatch("out0[" + std::to_string(i) + "] = " + std::to_string(got[i]) +
                    ", the reference is " + std::to_string(ref.data[i]) +
-                   " (tolerance " + std::to_string(1e-3 * scale) + ")",
+                   " (tolerance " + std::to_string(tolerance) +
+                   (gen.autoCast() ? ", --auto-cast=matmul" : "") + ")",
                text);
   }
   ++stats.compared;

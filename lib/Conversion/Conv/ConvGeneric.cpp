@@ -192,28 +192,17 @@ bool roundsInputToBF16(linalg::GenericOp op) {
   return trunc && trunc.getType().isBF16();
 }
 
-linalg::GenericOp readInputInBF16(OpBuilder &b, linalg::GenericOp op, Value x) {
-  b.setInsertionPoint(op);
-  Value w = op.getDpsInputs()[1];
-  Block &old = op.getRegion().front();
-  auto generic = linalg::GenericOp::create(
-      b, op.getLoc(), op->getResultTypes(), ValueRange{x, w}, op.getDpsInits(),
-      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        // The old body with its input's rounding replaced by the argument.
-        IRMapping map;
-        auto trunc =
-            cast<arith::TruncFOp>(*old.getArgument(0).getUsers().begin());
-        map.map(trunc.getResult(), args[0]);
-        map.map(old.getArgument(1), args[1]);
-        map.map(old.getArgument(2), args[2]);
-        for (Operation &inner : old)
-          if (&inner != trunc.getOperation())
-            nb.clone(inner, map);
-      });
-  op->replaceAllUsesWith(generic->getResults());
-  op->erase();
-  return generic;
+void readInputInBF16(RewriterBase &rewriter, linalg::GenericOp op, Value x) {
+  // In place: the op (and its result) stay, for callers that hold them (a
+  // chain of convolutions, each one's result the next one's input).
+  BlockArgument arg = op.getRegion().front().getArgument(0);
+  auto trunc = cast<arith::TruncFOp>(*arg.getUsers().begin());
+  rewriter.modifyOpInPlace(op, [&] {
+    op.getDpsInputOperand(0)->set(x);
+    arg.setType(trunc.getType());
+  });
+  rewriter.replaceAllUsesWith(trunc.getResult(), arg);
+  rewriter.eraseOp(trunc);
 }
 
 Value buildDiagonalFilter(OpBuilder &b, Location loc, Value w) {

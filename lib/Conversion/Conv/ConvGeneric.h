@@ -19,6 +19,7 @@
 #define NKI_LIB_CONVERSION_CONV_CONVGENERIC_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 
@@ -71,10 +72,10 @@ void castConvGenericToBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op);
 /// the body (what castConvGenericToBF16 writes).
 bool roundsInputToBF16(mlir::linalg::GenericOp op);
 
-/// Rebuilds `op` (a conv generic that rounds its f32 input to bf16) to read
-/// `x`, that input already rounded and stored in bf16; returns the new op.
-mlir::linalg::GenericOp
-readInputInBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op, mlir::Value x);
+/// Makes `op` (a conv generic that rounds its f32 input to bf16) read `x`,
+/// that input already rounded and stored in bf16, in place.
+void readInputInBF16(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
+                     mlir::Value x);
 
 } // namespace nki::conv
 

@@ -71,3 +71,27 @@ func.func @also_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tenso
   %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w2 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %c2, %r : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A chain: each convolution's result is only the next one's input, so each
+// is stored in bf16 and the next reads it so. The convolutions are changed
+// in place (the compile fuzzer found the pass reading a convolution it had
+// replaced, whose result it still held as the next one's input; only a
+// sanitizer build reliably reports that).
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[C1:.*]] = linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<1x8x6x6xf32>, tensor<8x1x1x8xbf16>)
+// CHECK: %[[B1:.*]] = linalg.generic {{.*}} ins(%[[C1]] : tensor<1x8x6x6xf32>) outs(%{{.*}} : tensor<1x8x6x6xbf16>)
+// CHECK: %[[C2:.*]] = linalg.generic {{.*}} ins(%[[B1]], %{{.*}} : tensor<1x8x6x6xbf16>, tensor<8x1x1x8xbf16>)
+// CHECK: %[[B2:.*]] = linalg.generic {{.*}} ins(%[[C2]] : tensor<1x8x6x6xf32>) outs(%{{.*}} : tensor<1x8x6x6xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[B2]], %{{.*}} : tensor<1x8x6x6xbf16>, tensor<8x1x1x8xbf16>)
+func.func @chain(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<8x8x1x1xf32>
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) outs(%f : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c1, %w : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) outs(%f : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%c2, %w : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) outs(%f : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  return %c3 : tensor<1x8x6x6xf32>
+}
