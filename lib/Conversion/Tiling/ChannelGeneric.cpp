@@ -260,13 +260,13 @@ tiling::channelTensors(linalg::GenericOp op) {
       v = view.getViewSource();
     return v;
   };
-  llvm::SmallPtrSet<void *, 4> viaHbm;
+  llvm::SmallDenseSet<Value, 4> viaHbm;
   if (classify(op))
     for (auto [i, a] : llvm::enumerate(s->operands))
       if (a.buffer && !indexesInPlace(op, unsigned(i)))
-        viaHbm.insert(rootOf(a.buffer).getAsOpaquePointer());
+        viaHbm.insert(rootOf(a.buffer));
   for (auto [i, a] : llvm::enumerate(s->operands)) {
-    if (a.buffer && viaHbm.contains(rootOf(a.buffer).getAsOpaquePointer()))
+    if (a.buffer && viaHbm.contains(rootOf(a.buffer)))
       continue;
     bool init = i + 1 == s->operands.size();
     bool read = !init || !op.getRegion().front().getArgument(i).use_empty();
