@@ -8,7 +8,8 @@
 // negf, exp on bounded values), generics with constants (ReLU, scales,
 // sigmoid), broadcasts (a bias along the last dim, a scale or shift along
 // any one), matmul and batch_matmul, transpose, reshapes (collapse and
-// expand), sum/max reductions, softmax, and NCHW convolutions (stride 1 or
+// expand), sum/max reductions, softmax, layer normalisation, one head of
+// attention (softmax(q k^T / sqrt(d)) v), and NCHW convolutions (stride 1 or
 // 2, kernels 1 or 3, zero padding, up to 130 channels) and max/sum poolings
 // (-inf padding) that chain on each other's results, written as linalg and
 // tensor ops on tensors.
@@ -180,7 +181,7 @@ private:
   void push(Value v) { values_.push_back(std::move(v)); }
 
   void addOp() {
-    switch (in_.ConsumeIntegralInRange(0, 13)) {
+    switch (in_.ConsumeIntegralInRange(0, 15)) {
     case 0:
       return binary();
     case 1:
@@ -207,6 +208,10 @@ private:
       return broadcastAlong();
     case 12:
       return activation();
+    case 13:
+      return layerNorm();
+    case 14:
+      return attention();
     default:
       return binary();
     }
@@ -652,6 +657,163 @@ private:
                               : v.data[size_t(i)] + b.data[size_t(o)];
     }
     push(std::move(v));
+  }
+
+  /// An identity-map elementwise generic over `shape` reading `ins` (SSA
+  /// names; `maps[i]` each one's indexing map, the output's is the identity)
+  /// whose body `body` uses %a0, %a1, ... and defines %y.
+  std::string generic(const Shape &shape, const std::vector<std::string> &ins,
+                      const std::vector<std::string> &inTypes,
+                      const std::vector<std::string> &maps,
+                      const std::string &body) {
+    std::string dims, iters;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      dims += (d ? ", d" : "d") + std::to_string(d);
+      iters += d ? ", \"parallel\"" : "\"parallel\"";
+    }
+    std::string t = typeOf(shape), e = init(shape, nullptr), r = fresh();
+    body_ << "  " << r << " = linalg.generic {indexing_maps = [";
+    for (const std::string &m : maps)
+      body_ << "affine_map<(" << dims << ") -> (" << m << ")>, ";
+    body_ << "affine_map<(" << dims << ") -> (" << dims
+          << ")>], iterator_types = [" << iters << "]} ins(";
+    for (size_t i = 0; i < ins.size(); ++i)
+      body_ << (i ? ", " : "") << ins[i];
+    body_ << " : ";
+    for (size_t i = 0; i < ins.size(); ++i)
+      body_ << (i ? ", " : "") << inTypes[i];
+    body_ << ") outs(" << e << " : " << t << ") {\n  ^bb0(";
+    for (size_t i = 0; i < ins.size(); ++i)
+      body_ << "%a" << i << ": f32, ";
+    body_ << "%o: f32):\n"
+          << body << "    linalg.yield %y : f32\n  } -> " << t << "\n";
+    return r;
+  }
+
+  /// A layer normalisation over the last dim, as exporters write it:
+  /// mean = sum / n, x - mean, var = sum((x - mean)^2) / n, and
+  /// (x - mean) * rsqrt(var + 1e-5), the row statistics broadcast back.
+  void layerNorm() {
+    const Value &a = pick();
+    size_t r = a.shape.size();
+    // Not under auto-cast: dividing by a row's deviation amplifies the bf16
+    // error of its input as much as the deviation is small (with 2 columns
+    // of a matmul's result, out of any fixed tolerance).
+    if (r < 2 || bf16_)
+      return softmax();
+    int64_t n = a.shape.back();
+    Shape rows(a.shape.begin(), a.shape.end() - 1);
+    std::string dims, rowDims;
+    for (size_t d = 0; d < r; ++d) {
+      dims += (d ? ", d" : "d") + std::to_string(d);
+      if (d + 1 < r)
+        rowDims += (d ? ", d" : "d") + std::to_string(d);
+    }
+    auto rowSum = [&](const std::string &x) {
+      std::string f = init(rows, "0.0"), res = fresh();
+      body_ << "  " << res << " = linalg.reduce ins(" << x << " : "
+            << typeOf(a.shape) << ") outs(" << f << " : " << typeOf(rows)
+            << ") dimensions = [" << r - 1 << "]\n    (%x: f32, %acc: f32) {\n"
+            << "      %s = arith.addf %x, %acc : f32\n"
+            << "      linalg.yield %s : f32\n    }\n";
+      return res;
+    };
+    std::string t = typeOf(a.shape), rt = typeOf(rows);
+    std::string inv = "    %c = arith.constant " + std::to_string(n) +
+                      ".0 : f32\n    %y = arith.divf %a0, %c : f32\n";
+    std::string mean = generic(rows, {rowSum(a.ssa)}, {rt}, {rowDims}, inv);
+    std::string centered =
+        generic(a.shape, {a.ssa, mean}, {t, rt}, {dims, rowDims},
+                "    %y = arith.subf %a0, %a1 : f32\n");
+    std::string squared = generic(a.shape, {centered}, {t}, {dims},
+                                  "    %y = arith.mulf %a0, %a0 : f32\n");
+    std::string var = generic(rows, {rowSum(squared)}, {rt}, {rowDims}, inv);
+    std::string res =
+        generic(a.shape, {centered, var}, {t, rt}, {dims, rowDims},
+                "    %eps = arith.constant 1.0e-5 : f32\n"
+                "    %v = arith.addf %a1, %eps : f32\n"
+                "    %s = math.rsqrt %v : f32\n"
+                "    %y = arith.mulf %a0, %s : f32\n");
+    Value v{res, a.shape, a.data};
+    for (size_t row = 0; row < v.data.size(); row += size_t(n)) {
+      double m = 0, q = 0;
+      for (int64_t i = 0; i < n; ++i)
+        m += a.data[row + size_t(i)];
+      m /= double(n);
+      for (int64_t i = 0; i < n; ++i)
+        q += (a.data[row + size_t(i)] - m) * (a.data[row + size_t(i)] - m);
+      q /= double(n);
+      for (int64_t i = 0; i < n; ++i)
+        v.data[row + size_t(i)] =
+            (a.data[row + size_t(i)] - m) / std::sqrt(q + 1e-5);
+    }
+    push(std::move(v));
+  }
+
+  /// One head of attention: softmax(q k^T / sqrt(d)) v with q [S, d] (a 2-D
+  /// value) and new inputs k, v [T, d], written as matmuls of a transposed
+  /// k, a scale and a softmax (the form attention exporters write).
+  void attention() {
+    const Value &q0 = pick();
+    if (q0.shape.size() != 2)
+      return matmul();
+    size_t qi = &q0 - values_.data();
+    int64_t s = q0.shape[0], d = q0.shape[1];
+    int64_t t = std::min<int64_t>(randomDim(), 16384 / std::max(s, d));
+    size_t ki = addInput({t, d}), vi = addInput({t, d});
+    const Value &q = values_[qi], &k = values_[ki], &vv = values_[vi];
+    std::string kt = init({d, t}, nullptr), ktr = fresh();
+    body_ << "  " << ktr << " = linalg.transpose ins(" << k.ssa << " : "
+          << typeOf(k.shape) << ") outs(" << kt << " : " << typeOf({d, t})
+          << ") permutation = [1, 0]\n";
+    std::string z = init({s, t}, "0.0"), sc = fresh();
+    body_ << "  " << sc << " = linalg.matmul ins(" << q.ssa << ", " << ktr
+          << " : " << typeOf(q.shape) << ", " << typeOf({d, t}) << ") outs("
+          << z << " : " << typeOf({s, t}) << ") -> " << typeOf({s, t}) << "\n";
+    double scale = 1.0 / std::sqrt(double(d));
+    char lit[64];
+    std::snprintf(lit, sizeof lit, "%.17e", scale);
+    std::string scaled =
+        generic({s, t}, {sc}, {typeOf({s, t})}, {"d0, d1"},
+                std::string("    %c = arith.constant ") + lit +
+                    " : f32\n    %y = arith.mulf %a0, %c : f32\n");
+    std::string pe = init({s, t}, nullptr), p = fresh();
+    body_ << "  " << p << " = linalg.softmax dimension(1) ins(" << scaled
+          << " : " << typeOf({s, t}) << ") outs(" << pe << " : "
+          << typeOf({s, t}) << ") -> " << typeOf({s, t}) << "\n";
+    std::string z2 = init({s, d}, "0.0"), o = fresh();
+    body_ << "  " << o << " = linalg.matmul ins(" << p << ", " << vv.ssa
+          << " : " << typeOf({s, t}) << ", " << typeOf(vv.shape) << ") outs("
+          << z2 << " : " << typeOf({s, d}) << ") -> " << typeOf({s, d}) << "\n";
+    // The reference rounds what the matmuls multiply as the compiler does
+    // (under auto-cast: q, k, the probabilities and v).
+    Value probs{p, {s, t}, std::vector<double>(size_t(s * t))};
+    std::vector<double> qd = operand(q), kd = operand(k);
+    for (int64_t i = 0; i < s; ++i) {
+      double m = -INFINITY, sum = 0;
+      double *row = &probs.data[size_t(i * t)];
+      for (int64_t j = 0; j < t; ++j) {
+        double x = 0;
+        for (int64_t l = 0; l < d; ++l)
+          x += qd[size_t(i * d + l)] * kd[size_t(j * d + l)];
+        row[j] = double(float(x)) * double(float(scale));
+        m = std::max(m, row[j]);
+      }
+      for (int64_t j = 0; j < t; ++j)
+        sum += row[j] = std::exp(row[j] - m);
+      for (int64_t j = 0; j < t; ++j)
+        row[j] /= sum;
+    }
+    std::vector<double> pd = operand(probs), vd = operand(vv);
+    Value out{o, {s, d}, std::vector<double>(size_t(s * d))};
+    for (int64_t i = 0; i < s; ++i)
+      for (int64_t l = 0; l < d; ++l) {
+        double acc = 0;
+        for (int64_t j = 0; j < t; ++j)
+          acc += pd[size_t(i * t + j)] * vd[size_t(j * d + l)];
+        out.data[size_t(i * d + l)] = acc;
+      }
+    push(std::move(out));
   }
 
   /// An elementwise linalg.generic with constants in its body: ReLU, a

@@ -16,6 +16,7 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -70,8 +71,12 @@ struct AttentionChain {
 
 /// The attention chain whose scores matmul is ops[start], if there is one
 /// and its kernel's resident K and V fit in half of `options`' SBUF budget.
+/// The casts, transposes and copies around Q, K, V and O it absorbs are not
+/// in `taken` (an earlier kernel's: one chain's output cast may be the next
+/// one's Q cast, which only one of them can absorb).
 std::optional<AttentionChain>
 findAttention(llvm::ArrayRef<mlir::Operation *> ops, size_t start,
+              const llvm::DenseSet<mlir::Operation *> &taken,
               const TileOptions &options);
 
 /// Emits the kernel before the builder's insertion point (the context

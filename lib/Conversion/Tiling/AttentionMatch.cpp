@@ -293,6 +293,7 @@ static bool writtenBetween(ArrayRef<Operation *> ops, Operation *from,
 static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         ArrayRef<Operation *> ops, Operation *end,
                         DenseSet<Operation *> &chain,
+                        const DenseSet<Operation *> &taken,
                         SmallVectorImpl<Operation *> &absorbed, double *scale,
                         int batchDim = -1, int64_t *group = nullptr) {
   Value x = freshAllocation(a);
@@ -300,6 +301,8 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     return false;
   auto type = cast<MemRefType>(x.getType());
   Operation *writer = soleOtherUser(x, chain);
+  if (taken.contains(writer))
+    return false;
   // The writer's input strides over the output's (= x's) dims.
   Value in;
   SmallVector<int64_t> inStrides;
@@ -360,6 +363,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
 static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
                                 int keyDim, ArrayRef<Operation *> ops,
                                 Operation *end, DenseSet<Operation *> &chain,
+                                const DenseSet<Operation *> &taken,
                                 SmallVectorImpl<Operation *> &absorbed,
                                 SmallVectorImpl<KeySegment> &segments) {
   Value x = freshAllocation(a);
@@ -383,6 +387,8 @@ static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
   for (Operation *user : usersThroughViews(x)) {
     if (chain.contains(user) || isBufferBookkeeping(user))
       continue;
+    if (taken.contains(user))
+      return false;
     auto copy = dyn_cast<memref::CopyOp>(user);
     auto target =
         copy ? copy.getTarget().getDefiningOp<memref::SubViewOp>() : nullptr;
@@ -458,6 +464,7 @@ static bool lookThroughAssembly(const Access &a, ArrayRef<int64_t> extents,
 static bool lookThroughOutput(Access &a, ArrayRef<int64_t> extents,
                               ArrayRef<Operation *> ops,
                               DenseSet<Operation *> &chain,
+                              const DenseSet<Operation *> &taken,
                               SmallVectorImpl<Operation *> &absorbed,
                               SmallVectorImpl<Operation *> &hoist) {
   Value x = freshAllocation(a);
@@ -465,6 +472,8 @@ static bool lookThroughOutput(Access &a, ArrayRef<int64_t> extents,
     return false;
   auto type = cast<MemRefType>(x.getType());
   Operation *reader = soleOtherUser(x, chain);
+  if (taken.contains(reader))
+    return false;
   // Where the reader puts element (i0, i1, ...) of x, per dim of x.
   Value y;
   SmallVector<int64_t> yStrides;
@@ -551,6 +560,7 @@ static bool bodyIs(linalg::GenericOp g, StringRef what) {
 
 std::optional<AttentionChain>
 tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
+                      const DenseSet<Operation *> &taken,
                       const TileOptions &options) {
   auto m1 = dyn_cast<linalg::LinalgOp>(ops[start]);
   if (!m1 || !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(ops[start]))
@@ -780,34 +790,34 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   SmallVector<int64_t> r2 = c.context.getStaticLoopRanges();
   ArrayRef<Operation *> before = upTo(c.context);
   for (int i = 0; i < 2 && lookThrough(c.q, *r1, before, c.context, chain,
-                                       c.absorbed, &c.innerScale);
+                                       taken, c.absorbed, &c.innerScale);
        ++i)
     ;
   // K^T and V through their casts, K's transpose, a broadcast to the
   // query heads and the head transpose before it.
   for (int i = 0;
-       i < 4 && lookThrough(c.kT, *r1, before, c.context, chain, c.absorbed,
-                            &c.innerScale, c.kB, &c.kGroup);
+       i < 4 && lookThrough(c.kT, *r1, before, c.context, chain, taken,
+                            c.absorbed, &c.innerScale, c.kB, &c.kGroup);
        ++i)
     ;
   for (int i = 0;
-       i < 4 && lookThrough(c.v, r2, before, c.context, chain, c.absorbed,
-                            /*scale=*/nullptr, c.vB, &c.vGroup);
+       i < 4 && lookThrough(c.v, r2, before, c.context, chain, taken,
+                            c.absorbed, /*scale=*/nullptr, c.vB, &c.vGroup);
        ++i)
     ;
   // K and V assembled from key ranges (a KV cache and the new token's)
   // are read from the ranges' sources.
   if (c.kGroup == 1)
-    lookThroughAssembly(c.kT, *r1, c.kCol, before, c.context, chain, c.absorbed,
-                        c.kSegments);
+    lookThroughAssembly(c.kT, *r1, c.kCol, before, c.context, chain, taken,
+                        c.absorbed, c.kSegments);
   if (c.vGroup == 1)
-    lookThroughAssembly(c.v, r2, c.vRow, before, c.context, chain, c.absorbed,
-                        c.vSegments);
+    lookThroughAssembly(c.v, r2, c.vRow, before, c.context, chain, taken,
+                        c.absorbed, c.vSegments);
   // And O to where the transpose or cast that reads it puts it.
   ArrayRef<Operation *> after =
       ops.drop_front(llvm::find(ops, c.context) - ops.begin() + 1);
-  for (int i = 0;
-       i < 2 && lookThroughOutput(c.out, r2, after, chain, c.absorbed, c.hoist);
+  for (int i = 0; i < 2 && lookThroughOutput(c.out, r2, after, chain, taken,
+                                             c.absorbed, c.hoist);
        ++i)
     ;
   // One PSUM bank holds a query block's context; K^T and V of one batch

@@ -147,7 +147,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // Attention: the whole chain is emitted where its context matmul is.
       if (fuseAttention && !absorbed.contains(op))
         if (std::optional<AttentionChain> chain =
-                findAttention(ops, i, options)) {
+                findAttention(ops, i, absorbed, options)) {
           absorbed.insert(op);
           absorbed.insert(chain->absorbed.begin(), chain->absorbed.end());
           Operation *context = chain->context;
