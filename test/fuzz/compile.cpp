@@ -68,6 +68,38 @@ Shape stridesOf(const Shape &s) {
   return st;
 }
 
+/// `batch` products of row-major [m, k] and [k, n] matrices (b's [k, n]
+/// given as [n, k] when `bTransposed`), in double.
+std::vector<double> matmulRef(const std::vector<double> &a,
+                              const std::vector<double> &b, int64_t batch,
+                              int64_t m, int64_t k, int64_t n,
+                              bool bTransposed = false) {
+  std::vector<double> c(size_t(batch * m * n));
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += a[size_t((p * m + i) * k + l)] *
+                 b[size_t(p * k * n + (bTransposed ? j * k + l : l * n + j))];
+        c[size_t((p * m + i) * n + j)] = sum;
+      }
+  return c;
+}
+
+/// Softmax of each row of `n` elements of `x`, in place.
+void softmaxRows(std::vector<double> &x, size_t n) {
+  for (size_t row = 0; row < x.size(); row += n) {
+    double m = -INFINITY, sum = 0;
+    for (size_t i = 0; i < n; ++i)
+      m = std::max(m, x[row + i]);
+    for (size_t i = 0; i < n; ++i)
+      sum += x[row + i] = std::exp(x[row + i] - m);
+    for (size_t i = 0; i < n; ++i)
+      x[row + i] /= sum;
+  }
+}
+
 std::string typeOf(const Shape &s) {
   std::string t = "tensor<";
   for (int64_t d : s)
@@ -307,16 +339,7 @@ private:
     body_ << "  " << r << " = linalg.matmul ins(" << a.ssa << ", " << b.ssa
           << " : " << typeOf(a.shape) << ", " << typeOf(b.shape) << ") outs("
           << f << " : " << typeOf({m, n}) << ") -> " << typeOf({m, n}) << "\n";
-    Value v{r, {m, n}, std::vector<double>(size_t(m * n))};
-    std::vector<double> ad = operand(a), bd = operand(b);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t l = 0; l < k; ++l)
-          s += ad[size_t(i * k + l)] * bd[size_t(l * n + j)];
-        v.data[size_t(i * n + j)] = s;
-      }
-    push(std::move(v));
+    push(Value{r, {m, n}, matmulRef(operand(a), operand(b), 1, m, k, n)});
   }
 
   void transpose() {
@@ -394,16 +417,7 @@ private:
           << ") ins(" << a.ssa << " : " << t << ") outs(" << e << " : " << t
           << ") -> " << t << "\n";
     Value v{r, a.shape, a.data};
-    size_t n = size_t(a.shape.back());
-    for (size_t row = 0; row < v.data.size(); row += n) {
-      double m = -INFINITY, sum = 0;
-      for (size_t i = 0; i < n; ++i)
-        m = std::max(m, a.data[row + i]);
-      for (size_t i = 0; i < n; ++i)
-        sum += v.data[row + i] = std::exp(a.data[row + i] - m);
-      for (size_t i = 0; i < n; ++i)
-        v.data[row + i] /= sum;
-    }
+    softmaxRows(v.data, size_t(a.shape.back()));
     push(std::move(v));
   }
 
@@ -608,18 +622,7 @@ private:
           << b.ssa << " : " << typeOf(a.shape) << ", " << typeOf(b.shape)
           << ") outs(" << f << " : " << typeOf(out) << ") -> " << typeOf(out)
           << "\n";
-    Value v{r, out, std::vector<double>(size_t(numElements(out)))};
-    std::vector<double> ad = operand(a), bd = operand(b);
-    for (int64_t p = 0; p < bs; ++p)
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double sum = 0;
-          for (int64_t l = 0; l < k; ++l)
-            sum += ad[size_t((p * m + i) * k + l)] *
-                   bd[size_t((p * k + l) * n + j)];
-          v.data[size_t((p * m + i) * n + j)] = sum;
-        }
-    push(std::move(v));
+    push(Value{r, out, matmulRef(operand(a), operand(b), bs, m, k, n)});
   }
 
   /// a + or * broadcast(b) along one dim of a (b: a new input of a's shape
@@ -787,33 +790,12 @@ private:
           << z2 << " : " << typeOf({s, d}) << ") -> " << typeOf({s, d}) << "\n";
     // The reference rounds what the matmuls multiply as the compiler does
     // (under auto-cast: q, k, the probabilities and v).
-    Value probs{p, {s, t}, std::vector<double>(size_t(s * t))};
-    std::vector<double> qd = operand(q), kd = operand(k);
-    for (int64_t i = 0; i < s; ++i) {
-      double m = -INFINITY, sum = 0;
-      double *row = &probs.data[size_t(i * t)];
-      for (int64_t j = 0; j < t; ++j) {
-        double x = 0;
-        for (int64_t l = 0; l < d; ++l)
-          x += qd[size_t(i * d + l)] * kd[size_t(j * d + l)];
-        row[j] = double(float(x)) * double(float(scale));
-        m = std::max(m, row[j]);
-      }
-      for (int64_t j = 0; j < t; ++j)
-        sum += row[j] = std::exp(row[j] - m);
-      for (int64_t j = 0; j < t; ++j)
-        row[j] /= sum;
-    }
-    std::vector<double> pd = operand(probs), vd = operand(vv);
-    Value out{o, {s, d}, std::vector<double>(size_t(s * d))};
-    for (int64_t i = 0; i < s; ++i)
-      for (int64_t l = 0; l < d; ++l) {
-        double acc = 0;
-        for (int64_t j = 0; j < t; ++j)
-          acc += pd[size_t(i * t + j)] * vd[size_t(j * d + l)];
-        out.data[size_t(i * d + l)] = acc;
-      }
-    push(std::move(out));
+    // The scores as the compiler has them: f32, scaled in f32.
+    Value probs{p, {s, t}, matmulRef(operand(q), operand(k), 1, s, d, t, true)};
+    for (double &x : probs.data)
+      x = double(float(x)) * double(float(scale));
+    softmaxRows(probs.data, size_t(t));
+    push(Value{o, {s, d}, matmulRef(operand(probs), operand(vv), 1, s, t, d)});
   }
 
   /// An elementwise linalg.generic with constants in its body: ReLU, a
