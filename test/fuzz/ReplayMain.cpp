@@ -62,10 +62,10 @@ int main(int argc, char **argv) {
   if (LLVMFuzzerInitialize)
     LLVMFuzzerInitialize(&argc, &argv);
   if (argc >= 3 && std::strcmp(argv[1], "--random") == 0) {
-    char *end = nullptr;
+    char *end = nullptr, *seedEnd = nullptr;
     long count = std::strtol(argv[2], &end, 10);
-    unsigned long seed = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 1;
-    if (*end || count < 0 || argc > 4) {
+    unsigned long seed = argc > 3 ? std::strtoul(argv[3], &seedEnd, 10) : 1;
+    if (*end || count < 0 || argc > 4 || (seedEnd && *seedEnd)) {
       std::fprintf(stderr, "replay: usage: --random COUNT [SEED]\n");
       return 2;
     }
