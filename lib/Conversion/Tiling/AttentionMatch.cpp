@@ -247,13 +247,6 @@ static Operation *soleOtherUser(Value x, const DenseSet<Operation *> &chain) {
   return other;
 }
 
-/// The buffer under all of `v`'s views.
-static Value viewRoot(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// Whether an op of `ops` after `from` and before `end` writes the buffer
 /// under `v`.
 static bool writtenBetween(ArrayRef<Operation *> ops, Operation *from,

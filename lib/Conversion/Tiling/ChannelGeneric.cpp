@@ -255,18 +255,13 @@ tiling::channelTensors(linalg::GenericOp op) {
   // Buffers some operand does not index in place go from and to HBM, for
   // every operand that names them (a collapsedPooling's maps are checked
   // there).
-  auto rootOf = [](Value v) {
-    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-      v = view.getViewSource();
-    return v;
-  };
   llvm::SmallDenseSet<Value, 4> viaHbm;
   if (classify(op))
     for (auto [i, a] : llvm::enumerate(s->operands))
       if (a.buffer && !indexesInPlace(op, unsigned(i)))
-        viaHbm.insert(rootOf(a.buffer));
+        viaHbm.insert(viewRoot(a.buffer));
   for (auto [i, a] : llvm::enumerate(s->operands)) {
-    if (a.buffer && viaHbm.contains(rootOf(a.buffer)))
+    if (a.buffer && viaHbm.contains(viewRoot(a.buffer)))
       continue;
     bool init = i + 1 == s->operands.size();
     bool read = !init || !op.getRegion().front().getArgument(i).use_empty();

@@ -26,6 +26,12 @@ bool tiling::isBufferBookkeeping(Operation *op) {
              arith::ConstantOp, func::ReturnOp>(op);
 }
 
+Value tiling::viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
 Value tiling::reshapeRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
@@ -192,11 +198,6 @@ linalg::MatmulOp tiling::findSiblingMatmul(ArrayRef<Operation *> ops,
   auto m1 = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
   if (!m1 || !epilogue)
     return {};
-  auto root = [](Value v) {
-    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-      v = view.getViewSource();
-    return v;
-  };
   for (OpOperand *in : epilogue.getDpsInputOperands()) {
     Value out0 = in->get();
     if (out0 == m1.getDpsInits()[0] ||
@@ -226,7 +227,8 @@ linalg::MatmulOp tiling::findSiblingMatmul(ArrayRef<Operation *> ops,
         }))
       continue;
     // Its inputs still hold what it would have read where the epilogue is.
-    Value a = root(m0.getDpsInputs()[0]), b = root(m0.getDpsInputs()[1]);
+    Value a = viewRoot(m0.getDpsInputs()[0]),
+          b = viewRoot(m0.getDpsInputs()[1]);
     bool written = false, between = false;
     for (Operation *op : ops) {
       if (op == epilogue.getOperation())
@@ -243,7 +245,7 @@ linalg::MatmulOp tiling::findSiblingMatmul(ArrayRef<Operation *> ops,
       if (auto copy = dyn_cast<memref::CopyOp>(op))
         targets.push_back(copy.getTarget());
       for (Value t : targets)
-        written |= root(t) == a || root(t) == b;
+        written |= viewRoot(t) == a || viewRoot(t) == b;
     }
     if (!written)
       return m0;

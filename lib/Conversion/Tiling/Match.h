@@ -26,6 +26,10 @@ bool isBufferBookkeeping(mlir::Operation *op);
 /// is of; `v` itself otherwise.
 mlir::Value reshapeRoot(mlir::Value v);
 
+/// The buffer under all of `v`'s views (subviews, reshapes, casts); `v`
+/// itself otherwise.
+mlir::Value viewRoot(mlir::Value v);
+
 /// The ops that use `buffer` or a view of it.
 llvm::DenseSet<mlir::Operation *> usersThroughViews(mlir::Value buffer);
 

@@ -42,12 +42,6 @@ constexpr int64_t kKernelScratchBytes = 32 * 1024;
 // A resident tensor takes at most 1 / kMaxResidentShare of SBUF.
 constexpr int64_t kMaxResidentShare = 2;
 
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// The [N, C, H, W] an identity-layout HBM allocation holds, if it may
 /// become resident: a 4-D one, a 2-D [N, C] one (a global pooling's result
 /// that a classifier's matmul reads), or a 1-D one of N * C elements that
@@ -166,7 +160,7 @@ struct Planner {
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
-    Value root = rootOf(v);
+    Value root = viewRoot(v);
     if (!isCandidateRoot(root))
       return nullptr;
     return &candidates[root];
@@ -193,12 +187,12 @@ struct Planner {
     if (!write) {
       if (convType && (!c->convReadType || *c->convReadType == *convType))
         c->convReadType = *convType;
-      else if (through && isCandidateRoot(rootOf(through)))
-        c->through.push_back(rootOf(through));
+      else if (through && isCandidateRoot(viewRoot(through)))
+        c->through.push_back(viewRoot(through));
       else
         c->otherReads = true;
     }
-    Value root = rootOf(v);
+    Value root = viewRoot(v);
     std::optional<Start> start = startOf(v, root);
     if (!start || (start->stepped() && !stepped)) {
       c->ok = false;
@@ -305,7 +299,7 @@ struct Planner {
       use(out, kpos, false);
       use(pool->op.getDpsInits()[0], kpos, true);
     }
-    if (Candidate *c = at(in); c && rootOf(in) == rootOf(out))
+    if (Candidate *c = at(in); c && viewRoot(in) == viewRoot(out))
       c->ok = false; // the kernel would overwrite rows it still reads
     // Filter, two bands of the fewest rows and scratch, twice over (the
     // kernel budgets bands against half of what it is given).
@@ -332,7 +326,7 @@ struct Planner {
     if (!findFill(y, op, poolIdentity(isMax)))
       use(y, pos, false);
     use(y, pos, true);
-    if (Candidate *c = at(in); c && rootOf(in) == rootOf(y))
+    if (Candidate *c = at(in); c && viewRoot(in) == viewRoot(y))
       c->ok = false;
     // Pool.cpp: a band's input, row and output tiles twice over within half
     // of what it is given.
@@ -395,7 +389,7 @@ struct Planner {
         anchor[op] = op;
         use(u->in, pos, false, nullptr, std::nullopt, false, u->out);
         use(u->out, pos, true);
-        if (Candidate *c = at(u->in); c && rootOf(u->in) == rootOf(u->out))
+        if (Candidate *c = at(u->in); c && viewRoot(u->in) == viewRoot(u->out))
           c->ok = false;
         capacity[pos] =
             std::max<int64_t>(0, sbufBytes - 2 * kKernelScratchBytes);
@@ -453,7 +447,7 @@ struct Planner {
 std::optional<ResidentRef> Residents::lookup(Value v) const {
   if (tensors.empty() || !llvm::isa<MemRefType>(v.getType()))
     return std::nullopt;
-  Value root = rootOf(v);
+  Value root = viewRoot(v);
   auto it = tensors.find(root);
   if (it == tensors.end())
     return std::nullopt;
