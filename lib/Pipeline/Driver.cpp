@@ -155,12 +155,15 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
       phaseScope = driver.timing->nest(compilePhaseName(p).str());
       pm.enableTiming(*phaseScope);
     }
-    pm.enableVerifier(driver.verifyEach);
+    pm.enableVerifier(driver.verify == VerifyLevel::Each);
     addPhasePasses(pm, options, p);
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(module)))
       return failure();
-    if (!driver.verifyEach) {
+    bool verifyPhase = driver.verify == VerifyLevel::Phases ||
+                       (driver.verify == VerifyLevel::Ends &&
+                        (p == CompilePhase::Graph || p == last));
+    if (verifyPhase) {
       std::optional<TimingScope> verifyScope;
       if (phaseScope)
         verifyScope = phaseScope->nest("verify");

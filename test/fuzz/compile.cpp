@@ -918,7 +918,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (gen.autoCast())
     options.autoCast = "matmul";
   CompileReport report;
-  mlir::FailureOr<std::string> binary = compileModule(*module, options, report);
+  // Every phase's IR is verified: a pass that writes invalid IR is a
+  // finding even when a later pass happens to cope with it.
+  DriverOptions driver;
+  driver.verify = VerifyLevel::Phases;
+  mlir::FailureOr<std::string> binary =
+      compileModule(*module, options, report, driver);
   if (failed(binary)) {
     std::string kind = quiet.first.substr(0, quiet.first.find('\n'));
     if (!isKnownLimitation(kind))

@@ -70,12 +70,17 @@ static cl::list<std::string>
                 cl::desc("MODEL.onnx: static shape of a graph input, "
                          "NAME:AxBxC (repeatable)"),
                 cl::value_desc("NAME:AxBxC"), cl::cat(nkiOptions));
-static cl::opt<bool> verifyEach(
-    "verify-each",
-    cl::desc("Verify the IR after every pass (default: after every phase; "
-             "the straight-line phases hold one op per instruction, and "
-             "each verification walks all of them)"),
-    cl::init(false), cl::cat(nkiOptions));
+static cl::opt<nki::VerifyLevel> verifyLevel(
+    "verify", cl::desc("When to verify the IR (default: ends)"),
+    cl::values(clEnumValN(nki::VerifyLevel::Ends, "ends",
+                          "after the graph phase and the last one"),
+               clEnumValN(nki::VerifyLevel::Phases, "phases",
+                          "after every phase"),
+               clEnumValN(nki::VerifyLevel::Each, "each", "after every pass")),
+    cl::init(nki::VerifyLevel::Ends), cl::cat(nkiOptions));
+static cl::opt<bool> verifyEach("verify-each",
+                                cl::desc("Same as --verify=each"),
+                                cl::init(false), cl::cat(nkiOptions));
 static cl::opt<bool> report("report",
                             cl::desc("Print time per phase, SBUF/PSUM peak "
                                      "use and instructions per engine"),
@@ -158,7 +163,7 @@ int main(int argc, char **argv) {
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope root = timing.getRootScope();
   nki::DriverOptions driver;
-  driver.verifyEach = verifyEach;
+  driver.verify = verifyEach ? nki::VerifyLevel::Each : verifyLevel;
   if (timing.isEnabled())
     driver.timing = &root;
   driver.configure = [](PassManager &pm) {

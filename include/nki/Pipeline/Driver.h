@@ -54,9 +54,22 @@ mlir::OwningOpRef<mlir::ModuleOp>
 loadSource(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context, bool onnx,
            const ONNXImportOptions &onnxOptions = {});
 
+/// How often compileModule verifies the IR.
+enum class VerifyLevel {
+  /// The graph phase's result (what the frontend and graph passes made of
+  /// the input) and the last phase's (the program the binary encodes).
+  /// The tiled, planned and scheduled phases hold one op per tile or
+  /// instruction, and verifying each costs about a sixth of a large
+  /// compile; the binary's own ISA checks stay on either way.
+  Ends,
+  /// After every phase.
+  Phases,
+  /// After every pass.
+  Each,
+};
+
 struct DriverOptions {
-  /// Verify after every pass instead of after every phase.
-  bool verifyEach = false;
+  VerifyLevel verify = VerifyLevel::Ends;
   /// When enabled, each phase (and its verification) is timed under it.
   mlir::TimingScope *timing = nullptr;
   /// Configures each phase's pass manager (nki-compile: MLIR's IR printing

@@ -56,6 +56,10 @@ FailureOr<std::vector<LoweredInst>> lowerFunction(const isa::TargetDesc &target,
                                                   func::FuncOp func,
                                                   StringRef pass) {
   std::vector<LoweredInst> ops;
+  // About one instruction per op (structural ops have none, a large DMA
+  // several): growing by doubling would copy a million instructions
+  // around; reserved pages that stay unused are never touched.
+  ops.reserve(func.getBody().front().getOperations().size());
   bool ok = true;
   for (Operation &op : func.getBody().front()) {
     if (isStructural(&op))

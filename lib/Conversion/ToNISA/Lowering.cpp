@@ -639,19 +639,23 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
   };
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
+    bool ok = true;
     for (isa::Instruction &part : splitDma(inst, target)) {
       lowered.forms.clear();
       lowered.variants.clear();
       lowered.accesses = getAccesses(part);
       tryForm(std::move(part), {isa::StreamId{isa::Engine::DMA, 0}});
-      if (lowered.variants.empty())
+      if (lowered.variants.empty()) {
+        ok = false;
         break;
+      }
       for (int q = 1; q < target.numDmaQueues; ++q)
         lowered.variants.push_back(
             Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, 0});
-      out.push_back(lowered);
+      // Moved: the next part refills every field.
+      out.push_back(std::move(lowered));
     }
-    if (!lowered.variants.empty())
+    if (ok)
       return success();
   } else {
     SmallVector<isa::StreamId, 2> streams;

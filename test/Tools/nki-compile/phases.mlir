@@ -7,10 +7,17 @@
 // RUN: nki-compile %s --compile-to=nisa --target=trn3 | FileCheck %s --check-prefix=TRN3
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: nki-translate --binary-to-nisa %t.nkb | FileCheck %s --check-prefix=NISA
-// The IR is verified after each phase; --verify-each verifies it after
-// every pass, with the same result.
+// The IR is verified after the graph phase and the last one by default;
+// --verify=phases after every phase and --verify-each (--verify=each)
+// after every pass, with the same result.
+// RUN: nki-compile %s --verify=phases -o %t.phases.nkb
+// RUN: cmp %t.nkb %t.phases.nkb
 // RUN: nki-compile %s --verify-each -o %t.each.nkb
 // RUN: cmp %t.nkb %t.each.nkb
+// RUN: nki-compile %s --verify=each -o %t.each2.nkb
+// RUN: cmp %t.nkb %t.each2.nkb
+// RUN: not nki-compile %s --verify=sometimes -o %t.bad.nkb 2>&1 | FileCheck %s --check-prefix=BADVERIFY
+// BADVERIFY: Cannot find option named 'sometimes'
 
 // GRAPH-LABEL: func.func @main
 // GRAPH: linalg.matmul
