@@ -9,10 +9,13 @@
 //===----------------------------------------------------------------------===//
 #include "nki/Analysis/Dependences.h"
 
+#include "absl/container/inlined_vector.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <thread>
 #include <unordered_map>
 
@@ -36,7 +39,10 @@ struct Run {
   uint64_t end = 0;
   InstrId writer = kNone; // of every lane, while `laneWriters` is null
   std::unique_ptr<std::array<InstrId, kLanes>> laneWriters;
-  std::vector<Reader> readers; // in program order
+  // In program order; rarely more than two, kept inline (a million runs
+  // each with a heap block of readers cost a tenth of a large compile in
+  // malloc and free).
+  absl::InlinedVector<Reader, 2> readers;
 
   explicit Run(uint64_t end = 0) : end(end) {}
   Run(const Run &o)
@@ -84,7 +90,10 @@ struct Run {
         (*laneWriters)[lane] = i;
   }
 };
-using RunMap = std::map<uint64_t, Run>; // keyed by the run's first byte
+// Keyed by the run's first byte. The nodes come from the builder's pool:
+// runs are split and merged all the time, and the pool recycles their nodes
+// without a trip through malloc.
+using RunMap = std::pmr::map<uint64_t, Run>;
 
 class DependenceBuilder {
 public:
@@ -136,7 +145,7 @@ public:
     run.end = a.end;
     run.setWriter(kAll, i);
     run.readers.clear();
-    memories[a.memory].erase(std::next(first), last);
+    runsOf(a.memory).erase(std::next(first), last);
   }
 
   /// Ends instruction `i`: its edges, each predecessor once, join the
@@ -166,7 +175,7 @@ private:
   /// One search of the map; the rest are hinted insertions next to `it`.
   std::pair<RunMap::iterator, RunMap::iterator>
   covered(const MemoryAccess &a) {
-    RunMap &runs = memories[a.memory];
+    RunMap &runs = runsOf(a.memory);
     auto it = runs.upper_bound(a.begin);
     if (it != runs.begin()) {
       auto prev = std::prev(it);
@@ -196,6 +205,12 @@ private:
     return {first, it};
   }
 
+  RunMap &runsOf(uint32_t memory) {
+    return memories.try_emplace(memory, &pool).first->second;
+  }
+
+  // Before `memories`, which hands its nodes back to it when destroyed.
+  std::pmr::unsynchronized_pool_resource pool;
   std::unordered_map<uint32_t, RunMap> memories;
   std::vector<Dependence> edges;   // final, sorted by (succ, pred)
   std::vector<Dependence> pending; // the current instruction's

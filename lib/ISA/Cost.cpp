@@ -239,7 +239,10 @@ int64_t dmaHbmBytes(const Instruction &inst) {
 }
 
 int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst) {
-  DmaDescriptorStats stats = dmaDescriptors(target, inst);
+  return dmaBusyPs(target, dmaDescriptors(target, inst));
+}
+
+int64_t dmaBusyPs(const TargetDesc &target, const DmaDescriptorStats &stats) {
   return ceilDiv(stats.chargedBytes * 1000, target.dmaBytesPerNs);
 }
 

@@ -55,6 +55,7 @@ int64_t dmaHbmBytes(const Instruction &inst);
 
 /// DMA: the queue is busy for ceil(chargedBytes * 1000 / dmaBytesPerNs) ps.
 int64_t dmaBusyPs(const TargetDesc &target, const Instruction &inst);
+int64_t dmaBusyPs(const TargetDesc &target, const DmaDescriptorStats &stats);
 
 /// Useful FLOPs of a matmul (2*K*M*N), 0 otherwise.
 int64_t matmulFlops(const Instruction &inst);

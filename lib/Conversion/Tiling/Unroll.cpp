@@ -42,11 +42,17 @@ struct NKIUnrollPass : nki::impl::NKIUnrollBase<NKIUnrollPass> {
     // Top down, constants fold into their users in one sweep; the body is
     // one block, so there is no region to simplify (that walk cost a
     // fifth of the pass on programs of 100 k instructions).
+    // One top-down sweep: its worklist folds each unrolled index chain as
+    // far as it goes (an op that changes queues its users). A second sweep
+    // would only confirm that nothing is left, at the cost of the first
+    // (a tenth of a large compile), so convergence is not asked for:
+    // canonicalization here is an optimisation, and whatever it leaves
+    // is still valid tile code.
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(func, std::move(patterns), config)))
-      return signalPassFailure();
+    config.setMaxIterations(1);
+    (void)applyPatternsGreedily(func, std::move(patterns), config);
   }
 };
 } // namespace

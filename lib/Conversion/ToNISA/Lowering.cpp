@@ -281,11 +281,12 @@ SmallVector<isa::Instruction, 4> cutRows(const isa::Instruction &inst,
 /// of 87 elements, 348 bytes each paid as 512) costs more than it spreads.
 SmallVector<isa::Instruction, 4> splitRows(const isa::Instruction &inst,
                                            const isa::TargetDesc &target) {
-  int64_t busy = isa::dmaBusyPs(target, inst);
+  isa::DmaDescriptorStats stats = isa::dmaDescriptors(target, inst);
+  int64_t busy = isa::dmaBusyPs(target, stats);
   int64_t rows = inst.dst.rank ? inst.dst.dims[0].size : 1;
   int64_t n = std::min(
       {(busy + kRowPieceBusyPs - 1) / kRowPieceBusyPs, kMaxRowPieces, rows});
-  int64_t whole = isa::dmaDescriptors(target, inst).chargedBytes;
+  int64_t whole = stats.chargedBytes;
   for (; busy > kMaxRowBusyPs && n >= 2; --n) {
     SmallVector<isa::Instruction, 4> pieces = cutRows(inst, n);
     if (pieces.empty())
