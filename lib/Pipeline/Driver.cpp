@@ -160,9 +160,13 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
     auto start = std::chrono::steady_clock::now();
     if (failed(pm.run(module)))
       return failure();
+    // Under Ends a binary's nisa program is not verified as IR: the
+    // encoder checks it whole against the ISA (isa::verifyProgram), the
+    // checks the nisa ops' verifiers make.
+    bool verifyLast = p == last && options.compileTo != CompilePhase::Binary;
     bool verifyPhase = driver.verify == VerifyLevel::Phases ||
                        (driver.verify == VerifyLevel::Ends &&
-                        (p == CompilePhase::Graph || p == last));
+                        (p == CompilePhase::Graph || verifyLast));
     if (verifyPhase) {
       std::optional<TimingScope> verifyScope;
       if (phaseScope)

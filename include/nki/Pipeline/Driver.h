@@ -57,10 +57,11 @@ loadSource(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context, bool onnx,
 /// How often compileModule verifies the IR.
 enum class VerifyLevel {
   /// The graph phase's result (what the frontend and graph passes made of
-  /// the input) and the last phase's (the program the binary encodes).
-  /// The tiled, planned and scheduled phases hold one op per tile or
-  /// instruction, and verifying each costs about a sixth of a large
-  /// compile; the binary's own ISA checks stay on either way.
+  /// the input) and the last phase's when it is printed. The tiled,
+  /// planned and scheduled phases hold one op per tile or instruction and
+  /// verifying them cost a sixth of a large compile; a binary's nisa
+  /// program is checked whole against the ISA by the encoder instead (the
+  /// checks the nisa ops' verifiers make).
   Ends,
   /// After every phase.
   Phases,
