@@ -23,6 +23,7 @@
 #include "nkb.pb.h"
 #include "nki/ISA/Verify.h"
 
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -392,7 +393,14 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
 /// The whole file, or an error when the message exceeds Protobuf's 2 GiB
 /// limit (constants that large do not fit a version-1 container).
 absl::StatusOr<std::string> encodeChecked(const Program &program) {
-  nkb::Program msg;
+  // The message tree of a large program is millions of small objects: an
+  // arena allocates them in large blocks and frees them all at once.
+  google::protobuf::ArenaOptions arenaOptions;
+  arenaOptions.start_block_size = 64 * 1024;
+  arenaOptions.max_block_size = 4 * 1024 * 1024;
+  google::protobuf::Arena arena(arenaOptions);
+  nkb::Program &msg =
+      *google::protobuf::Arena::CreateMessage<nkb::Program>(&arena);
   encodeMessage(program, msg);
   size_t size = msg.ByteSizeLong();
   if (size > size_t(INT_MAX))

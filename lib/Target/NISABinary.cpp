@@ -23,7 +23,12 @@ FailureOr<isa::Program> nki::programFromNISA(ProgramOp op) {
     }
     auto stream = cast<StreamOp>(child);
     isa::Stream &out = program.getOrCreateStream(*stream.getStreamId());
-    for (Operation &inst : stream.getBody().front()) {
+    // A million instructions of a kilobyte each: grown by doubling, the
+    // vector would be copied to fresh pages about twenty times.
+    Block &body = stream.getBody().front();
+    out.instructions.reserve(out.instructions.size() +
+                             body.getOperations().size());
+    for (Operation &inst : body) {
       if (inst.hasAttr(kSeqAttr))
         return inst.emitOpError()
                << "has '" << kSeqAttr
