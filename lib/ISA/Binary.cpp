@@ -23,7 +23,6 @@
 #include "nkb.pb.h"
 #include "nki/ISA/Verify.h"
 
-#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -194,7 +193,9 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
   out->set_loc(inst.loc);
 }
 
-void encodeMessage(const Program &program, nkb::Program &msg) {
+/// The fields of nkb.Program before its streams (ProgramEncoder writes
+/// those one instruction at a time).
+void encodeHeader(const Program &program, nkb::Program &msg) {
   msg.set_target(program.target);
   for (const TensorDecl &t : program.tensors) {
     nkb::Tensor *pt = msg.add_tensors();
@@ -208,12 +209,6 @@ void encodeMessage(const Program &program, nkb::Program &msg) {
     pt->set_host_type(uint32_t(t.host));
   }
   msg.set_num_semaphores(program.numSemaphores);
-  for (const Stream &s : program.streams) {
-    nkb::Stream *ps = msg.add_streams();
-    ps->set_stream(uint32_t(s.id.index()));
-    for (const Instruction &inst : s.instructions)
-      encodeInstruction(inst, ps->add_instructions());
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,37 +385,110 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
   return program;
 }
 
-/// The whole file, or an error when the message exceeds Protobuf's 2 GiB
-/// limit (constants that large do not fit a version-1 container).
-absl::StatusOr<std::string> encodeChecked(const Program &program) {
-  // The message tree of a large program is millions of small objects: an
-  // arena allocates them in large blocks and frees them all at once.
-  google::protobuf::ArenaOptions arenaOptions;
-  arenaOptions.start_block_size = 64 * 1024;
-  arenaOptions.max_block_size = 4 * 1024 * 1024;
-  google::protobuf::Arena arena(arenaOptions);
-  nkb::Program &msg =
-      *google::protobuf::Arena::CreateMessage<nkb::Program>(&arena);
-  encodeMessage(program, msg);
+/// Appends `msg`'s serialization to `out` (ByteSizeLong called first;
+/// nkb.proto has no map fields, so every serialization is deterministic).
+/// Written straight into the string: a StringOutputStream on a long
+/// string pads its whole spare capacity on every use.
+void appendSerialized(const google::protobuf::MessageLite &msg,
+                      std::string &out) {
+  size_t at = out.size();
+  out.resize(at + size_t(msg.GetCachedSize()));
+  msg.SerializeWithCachedSizesToArray(
+      reinterpret_cast<uint8_t *>(out.data() + at));
+}
+
+/// Appends a length-delimited field (`tag`, varint length, bytes).
+void appendField(uint32_t tag, std::string_view bytes, std::string &out) {
+  using google::protobuf::io::CodedOutputStream;
+  uint8_t prefix[2 * 10]; // two varints of at most 10 bytes
+  uint8_t *end = CodedOutputStream::WriteTagToArray(tag, prefix);
+  end = CodedOutputStream::WriteVarint64ToArray(bytes.size(), end);
+  out.append(reinterpret_cast<const char *>(prefix), size_t(end - prefix));
+  out.append(bytes);
+}
+
+/// Field tags of nkb.Program.streams and nkb.Stream.instructions
+/// (length-delimited, wire type 2).
+constexpr uint32_t kStreamsTag = (4 << 3) | 2;
+constexpr uint32_t kInstructionsTag = (2 << 3) | 2;
+
+} // namespace
+
+// The payload is written as Protobuf would serialize the whole nkb.Program
+// (fields in number order, streams last): the header's fields, then each
+// stream as a length-delimited field holding its id and its instructions.
+ProgramEncoder::ProgramEncoder(const Program &header)
+    : scratch(std::make_unique<nkb::Instruction>()) {
+  payload.assign(kBinaryHeaderBytes, '\0');
+  nkb::Program msg;
+  encodeHeader(header, msg);
   size_t size = msg.ByteSizeLong();
+  if (size > size_t(INT_MAX)) {
+    tooLarge = size; // Protobuf cannot serialize it; finish() says so
+    return;
+  }
+  appendSerialized(msg, payload);
+}
+
+ProgramEncoder::~ProgramEncoder() = default;
+
+void ProgramEncoder::beginStream(StreamId id) {
+  endStream();
+  open = true;
+  nkb::Stream msg;
+  msg.set_stream(uint32_t(id.index()));
+  msg.ByteSizeLong();
+  appendSerialized(msg, stream);
+}
+
+void ProgramEncoder::add(const Instruction &inst) {
+  assert(open && "add() before beginStream()");
+  scratch->Clear();
+  encodeInstruction(inst, scratch.get());
+  scratch->ByteSizeLong();
+  instruction.clear();
+  appendSerialized(*scratch, instruction);
+  appendField(kInstructionsTag, instruction, stream);
+}
+
+void ProgramEncoder::endStream() {
+  if (!open)
+    return;
+  if (stream.size() > size_t(INT_MAX))
+    tooLarge = std::max(tooLarge, stream.size());
+  if (!tooLarge)
+    appendField(kStreamsTag, stream, payload);
+  stream.clear();
+  open = false;
+}
+
+absl::StatusOr<std::string> ProgramEncoder::finish() && {
+  endStream();
+  size_t size = std::max(tooLarge, payload.size() - kBinaryHeaderBytes);
   if (size > size_t(INT_MAX))
     return absl::ResourceExhaustedError(
         detail::cat("program too large for a .nkb binary: ", size,
                     " bytes of payload, the format holds at most ", INT_MAX));
-  std::string out(kBinaryHeaderBytes, '\0');
-  out.replace(0, kBinaryMagic.size(), kBinaryMagic);
-  putLE(out, kVersionAt, 4, kBinaryFormatVersion);
-  out.reserve(kBinaryHeaderBytes + size);
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    msg.SerializeWithCachedSizes(&coded);
+  payload.replace(0, kBinaryMagic.size(), kBinaryMagic);
+  putLE(payload, kVersionAt, 4, kBinaryFormatVersion);
+  std::string_view body = std::string_view(payload).substr(kBinaryHeaderBytes);
+  putLE(payload, kLengthAt, kLengthBytes, body.size());
+  putLE(payload, kChecksumAt, kChecksumBytes, crc32(body));
+  return std::move(payload);
+}
+
+namespace {
+
+/// The whole file, or an error when the message exceeds Protobuf's 2 GiB
+/// limit (constants that large do not fit a version-1 container).
+absl::StatusOr<std::string> encodeChecked(const Program &program) {
+  ProgramEncoder encoder(program);
+  for (const Stream &s : program.streams) {
+    encoder.beginStream(s.id);
+    for (const Instruction &inst : s.instructions)
+      encoder.add(inst);
   }
-  std::string_view payload = std::string_view(out).substr(kBinaryHeaderBytes);
-  putLE(out, kLengthAt, kLengthBytes, payload.size());
-  putLE(out, kChecksumAt, kChecksumBytes, crc32(payload));
-  return out;
+  return std::move(encoder).finish();
 }
 
 } // namespace

@@ -721,18 +721,26 @@ absl::Status verifyProgram(const Program &program) {
     if (!streamIds.insert(stream.id.index()).second)
       return absl::InvalidArgumentError(
           detail::cat("stream ", sname, " appears twice"));
-    for (size_t k = 0; k < stream.instructions.size(); ++k) {
-      const Instruction &inst = stream.instructions[k];
-      absl::Status s =
-          verifyInstruction(*target, stream.id, inst, program.numSemaphores);
-      if (!s.ok())
-        return absl::InvalidArgumentError(detail::cat(
-            sname, " instruction ", k,
-            inst.loc.empty() ? "" : detail::cat(" (", inst.loc, ")"), ": ",
-            s.message()));
-    }
+    for (size_t k = 0; k < stream.instructions.size(); ++k)
+      if (absl::Status s = verifyProgramInstruction(*target, stream.id, k,
+                                                    stream.instructions[k],
+                                                    program.numSemaphores);
+          !s.ok())
+        return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status verifyProgramInstruction(const TargetDesc &target, StreamId stream,
+                                      size_t index, const Instruction &inst,
+                                      uint32_t numSemaphores) {
+  absl::Status s = verifyInstruction(target, stream, inst, numSemaphores);
+  if (s.ok())
+    return s;
+  return absl::InvalidArgumentError(
+      detail::cat(streamName(stream), " instruction ", index,
+                  inst.loc.empty() ? "" : detail::cat(" (", inst.loc, ")"),
+                  ": ", s.message()));
 }
 
 } // namespace nki::isa

@@ -127,10 +127,7 @@ FailureOr<std::string> nki::encodeNISA(ModuleOp module) {
     return module.emitError("expected one nisa.program after compilation, "
                             "found ")
            << programs.size();
-  FailureOr<isa::Program> program = programFromNISA(programs.front());
-  if (failed(program))
-    return failure();
-  return isa::encodeProgram(*program);
+  return binaryFromNISA(programs.front());
 }
 
 FailureOr<std::string>

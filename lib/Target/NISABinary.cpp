@@ -3,6 +3,7 @@
 #include "nki/Target/NISABinary.h"
 
 #include "nki/Dialect/NISA/ISAConversion.h"
+#include "nki/ISA/Binary.h"
 #include "nki/ISA/Verify.h"
 
 #include "mlir/IR/Builders.h"
@@ -12,36 +13,105 @@ using namespace mlir;
 using namespace nki;
 using namespace nki::nisa;
 
-FailureOr<isa::Program> nki::programFromNISA(ProgramOp op) {
-  isa::Program program;
-  program.target = op.getTarget().str();
-  program.numSemaphores = *op.getNumSemaphores();
+/// `op`'s target, semaphore count and tensors (in IR order), and its
+/// stream ops grouped by stream in index order (those of one stream in IR
+/// order): an isa::Program holds one stream per id, in index order.
+static FailureOr<std::pair<isa::Program, std::vector<std::vector<StreamOp>>>>
+programParts(ProgramOp op) {
+  isa::Program header;
+  header.target = op.getTarget().str();
+  header.numSemaphores = *op.getNumSemaphores();
+  std::vector<std::vector<StreamOp>> streams;
   for (Operation &child : op.getBody().front()) {
     if (auto tensor = dyn_cast<TensorOp>(child)) {
-      program.tensors.push_back(tensor.toISA());
+      header.tensors.push_back(tensor.toISA());
       continue;
     }
     auto stream = cast<StreamOp>(child);
-    isa::Stream &out = program.getOrCreateStream(*stream.getStreamId());
-    // A million instructions of a kilobyte each: grown by doubling, the
-    // vector would be copied to fresh pages about twenty times.
-    Block &body = stream.getBody().front();
-    out.instructions.reserve(out.instructions.size() +
-                             body.getOperations().size());
-    for (Operation &inst : body) {
+    std::optional<isa::StreamId> id = stream.getStreamId();
+    if (!id)
+      return stream.emitOpError() << "is not a stream of the machine";
+    size_t index = size_t(id->index());
+    if (streams.size() <= index)
+      streams.resize(index + 1);
+    streams[index].push_back(stream);
+  }
+  return std::make_pair(std::move(header), std::move(streams));
+}
+
+/// Calls f(inst) for each instruction op of `streams`, in order, after
+/// checking that it has been synchronised.
+template <typename F>
+static LogicalResult forEachInstruction(ArrayRef<StreamOp> streams, F &&f) {
+  for (StreamOp stream : streams)
+    for (Operation &inst : stream.getBody().front()) {
       if (inst.hasAttr(kSeqAttr))
         return inst.emitOpError()
                << "has '" << kSeqAttr
                << "': the program is scheduled but has no semaphores yet "
                   "(run nki-synchronize)";
-      out.instructions.push_back(
-          toInstruction(cast<InstructionOpInterface>(inst)));
+      if (failed(f(cast<InstructionOpInterface>(inst))))
+        return failure();
     }
+  return success();
+}
+
+FailureOr<isa::Program> nki::programFromNISA(ProgramOp op) {
+  auto parts = programParts(op);
+  if (failed(parts))
+    return failure();
+  isa::Program program = std::move(parts->first);
+  for (auto [index, streams] : llvm::enumerate(parts->second)) {
+    if (streams.empty())
+      continue;
+    isa::Stream &out =
+        program.getOrCreateStream(isa::StreamId::fromIndex(int(index)));
+    if (failed(forEachInstruction(
+            streams, [&](InstructionOpInterface inst) -> LogicalResult {
+              out.instructions.push_back(toInstruction(inst));
+              return success();
+            })))
+      return failure();
   }
   absl::Status status = isa::verifyProgram(program);
   if (!status.ok())
     return op.emitOpError() << std::string(status.message());
   return program;
+}
+
+FailureOr<std::string> nki::binaryFromNISA(ProgramOp op) {
+  auto parts = programParts(op);
+  if (failed(parts))
+    return failure();
+  const isa::Program &header = parts->first;
+  // The header's checks (target, tensors); then each instruction's, one at
+  // a time as it is encoded, with verifyProgram's messages.
+  if (absl::Status status = isa::verifyProgram(header); !status.ok())
+    return op.emitOpError() << std::string(status.message());
+  const isa::TargetDesc &target = *isa::lookupTarget(header.target);
+  isa::ProgramEncoder encoder(header);
+  for (auto [index, streams] : llvm::enumerate(parts->second)) {
+    if (streams.empty())
+      continue;
+    auto id = isa::StreamId::fromIndex(int(index));
+    encoder.beginStream(id);
+    size_t k = 0;
+    if (failed(forEachInstruction(
+            streams, [&](InstructionOpInterface op) -> LogicalResult {
+              isa::Instruction inst = toInstruction(op);
+              absl::Status status = isa::verifyProgramInstruction(
+                  target, id, k++, inst, header.numSemaphores);
+              if (!status.ok())
+                return op->emitOpError() << std::string(status.message());
+              encoder.add(inst);
+              return success();
+            })))
+      return failure();
+  }
+  absl::StatusOr<std::string> bytes = std::move(encoder).finish();
+  if (!bytes.ok())
+    return op.emitOpError() << std::string(bytes.status().message());
+  return *std::move(bytes);
 }
 
 /// Constant data as an attribute of the tensor's own type.

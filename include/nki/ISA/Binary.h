@@ -20,8 +20,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+namespace nki::nkb {
+class Instruction;
+} // namespace nki::nkb
 
 namespace nki::isa {
 
@@ -35,6 +40,38 @@ constexpr size_t kBinaryHeaderBytes = 20;
 /// reports it as an error instead).
 std::string encodeProgram(const Program &program);
 absl::StatusOr<Program> decodeProgram(std::string_view bytes);
+
+/// Writes the .nkb bytes of a program one instruction at a time, the same
+/// bytes encodeProgram writes for the whole program, so that a compiler
+/// never holds a large program's instructions twice:
+///   ProgramEncoder e(header);   // target, tensors, semaphores
+///   e.beginStream(id); e.add(inst); ...   // streams in the program's order
+///   std::move(e).finish();
+class ProgramEncoder {
+public:
+  /// `header`'s target, tensors and semaphore count; its streams are not
+  /// written (add them with beginStream and add).
+  explicit ProgramEncoder(const Program &header);
+  ~ProgramEncoder();
+  ProgramEncoder(const ProgramEncoder &) = delete;
+  ProgramEncoder &operator=(const ProgramEncoder &) = delete;
+  /// Ends the current stream, if any, and starts stream `id`.
+  void beginStream(StreamId id);
+  /// Appends `inst` to the current stream.
+  void add(const Instruction &inst);
+  /// The file; an error when the payload exceeds the format's 2 GiB.
+  absl::StatusOr<std::string> finish() &&;
+
+private:
+  void endStream();
+
+  std::string payload;     // the file so far: header space, then fields
+  std::string stream;      // the current stream's fields
+  std::string instruction; // scratch: one instruction's bytes
+  std::unique_ptr<nkb::Instruction> scratch; // reused for each
+  bool open = false;
+  size_t tooLarge = 0; // a part's size beyond the format's limit, else 0
+};
 
 /// A .nkb file around `payload` (a serialized nkb.Program, well formed or
 /// not): the header with the magic, this format version, the payload's

@@ -31,6 +31,14 @@ absl::Status verifyInstruction(const TargetDesc &target, StreamId stream,
 /// Errors name the stream and instruction index.
 absl::Status verifyProgram(const Program &program);
 
+/// verifyProgram's check of instruction `index` of stream `stream`: its
+/// verifyInstruction status, prefixed with the stream, the index and the
+/// instruction's location (for checking a program one instruction at a
+/// time, as the compiler encodes it).
+absl::Status verifyProgramInstruction(const TargetDesc &target, StreamId stream,
+                                      size_t index, const Instruction &inst,
+                                      uint32_t numSemaphores);
+
 } // namespace nki::isa
 
 #endif // NKI_ISA_VERIFY_H

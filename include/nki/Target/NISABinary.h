@@ -23,6 +23,11 @@ namespace nki {
 /// (known stream names, a representable semaphore count).
 mlir::FailureOr<isa::Program> programFromNISA(nisa::ProgramOp op);
 
+/// The .nkb bytes of `op`, the bytes isa::encodeProgram writes for
+/// programFromNISA(op), with the same checks; encoded one instruction at a
+/// time, so that a large program's instructions are never held whole.
+mlir::FailureOr<std::string> binaryFromNISA(nisa::ProgramOp op);
+
 /// A nisa.program for `program`, or null after a diagnostic at `loc` when
 /// the program cannot be represented (it fails isa::verifyProgram).
 mlir::OwningOpRef<nisa::ProgramOp> programToNISA(const isa::Program &program,

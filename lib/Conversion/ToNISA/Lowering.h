@@ -38,8 +38,11 @@ struct LoweredInst {
   mlir::LocationAttr loc;
   /// The distinct instructions the op may become: usually one, shared by
   /// every stream that can run it (the DVE and the POOL, all DMA queues),
-  /// and a second when the ACT runs it in another form.
-  llvm::SmallVector<isa::Instruction, 1> forms;
+  /// and a second when the ACT runs it in another form. On the heap, not
+  /// inline: a LoweredInst then moves as a few pointers, and a program's
+  /// list of them (more than one per op when DMAs are split) can grow
+  /// without copying a kilobyte per instruction.
+  std::vector<isa::Instruction> forms;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
   /// What every variant reads and writes (they share their operands).

@@ -7,6 +7,11 @@
 // RUN: nki-compile %s --compile-to=nisa --target=trn3 | FileCheck %s --check-prefix=TRN3
 // RUN: nki-compile %s -o %t.nkb --report | FileCheck %s --check-prefix=REPORT
 // RUN: nki-translate --binary-to-nisa %t.nkb | FileCheck %s --check-prefix=NISA
+// nki-compile encodes the binary one instruction at a time; nki-translate
+// encodes the whole nisa program it prints: the same bytes.
+// RUN: nki-compile %s --compile-to=nisa --mlir-print-debuginfo -o %t.nisa.mlir
+// RUN: nki-translate --nisa-to-binary %t.nisa.mlir -o %t.translated.nkb
+// RUN: cmp %t.nkb %t.translated.nkb
 // The IR is verified after the graph phase and the last one by default;
 // --verify=phases after every phase and --verify-each (--verify=each)
 // after every pass, with the same result.

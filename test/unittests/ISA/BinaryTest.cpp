@@ -196,6 +196,39 @@ TEST(Binary, RoundTrip) {
   EXPECT_EQ(q->streams[4].instructions[0].loc, "model.onnx:1:2");
 }
 
+TEST(Binary, ProgramEncoderWritesOneInstructionAtATime) {
+  Program p = everyOpcode();
+  p.getOrCreateStream(StreamId{Engine::DMA, 7}); // an empty stream
+  ProgramEncoder encoder(p); // the header only: its streams are not written
+  for (const Stream &s : p.streams) {
+    encoder.beginStream(s.id);
+    for (const Instruction &inst : s.instructions)
+      encoder.add(inst);
+  }
+  absl::StatusOr<std::string> bytes = std::move(encoder).finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_EQ(*bytes, encodeProgram(p));
+  // Protobuf's own parser reads the pieces back as one message.
+  absl::StatusOr<Program> q = decodeProgram(*bytes);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_EQ(q->streams.size(), p.streams.size());
+  for (size_t i = 0; i < p.streams.size(); ++i) {
+    EXPECT_EQ(q->streams[i].id, p.streams[i].id);
+    EXPECT_EQ(q->streams[i].instructions.size(),
+              p.streams[i].instructions.size());
+  }
+  EXPECT_TRUE(q->streams.back().instructions.empty());
+  EXPECT_EQ(q->tensors.size(), p.tensors.size());
+
+  // A header alone is a program without streams.
+  absl::StatusOr<std::string> header = ProgramEncoder(p).finish();
+  ASSERT_TRUE(header.ok());
+  absl::StatusOr<Program> h = decodeProgram(*header);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_TRUE(h->streams.empty());
+  EXPECT_EQ(h->numSemaphores, p.numSemaphores);
+}
+
 TEST(Binary, DoubleRowRoundTrip) {
   Program p;
   p.target = "trn2";
