@@ -15,7 +15,6 @@
 #include <array>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <thread>
 #include <unordered_map>
 
@@ -90,10 +89,7 @@ struct Run {
         (*laneWriters)[lane] = i;
   }
 };
-// Keyed by the run's first byte. The nodes come from the builder's pool:
-// runs are split and merged all the time, and the pool recycles their nodes
-// without a trip through malloc.
-using RunMap = std::pmr::map<uint64_t, Run>;
+using RunMap = std::map<uint64_t, Run>; // keyed by the run's first byte
 
 class DependenceBuilder {
 public:
@@ -205,12 +201,8 @@ private:
     return {first, it};
   }
 
-  RunMap &runsOf(uint32_t memory) {
-    return memories.try_emplace(memory, &pool).first->second;
-  }
+  RunMap &runsOf(uint32_t memory) { return memories[memory]; }
 
-  // Before `memories`, which hands its nodes back to it when destroyed.
-  std::pmr::unsynchronized_pool_resource pool;
   std::unordered_map<uint32_t, RunMap> memories;
   std::vector<Dependence> edges;   // final, sorted by (succ, pred)
   std::vector<Dependence> pending; // the current instruction's
@@ -227,9 +219,9 @@ constexpr uint64_t kStripeBytes = uint64_t(1) << 20;
 /// The edges through the bytes `shard` of `shards` owns: bytes are
 /// independent, so each shard's edges are exactly the full analysis's
 /// edges through its bytes (an access crossing stripes is cut there).
-std::vector<Dependence>
-shardDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
-                 uint32_t shard, uint32_t shards) {
+std::vector<Dependence> shardDependences(size_t numInstructions,
+                                         const AccessesOf &accessesOf,
+                                         uint32_t shard, uint32_t shards) {
   DependenceBuilder builder;
   auto forMine = [&](const MemoryAccess &a, auto &&f) {
     if (a.begin >= a.end || !a.lanes)
@@ -247,12 +239,15 @@ shardDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
       f(piece);
     }
   };
-  for (InstrId i = 0; i < accesses.size(); ++i) {
+  std::vector<MemoryAccess> scratch;
+  for (InstrId i = 0; i < numInstructions; ++i) {
+    scratch.clear();
+    const std::vector<MemoryAccess> &accesses = accessesOf(i, scratch);
     // Reads first: an instruction reads its operands before it writes.
-    for (const MemoryAccess &a : accesses[i])
+    for (const MemoryAccess &a : accesses)
       if (!a.isWrite)
         forMine(a, [&](const MemoryAccess &p) { builder.read(i, p); });
-    for (const MemoryAccess &a : accesses[i])
+    for (const MemoryAccess &a : accesses)
       if (a.isWrite)
         forMine(a, [&](const MemoryAccess &p) { builder.write(i, p); });
     builder.finishInstruction();
@@ -283,19 +278,19 @@ std::vector<Dependence> mergeEdges(const std::vector<Dependence> &a,
 
 /// Below this many accesses a second thread costs more than it saves.
 constexpr size_t kParallelAccesses = 200000;
-} // namespace
 
-std::vector<Dependence>
-computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
-                   unsigned threads) {
+std::vector<Dependence> computeSharded(size_t numInstructions,
+                                       const AccessesOf &accessesOf,
+                                       unsigned threads) {
   if (threads <= 1)
-    return shardDependences(accesses, 0, 1);
+    return shardDependences(numInstructions, accessesOf, 0, 1);
   std::vector<std::vector<Dependence>> shards(threads);
   std::vector<std::thread> helpers;
   for (unsigned k = 1; k < threads; ++k)
-    helpers.emplace_back(
-        [&, k] { shards[k] = shardDependences(accesses, k, threads); });
-  shards[0] = shardDependences(accesses, 0, threads);
+    helpers.emplace_back([&, k] {
+      shards[k] = shardDependences(numInstructions, accessesOf, k, threads);
+    });
+  shards[0] = shardDependences(numInstructions, accessesOf, 0, threads);
   for (std::thread &t : helpers)
     t.join();
   std::vector<Dependence> edges = std::move(shards[0]);
@@ -304,18 +299,39 @@ computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
   return edges;
 }
 
+/// Large programs: the memories split between the cores (the analysis is
+/// about a third of compiling a program of a million instructions).
+unsigned threadsFor(size_t accesses) {
+  return accesses < kParallelAccesses
+             ? 1
+             : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+}
+} // namespace
+
+std::vector<Dependence>
+computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses,
+                   unsigned threads) {
+  return computeSharded(
+      accesses.size(),
+      [&](InstrId i, std::vector<MemoryAccess> &)
+          -> const std::vector<MemoryAccess> & { return accesses[i]; },
+      threads);
+}
+
 std::vector<Dependence>
 computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses) {
   size_t total = 0;
   for (const std::vector<MemoryAccess> &list : accesses)
     total += list.size();
-  // Large programs: the memories split between the cores (the analysis is
-  // about a third of compiling a program of a million instructions).
-  unsigned threads =
-      total < kParallelAccesses
-          ? 1
-          : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
-  return computeDependences(accesses, threads);
+  return computeDependences(accesses, threadsFor(total));
+}
+
+std::vector<Dependence> computeDependences(size_t numInstructions,
+                                           const AccessesOf &accessesOf) {
+  // Instructions have about ten accesses each (one per 32-partition block
+  // of each on-chip operand, up to 128 for a strided HBM one).
+  return computeSharded(numInstructions, accessesOf,
+                        threadsFor(numInstructions * 10));
 }
 
 } // namespace nki::sched

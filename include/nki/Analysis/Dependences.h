@@ -28,6 +28,7 @@
 #include "nki/Analysis/Sync.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace nki::sched {
@@ -41,6 +42,11 @@ struct MemoryAccess {
   bool isWrite = false;
   uint16_t lanes = kAllLanes;
   static constexpr uint16_t kAllLanes = 0xFFFF;
+
+  bool operator==(const MemoryAccess &o) const {
+    return memory == o.memory && begin == o.begin && end == o.end &&
+           isWrite == o.isWrite && lanes == o.lanes;
+  }
 };
 
 enum DependenceKind : uint8_t { RAW = 1, WAR = 2, WAW = 4 };
@@ -57,6 +63,18 @@ struct Dependence {
 /// Programs of 200,000 accesses and more run on two threads (below).
 std::vector<Dependence>
 computeDependences(const std::vector<std::vector<MemoryAccess>> &accesses);
+
+/// Instruction `i`'s accesses: a list of the caller's, or `scratch` (empty
+/// on entry) filled with them. Called once per instruction by each thread
+/// of the analysis, concurrently: it may only read what it shares.
+using AccessesOf = std::function<const std::vector<MemoryAccess> &(
+    InstrId i, std::vector<MemoryAccess> &scratch)>;
+
+/// computeDependences for `numInstructions` instructions whose accesses
+/// `accessesOf` makes as the analysis reaches them, so that a large
+/// program's accesses are never all held at once.
+std::vector<Dependence> computeDependences(size_t numInstructions,
+                                           const AccessesOf &accessesOf);
 
 /// The same with the bytes split over `threads` threads (1 MiB stripes of
 /// each memory, round robin; 0 or 1: no thread), the edges merged: the

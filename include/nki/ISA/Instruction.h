@@ -97,13 +97,14 @@ struct Dim {
 /// order: partitions outermost (on chip), then dims[0], dims[1], ...
 struct AccessPattern {
   static constexpr int kMaxDims = 5;
-  Memory memory = Memory::SBUF;
-  DType dtype = DType::F32;
+  // Widest first: 104 bytes instead of 112 (an instruction has eight).
+  int64_t offset = 0; // bytes
+  std::array<Dim, kMaxDims> dims{};
   int32_t startPartition = 0;
   int32_t numPartitions = 1;
-  int64_t offset = 0; // bytes
-  uint8_t rank = 0;   // number of valid dims
-  std::array<Dim, kMaxDims> dims{};
+  Memory memory = Memory::SBUF;
+  DType dtype = DType::F32;
+  uint8_t rank = 0; // number of valid dims
 
   bool valid() const { return rank > 0 || numPartitions > 0; }
   /// Elements per partition: the product of the free sizes.

@@ -371,6 +371,14 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
 
 } // namespace
 
+const std::vector<sched::MemoryAccess> &
+accessesOf(const LoweredInst &op, std::vector<sched::MemoryAccess> &scratch) {
+  if (!op.accessesFromForm)
+    return op.accesses;
+  scratch = getAccesses(op.forms.front());
+  return scratch;
+}
+
 std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
   std::vector<sched::MemoryAccess> out;
   auto read = [&](const isa::AccessPattern &ap) { addAccess(out, ap, false); };
@@ -653,6 +661,9 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
       for (int q = 1; q < target.numDmaQueues; ++q)
         lowered.variants.push_back(
             Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, 0});
+      lowered.accesses.clear(); // the transfer's own: made again when needed
+      lowered.accesses.shrink_to_fit();
+      lowered.accessesFromForm = true;
       // Moved: the next part refills every field.
       out.push_back(std::move(lowered));
     }
@@ -676,6 +687,11 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     if (onAct)
       tryForm(std::move(*onAct), act);
     if (!lowered.variants.empty()) {
+      if (lowered.accesses == getAccesses(lowered.forms.front())) {
+        lowered.accesses.clear();
+        lowered.accesses.shrink_to_fit();
+        lowered.accessesFromForm = true;
+      }
       out.push_back(std::move(lowered));
       return success();
     }

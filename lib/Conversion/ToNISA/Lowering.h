@@ -45,8 +45,10 @@ struct LoweredInst {
   std::vector<isa::Instruction> forms;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
-  /// What every variant reads and writes (they share their operands).
+  /// What every variant reads and writes (they share their operands),
+  /// when that is not getAccesses(forms[0]) (accessesOf says which).
   std::vector<sched::MemoryAccess> accesses;
+  bool accessesFromForm = false;
 
   LoweredInst() = default;
   LoweredInst(const LoweredInst &) = default;
@@ -68,6 +70,13 @@ struct LoweredInst {
 mlir::LogicalResult lowerTileOp(const isa::TargetDesc &target,
                                 mlir::Operation *op,
                                 std::vector<LoweredInst> &out);
+
+/// What `op` reads and writes: its stored accesses, or those of its first
+/// form written into `scratch`. Most instructions do not store theirs (a
+/// large program's accesses are made as the dependence analysis needs
+/// them, not held all at once).
+const std::vector<sched::MemoryAccess> &
+accessesOf(const LoweredInst &op, std::vector<sched::MemoryAccess> &scratch);
 
 /// The operands `inst` reads and writes as conservative byte intervals. An
 /// on-chip operand is one interval per block of 32 partitions it touches

@@ -124,12 +124,13 @@ void addSameQueueWaits(const sched::SyncProblem &problem,
 } // namespace
 
 std::vector<sched::Dependence>
-computeOpDependences(llvm::MutableArrayRef<LoweredInst> ops) {
-  std::vector<std::vector<sched::MemoryAccess>> accesses;
-  accesses.reserve(ops.size());
-  for (LoweredInst &op : ops)
-    accesses.push_back(std::move(op.accesses));
-  return sched::computeDependences(accesses);
+computeOpDependences(llvm::ArrayRef<LoweredInst> ops) {
+  return sched::computeDependences(
+      ops.size(),
+      [&](sched::InstrId i, std::vector<sched::MemoryAccess> &scratch)
+          -> const std::vector<sched::MemoryAccess> & {
+        return accessesOf(ops[i], scratch);
+      });
 }
 
 sched::SchedulingProblem

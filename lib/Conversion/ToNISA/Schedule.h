@@ -31,10 +31,9 @@ using nisa::kSeqAttr;
 inline constexpr llvm::StringLiteral kMakespanAttr = "nisa.makespan_ps";
 
 /// The dependences between the lowered instructions (in program order)
-/// from the bytes each reads and writes; takes their `accesses`, which are
-/// not needed after this.
+/// from the bytes each reads and writes (accessesOf).
 std::vector<sched::Dependence>
-computeOpDependences(llvm::MutableArrayRef<LoweredInst> ops);
+computeOpDependences(llvm::ArrayRef<LoweredInst> ops);
 
 /// The list-scheduling problem of the lowered instructions: task i is
 /// ops[i], resource r the stream with dense index r, each variant an option

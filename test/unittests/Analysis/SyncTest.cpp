@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
 #include <random>
 #include <set>
 
@@ -441,6 +442,22 @@ TEST(DependenceTest, ThreadsDoNotChangeTheEdges) {
   EXPECT_TRUE(same(one, computeDependences(accesses, 2)));
   EXPECT_TRUE(same(one, computeDependences(accesses, 3)));
   EXPECT_TRUE(same(one, computeDependences(accesses)));
+  // Accesses made as the analysis reaches them (both threads ask for each
+  // instruction's, into their own scratch lists): the same edges.
+  std::atomic<size_t> calls{0};
+  std::vector<Dependence> made =
+      computeDependences(accesses.size(),
+                         [&](InstrId i, std::vector<MemoryAccess> &scratch)
+                             -> const std::vector<MemoryAccess> & {
+                           ++calls;
+                           EXPECT_TRUE(scratch.empty());
+                           scratch = accesses[i];
+                           return scratch;
+                         });
+  EXPECT_TRUE(same(one, made));
+  // Once per instruction and thread (two on a machine of two cores or more).
+  EXPECT_EQ(calls.load() % accesses.size(), 0u);
+  EXPECT_GE(calls.load(), accesses.size());
 }
 
 } // namespace
