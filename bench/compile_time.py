@@ -13,7 +13,10 @@ scaled to reach each size):
   matmul  [512, 768] x [768, 768] matmuls with bias and GELU (the
           projections of a transformer layer), a weight per 8 layers.
 Each program compiles once with `nki-compile --report`; the phase times,
-instruction counts and peak resident memory come from the report. Linear scaling shows as a constant us/instruction column.
+instruction counts and peak resident memory come from the report. Linear
+scaling shows as a constant us/instruction column. The last column is the
+peak above that of compiling a program of a few instructions (start-up:
+the pages of libLLVM and libMLIR the loader touches, about 100 MiB).
 Prints a Markdown table.
 
 --models compiles, instead, the models of bench/models/models.py (the
@@ -76,6 +79,13 @@ def matmul_stack(layers):
 
 
 FAMILIES = {"conv": conv_stack, "matmul": matmul_stack}
+
+# An elementwise add of one 128 x 128 tile: nki-compile's start-up.
+TINY = """func.func @main(%a: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %0 = tosa.add %a, %a : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}
+"""
 
 
 def compile_program(binpath, mlir, work, name, src=None):
@@ -142,9 +152,17 @@ def main():
         return compile_models(args.bin, args.work)
     sizes = [int(s) for s in args.sizes.split(",")]
 
+    # Start-up's share of the peak: a program of a few instructions (the
+    # pages of libLLVM and libMLIR the loader touches, the context).
+    _, _, tiny_insts, startup = compile_program(args.bin, TINY, args.work,
+                                                "tiny")
+    print(f"start-up peak (a {tiny_insts}-instruction program): "
+          f"{startup / 2**20:.0f} MiB\n")
     print("| program | layers | instructions | " + " | ".join(PHASES) +
-          " | wall s | us / instruction | peak MiB | KB / instruction |")
-    print("|---|---:|---:|" + "---:|" * len(PHASES) + "---:|---:|---:|---:|")
+          " | wall s | us / instruction | peak MiB | KB / instruction |"
+          " KB / instruction above start-up |")
+    print("|---|---:|---:|" + "---:|" * len(PHASES) +
+          "---:|---:|---:|---:|---:|")
     for family in args.only or sorted(FAMILIES):
         make = FAMILIES[family]
         # Instructions per layer from programs of two and six layers (the
@@ -160,7 +178,8 @@ def main():
             print(f"| {family} | {layers} | {insts} | " +
                   " | ".join(f"{phases[p]:.2f}" for p in PHASES) +
                   f" | {wall:.2f} | {1e6 * wall / insts:.0f} | "
-                  f"{rss / 2**20:.0f} | {rss / 1024 / insts:.1f} |",
+                  f"{rss / 2**20:.0f} | {rss / 1024 / insts:.1f} | "
+                  f"{(rss - startup) / 1024 / insts:.1f} |",
                   flush=True)
 
 
