@@ -390,10 +390,14 @@ struct NKIPrepareGraphPass
   /// SBUF it moves half the bytes through HBM. The program's inputs keep
   /// their type (their cast would be a pass of its own).
   void storeConvInputsInBF16(IRRewriter &rewriter, func::FuncOp func) {
+    // A convolution that reads `v` as its input (not its filter) and rounds
+    // it. Matched first: another user of `v` may be a generic with one input
+    // (the hardswish of a detector's feature map).
     auto roundingConv = [](Operation *user, Value v) {
       auto g = dyn_cast<linalg::GenericOp>(user);
-      return g && g.getDpsInputs()[0] == v && g.getDpsInputs()[1] != v &&
-             nki::conv::matchConvGeneric(g) && nki::conv::roundsInputToBF16(g);
+      return g && nki::conv::matchConvGeneric(g) && g.getNumDpsInputs() >= 2 &&
+             g.getDpsInputs()[0] == v && g.getDpsInputs()[1] != v &&
+             nki::conv::roundsInputToBF16(g);
     };
     auto roundingPad = [&](Operation *user) {
       auto pad = dyn_cast<tensor::PadOp>(user);
