@@ -38,9 +38,8 @@ struct Run {
   uint64_t end = 0;
   InstrId writer = kNone; // of every lane, while `laneWriters` is null
   std::unique_ptr<std::array<InstrId, kLanes>> laneWriters;
-  // In program order; rarely more than two, kept inline (a million runs
-  // each with a heap block of readers cost a tenth of a large compile in
-  // malloc and free).
+  // In program order; rarely more than two, so kept inline rather than in
+  // a heap block per run.
   absl::InlinedVector<Reader, 2> readers;
 
   explicit Run(uint64_t end = 0) : end(end) {}
@@ -141,7 +140,7 @@ public:
     run.end = a.end;
     run.setWriter(kAll, i);
     run.readers.clear();
-    runsOf(a.memory).erase(std::next(first), last);
+    memories[a.memory].erase(std::next(first), last);
   }
 
   /// Ends instruction `i`: its edges, each predecessor once, join the
@@ -171,7 +170,7 @@ private:
   /// One search of the map; the rest are hinted insertions next to `it`.
   std::pair<RunMap::iterator, RunMap::iterator>
   covered(const MemoryAccess &a) {
-    RunMap &runs = runsOf(a.memory);
+    RunMap &runs = memories[a.memory];
     auto it = runs.upper_bound(a.begin);
     if (it != runs.begin()) {
       auto prev = std::prev(it);
@@ -200,8 +199,6 @@ private:
     }
     return {first, it};
   }
-
-  RunMap &runsOf(uint32_t memory) { return memories[memory]; }
 
   std::unordered_map<uint32_t, RunMap> memories;
   std::vector<Dependence> edges;   // final, sorted by (succ, pred)

@@ -652,7 +652,9 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     for (isa::Instruction &part : splitDma(inst, target)) {
       lowered.forms.clear();
       lowered.variants.clear();
-      lowered.accesses = getAccesses(part);
+      // A transfer's accesses are its form's, made when they are needed.
+      lowered.accesses.clear();
+      lowered.accessesFromForm = true;
       tryForm(std::move(part), {isa::StreamId{isa::Engine::DMA, 0}});
       if (lowered.variants.empty()) {
         ok = false;
@@ -661,9 +663,6 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
       for (int q = 1; q < target.numDmaQueues; ++q)
         lowered.variants.push_back(
             Variant{isa::StreamId{isa::Engine::DMA, uint8_t(q)}, 0});
-      lowered.accesses.clear(); // the transfer's own: made again when needed
-      lowered.accesses.shrink_to_fit();
-      lowered.accessesFromForm = true;
       // Moved: the next part refills every field.
       out.push_back(std::move(lowered));
     }
