@@ -57,8 +57,8 @@ FailureOr<std::vector<LoweredInst>> lowerFunction(const isa::TargetDesc &target,
                                                   StringRef pass) {
   std::vector<LoweredInst> ops;
   // About one instruction per op (structural ops have none, a large DMA
-  // several): growing by doubling would copy a million instructions
-  // around; reserved pages that stay unused are never touched.
+  // several): the list then grows at most once; reserved pages that stay
+  // unused are never touched.
   ops.reserve(func.getBody().front().getOperations().size());
   bool ok = true;
   for (Operation &op : func.getBody().front()) {

@@ -672,12 +672,17 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     SmallVector<isa::StreamId, 2> streams;
     for (isa::Engine engine : engines)
       streams.push_back(isa::StreamId{engine, 0});
-    lowered.accesses = getAccesses(inst);
-    // Whichever variant runs, the other form's writes are the instruction's
-    // too (a scratch tile the ACT form writes).
-    if (onAct)
-      addAccess(lowered.accesses, onAct->dst, true);
     tryForm(inst, streams);
+    // When a stream took `inst`, it is forms[0] and its accesses are the
+    // instruction's, made again when needed; else they are stored, as when
+    // the ACT form also writes a scratch tile (whichever variant runs, that
+    // write is the instruction's too).
+    lowered.accessesFromForm = !lowered.variants.empty() && !onAct;
+    if (!lowered.accessesFromForm) {
+      lowered.accesses = getAccesses(inst);
+      if (onAct)
+        addAccess(lowered.accesses, onAct->dst, true);
+    }
     isa::StreamId act{isa::Engine::ACT, 0};
     if (alsoOnAct)
       tryForm(copyOnAct(inst), act);
@@ -686,11 +691,6 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     if (onAct)
       tryForm(std::move(*onAct), act);
     if (!lowered.variants.empty()) {
-      if (lowered.accesses == getAccesses(lowered.forms.front())) {
-        lowered.accesses.clear();
-        lowered.accesses.shrink_to_fit();
-        lowered.accessesFromForm = true;
-      }
       out.push_back(std::move(lowered));
       return success();
     }

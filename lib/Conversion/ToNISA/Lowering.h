@@ -45,8 +45,9 @@ struct LoweredInst {
   std::vector<isa::Instruction> forms;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
-  /// What every variant reads and writes (they share their operands),
-  /// when that is not getAccesses(forms[0]) (accessesOf says which).
+  /// What every variant reads and writes (they share their operands)
+  /// when `accessesFromForm` is false; else they are getAccesses(forms[0])
+  /// and not stored (accessesOf makes them).
   std::vector<sched::MemoryAccess> accesses;
   bool accessesFromForm = false;
 
