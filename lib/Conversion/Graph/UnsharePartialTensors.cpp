@@ -23,7 +23,10 @@
 // together (a convolution's epilogue writing the buffer its input was
 // padded from, so the input cannot be read in place, and a tensor that
 // could stay in SBUF sharing a buffer with one that cannot). HBM does not
-// reuse buffers in any case (docs/memory-planning.md).
+// reuse buffers in any case (docs/memory-planning.md). So is an empty that
+// starts several insert chains (the per-input parts of a convolution of a
+// concat, each a nest of upsampled phases): sharing one buffer, every chain
+// after the first copied the first one's pieces out of it through HBM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,26 +130,38 @@ struct NKIUnsharePartialTensorsPass
     SmallVector<tensor::EmptyOp> empties;
     getOperation()->walk([&](tensor::EmptyOp op) { empties.push_back(op); });
     for (tensor::EmptyOp empty : empties) {
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : empty.getResult().getUses())
-        if (auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-            user && user.isDpsInit(&use) &&
-            user->getBlock() == empty->getBlock())
-          uses.push_back(&use);
-      if (uses.empty())
-        continue;
-      // Every init use but the first (or all, when the empty has other
-      // uses too) gets its own empty right before its op.
-      bool keep = uses.size() ==
-                  size_t(std::distance(empty->use_begin(), empty->use_end()));
-      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      SmallVector<OpOperand *> inits, chainStarts;
+      for (OpOperand &use : empty.getResult().getUses()) {
+        Operation *user = use.getOwner();
+        if (user->getBlock() != empty->getBlock())
+          continue;
+        if (auto op = dyn_cast<linalg::LinalgOp>(user);
+            op && op.isDpsInit(&use))
+          inits.push_back(&use);
+        if (auto op = dyn_cast<tensor::InsertSliceOp>(user);
+            op && &use == &op.getDestMutable())
+          chainStarts.push_back(&use);
+      }
+      auto inOrder = [](OpOperand *a, OpOperand *b) {
         return a->getOwner()->isBeforeInBlock(b->getOwner());
-      });
-      for (OpOperand *use : uses) {
+      };
+      llvm::sort(inits, inOrder);
+      llvm::sort(chainStarts, inOrder);
+      // Every init use but the first (or all, when the empty has other
+      // uses too) and every chain start but the first gets its own empty
+      // right before its op.
+      bool keep = inits.size() ==
+                  size_t(std::distance(empty->use_begin(), empty->use_end()));
+      for (OpOperand *use : inits) {
         if (keep) {
           keep = false;
           continue;
         }
+        OpBuilder b(use->getOwner());
+        use->set(b.clone(*empty)->getResult(0));
+      }
+      for (size_t i = 1; i < chainStarts.size(); ++i) {
+        OpOperand *use = chainStarts[i];
         OpBuilder b(use->getOwner());
         use->set(b.clone(*empty)->getResult(0));
       }

@@ -4,7 +4,8 @@
 // results) is a DMA that never touches SBUF. Dims both sides walk
 // contiguously are merged; the copy is split along its outermost dim into
 // pieces of about 64 KiB so that several DMA queues share it. A copy from
-// or to a tensor kept in SBUF (Residents.h) is DMAs per channel block.
+// or to a tensor kept in SBUF (Residents.h) is DMAs per channel block, or
+// engine copies into a view with row or column steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,6 +120,32 @@ LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
   auto blockLeft = [&](const std::optional<ResidentRef> &r, int64_t c) {
     return r ? P - (r->c + c) % P : C;
   };
+  // A destination with row or column steps (a phase of an upsampled or
+  // transposed convolution's result, inserted where another phase's
+  // result is used again) is written by an engine copy: a DMA would take a
+  // descriptor per element. Its source is read on the destination's
+  // partitions: in place when it is kept there, else loaded first.
+  if (rd && (rd->rowStep != 1 || rd->colStep != 1)) {
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C;) {
+        int64_t cs = std::min({C - c, blockLeft(rs, c), blockLeft(rd, c), P});
+        int64_t p0 = (rd->c + c) % P;
+        Value from;
+        if (rs && (rs->c + c) % P == p0) {
+          from = side(src, rs, n, c, cs, 0, H);
+        } else {
+          Value staged =
+              allocTile(b, loc, {p0 + cs, H, W}, type.getElementType());
+          from = memref::SubViewOp::create(
+              b, loc, staged, SmallVector<int64_t>{p0, 0, 0},
+              SmallVector<int64_t>{cs, H, W}, SmallVector<int64_t>{1, 1, 1});
+          tile::DmaOp::create(b, loc, side(src, rs, n, c, cs, 0, H), from);
+        }
+        tile::CopyOp::create(b, loc, from, side(dst, rd, n, c, cs, 0, H));
+        c += cs;
+      }
+    return success();
+  }
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C;) {
       int64_t cs = std::min({C - c, blockLeft(rs, c), blockLeft(rd, c), P});

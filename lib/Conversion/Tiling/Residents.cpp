@@ -399,14 +399,25 @@ struct Planner {
         visitChannelGeneric(generic, pos);
         continue;
       }
-      // A copy of [N, C, H, W] (a concat's part) is DMAs on either side.
+      // A copy of [N, C, H, W] (a concat's part) is DMAs on either side;
+      // one into a view with row or column steps (a phase used again) is
+      // an engine copy (Copy.cpp), from a tile loaded first unless its
+      // source is kept on the same partitions.
       if (auto copy = dyn_cast<memref::CopyOp>(op);
           copy && copy.getSource().getType().getRank() == 4) {
         anchor[op] = op;
-        use(copy.getSource(), pos, false, nullptr, std::nullopt, true,
-            copy.getTarget());
-        use(copy.getTarget(), pos, true, nullptr, std::nullopt, true);
-        capacity[pos] = sbufBytes - kKernelScratchBytes;
+        Value target = copy.getTarget();
+        std::optional<Start> to = startOf(target, viewRoot(target));
+        bool stepped = to && to->stepped();
+        use(copy.getSource(), pos, false, nullptr, std::nullopt, true, target);
+        use(target, pos, true, nullptr, std::nullopt, /*byDma=*/!stepped, {},
+            stepped);
+        auto type = cast<MemRefType>(copy.getSource().getType());
+        int64_t staged = stepped ? type.getDimSize(2) * type.getDimSize(3) *
+                                       tile::storageBytes(type.getElementType())
+                                 : 0;
+        capacity[pos] =
+            std::max<int64_t>(0, sbufBytes - kKernelScratchBytes - staged);
         continue;
       }
       // A matmul's epilogue is part of its kernel, which reads HBM; its A

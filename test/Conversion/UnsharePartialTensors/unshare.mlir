@@ -93,3 +93,23 @@ func.func @shared_empty(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %s = linalg.add ins(%r, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }
+
+// -----
+
+// An empty tensor that starts two insert chains (two upsampled parts of a
+// convolution's concat) and is the init of their sum: each chain and the
+// sum get their own, so that bufferization gives each its own buffer.
+// CHECK-LABEL: func.func @shared_chain_start
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x4x4xf32>
+// CHECK: %[[A:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<1x2x4x4xf32>
+// CHECK: %[[B:.*]] = tensor.insert_slice %{{.*}} into %[[E2]][0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[E3:.*]] = tensor.empty() : tensor<1x2x4x4xf32>
+// CHECK: linalg.add ins(%[[A]], %[[B]] : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%[[E3]] : tensor<1x2x4x4xf32>)
+func.func @shared_chain_start(%a: tensor<1x2x2x2xf32>, %b: tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32> {
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %x = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2] : tensor<1x2x2x2xf32> into tensor<1x2x4x4xf32>
+  %y = tensor.insert_slice %b into %e[0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2] : tensor<1x2x2x2xf32> into tensor<1x2x4x4xf32>
+  %s = linalg.add ins(%x, %y : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) outs(%e : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %s : tensor<1x2x4x4xf32>
+}

@@ -60,6 +60,13 @@ CASES = {
     # A 1x1 kernel multiplies no less per phase: left as it is.
     "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
            [0, 0, 0, 0], [1, 1], False),
+    # A DB text detector's head: its FPN levels upsampled 1x, 2x, 4x and
+    # 8x and concatenated. Each part is a chain of phases of its own; the
+    # 4x and 8x parts use their inner phases' results again (engine copies
+    # into the resident part, Tiling/Copy.cpp).
+    "fpn_head": ([("skip", [1, 4, 16, 16]), ("up", [1, 4, 8, 8], (2, 2)),
+                  ("up", [1, 4, 4, 4], (4, 4)), ("up", [1, 4, 2, 2], (8, 8))],
+                 4, [3, 3], [1, 1, 1, 1], [1, 1], False),
 }
 
 
