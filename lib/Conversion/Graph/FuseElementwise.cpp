@@ -13,7 +13,8 @@
 // nki-tile can make it the matmul's PSUM epilogue (also when it has a
 // batch of one that the matmul's result lacks). Nothing is fused into a
 // copy that broadcasts it (repeat_kv), and an elementwise op over a
-// concatenation runs once per part. Last, the leading parallel dims of
+// concatenation runs once per part, one over the phases of a transposed or
+// sub-pixel convolution once per phase. Last, the leading parallel dims of
 // generics are collapsed into one, so that softmax and layernorm over
 // [B, S, H] are 2-D row kernels.
 //
@@ -337,6 +338,125 @@ struct SplitEpilogueOverChannelBlocks
       }
       whole = emitPart(rewriter, op, split, part, 1, offset, whole);
     }
+    rewriter.replaceOp(op, whole);
+    return success();
+  }
+};
+
+/// The phases of `v` when it is a chain of insert_slices into a
+/// tensor.empty of rank 4, each a [N, C, H / fh, W / fw] piece at (0, 0, i,
+/// j) with steps (1, 1, fh, fw), every phase once: the result of a
+/// transposed convolution or of a convolution of a nearest upsample
+/// (UpsampledConv.cpp), where one piece may fill several phases.
+static std::optional<SmallVector<tensor::InsertSliceOp>> phaseInserts(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 4)
+    return std::nullopt;
+  SmallVector<tensor::InsertSliceOp> inserts;
+  while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>()) {
+    inserts.push_back(insert);
+    v = insert.getDest();
+  }
+  if (!v.getDefiningOp<tensor::EmptyOp>() || inserts.size() < 2)
+    return std::nullopt;
+  ArrayRef<int64_t> steps = inserts.front().getStaticStrides();
+  int64_t fh = steps[2], fw = steps[3];
+  ArrayRef<int64_t> shape = type.getShape();
+  if (steps[0] != 1 || steps[1] != 1 || ShapedType::isDynamic(fh) ||
+      ShapedType::isDynamic(fw) || fh < 1 || fw < 1 || fh * fw < 2 ||
+      shape[2] % fh || shape[3] % fw || int64_t(inserts.size()) != fh * fw)
+    return std::nullopt;
+  SmallVector<int64_t> sizes = {shape[0], shape[1], shape[2] / fh,
+                                shape[3] / fw};
+  SmallVector<bool> seen(fh * fw, false);
+  for (tensor::InsertSliceOp insert : inserts) {
+    ArrayRef<int64_t> o = insert.getStaticOffsets();
+    if (insert.getStaticStrides() != steps ||
+        insert.getStaticSizes() != ArrayRef<int64_t>(sizes) ||
+        insert.getSourceType().getShape() != ArrayRef<int64_t>(sizes) ||
+        o[0] != 0 || o[1] != 0 || o[2] < 0 || o[2] >= fh || o[3] < 0 ||
+        o[3] >= fw || seen[o[2] * fw + o[3]])
+      return std::nullopt;
+    seen[o[2] * fw + o[3]] = true;
+  }
+  return inserts;
+}
+
+/// An elementwise generic over the phases of a transposed or sub-pixel
+/// convolution (a bias add, an activation: per channel or the same for
+/// every pixel) runs once per distinct phase result, right after the
+/// convolution that computed it, and the results are inserted instead, so
+/// that nki-tile computes it as that convolution's epilogue. Before, the
+/// phases were assembled first and the op ran as a pass of its own over
+/// the whole upsampled tensor (a DB text detector's head: its last bias and
+/// sigmoid read the 320 x 320 map back from HBM).
+struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!splittable(op) || op.getNumLoops() != 4)
+      return failure();
+    OpOperand *split = nullptr;
+    std::optional<SmallVector<tensor::InsertSliceOp>> inserts;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      if (map.isIdentity() && in->get().hasOneUse() && !split &&
+          (inserts = phaseInserts(in->get()))) {
+        split = in;
+        continue;
+      }
+      // Every other operand is the same for every pixel.
+      if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3))
+        return failure();
+    }
+    if (!split)
+      return failure();
+    Block *block = op->getBlock();
+    // The other operands must be defined before the earliest piece's
+    // producer, where its op goes.
+    auto before = [&](Value v, Operation *at) {
+      Operation *def = v.getDefiningOp();
+      return !def || (def->getBlock() == block && def->isBeforeInBlock(at));
+    };
+    for (tensor::InsertSliceOp insert : *inserts) {
+      Operation *def = insert.getSource().getDefiningOp();
+      if (!def || def->getBlock() != block)
+        return failure();
+      for (OpOperand *in : op.getDpsInputOperands())
+        if (in != split && !before(in->get(), def))
+          return failure();
+    }
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    llvm::DenseMap<Value, Value> done;
+    for (tensor::InsertSliceOp insert : *inserts) {
+      Value piece = insert.getSource();
+      if (done.count(piece))
+        continue;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(piece.getDefiningOp());
+      auto pt = cast<RankedTensorType>(piece.getType());
+      Value init = tensor::EmptyOp::create(rewriter, loc, pt.getShape(),
+                                           type.getElementType());
+      SmallVector<Value> ins;
+      for (OpOperand *in : op.getDpsInputOperands())
+        ins.push_back(in == split ? piece : in->get());
+      auto perPiece = linalg::GenericOp::create(
+          rewriter, loc, init.getType(), ins, ValueRange{init},
+          op.getIndexingMapsArray(), op.getIteratorTypesArray());
+      rewriter.cloneRegionBefore(op.getRegion(), perPiece.getRegion(),
+                                 perPiece.getRegion().begin());
+      done[piece] = perPiece.getResult(0);
+    }
+    // The pieces' results in their phases, in the chain's order, from the
+    // last insert back.
+    Value whole = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    for (tensor::InsertSliceOp insert : llvm::reverse(*inserts))
+      whole = tensor::InsertSliceOp::create(
+          rewriter, loc, done[insert.getSource()], whole,
+          insert.getMixedOffsets(), insert.getMixedSizes(),
+          insert.getMixedStrides());
     rewriter.replaceOp(op, whole);
     return success();
   }
@@ -718,7 +838,8 @@ struct NKIFuseElementwisePass
     {
       RewritePatternSet split(context);
       split.add<SplitEpilogueOverChannelBlocks, SplitOverConcatParts,
-                TransposeIntoElementwise, SliceOfTranspose>(context);
+                SplitEpilogueOverPhases, TransposeIntoElementwise,
+                SliceOfTranspose>(context);
       tensor::populateFoldTensorEmptyPatterns(split);
       linalg::populateElementwiseOpsFusionPatterns(split, fuse);
       (void)applyPatternsGreedily(getOperation(), std::move(split));

@@ -5,8 +5,9 @@
 // slice of the result with row and column steps. That costs nothing when
 // the result stays in SBUF, but a DMA descriptor per element in HBM (the
 // U-Net's last ConvTranspose at batch 8 took 79 % of the net's time).
-// A result too large for SBUF is therefore assembled from a tensor that
-// stacks the phases unit-stride, [fh * fw, N, C, H / fh, W / fw], by a
+// A result too large for SBUF, or one the function returns (HBM whatever
+// its size), is therefore assembled from a tensor that stacks the phases
+// unit-stride, [fh * fw, N, C, H / fh, W / fw], by a
 // generic that nki-tile's upsample kernel runs on chip.
 //
 // Only for a chain of inserts into a tensor.empty of rank 4 in which every
@@ -102,6 +103,17 @@ int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
          ((type.getElementTypeBitWidth() + 7) / 8);
 }
 
+/// Whether `v` is a result of the function, itself or reshaped: it is in
+/// HBM whatever its size.
+bool returned(Value v) {
+  return llvm::any_of(v.getUsers(), [](Operation *user) {
+    if (isa<func::ReturnOp>(user))
+      return true;
+    return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
+           returned(user->getResult(0));
+  });
+}
+
 void interleave(PhaseChain &chain) {
   tensor::InsertSliceOp last = chain.inserts.back();
   RankedTensorType type = chain.empty.getType();
@@ -159,8 +171,9 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
     SmallVector<PhaseChain> chains;
     func.walk([&](tensor::EmptyOp empty) {
       std::optional<PhaseChain> chain = phaseChain(empty);
-      if (chain &&
-          bytesPerPartition(empty.getType(), (*target)->numPartitions) > limit)
+      if (chain && (bytesPerPartition(empty.getType(),
+                                      (*target)->numPartitions) > limit ||
+                    returned(chain->inserts.back().getResult())))
         chains.push_back(*chain);
     });
     for (PhaseChain &chain : chains)

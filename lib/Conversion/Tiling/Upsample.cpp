@@ -13,7 +13,9 @@
 // rows leave in whole-row DMAs instead of an element at a time.
 //
 //   for image n (a group of them when both sides are in HBM and the
-//   channels few), block of 128 channels, band of input rows:
+//   channels few), block of 128 channels, band of input rows (a group of
+//   bands side by side when the images' channels still leave partitions
+//   free):
 //     band = view of the resident input, or a DMA (per phase: interleave)
 //     for phase (i, j): copy band into the output's phase (i, j) view
 //     (the output band's tile stored by DMA when it is in HBM)
@@ -164,52 +166,79 @@ LogicalResult tiling::tileUpsample(OpBuilder &b, linalg::GenericOp op,
       int64_t cs = std::min(P, C - c0);
       int64_t images = std::min(group, N - n0);
       int64_t parts = images * cs;
-      for (int64_t r0 = 0; r0 < H; r0 += bandRows) {
-        int64_t rc = std::min(bandRows, H - r0);
+      // Still few partitions (one channel of one image: a segmentation
+      // map): bands of rows side by side too, band k of a group on
+      // partitions [k * parts, (k + 1) * parts), as many as fill them, but
+      // none below kBandElements a partition (a small tensor's copies cost
+      // their fixed overhead whatever their partitions, and each band is
+      // more DMAs).
+      int64_t blocks = inHbm ? std::max<int64_t>(1, P / parts) : 1;
+      int64_t rows = bandRows;
+      if (blocks > 1)
+        rows = std::min(rows, std::max((H + blocks - 1) / blocks,
+                                       (kBandElements + W - 1) / W));
+      SmallVector<int64_t> starts;
+      for (int64_t r0 = 0; r0 < H; r0 += rows)
+        starts.push_back(r0);
+      for (size_t first = 0; first < starts.size();) {
+        // Bands of one height go together (a shorter last band alone).
+        int64_t rc = std::min(rows, H - starts[first]);
+        size_t last = first + 1;
+        while (last < starts.size() && int64_t(last - first) < blocks &&
+               std::min(rows, H - starts[last]) == rc)
+          ++last;
+        ArrayRef<int64_t> side =
+            ArrayRef<int64_t>(starts).slice(first, last - first);
+        first = last;
+        int64_t all = int64_t(side.size()) * parts;
         // A resident input is read in its own type (copies commute with
         // the rounding of a narrower one; each copy converts as it stores).
         auto bandOf = [&](const WindowInput &input) -> Value {
           if (input.resident)
-            return input.residentRows(b, loc, n0, c0, cs, r0, rc, 1);
-          Value t = allocTile(b, loc, {parts, rc, W}, elt);
-          for (int64_t g = 0; g < images; ++g)
-            input.loadBand(b, loc, n0 + g, c0, cs, r0, rc, t, g * cs);
+            return input.residentRows(b, loc, n0, c0, cs, side.front(), rc, 1);
+          Value t = allocTile(b, loc, {all, rc, W}, elt);
+          for (auto [k, r0] : llvm::enumerate(side))
+            for (int64_t g = 0; g < images; ++g)
+              input.loadBand(b, loc, n0 + g, c0, cs, r0, rc, t,
+                             (int64_t(k) * images + g) * cs);
           return t;
         };
         Value band = u.interleave ? Value() : bandOf(inputs[0]);
         Value outBand =
-            outRes ? Value() : allocTile(b, loc, {parts, rc * u.fh, OW}, elt);
+            outRes ? Value() : allocTile(b, loc, {all, rc * u.fh, OW}, elt);
         for (int64_t i = 0; i < u.fh; ++i)
           for (int64_t j = 0; j < u.fw; ++j) {
-            Value dst =
-                outRes
-                    ? residents->view(b, loc, *outRes, n0, c0, cs,
-                                      r0 * u.fh + i, rc, u.fh, j, W, u.fw)
-                    : windowOf(b, loc, outBand, parts, i, rc, u.fh, j, W, u.fw);
+            Value dst = outRes ? residents->view(b, loc, *outRes, n0, c0, cs,
+                                                 side.front() * u.fh + i, rc,
+                                                 u.fh, j, W, u.fw)
+                               : windowOf(b, loc, outBand, all, i, rc, u.fh, j,
+                                          W, u.fw);
             tile::CopyOp::create(
                 b, loc, u.interleave ? bandOf(inputs[i * u.fw + j]) : band,
                 dst);
           }
         if (outRes)
           continue;
-        // Stored in a few DMAs per image: one spreads over at most four
-        // queues.
+        // Stored in a few DMAs per band and image: one spreads over at most
+        // four queues.
         int64_t outRows = rc * u.fh;
         int64_t pieces = loadPieces(outRows * OW * bytes);
         int64_t step = (outRows + pieces - 1) / pieces;
-        for (int64_t g = 0; g < images; ++g)
-          for (int64_t r = 0; r < outRows; r += step) {
-            int64_t m = std::min(step, outRows - r);
-            int64_t offset = y->offset + (n0 + g) * y->strides[0] +
-                             c0 * y->strides[1] +
-                             (r0 * u.fh + r) * y->strides[2];
-            Value rows =
-                hbmView(b, loc, y->buffer, indexConst(b, loc, offset),
-                        {cs, m, OW}, {y->strides[1], y->strides[2], 1});
-            tile::DmaOp::create(
-                b, loc,
-                windowOf(b, loc, outBand, cs, r, m, 1, 0, OW, 1, g * cs), rows);
-          }
+        for (auto [k, r0] : llvm::enumerate(side))
+          for (int64_t g = 0; g < images; ++g)
+            for (int64_t r = 0; r < outRows; r += step) {
+              int64_t m = std::min(step, outRows - r);
+              int64_t offset = y->offset + (n0 + g) * y->strides[0] +
+                               c0 * y->strides[1] +
+                               (r0 * u.fh + r) * y->strides[2];
+              Value dstRows =
+                  hbmView(b, loc, y->buffer, indexConst(b, loc, offset),
+                          {cs, m, OW}, {y->strides[1], y->strides[2], 1});
+              tile::DmaOp::create(b, loc,
+                                  windowOf(b, loc, outBand, cs, r, m, 1, 0, OW,
+                                           1, (int64_t(k) * images + g) * cs),
+                                  dstRows);
+            }
       }
     }
   return success();

@@ -460,3 +460,85 @@ func.func @head_transpose(%q: tensor<8x2x4xf32>, %cos: tensor<8x2xf32>, %sin: te
   } -> tensor<2x8x4xbf16>
   return %r, %b : tensor<2x8x2xf32>, tensor<2x8x4xbf16>
 }
+
+// -----
+
+// A bias add and relu over the four phases of a sub-pixel convolution (the
+// phases' pieces are convolutions' results; one fills two phases) runs
+// once per distinct piece, right after its convolution (nki-tile makes it
+// that convolution's epilogue), and the results fill the phases instead.
+// CHECK-LABEL: func.func @over_phases
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x6x6xf32>, tensor<4x2x2x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK: %[[EA:.*]] = linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<1x4x4x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x6x6xf32>, tensor<4x2x2x4xf32>)
+// CHECK: %[[EB:.*]] = linalg.generic {{.*}} ins(%[[B]], %{{.*}} : tensor<1x4x4x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x8x8xf32>
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[EA]] into %[[E]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[EA]] into %[[I0]][0, 0, 0, 1] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[EB]] into %[[I1]][0, 0, 1, 0] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: %[[I3:.*]] = tensor.insert_slice %[[EB]] into %[[I2]][0, 0, 1, 1] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: return %[[I3]]
+#conv_in = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#conv_w = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#conv_out = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#chan = affine_map<(n, c, h, w) -> (c)>
+func.func @over_phases(%x: tensor<1x4x6x6xf32>, %wa: tensor<4x2x2x4xf32>, %wb: tensor<4x2x2x4xf32>, %bias: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %a = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %wa : tensor<1x4x6x6xf32>, tensor<4x2x2x4xf32>) outs(%z : tensor<1x4x4x4xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.mulf %in, %w : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x4xf32>
+  %b = linalg.generic {indexing_maps = [#conv_in, #conv_w, #conv_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %wb : tensor<1x4x6x6xf32>, tensor<4x2x2x4xf32>) outs(%z : tensor<1x4x4x4xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.mulf %in, %w : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x4xf32>
+  %big = tensor.empty() : tensor<1x4x8x8xf32>
+  %p0 = tensor.insert_slice %a into %big[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p1 = tensor.insert_slice %a into %p0[0, 0, 0, 1] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p2 = tensor.insert_slice %b into %p1[0, 0, 1, 0] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p3 = tensor.insert_slice %b into %p2[0, 0, 1, 1] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %o = tensor.empty() : tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p3, %bias : tensor<1x4x8x8xf32>, tensor<4xf32>) outs(%o : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %bv: f32, %out: f32):
+    %s = arith.addf %in, %bv : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  return %r : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// An operand that varies along the rows (here a second full tensor) is not
+// the same for every pixel of a phase: the op stays over the assembled
+// result.
+// CHECK-LABEL: func.func @phases_and_tensor
+// CHECK-COUNT-3: tensor.insert_slice %arg0
+// CHECK: %[[I3:.*]] = tensor.insert_slice %arg0
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[I3]] {{.*}} into tensor<32x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %{{.*}} : tensor<32x8xf32>, tensor<32x8xf32>)
+#id2 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @phases_and_tensor(%a: tensor<1x4x4x4xf32>, %t: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %big = tensor.empty() : tensor<1x4x8x8xf32>
+  %p0 = tensor.insert_slice %a into %big[0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p1 = tensor.insert_slice %a into %p0[0, 0, 0, 1] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p2 = tensor.insert_slice %a into %p1[0, 0, 1, 0] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %p3 = tensor.insert_slice %a into %p2[0, 0, 1, 1] [1, 4, 4, 4] [1, 1, 2, 2] : tensor<1x4x4x4xf32> into tensor<1x4x8x8xf32>
+  %o = tensor.empty() : tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p3, %t : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%o : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %tv: f32, %out: f32):
+    %s = arith.addf %in, %tv : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  return %r : tensor<1x4x8x8xf32>
+}

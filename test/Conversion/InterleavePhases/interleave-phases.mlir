@@ -1,5 +1,5 @@
 // nki-interleave-phases: phase slices written with row and column steps
-// into a result too large for SBUF go unit-stride into a tensor that
+// into a result too large for SBUF (or returned) go unit-stride into a tensor that
 // stacks them, and one generic interleaves them
 // (lib/Conversion/Graph/InterleavePhases.cpp).
 // RUN: nki-opt %s -split-input-file --nki-interleave-phases=min-bytes=0 | FileCheck %s
@@ -22,7 +22,8 @@
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$PHASE]], #[[$ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S3]] : tensor<4x1x2x4x4xf32>) outs(%[[Y]] : tensor<1x2x8x8xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: linalg.yield %[[IN]] : f32
-// CHECK: return %[[R]]
+// CHECK: %[[X:.*]] = linalg.exp ins(%[[R]] : tensor<1x2x8x8xf32>)
+// CHECK: return %[[X]]
 // SMALL-LABEL: func.func @four(
 // SMALL-COUNT-4: tensor.insert_slice {{.*}} [1, 2, 4, 4] [1, 1, 2, 2]
 // SMALL-NOT: linalg.generic
@@ -32,7 +33,26 @@ func.func @four(%p0: tensor<1x2x4x4xf32>, %p1: tensor<1x2x4x4xf32>, %p2: tensor<
   %1 = tensor.insert_slice %p0 into %0[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x4x4xf32> into tensor<1x2x8x8xf32>
   %2 = tensor.insert_slice %p1 into %1[0, 0, 0, 1] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x4x4xf32> into tensor<1x2x8x8xf32>
   %3 = tensor.insert_slice %p2 into %2[0, 0, 1, 0] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x4x4xf32> into tensor<1x2x8x8xf32>
-  return %3 : tensor<1x2x8x8xf32>
+  %o = tensor.empty() : tensor<1x2x8x8xf32>
+  %4 = linalg.exp ins(%3 : tensor<1x2x8x8xf32>) outs(%o : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %4 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A result the function returns (through a reshape here) is in HBM
+// whatever its size: interleaved with the default limit too, not written
+// there an element at a time.
+// SMALL-LABEL: func.func @returned(
+// SMALL-COUNT-2: tensor.insert_slice {{.*}} [1, 1, 2, 4, 4] [1, 1, 1, 1, 1]
+// SMALL: %[[R:.*]] = linalg.generic
+// SMALL: tensor.collapse_shape %[[R]]
+func.func @returned(%p0: tensor<1x2x4x4xf32>, %p1: tensor<1x2x4x4xf32>) -> tensor<2x4x8xf32> {
+  %e = tensor.empty() : tensor<1x2x4x8xf32>
+  %0 = tensor.insert_slice %p0 into %e[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x4x4xf32> into tensor<1x2x4x8xf32>
+  %1 = tensor.insert_slice %p1 into %0[0, 0, 0, 1] [1, 2, 4, 4] [1, 1, 1, 2] : tensor<1x2x4x4xf32> into tensor<1x2x4x8xf32>
+  %2 = tensor.collapse_shape %1 [[0, 1], [2], [3]] : tensor<1x2x4x8xf32> into tensor<2x4x8xf32>
+  return %2 : tensor<2x4x8xf32>
 }
 
 // -----

@@ -95,10 +95,15 @@ func.func @padded(%arg0: memref<1x16x4x4xf32>) -> memref<1x16x10x10xf32> {
 // Bands of at most 256 input elements a partition (8 rows of 32 here):
 // each band's four phase copies write interleaved views of the same output
 // rows, which the scheduler orders one after another, so small bands keep
-// the copies of the last rows a producer writes short.
+// the copies of the last rows a producer writes short. With both sides in
+// HBM and 16 channels, the four bands go side by side on 64 partitions
+// (band k on [16 k, 16 k + 16)), so that each phase is one copy of them all.
 // OFF-LABEL: func.func @bands(
-// OFF-COUNT-4: nki.dma %{{.*}} to %{{.*}} : memref<16x8x32xf32, strided<[1024, 32, 1], offset: ?>> to memref<16x8x32xf32, strided<[256, 32, 1]>, #nki.memory<sbuf>>
+// OFF: nki.alloc : memref<64x8x32xf32, #nki.memory<sbuf>>
+// OFF-COUNT-4: nki.dma %{{.*}} to %{{.*}} : memref<16x8x32xf32, strided<[1024, 32, 1], offset: ?>> to memref<16x8x32xf32, strided<[256, 32, 1]{{.*}}>, #nki.memory<sbuf>>
 // OFF-NOT: nki.dma %{{.*}} : memref<16x{{[0-9]+}}x32xf32, strided<[1024, 32, 1], offset: ?>>
+// OFF-COUNT-4: nki.copy %{{.*}} into %{{.*}} : memref<64x8x32xf32, #nki.memory<sbuf>> into memref<64x8x32xf32, strided<[1024, 128, 2]{{.*}}>, #nki.memory<sbuf>>
+// OFF-COUNT-8: nki.dma %{{.*}} to %{{.*}} : memref<16x8x64xf32, strided<[1024, 64, 1]{{.*}}>, #nki.memory<sbuf>> to memref<16x8x64xf32, strided<[4096, 64, 1], offset: ?>>
 #up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @bands(%arg0: memref<1x16x32x32xf32>) -> memref<1x16x64x64xf32> {

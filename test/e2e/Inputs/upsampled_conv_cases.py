@@ -17,7 +17,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from onnx_cases import run_cases, save_case
 
-# name: (parts, F, kernel, pads (begin..., end...), dilations, bias)
+# name: (parts, F, kernel, pads (begin..., end...), dilations, bias[,
+# activation after the convolution])
 # A part is ("up", [N, C, H, W], (fh, fw)) or ("skip", [N, C, H, W]).
 CASES = {
     # A U-Net decoder: the upsample concatenated with the skip.
@@ -67,6 +68,11 @@ CASES = {
     "fpn_head": ([("skip", [1, 4, 16, 16]), ("up", [1, 4, 8, 8], (2, 2)),
                   ("up", [1, 4, 4, 4], (4, 4)), ("up", [1, 4, 2, 2], (8, 8))],
                  4, [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # The detector's output: one channel at 4x, its bias and sigmoid
+    # computed per phase (the phases' convolutions' epilogues) and the
+    # phases interleaved on chip, bands of rows side by side.
+    "prob_map": ([("up", [1, 8, 64, 64], (2, 2))], 1, [3, 3], [1, 1, 1, 1],
+                 [1, 1], True, "Sigmoid"),
 }
 
 
@@ -91,7 +97,8 @@ def reference(parts, w, b, pads, dil):
 
 
 def build(name, case, rng, root):
-    parts, f, k, pads, dil, with_bias = case
+    parts, f, k, pads, dil, with_bias = case[:6]
+    act = case[6] if len(case) > 6 else None
     inputs, nodes, inits, arrays, cat = [], [], [], [], []
     for i, part in enumerate(parts):
         x = rng.standard_normal(part[1]).astype(np.float32)
@@ -120,12 +127,17 @@ def build(name, case, rng, root):
     if b is not None:
         inits.append(numpy_helper.from_array(b, "b"))
         names.append("b")
-    nodes.append(helper.make_node("Conv", names, ["y"], kernel_shape=k,
-                                  pads=pads, dilations=dil))
+    nodes.append(helper.make_node("Conv", names, ["conv" if act else "y"],
+                                  kernel_shape=k, pads=pads, dilations=dil))
+    if act:
+        nodes.append(helper.make_node(act, ["conv"], ["y"]))
     expected = reference([(x.astype(np.float64), up) for x, up in arrays],
                          w.astype(np.float64),
                          None if b is None else b.astype(np.float64), pads,
-                         dil).astype(np.float32)
+                         dil)
+    if act == "Sigmoid":
+        expected = 1 / (1 + np.exp(-expected))
+    expected = expected.astype(np.float32)
     return save_case(root, name, nodes, inputs, inits, expected,
                      {f"x{i}": x for i, (x, _) in enumerate(arrays)})
 
