@@ -149,6 +149,9 @@ struct ConvKernel {
   /// ([cs, rows, W], or [cs, images, rows, W] for a group of images).
   Value chunkWindow(OpBuilder &b, Value tile, int64_t cs, const Chunk &ch,
                     int64_t r0, int64_t rs, int64_t q0, int64_t qs) const;
+  /// The column of a packed band tile that holds padded input column 0
+  /// (fullRowBands), for the band being emitted; 0 otherwise.
+  int64_t bandColOffset = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
   /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
@@ -710,7 +713,29 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     int64_t shiftMax = (foldCols - 1) * g.dilationW;
     int64_t tr = tileRows(rows);
     int64_t parts = bands * bandParts();
-    Value t = allocTile(b, loc, {parts, tr, g.w}, g.inputType);
+    // From a resident input with consecutive rows and no column shift, the
+    // band tile takes the resident rows whole (border included), so that
+    // each copy is one contiguous run a partition: a DMA pays a descriptor
+    // of at least 512 bytes per run, and a U-Net phase's rows of 65 bf16
+    // (130 bytes) cost four times their bytes. The kernel's windows then
+    // start bandColOffset columns in.
+    std::optional<ResidentRef> ref = input.resident;
+    int64_t width = g.w;
+    bandColOffset = 0;
+    bool fullRows = ref && step == 1 && shiftMax == 0 && ref->rowStep == 1 &&
+                    ref->colStep == 1 && ref->w == 0 &&
+                    ref->tensor->left >= (pad ? pad->left : 0);
+    if (fullRows) {
+      const ResidentTensor &rt = *ref->tensor;
+      width = rt.left + rt.w + rt.right;
+      bandColOffset = rt.left - (pad ? pad->left : 0);
+      fullRows = bandColOffset + g.w <= width;
+    }
+    if (!fullRows) {
+      width = g.w;
+      bandColOffset = 0;
+    }
+    Value t = allocTile(b, loc, {parts, tr, width}, g.inputType);
     if (pad && !input.resident) {
       // The padding: the tile rows that are a padding row in some band or
       // kernel-row group (all partitions: a memset may not start at any
@@ -774,6 +799,16 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             int64_t rs = (tr + pieces - 1) / pieces;
             for (int64_t r = 0; r < tr; r += rs) {
               int64_t m = std::min(rs, tr - r);
+              if (fullRows) {
+                const ResidentTensor &rt = *ref->tensor;
+                int64_t top = pad ? pad->top : 0;
+                tile::DmaOp::create(
+                    b, loc,
+                    input.residents->view(b, loc, *ref, n, 0, g.c, h0 + r - top,
+                                          m, 1, -rt.left, width, 1),
+                    windowOf(b, loc, t, g.c, r, m, 1, 0, width, 1, p0));
+                continue;
+              }
               tile::DmaOp::create(
                   b, loc,
                   input.residentRows(b, loc, n, 0, g.c, h0 + r * step, m, step,
@@ -786,6 +821,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
         }
     inputs.push_back(t);
   }
+  if (!packed)
+    bandColOffset = 0;
   for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
     inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
                                 inRows(rows), g.inputType,
@@ -1008,6 +1045,7 @@ Value ConvKernel::packFilter(Value filter) {
 Value ConvKernel::chunkWindow(OpBuilder &b, Value tile, int64_t cs,
                               const Chunk &ch, int64_t r0, int64_t rs,
                               int64_t q0, int64_t qs) const {
+  q0 += bandColOffset;
   if (cast<MemRefType>(tile.getType()).getRank() == 3)
     return windowOf(b, loc, tile, cs, r0, ch.rc, rs, q0, ch.wc, qs);
   return imagesWindowOf(b, loc, tile, cs, ch.img, ch.imgs, r0, ch.rc, rs, q0,

@@ -112,3 +112,62 @@ module {
   }
 }
 
+
+// -----
+
+// A resident tensor with a border (a 3x3 convolution reads it padded) that
+// a 1x1 convolution reads in packed bands: each band's rows are copied
+// whole, border included ([2, 10] rows, one contiguous run a partition;
+// a DMA pays at least 512 bytes a run), and the matmul's window starts one
+// column in.
+// CHECK-LABEL: func.func @main(
+// CHECK: nki.alloc : memref<16x1x1x10x10xf32, #nki.memory<sbuf>>
+// CHECK: nki.alloc : memref<64x2x10xf32, #nki.memory<sbuf>>
+// CHECK-COUNT-4: nki.dma %{{.*}} to %{{.*}} : memref<16x2x10xf32, strided<[100, 10, 1], offset: {{10|30|50|70}}>, #nki.memory<sbuf>> to memref<16x2x10xf32, strided<[20, 10, 1]{{.*}}>, #nki.memory<sbuf>>
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<64x128xf32, #nki.memory<sbuf>>, memref<64x2x8xf32, strided<[20, 10, 1], offset: 1>, #nki.memory<sbuf>> into memref<128x16xf32, #nki.memory<psum>>
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @__constant_16x3x3x16xf32 : memref<16x3x3x16xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  memref.global "private" constant @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32> = dense<1.250000e-01> {alignment = 64 : i64}
+  memref.global "private" constant @__constant_16x1x1x32xf32 : memref<16x1x1x32xf32> = dense<2.500000e-01> {alignment = 64 : i64}
+  func.func @main(%arg0: memref<1x16x8x8xf32>) -> (memref<1x16x8x8xf32>, memref<1x32x8x8xf32>) {
+    %cst = arith.constant 0.000000e+00 : f32
+    %w1 = memref.get_global @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32>
+    %w3 = memref.get_global @__constant_16x3x3x16xf32 : memref<16x3x3x16xf32>
+    %w2 = memref.get_global @__constant_16x1x1x32xf32 : memref<16x1x1x32xf32>
+    %t = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x8xf32>
+    linalg.fill ins(%cst : f32) outs(%t : memref<1x16x8x8xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %w1 : memref<1x16x8x8xf32>, memref<16x1x1x16xf32>) outs(%t : memref<1x16x8x8xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %pad = memref.alloc() {alignment = 64 : i64} : memref<1x16x10x10xf32>
+    linalg.map outs(%pad : memref<1x16x10x10xf32>)
+      (%init: f32) {
+        linalg.yield %cst : f32
+      }
+    %inner = memref.subview %pad[0, 0, 1, 1] [1, 16, 8, 8] [1, 1, 1, 1] : memref<1x16x10x10xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+    memref.copy %t, %inner : memref<1x16x8x8xf32> to memref<1x16x8x8xf32, strided<[1600, 100, 10, 1], offset: 11>>
+    %y1 = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x8xf32>
+    linalg.fill ins(%cst : f32) outs(%y1 : memref<1x16x8x8xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%pad, %w3 : memref<1x16x10x10xf32>, memref<16x3x3x16xf32>) outs(%y1 : memref<1x16x8x8xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %y2 = memref.alloc() {alignment = 64 : i64} : memref<1x32x8x8xf32>
+    linalg.fill ins(%cst : f32) outs(%y2 : memref<1x32x8x8xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%t, %w2 : memref<1x16x8x8xf32>, memref<16x1x1x32xf32>) outs(%y2 : memref<1x32x8x8xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    return %y1, %y2 : memref<1x16x8x8xf32>, memref<1x32x8x8xf32>
+  }
+}
