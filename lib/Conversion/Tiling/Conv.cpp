@@ -150,7 +150,8 @@ struct ConvKernel {
   Value chunkWindow(OpBuilder &b, Value tile, int64_t cs, const Chunk &ch,
                     int64_t r0, int64_t rs, int64_t q0, int64_t qs) const;
   /// The column of a packed band tile that holds padded input column 0
-  /// (fullRowBands), for the band being emitted; 0 otherwise.
+  /// when the tile takes a resident input's rows whole (emitBand); 0
+  /// otherwise.
   int64_t bandColOffset = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
