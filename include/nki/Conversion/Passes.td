@@ -314,6 +314,10 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"foldColumns", "fold-columns", "bool", /*default=*/"true",
            "Convolutions with few fp32 input channels fold kernel columns "
            "into the contraction beside the kernel rows">,
+    Option<"stackRows", "stack-rows", "bool", /*default=*/"true",
+           "Stride-1 convolutions with few channels and filters compute "
+           "several consecutive output rows at once, their input rows on "
+           "the partitions once">,
     Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
            "A 2x2 stride-2 max pooling right after a convolution is "
            "computed by the convolution's kernel">,

@@ -118,6 +118,18 @@ struct ConvKernel {
   /// and output partition j * F + f for band j, KH' = KH folded, else 1),
   /// the filter block-diagonal, so that one matmul computes every band.
   int64_t bands = 1, bandH = 0;
+  /// Stacked output rows (folded rows, one band): `stack` consecutive
+  /// output rows of a stride-1 convolution on the partitions at once, so
+  /// that their input rows are loaded once. Partition i * C + c of the
+  /// input tile holds the padded input rows q * stack + i (i < KH + stack -
+  /// 1) of channel c at row q; the filter of a kernel column is banded,
+  /// w[c, i - j, kw, f] at row i * C + c and column j * F + f; the result's
+  /// partition block j holds output rows q * stack + j. A 16-channel 3x3
+  /// layer: 6 rows of 16 contract 96 partitions for 4 output rows in 3
+  /// matmuls a pixel group, 0.75 matmul columns an output pixel against
+  /// 1.125 with eight packed bands of 9 taps. `bandH` and the bands' rows
+  /// then count groups of `stack` rows.
+  int64_t stack = 1;
   /// Small images (every chunk of one within a group of kChunksPerGroup):
   /// the chunks of `imageGroup` images go in one group, sharing each tap's
   /// stationary operand (at 7x7 a LoadStationary per image and block cost
@@ -179,6 +191,20 @@ struct ConvKernel {
   int64_t tileRows(int64_t outRows) const {
     return foldRows ? outRows : inRows(outRows);
   }
+  /// Folded: the partition groups of a band's input tile (kernel rows, or
+  /// with stacked rows the input rows of a group), the padded input rows
+  /// between a tile row and the next and between one group and the next.
+  int64_t foldGroups() const { return stack > 1 ? g.kh + stack - 1 : g.kh; }
+  int64_t foldRowStep() const { return stack > 1 ? stack : g.strideH; }
+  int64_t foldGroupStep() const { return stack > 1 ? 1 : g.dilationH; }
+  /// The result's partition blocks (packed bands or stacked rows), and
+  /// the output row of block j at (band or group) row `oh`, with the step
+  /// between a block's rows.
+  int64_t blocks() const { return stack > 1 ? stack : bands; }
+  int64_t blockRow(int64_t oh, int64_t j) const {
+    return stack > 1 ? oh * stack + j : oh + j * bandH;
+  }
+  int64_t blockRowStep() const { return stack > 1 ? stack : 1; }
 
   LogicalResult analyze();
   void chooseBands();
@@ -222,11 +248,14 @@ struct ConvKernel {
   Value packFilter(Value filter);
   LogicalResult scaleFilters(int64_t n, SmallVector<Value> &tiles);
   /// Rows of the filter tile that one band's channels use: C * KH'.
-  int64_t bandParts() const { return g.c * (foldRows ? g.kh * foldCols : 1); }
+  int64_t bandParts() const {
+    return g.c * (foldRows ? foldGroups() * foldCols : 1);
+  }
   int64_t taps() const {
     return foldRows ? (g.kw + foldCols - 1) / foldCols : g.kh * g.kw;
   }
   Value loadFoldedFilter();
+  Value loadStackedFilter();
   void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                 int64_t rows, ArrayRef<Value> filters);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
@@ -359,15 +388,23 @@ void ConvKernel::chooseBands() {
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
   struct Choice {
     bool fold;
-    int64_t cols, bands;
+    int64_t cols, bands, stack = 1;
   };
   auto cost = [&](Choice c) {
     int64_t taps = c.fold ? (g.kw + c.cols - 1) / c.cols : g.kh * g.kw;
-    double columns = double(taps) * pixels / c.bands;
+    double columns = double(taps) * pixels / (c.bands * c.stack);
     double dma = 0;
-    double inputBytes =
-        double(g.n * g.c) * input.width * inBytes *
-        (c.fold ? g.kh * g.oh : inRows(g.oh) + (c.bands - 1) * (g.kh - 1));
+    int64_t rowsLoaded = c.stack > 1 ? (g.kh + c.stack - 1) * (g.oh / c.stack)
+                         : c.fold    ? g.kh * g.oh
+                                  : inRows(g.oh) + (c.bands - 1) * (g.kh - 1);
+    // Stacked rows are copied a row at a time (every stack-th row of the
+    // input for each partition group): a DMA descriptor each, paid at
+    // least its minimum (a 10-pixel row of an 8x upsample's phase is 40
+    // bytes).
+    double rowBytes = double(input.width * inBytes);
+    if (c.stack > 1)
+      rowBytes = std::max<double>(rowBytes, t.dmaMinDescriptorBytes);
+    double inputBytes = double(g.n * g.c) * rowBytes * double(rowsLoaded);
     // A resident input is copied into packed band tiles; every shifted
     // copy of folded columns is one more load of the folded rows, counted
     // one and a half times: those loads contend with the next kernels' on
@@ -379,7 +416,7 @@ void ConvKernel::chooseBands() {
       dma += inputBytes * (1 + shifted);
     else
       dma += inputBytes * shifted;
-    if (c.bands > 1)
+    if (c.bands > 1 || c.stack > 1)
       dma += double(perBand * g.n * g.f * g.oh) *
              std::max(g.ow * outBytes, t.dmaMinDescriptorBytes);
     return columns * peCycleNs + dma * dmaNsPerByte;
@@ -401,12 +438,26 @@ void ConvKernel::chooseBands() {
   for (int64_t cols = 1; cols <= maxCols; ++cols)
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
+  // Stacked output rows: a stride-1 convolution's rows, not a fused
+  // pooling's pairs (a pair would span two partition blocks), the output
+  // not stepped, the rows a whole number of groups; and only when the PE
+  // multiplies fp32 (four cycles a column). At one cycle a column the
+  // copies and the output's DMA by block outweigh the columns saved in
+  // ways this model misses: with bf16 stacking the U-Net at batch 8 ran
+  // 647.3 -> 672.4 us, unet_convt 685.3 -> 665.0.
+  if (g.strideH == 1 && g.dilationH == 1 && g.kh > 1 && !diagonal && !scale &&
+      !pool && !oneBand && options.stackRows && g.inputType.isF32())
+    for (int64_t q = 2; g.c * (g.kh + q - 1) <= P() && q * g.f <= P(); ++q)
+      if (g.oh % q == 0)
+        candidates.push_back(Choice{true, 1, 1, q});
   for (Choice c : candidates)
-    if ((!c.fold || (convFoldsRows(g, P()) && !scale)) && cost(c) < cost(best))
+    if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
+        cost(c) < cost(best))
       best = c;
   foldRows = best.fold;
   foldCols = best.fold ? best.cols : 1;
   bands = best.bands;
+  stack = best.stack;
 }
 
 LogicalResult ConvKernel::analyze() {
@@ -445,11 +496,11 @@ LogicalResult ConvKernel::analyze() {
              (!input.resident || g.inputType.isF32());
   chooseBands();
   bool newBands = !input.resident || foldRows || bands > 1;
-  bandH = g.oh / bands;
+  bandH = g.oh / bands / stack;
   bandRows = bandH;
   // Packed bands go in groups of chunks, so that the next group's input
   // (which moves by DMA) loads while this one multiplies.
-  if (bands > 1)
+  if (bands > 1 || stack > 1)
     bandRows = std::min(bandRows,
                         kChunksPerGroup *
                             std::max<int64_t>(1, options.bankColumns / g.ow));
@@ -567,15 +618,20 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                           int64_t oh, int64_t ow0, int64_t rc, int64_t wc,
                           Value acc) {
   int64_t cols = rc * wc;
-  // Packed bands (bands > 1): partitions [j * F, (j + 1) * F) of the chunk
-  // are output rows oh + j * bandH; every operand moves by DMA.
-  int64_t fs = fb / bands;
-  // [fs, rc * wc] of band j of a 4-D operand: partitions along f, the
-  // chunk's pixels along the free axis (whole rows merge; else rc == 1).
+  // Packed bands or stacked rows: partitions [j * F, (j + 1) * F) of the
+  // chunk are output rows blockRow(oh, j), blockRow(oh, j) + blockRowStep(),
+  // ...; every operand moves by DMA.
+  int64_t fs = fb / blocks();
+  // [fs, rc * wc] of block j of a 4-D operand: partitions along f, the
+  // chunk's pixels along the free axis (whole rows merge; else rc == 1);
+  // [fs, rc, wc] when the block's rows step over the others'.
   auto view2d = [&](const Layout &l, int64_t width, int64_t j) {
     SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
-                              indexConst(b, loc, oh + j * bandH),
+                              indexConst(b, loc, blockRow(oh, j)),
                               indexConst(b, loc, ow0)};
+    if (width != 1 && blockRowStep() > 1)
+      return hbm(b, l, ivs, {fs, rc, wc},
+                 {l.strides[1], blockRowStep() * l.strides[2], l.strides[3]});
     int64_t free = width == 1 ? 1 : l.strides[3];
     return hbm(b, l, ivs, {fs, width}, {l.strides[1], free});
   };
@@ -585,14 +641,14 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         options.residents ? options.residents->lookup(buffer) : std::nullopt;
     if (!r)
       return {};
-    return options.residents->view(b, loc, *r, n, f0, fs, oh + j * bandH, rc, 1,
-                                   ow0, wc, 1);
+    return options.residents->view(b, loc, *r, n, f0, fs, blockRow(oh, j), rc,
+                                   blockRowStep(), ow0, wc, 1);
   };
   // An operand's tile, [fb, cols] or a per-channel [fb, 1] `column`: a
   // resident view (one band), else one DMA per band; a column once per
   // image and filter block.
   auto load = [&](const Layout &l, Type type, bool column) -> Value {
-    if (Value v = !column && bands == 1 ? resident(l.buffer, 0) : Value())
+    if (Value v = !column && blocks() == 1 ? resident(l.buffer, 0) : Value())
       return v;
     int64_t width = column ? 1 : cols;
     std::pair<Value, int64_t> key = {l.buffer, l.offset + n * l.strides[0] +
@@ -602,7 +658,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     Value t = allocTile(b, loc, {fb, width}, type);
     if (column)
       columns[key] = t;
-    for (int64_t j = 0; j < bands; ++j) {
+    for (int64_t j = 0; j < blocks(); ++j) {
       Value r = column ? Value() : resident(l.buffer, j);
       tile::DmaOp::create(b, loc, r ? r : view2d(l, width, j),
                           tileSlice(b, loc, t, j * fs, fs, 0, width));
@@ -614,7 +670,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     const Access &o = epi.operands.back();
     out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
   }
-  Value outView = bands == 1 ? resident(out.buffer, 0) : Value();
+  Value outView = blocks() == 1 ? resident(out.buffer, 0) : Value();
   // The chunk's value `t` into the resident view.
   auto storeInto = [&](Value t, Value view) {
     // A final clamp (ReLU6's min with 6) into a narrower view: the value
@@ -652,7 +708,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                   cast<MemRefType>(t.getType()).getElementType()))
         if (Value narrow = retypeWrittenTile(b, t, outType))
           t = narrow;
-      for (int64_t j = 0; j < bands; ++j) {
+      for (int64_t j = 0; j < blocks(); ++j) {
         Value r = resident(out.buffer, j);
         tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
                             r ? r : view2d(out, cols, j));
@@ -710,7 +766,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     // tensor (within SBUF; its border is the padding), else from HBM with
     // the padding set for the whole tile first (a memset may not start at
     // any partition) and the loads overwriting the rest.
-    int64_t fold = foldRows ? g.kh : 1, step = foldRows ? g.strideH : 1;
+    int64_t fold = foldRows ? foldGroups() : 1,
+            step = foldRows ? foldRowStep() : 1;
     int64_t shiftMax = (foldCols - 1) * g.dilationW;
     int64_t tr = tileRows(rows);
     int64_t parts = bands * bandParts();
@@ -747,8 +804,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       auto padRow = [&](int64_t r) {
         for (int64_t j = 0; j < bands; ++j)
           for (int64_t kh = 0; kh < fold; ++kh) {
-            int64_t h =
-                (oh0 + j * bandH) * g.strideH + kh * g.dilationH + r * step;
+            int64_t h = (oh0 + j * bandH) * foldRowStep() +
+                        kh * foldGroupStep() + r * step;
             if (h < pad->top || h >= pad->top + pad->height)
               return true;
           }
@@ -790,7 +847,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     for (int64_t j = 0; j < bands; ++j)
       for (int64_t kwi = 0; kwi < foldCols; ++kwi)
         for (int64_t kh = 0; kh < fold; ++kh) {
-          int64_t h0 = (oh0 + j * bandH) * g.strideH + kh * g.dilationH;
+          int64_t h0 = (oh0 + j * bandH) * foldRowStep() + kh * foldGroupStep();
           int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
           int64_t shift = kwi * g.dilationW;
           if (input.resident) {
@@ -834,9 +891,9 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   // Packed, the operands span every band's partitions.
   int64_t taps = this->taps();
   int64_t parts = packed ? bands * bandParts() : 0;
-  int64_t filterCols = bands * g.f;
+  int64_t filterCols = blocks() * g.f;
   for (int64_t fbk = 0; fbk < fBlocks; ++fbk) {
-    int64_t f0 = fbk * P(), fb = bands * fbAt(fbk);
+    int64_t f0 = fbk * P(), fb = blocks() * fbAt(fbk);
     for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup) {
       ArrayRef<Chunk> group = ArrayRef<Chunk>(chunks).slice(
           c0, std::min<size_t>(kChunksPerGroup, chunks.size() - c0));
@@ -963,7 +1020,39 @@ Value ConvKernel::loadFoldedFilter() {
   return t;
 }
 
+/// Stacked rows: one tile [(KH + stack - 1) * C, KW * stack * F],
+/// partition i * C + c holding at column kw * stack * F + j * F + f the
+/// weight w[c, i - j, kw, f] when 0 <= i - j < KH, zero elsewhere; one DMA
+/// per output row j and kernel row kh (every kernel column at once).
+Value ConvKernel::loadStackedFilter() {
+  int64_t cols = stack * g.f, pitch = g.kw * cols;
+  Value t = allocTile(b, loc, {foldGroups() * g.c, pitch}, g.filterType);
+  tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+  auto type = cast<MemRefType>(t.getType());
+  for (int64_t j = 0; j < stack; ++j)
+    for (int64_t kh = 0; kh < g.kh; ++kh) {
+      int64_t offset = (j + kh) * g.c * pitch + j * g.f;
+      auto layout =
+          StridedLayoutAttr::get(b.getContext(), offset, {pitch, cols, 1});
+      auto viewType = MemRefType::get({g.c, g.kw, g.f}, g.filterType, layout,
+                                      type.getMemorySpace());
+      Value dst = memref::ReinterpretCastOp::create(
+          b, loc, viewType, t, b.getIndexAttr(offset),
+          {b.getIndexAttr(g.c), b.getIndexAttr(g.kw), b.getIndexAttr(g.f)},
+          {b.getIndexAttr(pitch), b.getIndexAttr(cols), b.getIndexAttr(1)});
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(b, loc, w.buffer,
+                  indexConst(b, loc, w.offset + kh * g.kw * g.f),
+                  {g.c, g.kw, g.f}, {w.strides[0], g.f, 1}),
+          dst);
+    }
+  return t;
+}
+
 SmallVector<Value> ConvKernel::loadFilters() {
+  if (stack > 1)
+    return {loadStackedFilter()};
   if (foldCols > 1)
     return {loadFoldedFilter()};
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],

@@ -51,6 +51,9 @@ struct TileOptions {
   /// ... and fold kernel columns into the contraction with the rows
   /// (fp32 inputs, Conv.cpp).
   bool foldColumns = true;
+  /// ... or stack several output rows of a stride-1 convolution on the
+  /// partitions, their input rows loaded once (Conv.cpp).
+  bool stackRows = true;
   /// The engine time a depthwise convolution's chunks have been given so
   /// far (ns), carried across the kernels of its channel blocks (one source
   /// location) so that they share the engines as one convolution would.

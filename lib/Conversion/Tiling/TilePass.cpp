@@ -75,6 +75,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.freeChunk = freeChunk;
     options.packBands = packBands;
     options.foldColumns = foldColumns;
+    options.stackRows = stackRows;
     FailureOr<const nki::isa::TargetDesc *> chosen =
         nki::tile::getTarget(func);
     if (failed(chosen))

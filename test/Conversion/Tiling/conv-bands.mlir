@@ -5,7 +5,7 @@
 // filters [j * F, (j + 1) * F), so that each matmul computes every band.
 // Kernel columns are not folded here (conv-fold-columns.mlir): the bands
 // alone.
-// RUN: nki-opt %s -split-input-file --nki-tile=fold-columns=false | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-tile="fold-columns=false stack-rows=false" | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s --check-prefix=OFF
 
 // 16 channels, 16 filters, 8 output rows: eight bands of one row. The
