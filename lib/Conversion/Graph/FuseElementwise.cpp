@@ -23,6 +23,7 @@
 #include "../Common/MxMatmul.h"
 #include "../Conv/ConvGeneric.h"
 #include "FoldConstantGenerics.h"
+#include "InterleavePhases.h"
 
 #include "nki/Conversion/Passes.h"
 
@@ -343,43 +344,17 @@ struct SplitEpilogueOverChannelBlocks
   }
 };
 
-/// The phases of `v` when it is a chain of insert_slices into a
-/// tensor.empty of rank 4, each a [N, C, H / fh, W / fw] piece at (0, 0, i,
-/// j) with steps (1, 1, fh, fw), every phase once: the result of a
-/// transposed convolution or of a convolution of a nearest upsample
-/// (UpsampledConv.cpp), where one piece may fill several phases.
-static std::optional<SmallVector<tensor::InsertSliceOp>> phaseInserts(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() != 4)
+/// The phase chain (InterleavePhases.h) whose last insert's result is `v`.
+static std::optional<nki::PhaseChain> phaseChainOf(Value v) {
+  Value root = v;
+  while (auto insert = root.getDefiningOp<tensor::InsertSliceOp>())
+    root = insert.getDest();
+  auto empty = root.getDefiningOp<tensor::EmptyOp>();
+  std::optional<nki::PhaseChain> chain =
+      empty ? nki::matchPhaseChain(empty) : std::nullopt;
+  if (!chain || chain->inserts.back().getResult() != v)
     return std::nullopt;
-  SmallVector<tensor::InsertSliceOp> inserts;
-  while (auto insert = v.getDefiningOp<tensor::InsertSliceOp>()) {
-    inserts.push_back(insert);
-    v = insert.getDest();
-  }
-  if (!v.getDefiningOp<tensor::EmptyOp>() || inserts.size() < 2)
-    return std::nullopt;
-  ArrayRef<int64_t> steps = inserts.front().getStaticStrides();
-  int64_t fh = steps[2], fw = steps[3];
-  ArrayRef<int64_t> shape = type.getShape();
-  if (steps[0] != 1 || steps[1] != 1 || ShapedType::isDynamic(fh) ||
-      ShapedType::isDynamic(fw) || fh < 1 || fw < 1 || fh * fw < 2 ||
-      shape[2] % fh || shape[3] % fw || int64_t(inserts.size()) != fh * fw)
-    return std::nullopt;
-  SmallVector<int64_t> sizes = {shape[0], shape[1], shape[2] / fh,
-                                shape[3] / fw};
-  SmallVector<bool> seen(fh * fw, false);
-  for (tensor::InsertSliceOp insert : inserts) {
-    ArrayRef<int64_t> o = insert.getStaticOffsets();
-    if (insert.getStaticStrides() != steps ||
-        insert.getStaticSizes() != ArrayRef<int64_t>(sizes) ||
-        insert.getSourceType().getShape() != ArrayRef<int64_t>(sizes) ||
-        o[0] != 0 || o[1] != 0 || o[2] < 0 || o[2] >= fh || o[3] < 0 ||
-        o[3] >= fw || seen[o[2] * fw + o[3]])
-      return std::nullopt;
-    seen[o[2] * fw + o[3]] = true;
-  }
-  return inserts;
+  return chain;
 }
 
 /// An elementwise generic over the phases of a transposed or sub-pixel
@@ -397,11 +372,11 @@ struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
     if (!splittable(op) || op.getNumLoops() != 4)
       return failure();
     OpOperand *split = nullptr;
-    std::optional<SmallVector<tensor::InsertSliceOp>> inserts;
+    std::optional<nki::PhaseChain> chain;
     for (OpOperand *in : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(in);
       if (map.isIdentity() && in->get().hasOneUse() && !split &&
-          (inserts = phaseInserts(in->get()))) {
+          (chain = phaseChainOf(in->get()))) {
         split = in;
         continue;
       }
@@ -418,7 +393,7 @@ struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
       Operation *def = v.getDefiningOp();
       return !def || (def->getBlock() == block && def->isBeforeInBlock(at));
     };
-    for (tensor::InsertSliceOp insert : *inserts) {
+    for (tensor::InsertSliceOp insert : chain->inserts) {
       Operation *def = insert.getSource().getDefiningOp();
       if (!def || def->getBlock() != block)
         return failure();
@@ -429,7 +404,7 @@ struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getResult(0).getType());
     llvm::DenseMap<Value, Value> done;
-    for (tensor::InsertSliceOp insert : *inserts) {
+    for (tensor::InsertSliceOp insert : chain->inserts) {
       Value piece = insert.getSource();
       if (done.count(piece))
         continue;
@@ -448,11 +423,10 @@ struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
                                  perPiece.getRegion().begin());
       done[piece] = perPiece.getResult(0);
     }
-    // The pieces' results in their phases, in the chain's order, from the
-    // last insert back.
+    // The pieces' results in their phases, in the chain's order.
     Value whole = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                           type.getElementType());
-    for (tensor::InsertSliceOp insert : llvm::reverse(*inserts))
+    for (tensor::InsertSliceOp insert : chain->inserts)
       whole = tensor::InsertSliceOp::create(
           rewriter, loc, done[insert.getSource()], whole,
           insert.getMixedOffsets(), insert.getMixedSizes(),

@@ -35,24 +35,12 @@ namespace nki {
 
 using namespace mlir;
 
-namespace {
-
-/// A chain of phase inserts, in program order (each writes into the
-/// previous one's result), inserts[k] writing phase phases[k] = i * fw + j.
-struct PhaseChain {
-  tensor::EmptyOp empty;
-  SmallVector<tensor::InsertSliceOp> inserts;
-  SmallVector<int64_t> phases;
-  int64_t fh = 0, fw = 0;
-};
-
-/// The chain of phase inserts that starts at `empty`, if it is one.
-std::optional<PhaseChain> phaseChain(tensor::EmptyOp empty) {
+std::optional<nki::PhaseChain> nki::matchPhaseChain(tensor::EmptyOp empty) {
   RankedTensorType type = empty.getType();
   if (type.getRank() != 4 || !type.hasStaticShape())
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
-  PhaseChain chain;
+  nki::PhaseChain chain;
   chain.empty = empty;
   SmallVector<tensor::InsertSliceOp> &order = chain.inserts;
   Value v = empty.getResult();
@@ -94,6 +82,8 @@ std::optional<PhaseChain> phaseChain(tensor::EmptyOp empty) {
   return chain;
 }
 
+namespace {
+
 /// Bytes per SBUF partition of `type` with its channels (dim 1) on the
 /// partitions.
 int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
@@ -114,7 +104,7 @@ bool returned(Value v) {
   });
 }
 
-void interleave(PhaseChain &chain) {
+void interleave(nki::PhaseChain &chain) {
   tensor::InsertSliceOp last = chain.inserts.back();
   RankedTensorType type = chain.empty.getType();
   ArrayRef<int64_t> s = type.getShape();
@@ -168,15 +158,15 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
       return signalPassFailure();
     int64_t limit = minBytes >= 0 ? int64_t(minBytes)
                                   : (*target)->sbufBytesPerPartition / 2;
-    SmallVector<PhaseChain> chains;
+    SmallVector<nki::PhaseChain> chains;
     func.walk([&](tensor::EmptyOp empty) {
-      std::optional<PhaseChain> chain = phaseChain(empty);
+      std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty);
       if (chain && (bytesPerPartition(empty.getType(),
                                       (*target)->numPartitions) > limit ||
                     returned(chain->inserts.back().getResult())))
         chains.push_back(*chain);
     });
-    for (PhaseChain &chain : chains)
+    for (nki::PhaseChain &chain : chains)
       interleave(chain);
   }
 };

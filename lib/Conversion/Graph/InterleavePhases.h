@@ -1,17 +1,41 @@
-//===- InterleavePhases.h - The phase index of an interleave ----*- C++ -*-===//
+//===- InterleavePhases.h - Phase chains and their interleave ---*- C++ -*-===//
 //
-// nki-interleave-phases builds, and nki-tile's upsample kernel matches, a
-// generic over [N, C, H, W] reading phase tensors stacked as [fh * fw, N, C,
-// H / fh, W / fw]; this is the stacked index of output (h, w), dims 2 and
-// 3 of the generic.
+// A transposed convolution (the ONNX importer) and a convolution of a
+// nearest upsample (UpsampledConv.cpp) write each output phase into a
+// strided slice of a tensor.empty: matchPhaseChain recognises that chain
+// (nki-interleave-phases interleaves it, nki-fuse-elementwise runs an
+// elementwise consumer per phase). nki-interleave-phases builds, and
+// nki-tile's upsample kernel matches, a generic over [N, C, H, W] reading
+// phase tensors stacked as [fh * fw, N, C, H / fh, W / fw];
+// interleavedPhase is the stacked index of output (h, w), dims 2 and 3 of
+// the generic.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_LIB_CONVERSION_GRAPH_INTERLEAVEPHASES_H
 #define NKI_LIB_CONVERSION_GRAPH_INTERLEAVEPHASES_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 
 namespace nki {
+
+/// A chain of phase inserts, in program order (each writes into the
+/// previous one's result), inserts[k] writing phase phases[k] = i * fw + j:
+/// every insert a [N, C, H / fh, W / fw] piece at (0, 0, i, j) with steps
+/// (1, 1, fh, fw), each phase once (one piece may fill several).
+struct PhaseChain {
+  mlir::tensor::EmptyOp empty;
+  llvm::SmallVector<mlir::tensor::InsertSliceOp> inserts;
+  llvm::SmallVector<int64_t> phases;
+  int64_t fh = 0, fw = 0;
+};
+
+/// The chain of phase inserts that starts at `empty` (of rank 4, each link
+/// used only by the next), if it is one.
+std::optional<PhaseChain> matchPhaseChain(mlir::tensor::EmptyOp empty);
 
 /// (h mod fh) * fw + w mod fw.
 inline mlir::AffineExpr interleavedPhase(mlir::MLIRContext *ctx, int64_t fh,
