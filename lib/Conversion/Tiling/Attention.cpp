@@ -2,16 +2,20 @@
 //
 // For each batch (batch x head) K^T [d, Sk] and V [Sk, e] are loaded into
 // SBUF once; for each block of up to 128 queries, Q^T [d, q] is the
-// stationary operand and the keys are visited a PSUM bank (512) at a time:
+// stationary operand and the keys are visited two PSUM banks (2 x 512) per
+// step, bank j of a step:
 //
-//   S    = Q K^T[:, blk]                      PE, PSUM [q, 512]
-//   x    = S (+ mask block)                   DVE, only where a mask is
-//   r    = min(r, -c * rowmax(x))             the running max, as -c * max
+//   S_j  = Q K^T[:, blk_j]                    PE, PSUM [q, 512]
+//   x_j  = S_j (+ mask block)                 DVE, only where a mask is
+//   r    = min(r, -c * rowmax(x_j))           the running max, as -c * max
+//
+// then once per step
+//
 //   a    = exp(r - r_old)                     ACT [q, 1]: the rescale
-//   P    = exp(c * x + r), rs = rowsum(P)     ACT, one pass, bf16 out
-//   l    = l * a + rs;  O *= a                DVE, O in place in PSUM
-//   P^T  = transposes of P's 128-key blocks   PE, one PSUM bank, one copy
-//   O   += P^T^T V[blk]                       PE, accumulated in PSUM
+//   P_j  = exp(c * x_j + r), rs_j = rowsum    ACT, one pass each, bf16 out
+//   l    = l * a + rs_0 + rs_1                POOL
+//   P^T  = transposes of P's 128-key blocks   PE, a PSUM bank, one copy
+//   O    = O * a + P^T^T V[blk]               ACT/DVE in PSUM, then PE
 //
 // and at the end O / l is stored. c is the prologue's scale (1/sqrt(d)),
 // folded into the exp. Blocks of a constant mask that are -inf throughout
@@ -68,10 +72,19 @@ struct AttentionKernel {
                  bool keysOnCols, int bDim, int64_t batch, int rowDim,
                  int64_t row0, int64_t rows, int colDim, int64_t col0,
                  int64_t cols, Type type) {
-    if (segments.empty())
-      return load(whole, bDim, batch, rowDim, row0, rows, colDim, col0, cols,
-                  type);
     Value tile = allocTile(b, loc, {rows, cols}, type);
+    fillKeys(tile, segments, whole, keysOnCols, bDim, batch, rowDim, row0, rows,
+             colDim, col0, cols);
+    return tile;
+  }
+  /// `loadKeys` into `tile` ([rows, cols] or wider).
+  void fillKeys(Value tile, ArrayRef<KeySegment> segments, const Access &whole,
+                bool keysOnCols, int bDim, int64_t batch, int rowDim,
+                int64_t row0, int64_t rows, int colDim, int64_t col0,
+                int64_t cols) {
+    if (segments.empty())
+      return fill(tileSlice(b, loc, tile, 0, rows, 0, cols), whole, bDim, batch,
+                  rowDim, row0, rows, colDim, col0, cols);
     int64_t k0 = keysOnCols ? col0 : row0, n = keysOnCols ? cols : rows;
     for (const KeySegment &seg : segments) {
       int64_t lo = std::max(seg.begin, k0), hi = std::min(seg.end, k0 + n);
@@ -84,7 +97,6 @@ struct AttentionKernel {
         fill(tileSlice(b, loc, tile, lo - k0, hi - lo, 0, cols), seg.a, bDim,
              batch, rowDim, lo - seg.begin, hi - lo, colDim, col0, cols);
     }
-    return tile;
   }
 
   /// Writes [rows, cols] of `a` at (batch, row0, col0) into `tile`.
@@ -173,16 +185,22 @@ struct AttentionKernel {
     /// Every row keeps some key (a constant mask's blocks say so).
     bool rowsLive = false;
   };
-  /// One step of one query block in flight: what its phases hand on.
+  /// `count` steps of one query block in flight, from `step` on, sharing
+  /// the softmax's bookkeeping: what their phases hand on.
   struct Slot {
     QueryBlock *block;
-    size_t step;
-    Value p, alpha;
-    SmallVector<Value> pT;
+    size_t step, count;
+    Value alpha;
+    SmallVector<Value> p, pT;
+    SmallVector<int64_t> pTBlock; // the key block of each pT
   };
-  /// Query blocks whose steps are interleaved, and how many slots ahead of
+  /// Query blocks whose steps are interleaved, how many steps (banks of
+  /// keys) share one slot's bookkeeping (the rescale of the running max
+  /// and of the context: two halve it; three or four leave too few PSUM
+  /// banks for the pipeline; the stacked heads of a decode step keep one,
+  /// their context takes up to four banks), and how many slots ahead of
   /// the P V matmuls the scores and the transposes are emitted.
-  static constexpr size_t kGroup = 2;
+  static constexpr size_t kGroup = 2, kSpan = 2;
   static constexpr size_t kScoresAhead = 3, kTransposesAhead = 1;
 
   /// An identity [P, P] in bf16, built once (POOL).
@@ -249,12 +267,13 @@ struct AttentionKernel {
     return m;
   }
 
-  /// Phase 1: the scores on the PE, the online softmax on ACT and DVE.
-  void emitScores(Slot &slot, ArrayRef<Value> kT) {
-    QueryBlock &blk = *slot.block;
-    const Step &step = blk.steps[slot.step];
-    bool first = slot.step == 0;
+  /// The scores of one bank of keys on the PE, in PSUM, and what the DVE
+  /// adds to them (a mask): the tile the softmax reads. `c1` becomes the
+  /// exp's scale.
+  Value emitBankScores(QueryBlock &blk, const Step &step, ArrayRef<Value> kT,
+                       double &c1) {
     int64_t qm = blk.qm, k0 = step.k0, kw = step.kw;
+    loadKeysUpTo(kT, k0 + kw);
     Value s =
         allocTile(b, loc, {qm, kw}, b.getF32Type(), tile::MemorySpace::PSUM);
     for (auto [j, q] : llvm::enumerate(blk.qT)) {
@@ -262,8 +281,7 @@ struct AttentionKernel {
       tile::MatmulOp::create(b, loc, q, tileSlice(b, loc, kT[j], 0, dd, k0, kw),
                              s, j ? b.getUnitAttr() : UnitAttr());
     }
-    Value x = s;
-    double c1 = c.scale * c.innerScale;
+    c1 = c.scale * c.innerScale;
     if (step.mask.kind == Block::Masked && step.mask.zeroOrInf &&
         blk.rowsLive && !step.mask.values.empty() && !c.scoresType.isF32()) {
       // The mask joins the scores on the PE, which has time to spare in
@@ -272,56 +290,114 @@ struct AttentionKernel {
       tile::MatmulOp::create(b, loc,
                              tileSlice(b, loc, identityTile(), 0, qm, 0, qm),
                              peMaskTile(blk, step), s, b.getUnitAttr());
-    } else if (step.mask.kind == Block::Masked) {
-      // x = innerScale * S + mask, in SBUF; a mask of 0 / -inf values is
-      // its own multiple, so the inner scale joins the exp's.
-      Value m = maskTile(blk, step, b.getF32Type());
-      Value scores = s;
-      if (c.innerScale != 1.0 && !step.mask.zeroOrInf) {
-        scores = allocTile(b, loc, {qm, kw}, b.getF32Type());
-        tile::TensorScalarOp::create(
-            b, loc, s, scores, Value(), Value(), str("mul"), f32(c.innerScale),
-            str("bypass"), f32(0), UnitAttr(), UnitAttr());
-        c1 = c.scale;
-      }
-      x = allocTile(b, loc, {qm, kw}, b.getF32Type());
-      tile::TensorTensorOp::create(b, loc, str("add"), scores, m, x);
+      return s;
     }
-    // The running max, kept as r = -c * max (the exp's bias); the first
-    // block's is kept finite so that a row this block masks entirely
-    // contributes exp(-inf) = 0, not NaN.
-    Value blockMax = allocTile(b, loc, {qm, 1}, b.getF32Type());
-    tile::ReduceOp::create(b, loc, str("max"), x, blockMax,
-                           b.getI64IntegerAttr(1), Value());
-    Value r = allocTile(b, loc, {qm, 1}, b.getF32Type());
-    tile::TensorScalarOp::create(
-        b, loc, blockMax, r, Value(), first ? Value() : blk.negMax, str("mul"),
-        f32(-c1), str("min"), f32(first ? FLT_MAX : 0.0), UnitAttr(),
-        UnitAttr());
+    if (step.mask.kind != Block::Masked)
+      return s;
+    // x = innerScale * S + mask, in SBUF; a mask of 0 / -inf values is its
+    // own multiple, so the inner scale joins the exp's.
+    Value m = maskTile(blk, step, b.getF32Type());
+    Value scores = s;
+    if (c.innerScale != 1.0 && !step.mask.zeroOrInf) {
+      scores = allocTile(b, loc, {qm, kw}, b.getF32Type());
+      tile::TensorScalarOp::create(b, loc, s, scores, Value(), Value(),
+                                   str("mul"), f32(c.innerScale), str("bypass"),
+                                   f32(0), UnitAttr(), UnitAttr());
+      c1 = c.scale;
+    }
+    Value x = allocTile(b, loc, {qm, kw}, b.getF32Type());
+    tile::TensorTensorOp::create(b, loc, str("add"), scores, m, x);
+    return x;
+  }
+
+  /// The [q, 1] bookkeeping runs on the POOL, which this kernel leaves
+  /// idle: the scheduler would give it to the DVE, which saves the 50 ns
+  /// of waiting on another engine but bounds the kernel with the ACT.
+  void onPool(Operation *op) { op->setAttr(tile::kEngineAttr, str("pool")); }
+
+  /// K^T's columns [0, end) of the current K head, a bank of keys at a
+  /// time, loaded as the first scores that need them are emitted: the PE
+  /// keeps program order, and K^T loaded whole first held the first scores
+  /// back until its last transposes.
+  int64_t kHead = 0, kLoaded = 0;
+  void loadKeysUpTo(ArrayRef<Value> kT, int64_t end) {
+    int64_t bank = options.bankColumns;
+    for (; kLoaded < end; kLoaded += bank) {
+      int64_t kw = std::min(bank, c.keys - kLoaded);
+      for (auto [j, t] : llvm::enumerate(kT)) {
+        int64_t dd = cast<MemRefType>(t.getType()).getDimSize(0);
+        fillKeys(tileSlice(b, loc, t, 0, dd, kLoaded, kw), c.kSegments, c.kT,
+                 /*keysOnCols=*/true, c.kB, kHead, c.kRow, int64_t(j) * P, dd,
+                 c.kCol, kLoaded, kw);
+      }
+    }
+  }
+
+  /// Phase 1: the scores of the slot's banks on the PE, the online softmax
+  /// on ACT and DVE, its [q, 1] bookkeeping once per slot.
+  void emitScores(Slot &slot, ArrayRef<Value> kT) {
+    QueryBlock &blk = *slot.block;
+    bool first = slot.step == 0;
+    int64_t qm = blk.qm;
+    SmallVector<Value> xs;
+    SmallVector<double> scales;
+    // The running max, kept as r = -c * max (the exp's bias), folded over
+    // the banks; the first block's is kept finite so that a row it masks
+    // entirely contributes exp(-inf) = 0, not NaN.
+    Value r = first ? Value() : blk.negMax;
+    for (size_t i = 0; i < slot.count; ++i) {
+      double c1;
+      Value x = emitBankScores(blk, blk.steps[slot.step + i], kT, c1);
+      Value bankMax = allocTile(b, loc, {qm, 1}, b.getF32Type());
+      tile::ReduceOp::create(b, loc, str("max"), x, bankMax,
+                             b.getI64IntegerAttr(1), Value());
+      Value next = allocTile(b, loc, {qm, 1}, b.getF32Type());
+      onPool(tile::TensorScalarOp::create(
+          b, loc, bankMax, next, Value(), r, str("mul"), f32(-c1), str("min"),
+          f32(r ? 0.0 : FLT_MAX), UnitAttr(), UnitAttr()));
+      r = next;
+      xs.push_back(x);
+      scales.push_back(c1);
+    }
     if (!first) {
       slot.alpha = allocTile(b, loc, {qm, 1}, b.getF32Type());
       tile::ActivationOp::create(b, loc, str("exp"), blk.negMax, slot.alpha,
                                  Value(), r, Value(), f32(-1.0), f32(0.0));
     }
-    slot.p = allocTile(b, loc, {qm, kw}, c.multiplyType);
-    Value rs = allocTile(b, loc, {qm, 1}, b.getF32Type());
-    tile::ActivationOp::create(b, loc, str("exp"), x, slot.p, Value(), r, rs,
-                               f32(c1), f32(0.0));
-    if (first) {
-      blk.rowSum = rs;
-    } else {
-      Value l = allocTile(b, loc, {qm, 1}, b.getF32Type());
-      tile::TensorScalarOp::create(b, loc, blk.rowSum, l, slot.alpha, rs,
-                                   str("mul"), f32(0), str("add"), f32(0),
-                                   UnitAttr(), UnitAttr());
+    blk.negMax = r;
+    for (auto [x, c1] : llvm::zip(xs, scales)) {
+      int64_t kw = cast<MemRefType>(x.getType()).getDimSize(1);
+      Value p = allocTile(b, loc, {qm, kw}, c.multiplyType);
+      slot.p.push_back(p);
+      Value rs = allocTile(b, loc, {qm, 1}, b.getF32Type());
+      tile::ActivationOp::create(b, loc, str("exp"), x, p, Value(), r, rs,
+                                 f32(c1), f32(0.0));
+      // l = l * alpha + rs on the first bank of a slot, l + rs after.
+      Value l = rs;
+      if (blk.rowSum) {
+        l = allocTile(b, loc, {qm, 1}, b.getF32Type());
+        if (p == slot.p.front())
+          onPool(tile::TensorScalarOp::create(
+              b, loc, blk.rowSum, l, slot.alpha, rs, str("mul"), f32(0),
+              str("add"), f32(0), UnitAttr(), UnitAttr()));
+        else
+          onPool(tile::TensorTensorOp::create(b, loc, str("add"), blk.rowSum,
+                                              rs, l));
+      }
       blk.rowSum = l;
     }
-    blk.negMax = r;
   }
 
-  /// Phase 2: P^T, 128 keys at a time, into one PSUM bank and one copy out.
+  /// Phase 2: P^T, 128 keys at a time, into one PSUM bank per bank of
+  /// keys and one copy out.
   void emitTransposes(Slot &slot) {
-    int64_t qm = slot.block->qm, kw = slot.block->steps[slot.step].kw;
+    for (auto [i, p] : llvm::enumerate(slot.p)) {
+      const Step &step = slot.block->steps[slot.step + i];
+      emitBankTransposes(slot, p, step.k0, step.kw);
+    }
+  }
+  void emitBankTransposes(Slot &slot, Value p, int64_t k0, int64_t kw) {
+    int64_t qm = slot.block->qm;
     int64_t bank = options.bankColumns;
     Type mul = c.multiplyType;
     int64_t subs = llvm::divideCeil(kw, P);
@@ -334,7 +410,8 @@ struct AttentionKernel {
     }
     for (int64_t j = 0; j < subs; ++j) {
       int64_t kk = std::min(P, kw - j * P);
-      Value src = tileSlice(b, loc, slot.p, 0, qm, j * P, kk);
+      slot.pTBlock.push_back((k0 + j * P) / P);
+      Value src = tileSlice(b, loc, p, 0, qm, j * P, kk);
       if (packed) {
         tile::TransposeOp::create(b, loc, src,
                                   tileSlice(b, loc, pTps, 0, P, j * qm, qm));
@@ -354,10 +431,9 @@ struct AttentionKernel {
     }
   }
 
-  /// Phase 3: the context rescaled by the step's alpha, then P V added.
+  /// Phase 3: the context rescaled by the slot's alpha, then P V added.
   void emitContext(Slot &slot, ArrayRef<Value> v) {
     QueryBlock &blk = *slot.block;
-    const Step &step = blk.steps[slot.step];
     bool first = slot.step == 0;
     int64_t c0 = 0;
     for (Value ctx : blk.ctx) {
@@ -367,15 +443,14 @@ struct AttentionKernel {
                                      str("mul"), f32(0), str("bypass"), f32(0),
                                      UnitAttr(), UnitAttr());
       for (auto [j, pT] : llvm::enumerate(slot.pT)) {
-        int64_t kb = (step.k0 + int64_t(j) * P) / P;
         int64_t kk = cast<MemRefType>(pT.getType()).getDimSize(0);
-        tile::MatmulOp::create(b, loc, pT,
-                               tileSlice(b, loc, v[kb], 0, kk, c0, cw), ctx,
-                               first && j == 0 ? UnitAttr() : b.getUnitAttr());
+        tile::MatmulOp::create(
+            b, loc, pT, tileSlice(b, loc, v[slot.pTBlock[j]], 0, kk, c0, cw),
+            ctx, first && j == 0 ? UnitAttr() : b.getUnitAttr());
       }
       c0 += cw;
     }
-    if (slot.step + 1 == blk.steps.size())
+    if (slot.step + slot.count == blk.steps.size())
       store(blk);
   }
 
@@ -433,15 +508,22 @@ void AttentionKernel::run(MutableArrayRef<QueryBlock> blocks,
   // phases are software-pipelined: slot i's P V matmuls come after the
   // transposes of slot i + 1 and the scores of slot i + kScoresAhead,
   // which the ACT and DVE work on meanwhile.
+  size_t span = stacked ? 1 : kSpan;
   std::vector<Slot> slots;
   for (size_t g0 = 0; g0 < blocks.size(); g0 += kGroup) {
     size_t n = std::min(kGroup, blocks.size() - g0), most = 0;
     for (size_t i = 0; i < n; ++i)
       most = std::max(most, blocks[g0 + i].steps.size());
-    for (size_t k = 0; k < most; ++k)
+    for (size_t k = 0; k < most; k += span)
       for (size_t i = 0; i < n; ++i)
         if (k < blocks[g0 + i].steps.size())
-          slots.push_back({&blocks[g0 + i], k, {}, {}, {}});
+          slots.push_back({&blocks[g0 + i],
+                           k,
+                           std::min(span, blocks[g0 + i].steps.size() - k),
+                           {},
+                           {},
+                           {},
+                           {}});
   }
   int64_t width = cast<MemRefType>(v.front().getType()).getDimSize(1);
   for (QueryBlock &blk : blocks)
@@ -502,9 +584,10 @@ LogicalResult AttentionKernel::emit() {
     if (batch % c.kGroup == 0) {
       kT.clear();
       for (int64_t d0 = 0; d0 < d; d0 += P)
-        kT.push_back(loadKeys(c.kSegments, c.kT, /*keysOnCols=*/true, c.kB,
-                              batch / c.kGroup, c.kRow, d0, std::min(P, d - d0),
-                              c.kCol, 0, Sk, qkType));
+        kT.push_back(allocTile(b, loc, {std::min(P, d - d0), Sk}, qkType));
+      kHead = batch / c.kGroup;
+      kLoaded = 0;
+      loadKeysUpTo(kT, 1); // the first bank: with V and Q, as before
     }
     if (batch % c.vGroup == 0) {
       v.clear();
@@ -575,6 +658,7 @@ void AttentionKernel::emitStacked() {
   for (KeySegment &seg : vSegs)
     seg.a = allHeads(seg.a, c.vRow, c.vCol);
   SmallVector<Value> kT, v;
+  kLoaded = Sk;
   for (int64_t f0 = 0; f0 < H * d; f0 += P)
     kT.push_back(loadKeys(kSegs, kAll, /*keysOnCols=*/true, -1, 0, 0, f0,
                           std::min(P, H * d - f0), 1, 0, Sk, qkType));

@@ -669,6 +669,36 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     if (ok)
       return success();
   } else {
+    // An engine the kernel chose (nki.engine) leaves only the forms on it.
+    std::optional<isa::Engine> pinned;
+    if (Attribute attr = op->getAttr(tile::kEngineAttr)) {
+      auto name = dyn_cast<StringAttr>(attr);
+      std::optional<isa::Engine> engine;
+      if (name && name.getValue() == "act")
+        engine = isa::Engine::ACT;
+      else if (name && name.getValue() == "dve")
+        engine = isa::Engine::DVE;
+      else if (name && name.getValue() == "pool")
+        engine = isa::Engine::POOL;
+      if (!engine)
+        return op->emitOpError()
+               << "has '" << tile::kEngineAttr << "' = " << attr
+               << "; expected \"act\", \"dve\" or \"pool\"";
+      bool actForm =
+          alsoOnAct || onAct.has_value() || scalarOpOnAct(inst).has_value();
+      if (!llvm::is_contained(engines, *engine) &&
+          !(*engine == isa::Engine::ACT && actForm))
+        return op->emitOpError() << "cannot run on the " << name.getValue()
+                                 << " ('" << tile::kEngineAttr << "')";
+      pinned = engine;
+    }
+    if (pinned) {
+      llvm::erase_if(engines, [&](isa::Engine e) { return e != *pinned; });
+      if (*pinned != isa::Engine::ACT) {
+        alsoOnAct = false;
+        onAct.reset();
+      }
+    }
     SmallVector<isa::StreamId, 2> streams;
     for (isa::Engine engine : engines)
       streams.push_back(isa::StreamId{engine, 0});
@@ -686,7 +716,9 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     isa::StreamId act{isa::Engine::ACT, 0};
     if (alsoOnAct)
       tryForm(copyOnAct(inst), act);
-    if (std::optional<isa::Instruction> scalar = scalarOpOnAct(inst))
+    if (std::optional<isa::Instruction> scalar =
+            pinned && *pinned != isa::Engine::ACT ? std::nullopt
+                                                  : scalarOpOnAct(inst))
       tryForm(std::move(*scalar), act);
     if (onAct)
       tryForm(std::move(*onAct), act);

@@ -46,3 +46,26 @@ func.func @main(%c: i1) {
 ^b:
   return
 }
+
+// -----
+
+// `nki.engine` names an engine that can run the op.
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) {
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.memset %t, 1.0 : memref<16x32xf32, #nki.memory<sbuf>>
+  // expected-error @+1 {{'nki.tensor_scalar' op has 'nki.engine' = "pe"; expected "act", "dve" or "pool"}}
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32, nki.engine = "pe"} : memref<16x32xf32, #nki.memory<sbuf>> into memref<16x32xf32, #nki.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) {
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.memset %t, 1.0 : memref<16x32xf32, #nki.memory<sbuf>>
+  // expected-error @+1 {{'nki.tensor_tensor' op cannot run on the act ('nki.engine')}}
+  nki.tensor_tensor "add" %t, %t into %u {nki.engine = "act"} : memref<16x32xf32, #nki.memory<sbuf>>, memref<16x32xf32, #nki.memory<sbuf>> into memref<16x32xf32, #nki.memory<sbuf>>
+  return
+}

@@ -56,3 +56,20 @@ func.func @main(%arg0: memref<128x1xf32> {nki.hbm_offset = 0 : i64}) -> memref<1
   nki.dma %t to %out : memref<128x1xf32, #nki.memory<sbuf>> to memref<128x1xf32>
   return %out : memref<128x1xf32>
 }
+
+// -----
+
+// `nki.engine` pins an op to one of the engines that can run it: this
+// scaling would go to the ACT (first case), and runs on the POOL.
+// CHECK-LABEL: nisa.program
+// CHECK:         nisa.stream @pool {
+// CHECK-NEXT:      nisa.tensor_scalar
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "x"}) -> memref<16x32xf32> {
+  %out = memref.alloc() {nki.hbm_offset = 32768 : i64} : memref<16x32xf32>
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %t : memref<16x32xf32> to memref<16x32xf32, #nki.memory<sbuf>>
+  %u = nki.alloc {offset = 256 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  nki.tensor_scalar %t into %u {op0 = "mul", imm0 = 2.0 : f32, nki.engine = "pool"} : memref<16x32xf32, #nki.memory<sbuf>> into memref<16x32xf32, #nki.memory<sbuf>>
+  nki.dma %u to %out : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32>
+  return %out : memref<16x32xf32>
+}

@@ -16,7 +16,7 @@
 // CHECK: nki.dma {{.*}} : memref<128x64xf32, strided<[64, 1], offset: ?>> to memref<128x64xbf16, #nki.memory<sbuf>>
 // CHECK: nki.matmul {{.*}} : memref<64x128xbf16, #nki.memory<sbuf>>, memref<64x256xbf16, #nki.memory<sbuf>> into memref<128x256xf32, #nki.memory<psum>>
 // CHECK: nki.reduce "max" %[[S:.*]] into %[[M:.*]] : memref<128x256xf32, #nki.memory<psum>>
-// CHECK: nki.tensor_scalar %[[M]] into %[[R:.*]] {imm0 = -1.250000e-01 : f32, imm1 = 3.40282347E+38 : f32, op0 = "mul", op1 = "min"}
+// CHECK: nki.tensor_scalar %[[M]] into %[[R:.*]] {imm0 = -1.250000e-01 : f32, imm1 = 3.40282347E+38 : f32, nki.engine = "pool", op0 = "mul", op1 = "min"}
 // CHECK: nki.activation "exp" %[[S]] into %[[P:.*]] bias %[[R]] : {{.*}} accum %[[L:.*]] : memref<128x1xf32, #nki.memory<sbuf>> {scale = 1.250000e-01 : f32} : memref<128x256xf32, #nki.memory<psum>> into memref<128x256xbf16, #nki.memory<sbuf>>
 // CHECK: nki.transpose
 // CHECK: nki.matmul {{.*}} into memref<128x64xf32, #nki.memory<psum>>
@@ -41,6 +41,39 @@ func.func @scaled(%q: tensor<256x64xf32>, %k: tensor<256x64xf32>, %v: tensor<256
   %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<256x64xf32>) -> tensor<256x64xf32>
   %o = linalg.matmul ins(%p, %v : tensor<256x256xf32>, tensor<256x64xf32>) outs(%oz : tensor<256x64xf32>) -> tensor<256x64xf32>
   return %o : tensor<256x64xf32>
+}
+
+// -----
+
+#qk = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// 2,048 keys are four PSUM banks, visited two per step: each bank has its
+// scores, row max and exponential, but the running max's rescale (an exp
+// of a [128, 1] column) and the context's happen once per two banks, here
+// once for the second step. The [128, 1] updates are pinned to the POOL.
+// K^T is loaded a bank of keys at a time, the second bank's transposes
+// after the first bank's scores.
+// CHECK-LABEL: func.func @two_banks_a_step
+// CHECK: nki.matmul {{.*}} into memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.reduce "max" %[[S0:.*]] into %[[M0:.*]] : memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.tensor_scalar %[[M0]] into %[[R0:.*]] {imm0 = -1.000000e+00 : f32, imm1 = 3.40282347E+38 : f32, nki.engine = "pool", op0 = "mul", op1 = "min"}
+// CHECK: nki.transpose
+// CHECK: nki.matmul {{.*}} into memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.reduce "max" %{{.*}} into %[[M1:.*]] : memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.tensor_scalar %[[M1]] into %[[R1:.*]] s1 %[[R0]] : {{.*}} {imm0 = -1.000000e+00 : f32, nki.engine = "pool", op0 = "mul", op1 = "min"}
+// CHECK: nki.activation "exp" %[[S0]] into %{{.*}} bias %[[R1]]
+// CHECK-COUNT-1: nki.activation "exp" {{.*}} into memref<128x1xf32, #nki.memory<sbuf>>
+// CHECK-NOT: nki.activation "exp" {{.*}} into memref<128x1xf32, #nki.memory<sbuf>>
+// CHECK: return
+func.func @two_banks_a_step(%q: tensor<128x64xf32>, %k: tensor<2048x64xf32>, %v: tensor<2048x64xf32>) -> tensor<128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x2048xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<128x2048xf32>) -> tensor<128x2048xf32>
+  %s = linalg.matmul indexing_maps = #qk ins(%q, %k : tensor<128x64xf32>, tensor<2048x64xf32>) outs(%z : tensor<128x2048xf32>) -> tensor<128x2048xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<128x2048xf32>) outs(%e : tensor<128x2048xf32>) -> tensor<128x2048xf32>
+  %oe = tensor.empty() : tensor<128x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<128x64xf32>) -> tensor<128x64xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<128x2048xf32>, tensor<2048x64xf32>) outs(%oz : tensor<128x64xf32>) -> tensor<128x64xf32>
+  return %o : tensor<128x64xf32>
 }
 
 // -----

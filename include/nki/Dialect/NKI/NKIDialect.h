@@ -45,6 +45,13 @@ inline constexpr llvm::StringLiteral kFp8WeightErrorAttr =
 inline constexpr llvm::StringLiteral kMxWeightErrorsAttr =
     "nki.mx_weight_errors";
 
+/// On a tile op: the engine it must run on ("act", "dve" or "pool"; one of
+/// those that can run it), where a kernel knows better than the
+/// scheduler's earliest-finish choice: the attention kernel keeps its
+/// [q, 1] softmax bookkeeping on the otherwise idle POOL, which the DVE
+/// would win by the 50 ns of a cross-engine wait while it bounds the kernel.
+inline constexpr llvm::StringLiteral kEngineAttr = "nki.engine";
+
 /// On the module: the name of the target the program is compiled for (a
 /// string: "trn1", "trn2"). nki-set-target (the pipeline's first pass)
 /// writes it; a module without one is compiled for isa::kDefaultTarget.

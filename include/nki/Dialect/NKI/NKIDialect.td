@@ -27,6 +27,13 @@ def NKI_Dialect : Dialect {
     operations read and write such memrefs (or subviews of them) and
     correspond one to one to machine instructions, with the engine left open
     where several can run them (tensor_tensor on DVE or POOL, ...).
+
+    A kernel that knows better than the scheduler's earliest-finish choice
+    may pin a tile op to one of its engines with the discardable attribute
+    `nki.engine = "act" | "dve" | "pool"` (nki-schedule reports a name that
+    is none of these, or an engine that cannot run the op). The attention
+    kernel pins its `[q, 1]` softmax bookkeeping to the POOL, which it
+    otherwise leaves idle, while the ACT and DVE bound it.
   }];
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::memref::MemRefDialect",
