@@ -270,10 +270,10 @@ struct AttentionKernel {
   /// The scores of one bank of keys on the PE, in PSUM, and what the DVE
   /// adds to them (a mask): the tile the softmax reads. `c1` becomes the
   /// exp's scale.
-  Value emitBankScores(QueryBlock &blk, const Step &step, ArrayRef<Value> kT,
-                       double &c1) {
+  Value emitBankScores(QueryBlock &blk, const Step &step, double &c1) {
     int64_t qm = blk.qm, k0 = step.k0, kw = step.kw;
-    loadKeysUpTo(kT, k0 + kw);
+    int64_t kHead = blk.batch / c.kGroup;
+    ArrayRef<Value> kT = loadKeysUpTo(kHead, k0 + kw);
     Value s =
         allocTile(b, loc, {qm, kw}, b.getF32Type(), tile::MemorySpace::PSUM);
     for (auto [j, q] : llvm::enumerate(blk.qT)) {
@@ -315,28 +315,67 @@ struct AttentionKernel {
   /// of waiting on another engine but bounds the kernel with the ACT.
   void onPool(Operation *op) { op->setAttr(tile::kEngineAttr, str("pool")); }
 
-  /// K^T's columns [0, end) of the current K head, a bank of keys at a
-  /// time, loaded as the first scores that need them are emitted: the PE
-  /// keeps program order, and K^T loaded whole first held the first scores
-  /// back until its last transposes.
-  int64_t kHead = 0, kLoaded = 0;
-  void loadKeysUpTo(ArrayRef<Value> kT, int64_t end) {
+  /// K^T of a K head ([dd, Sk] per block of P head dims) and how many of
+  /// its keys are loaded; V of a V head ([<= P keys, width] per key block).
+  struct HeadKeys {
+    SmallVector<Value> kT;
+    int64_t loaded = 0;
+  };
+  std::map<int64_t, HeadKeys> keysOf;
+  std::map<int64_t, SmallVector<Value>> valuesOf;
+
+  /// K^T's columns [0, end) of K head `kHead`, a bank of keys at a time,
+  /// loaded as the first scores that need them are emitted: the PE keeps
+  /// program order, and K^T loaded whole first held the first scores back
+  /// until its last transposes.
+  ArrayRef<Value> loadKeysUpTo(int64_t kHead, int64_t end) {
+    HeadKeys &keys = keysOf[kHead];
+    if (keys.kT.empty())
+      for (int64_t d0 = 0; d0 < c.headDim; d0 += P)
+        keys.kT.push_back(allocTile(
+            b, loc, {std::min(P, c.headDim - d0), c.keys}, c.scoresType));
     int64_t bank = options.bankColumns;
-    for (; kLoaded < end; kLoaded += bank) {
-      int64_t kw = std::min(bank, c.keys - kLoaded);
-      for (auto [j, t] : llvm::enumerate(kT)) {
+    for (; keys.loaded < end; keys.loaded += bank) {
+      int64_t k0 = keys.loaded, kw = std::min(bank, c.keys - k0);
+      for (auto [j, t] : llvm::enumerate(keys.kT)) {
         int64_t dd = cast<MemRefType>(t.getType()).getDimSize(0);
-        fillKeys(tileSlice(b, loc, t, 0, dd, kLoaded, kw), c.kSegments, c.kT,
+        fillKeys(tileSlice(b, loc, t, 0, dd, k0, kw), c.kSegments, c.kT,
                  /*keysOnCols=*/true, c.kB, kHead, c.kRow, int64_t(j) * P, dd,
-                 c.kCol, kLoaded, kw);
+                 c.kCol, k0, kw);
       }
     }
+    return keys.kT;
+  }
+
+  /// The loads a head's first scores need, emitted with them: the first
+  /// bank of K^T, V (unless its group's first head loaded them) and Q^T of
+  /// every query block of the head. Emitted here rather than before the
+  /// kernel, the next head's loads and transposes come while the PE and
+  /// the ACT still work on this one's last steps.
+  void startHead(int64_t batch) {
+    loadKeysUpTo(batch / c.kGroup, 1);
+    int64_t vHead = batch / c.vGroup, Sk = c.keys, e = c.valueDim;
+    if (!valuesOf.count(vHead)) {
+      SmallVector<Value> &v = valuesOf[vHead];
+      for (int64_t k0 = 0; k0 < Sk; k0 += P)
+        v.push_back(loadKeys(c.vSegments, c.v, /*keysOnCols=*/false, c.vB,
+                             vHead, c.vRow, k0, std::min(P, Sk - k0), c.vCol, 0,
+                             e, c.multiplyType));
+    }
+    for (QueryBlock &blk : blocks)
+      if (blk.batch == batch)
+        for (int64_t d0 = 0; d0 < c.headDim; d0 += P)
+          blk.qT.push_back(load(c.q, c.qB, batch, c.qCol, d0,
+                                std::min(P, c.headDim - d0), c.qRow, blk.q0,
+                                blk.qm, c.scoresType));
   }
 
   /// Phase 1: the scores of the slot's banks on the PE, the online softmax
   /// on ACT and DVE, its [q, 1] bookkeeping once per slot.
-  void emitScores(Slot &slot, ArrayRef<Value> kT) {
+  void emitScores(Slot &slot) {
     QueryBlock &blk = *slot.block;
+    if (blk.qT.empty())
+      startHead(blk.batch);
     bool first = slot.step == 0;
     int64_t qm = blk.qm;
     SmallVector<Value> xs;
@@ -347,7 +386,7 @@ struct AttentionKernel {
     Value r = first ? Value() : blk.negMax;
     for (size_t i = 0; i < slot.count; ++i) {
       double c1;
-      Value x = emitBankScores(blk, blk.steps[slot.step + i], kT, c1);
+      Value x = emitBankScores(blk, blk.steps[slot.step + i], c1);
       Value bankMax = allocTile(b, loc, {qm, 1}, b.getF32Type());
       tile::ReduceOp::create(b, loc, str("max"), x, bankMax,
                              b.getI64IntegerAttr(1), Value());
@@ -432,9 +471,17 @@ struct AttentionKernel {
   }
 
   /// Phase 3: the context rescaled by the slot's alpha, then P V added.
-  void emitContext(Slot &slot, ArrayRef<Value> v) {
+  void emitContext(Slot &slot) {
     QueryBlock &blk = *slot.block;
     bool first = slot.step == 0;
+    ArrayRef<Value> v = valuesOf[blk.batch / c.vGroup];
+    // The context in PSUM from the block's first P V on: allocated up
+    // front, every block's would hold PSUM banks the pipeline needs.
+    int64_t width = cast<MemRefType>(v.front().getType()).getDimSize(1);
+    for (int64_t c0 = 0; first && c0 < width; c0 += ctxChunk)
+      blk.ctx.push_back(allocTile(b, loc,
+                                  {blk.qm, std::min(ctxChunk, width - c0)},
+                                  b.getF32Type(), tile::MemorySpace::PSUM));
     int64_t c0 = 0;
     for (Value ctx : blk.ctx) {
       int64_t cw = cast<MemRefType>(ctx.getType()).getDimSize(1);
@@ -493,25 +540,31 @@ struct AttentionKernel {
   bool stackHeads();
   void emitStacked();
   void addSteps(QueryBlock &blk);
-  void run(MutableArrayRef<QueryBlock> blocks, ArrayRef<Value> kT,
-           ArrayRef<Value> v, int64_t ctxChunk);
+  /// Every head's query blocks, in the order they run; the context's
+  /// PSUM chunks are at most `ctxChunk` columns.
+  SmallVector<QueryBlock> blocks;
+  int64_t ctxChunk = 0;
+  void run();
 
   LogicalResult emit();
 };
 } // namespace
 
-void AttentionKernel::run(MutableArrayRef<QueryBlock> blocks,
-                          ArrayRef<Value> kT, ArrayRef<Value> v,
-                          int64_t ctxChunk) {
+void AttentionKernel::run() {
   // The steps in the order the PE runs them: those of kGroup query
-  // blocks in turn. The PE keeps program order (Schedule.cpp), so the
-  // phases are software-pipelined: slot i's P V matmuls come after the
-  // transposes of slot i + 1 and the scores of slot i + kScoresAhead,
-  // which the ACT and DVE work on meanwhile.
+  // blocks of a head in turn, head after head. The PE keeps program order
+  // (Schedule.cpp), so the phases are software-pipelined, across heads
+  // too: slot i's P V matmuls come after the transposes of slot i + 1 and
+  // the scores of slot i + kScoresAhead, which the ACT and DVE work on
+  // meanwhile.
   size_t span = stacked ? 1 : kSpan;
   std::vector<Slot> slots;
-  for (size_t g0 = 0; g0 < blocks.size(); g0 += kGroup) {
-    size_t n = std::min(kGroup, blocks.size() - g0), most = 0;
+  for (size_t g0 = 0, n; g0 < blocks.size(); g0 += n) {
+    size_t most = 0;
+    n = 1;
+    while (n < kGroup && g0 + n < blocks.size() &&
+           blocks[g0 + n].batch == blocks[g0].batch)
+      ++n;
     for (size_t i = 0; i < n; ++i)
       most = std::max(most, blocks[g0 + i].steps.size());
     for (size_t k = 0; k < most; k += span)
@@ -525,20 +578,14 @@ void AttentionKernel::run(MutableArrayRef<QueryBlock> blocks,
                            {},
                            {}});
   }
-  int64_t width = cast<MemRefType>(v.front().getType()).getDimSize(1);
-  for (QueryBlock &blk : blocks)
-    for (int64_t c0 = 0; c0 < width; c0 += ctxChunk)
-      blk.ctx.push_back(allocTile(b, loc,
-                                  {blk.qm, std::min(ctxChunk, width - c0)},
-                                  b.getF32Type(), tile::MemorySpace::PSUM));
   int64_t n = int64_t(slots.size());
   for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
     if (i + int64_t(kScoresAhead) < n)
-      emitScores(slots[i + kScoresAhead], kT);
+      emitScores(slots[i + kScoresAhead]);
     if (i + int64_t(kTransposesAhead) >= 0 && i + int64_t(kTransposesAhead) < n)
       emitTransposes(slots[i + kTransposesAhead]);
     if (i >= 0)
-      emitContext(slots[i], v);
+      emitContext(slots[i]);
   }
 }
 
@@ -575,41 +622,20 @@ LogicalResult AttentionKernel::emit() {
     emitStacked();
     return success();
   }
-  int64_t Sq = c.queries, Sk = c.keys, d = c.headDim, e = c.valueDim;
-  Type mul = c.multiplyType, qkType = c.scoresType;
-  // K^T [dd, Sk] per block of P head dims; V [<= P keys, e] per key
-  // block; loaded once for the query heads of a group.
-  SmallVector<Value> kT, v;
-  for (int64_t batch = 0; batch < c.batch; ++batch) {
-    if (batch % c.kGroup == 0) {
-      kT.clear();
-      for (int64_t d0 = 0; d0 < d; d0 += P)
-        kT.push_back(allocTile(b, loc, {std::min(P, d - d0), Sk}, qkType));
-      kHead = batch / c.kGroup;
-      kLoaded = 0;
-      loadKeysUpTo(kT, 1); // the first bank: with V and Q, as before
-    }
-    if (batch % c.vGroup == 0) {
-      v.clear();
-      for (int64_t k0 = 0; k0 < Sk; k0 += P)
-        v.push_back(loadKeys(c.vSegments, c.v, /*keysOnCols=*/false, c.vB,
-                             batch / c.vGroup, c.vRow, k0, std::min(P, Sk - k0),
-                             c.vCol, 0, e, mul));
-    }
-    // The query blocks, their Q^T loaded up front.
-    SmallVector<QueryBlock> blocks;
+  // Every head's query blocks; K^T, V and Q^T are loaded as each head's
+  // first scores are emitted (startHead), K^T once per group of query
+  // heads that share it, V likewise.
+  int64_t Sq = c.queries;
+  for (int64_t batch = 0; batch < c.batch; ++batch)
     for (int64_t q0 = 0; q0 < Sq; q0 += P) {
       QueryBlock &blk = blocks.emplace_back();
       blk.batch = batch;
       blk.q0 = q0;
       blk.qm = std::min(P, Sq - q0);
-      for (int64_t d0 = 0; d0 < d; d0 += P)
-        blk.qT.push_back(load(c.q, c.qB, batch, c.qCol, d0, std::min(P, d - d0),
-                              c.qRow, q0, blk.qm, qkType));
       addSteps(blk);
     }
-    run(blocks, kT, v, e);
-  }
+  ctxChunk = c.valueDim;
+  run();
   return success();
 }
 
@@ -657,18 +683,19 @@ void AttentionKernel::emitStacked() {
     seg.a = allHeads(seg.a, c.kRow, c.kCol);
   for (KeySegment &seg : vSegs)
     seg.a = allHeads(seg.a, c.vRow, c.vCol);
-  SmallVector<Value> kT, v;
-  kLoaded = Sk;
+  HeadKeys &keys = keysOf[0];
+  keys.loaded = Sk;
   for (int64_t f0 = 0; f0 < H * d; f0 += P)
-    kT.push_back(loadKeys(kSegs, kAll, /*keysOnCols=*/true, -1, 0, 0, f0,
-                          std::min(P, H * d - f0), 1, 0, Sk, qkType));
+    keys.kT.push_back(loadKeys(kSegs, kAll, /*keysOnCols=*/true, -1, 0, 0, f0,
+                               std::min(P, H * d - f0), 1, 0, Sk, qkType));
+  SmallVector<Value> &v = valuesOf[0];
   for (int64_t k0 = 0; k0 < Sk; k0 += P)
     v.push_back(loadKeys(vSegs, vAll, /*keysOnCols=*/false, -1, 0, 0, k0,
                          std::min(P, Sk - k0), 1, 0, H * e, mul));
   // Q block-diagonal: column h of feature block t holds head h's query in
   // the rows of its features, zeros elsewhere. Block t of the scores
   // matmul then contributes exactly the heads whose features it holds.
-  QueryBlock blk;
+  QueryBlock &blk = blocks.emplace_back();
   blk.batch = 0;
   blk.q0 = 0;
   blk.qm = H;
@@ -691,8 +718,8 @@ void AttentionKernel::emitStacked() {
   }
   addSteps(blk);
   // Context chunks of whole heads (a head's block is stored from one).
-  int64_t chunk = options.bankColumns / e * e;
-  run(MutableArrayRef<QueryBlock>(blk), kT, v, chunk);
+  ctxChunk = options.bankColumns / e * e;
+  run();
 }
 
 LogicalResult tiling::tileAttention(OpBuilder &b, const AttentionChain &chain,
