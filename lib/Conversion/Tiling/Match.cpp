@@ -414,6 +414,36 @@ static linalg::GenericOp onlyWriter(Value buffer, Operation *reader) {
   return writer;
 }
 
+/// The source of `writer` when it is a cast between `reader`'s operand and
+/// a same-shaped, identity-layout buffer (one input, identity maps, a body
+/// that only converts the element type) that nothing writes between the
+/// cast and `reader`.
+static Value castSource(linalg::GenericOp writer, Operation *reader) {
+  if (!writer || writer.getNumDpsInputs() != 1 ||
+      writer.getNumReductionLoops() != 0 ||
+      !llvm::all_of(writer.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block &body = writer.getRegion().front();
+  Operation *convert = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(convert) ||
+      convert->getOperand(0) != body.getArgument(0) || &body.front() != convert)
+    return {};
+  Value source = writer.getDpsInputs()[0];
+  auto type = cast<MemRefType>(writer.getDpsInits()[0].getType());
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  if (!sourceType || sourceType.getShape() != type.getShape() ||
+      !sourceType.getLayout().isIdentity() || sourceType.getMemorySpace())
+    return {};
+  // The reader reads the source later: nothing between may write it.
+  DenseSet<Operation *> users = usersThroughViews(source);
+  for (Operation *op = writer->getNextNode(); op != reader;
+       op = op->getNextNode())
+    if (users.contains(op) && !isBufferBookkeeping(op))
+      return {};
+  return source;
+}
+
 std::optional<PooledMatmulInput>
 tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
   auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
@@ -434,33 +464,36 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
   linalg::GenericOp writer = onlyWriter(a, mm);
   if (isGlobalPooling(writer))
     return PooledMatmulInput{a, {}};
-  // A cast in between: one input of the same shape, identity maps, a body
-  // that only converts the element type.
-  if (!writer || writer.getNumDpsInputs() != 1 ||
-      writer.getNumReductionLoops() != 0 ||
-      !llvm::all_of(writer.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return std::nullopt;
-  Block &body = writer.getRegion().front();
-  Operation *convert = body.getTerminator()->getOperand(0).getDefiningOp();
-  if (!isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(convert) ||
-      convert->getOperand(0) != body.getArgument(0) ||
-      &body.front() != convert)
-    return std::nullopt;
-  Value source = writer.getDpsInputs()[0];
-  auto sourceType = dyn_cast<MemRefType>(source.getType());
-  if (!sourceType || sourceType.getShape() != type.getShape() ||
-      !sourceType.getLayout().isIdentity() ||
-      !source.getDefiningOp<memref::AllocOp>() ||
+  Value source = castSource(writer, mm);
+  if (!source || !source.getDefiningOp<memref::AllocOp>() ||
       !isGlobalPooling(onlyWriter(source, writer)))
     return std::nullopt;
-  // The matmul reads the source later: nothing between may write it.
-  DenseSet<Operation *> users = usersThroughViews(source);
-  for (Operation *op = writer->getNextNode(); op != mm.getOperation();
-       op = op->getNextNode())
-    if (users.contains(op) && !isBufferBookkeeping(op))
-      return std::nullopt;
   return PooledMatmulInput{source, writer};
+}
+
+std::optional<PooledMatmulInput>
+tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
+  auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
+  if (!mm)
+    return std::nullopt;
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
+  Value a = mm.getDpsInputs()[0];
+  auto type = dyn_cast<MemRefType>(a.getType());
+  if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
+      !type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity() || !a.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  linalg::GenericOp writer = onlyWriter(a, mm);
+  Value source = castSource(writer, mm);
+  // A program input (through views): never kept in SBUF (Residents.cpp
+  // plans allocations only), so HBM holds it when the matmul runs.
+  Value root = source;
+  while (root && root.getDefiningOp<ViewLikeOpInterface>())
+    root = root.getDefiningOp<ViewLikeOpInterface>().getViewSource();
+  if (!root || !isa<BlockArgument>(root))
+    return std::nullopt;
+  return PooledMatmulInput{source, writer, /*pooling=*/false};
 }
 
 /// The op that defines what `g`'s body yields (null for a block argument).

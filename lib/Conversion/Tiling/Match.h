@@ -104,9 +104,21 @@ std::optional<ChannelScale> findChannelScale(mlir::Value x,
 struct PooledMatmulInput {
   mlir::Value source; // the pooling's [N, C] result
   mlir::linalg::GenericOp cast;
+  /// False for findCastMatmulInput's: the source is a program input in
+  /// HBM, which the kernel's DMAs round as they load it.
+  bool pooling = true;
 };
 std::optional<PooledMatmulInput>
 findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
+
+/// A matmul's A operand [M, K] written only by such a cast of a program
+/// input of the same shape, row-major (the function's argument or a view
+/// of it), that only the matmul reads: the kernel reads the input, its
+/// DMAs rounding it, and absorbs the cast. A post-norm transformer's first
+/// projection under --auto-cast=matmul had stored its rounded input to HBM
+/// and loaded it back before its first matmul.
+std::optional<PooledMatmulInput>
+findCastMatmulInput(mlir::linalg::LinalgOp matmul);
 
 /// An MX matmul's A and scales quantised from an f32 A by --auto-cast=
 /// mxfp8's (mxfp4's) three generics (QuantizeMx.cpp), on buffers: the

@@ -179,12 +179,14 @@ struct MatmulKernel {
   /// A [rows, cols] tile of `a` at iteration point (ivs) with `rowDim` on
   /// partitions and `colDim` along the free axis (loadRows).
   Value loadOperand(OpBuilder &b, const Access &a, ArrayRef<Value> ivs,
-                    int rowDim, int64_t rows, int colDim, int64_t cols);
+                    int rowDim, int64_t rows, int colDim, int64_t cols,
+                    Type type = {});
   /// `a` row-major along `rowDim` as [rows, cols] tiles of at most P rows
   /// each (one per P rows; loadRows).
   SmallVector<Value> loadTransposed(OpBuilder &b, const Access &a,
                                     ArrayRef<Value> ivs, int rowDim,
-                                    int64_t rows, int colDim, int64_t cols);
+                                    int64_t rows, int colDim, int64_t cols,
+                                    Type type = {});
   /// `a`'s [rows, cols] at ivs as multi-row tiles [kk/R, cols, R], one per
   /// K block of the rows (element [p, j, r] is row R p + r of the block).
   SmallVector<Value> loadRowGroups(OpBuilder &b, const Access &a,
@@ -394,8 +396,8 @@ LogicalResult MatmulKernel::analyze() {
 
 Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
                                 ArrayRef<Value> ivs, int rowDim, int64_t rows,
-                                int colDim, int64_t cols) {
-  Value tile = allocTile(b, loc, {rows, cols}, a.elementType);
+                                int colDim, int64_t cols, Type type) {
+  Value tile = allocTile(b, loc, {rows, cols}, type ? type : a.elementType);
   loadRows(b, loc, P(), a, ivs, rowDim, colDim, tile);
   return tile;
 }
@@ -403,11 +405,11 @@ Value MatmulKernel::loadOperand(OpBuilder &b, const Access &a,
 SmallVector<Value> MatmulKernel::loadTransposed(OpBuilder &b, const Access &a,
                                                 ArrayRef<Value> ivs, int rowDim,
                                                 int64_t rows, int colDim,
-                                                int64_t cols) {
+                                                int64_t cols, Type type) {
   SmallVector<Value> tiles;
   for (int64_t r0 = 0; r0 < rows; r0 += P())
-    tiles.push_back(
-        allocTile(b, loc, {std::min(P(), rows - r0), cols}, a.elementType));
+    tiles.push_back(allocTile(b, loc, {std::min(P(), rows - r0), cols},
+                              type ? type : a.elementType));
   loadRows(b, loc, P(), a, ivs, rowDim, colDim, tiles);
   return tiles;
 }
@@ -839,9 +841,11 @@ SmallVector<Value> MatmulKernel::loadATiles(OpBuilder &b, Value batch,
   int64_t span = std::min(group * kBlock(), K - k0);
   if (R > 1)
     return loadRowGroups(b, A, ivs, kDim, span, mDim, mm);
-  return span <= P()
-             ? SmallVector<Value>{loadOperand(b, A, ivs, kDim, kk, mDim, mm)}
-             : loadTransposed(b, A, ivs, kDim, span, mDim, mm);
+  // A program input read through an absorbed cast: the DMAs round it.
+  Type type = pooled && !pooled->pooling ? aMultiply : A.elementType;
+  return span <= P() ? SmallVector<Value>{loadOperand(b, A, ivs, kDim, kk, mDim,
+                                                      mm, type)}
+                     : loadTransposed(b, A, ivs, kDim, span, mDim, mm, type);
 }
 
 Value MatmulKernel::loadScaleRows(OpBuilder &b, const Access &s, int colDim,

@@ -190,13 +190,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         }
       // A matmul reading a global pooling's result rounds it itself (asked
       // now: the pooling is tiled before the matmul).
-      if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-        if (std::optional<PooledMatmulInput> in =
-                findPooledMatmulInput(matmul, options.partitions)) {
+      // A matmul reading a rounded program input reads the input.
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+        std::optional<PooledMatmulInput> in =
+            findPooledMatmulInput(matmul, options.partitions);
+        if (!in)
+          in = findCastMatmulInput(matmul);
+        if (in) {
           pooledInputs[op] = *in;
           if (in->cast)
             absorbed.insert(in->cast);
         }
+      }
       // A diagonal filter is built on chip by every convolution reading it;
       // a channel scale before an unpadded convolution with a plain filter
       // is absorbed too (its filter is scaled instead).

@@ -1,0 +1,54 @@
+// nki-tile: a matmul whose A operand is a program input rounded by
+// --auto-cast=matmul reads the input itself, its DMAs rounding it; the
+// cast (needed because the input has another reader, a residual add) does
+// not run as a kernel of its own, which stored the rounded input to HBM
+// and loaded it back.
+// RUN: nki-opt %s -split-input-file --nki-pipeline="auto-cast=matmul compile-to=tiled" | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @residual
+// CHECK-NOT: #nki.memory<sbuf>> to memref<{{[0-9x]+}}xbf16, strided
+// CHECK: nki.dma {{.*}} : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<128x128xbf16, #nki.memory<sbuf>>
+// CHECK-NOT: #nki.memory<sbuf>> to memref<{{[0-9x]+}}xbf16, strided
+// CHECK: return
+func.func @residual(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<256x256xf32>
+  %e = tensor.empty() : tensor<256x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<256x256xf32>, tensor<256x256xf32>) outs(%z : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %x : tensor<256x256xf32>, tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// A computed A is not read through its cast (an allocation may be kept in
+// SBUF, where the matmul does not look for it): the cast stores the
+// rounded tensor and the matmul loads it.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @computed
+// CHECK: nki.dma {{.*}} : memref<128x512xbf16, #nki.memory<sbuf>> to memref<128x512xbf16, strided<[512, 1], offset: ?>>
+// CHECK: return
+func.func @computed(%arg: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<256x256xf32>
+  %e = tensor.empty() : tensor<256x256xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%arg : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<256x256xf32>, tensor<256x256xf32>) outs(%z : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %x : tensor<256x256xf32>, tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
