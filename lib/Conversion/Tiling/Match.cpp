@@ -444,20 +444,30 @@ static Value castSource(linalg::GenericOp writer, Operation *reader) {
   return source;
 }
 
-std::optional<PooledMatmulInput>
-tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
+/// A linalg.matmul's A operand when it is read as [m, k] from a static,
+/// row-major [M, K] allocation of at most `maxRows` rows.
+static Value allocatedA(linalg::LinalgOp matmul, int64_t maxRows) {
   auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
   if (!mm)
-    return std::nullopt;
+    return {};
   MLIRContext *ctx = mm.getContext();
   AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
   Value a = mm.getDpsInputs()[0];
   auto type = dyn_cast<MemRefType>(a.getType());
   if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
       !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || type.getDimSize(0) > partitions ||
+      !type.getLayout().isIdentity() || type.getDimSize(0) > maxRows ||
       !a.getDefiningOp<memref::AllocOp>())
+    return {};
+  return a;
+}
+
+std::optional<PooledMatmulInput>
+tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
+  Value a = allocatedA(matmul, partitions);
+  if (!a)
     return std::nullopt;
+  Operation *mm = matmul.getOperation();
   auto isGlobalPooling = [](linalg::GenericOp g) {
     return g && g.getNumReductionLoops() == 2 && isChannelGeneric(g);
   };
@@ -473,17 +483,10 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
 
 std::optional<PooledMatmulInput>
 tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
-  auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
-  if (!mm)
+  Value a = allocatedA(matmul, std::numeric_limits<int64_t>::max());
+  if (!a)
     return std::nullopt;
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
-  Value a = mm.getDpsInputs()[0];
-  auto type = dyn_cast<MemRefType>(a.getType());
-  if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
-      !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || !a.getDefiningOp<memref::AllocOp>())
-    return std::nullopt;
+  Operation *mm = matmul.getOperation();
   linalg::GenericOp writer = onlyWriter(a, mm);
   Value source = castSource(writer, mm);
   // A program input (through views): never kept in SBUF (Residents.cpp
