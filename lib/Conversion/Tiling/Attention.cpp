@@ -350,9 +350,9 @@ struct AttentionKernel {
   /// The loads a head's first scores need, emitted with them: the first
   /// bank of K^T, V (unless its group's first head loaded them) and Q^T of
   /// the head's first kGroup query blocks (the others' come with the
-  /// scores of the block kGroup before them). Emitted here rather than before
-  /// the kernel, the next head's loads and transposes come while the PE and the
-  /// ACT still work on this one's last steps.
+  /// scores of the block kGroup before them). Emitted here rather than
+  /// before the kernel, the next head's loads and transposes come while
+  /// the PE and the ACT still work on this one's last steps.
   void startHead(int64_t batch) {
     loadKeysUpTo(batch / c.kGroup, 1);
     int64_t vHead = batch / c.vGroup, Sk = c.keys, e = c.valueDim;
@@ -385,16 +385,16 @@ struct AttentionKernel {
   /// on ACT and DVE, its [q, 1] bookkeeping once per slot.
   void emitScores(Slot &slot) {
     QueryBlock &blk = *slot.block;
-    bool headsFirst = &blk == &blocks.front() || (&blk)[-1].batch != blk.batch;
-    if (headsFirst && blk.qT.empty())
+    size_t at = &blk - blocks.begin();
+    if ((at == 0 || blocks[at - 1].batch != blk.batch) && blk.qT.empty())
       startHead(blk.batch);
-    // Q^T of the block kGroup on, which runs next in this block's place:
-    // with the PE's work of the blocks in between, not all up front,
-    // which held the head's first scores back (2,048 x 128: 67.1 -> 65.0
-    // us).
-    QueryBlock *next = &blk + kGroup;
-    if (slot.step == 0 && next < blocks.end() && next->batch == blk.batch)
-      loadQueries(*next);
+    // Q^T of the block that takes this one's place in the pipeline when
+    // it ends, kGroup on: loaded while the blocks in between run, where
+    // loading every block's up front held the head's first scores back
+    // (2,048 x 128: 67.1 -> 65.0 us).
+    if (slot.step == 0 && at + kGroup < blocks.size() &&
+        blocks[at + kGroup].batch == blk.batch)
+      loadQueries(blocks[at + kGroup]);
     loadQueries(blk);
     bool first = slot.step == 0;
     int64_t qm = blk.qm;
@@ -598,14 +598,32 @@ void AttentionKernel::run() {
                            {},
                            {}});
   }
-  int64_t n = int64_t(slots.size());
-  for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
-    if (i + int64_t(kScoresAhead) < n)
-      emitScores(slots[i + kScoresAhead]);
-    if (i + int64_t(kTransposesAhead) >= 0 && i + int64_t(kTransposesAhead) < n)
-      emitTransposes(slots[i + kTransposesAhead]);
-    if (i >= 0)
-      emitContext(slots[i]);
+  // One pipeline for all heads when two heads' K^T, V and Q^T fit in
+  // half of the budget (the next head's are loaded while this one's are
+  // still read); else one per head, as K^T and V of one head may take
+  // half of it (findAttention).
+  int64_t dBlocks = llvm::divideCeil(c.headDim, P);
+  int64_t headBytes =
+      dBlocks * (c.keys + c.queries) * tile::storageBytes(c.scoresType) +
+      llvm::divideCeil(c.keys, P) * c.valueDim *
+          tile::storageBytes(c.multiplyType);
+  bool acrossHeads = 4 * headBytes <= options.sbufBytesPerPartition;
+  for (size_t s0 = 0, s1; s0 < slots.size(); s0 = s1) {
+    s1 = s0 + 1;
+    while (s1 < slots.size() &&
+           (acrossHeads || slots[s1].block->batch == slots[s0].block->batch))
+      ++s1;
+    MutableArrayRef<Slot> run(slots.data() + s0, s1 - s0);
+    int64_t n = int64_t(run.size());
+    for (int64_t i = -int64_t(kScoresAhead); i < n; ++i) {
+      if (i + int64_t(kScoresAhead) < n)
+        emitScores(run[i + kScoresAhead]);
+      if (i + int64_t(kTransposesAhead) >= 0 &&
+          i + int64_t(kTransposesAhead) < n)
+        emitTransposes(run[i + kTransposesAhead]);
+      if (i >= 0)
+        emitContext(run[i]);
+    }
   }
 }
 
