@@ -230,6 +230,36 @@ struct AttentionKernel {
     });
   }
 
+  /// The s for which a constant mask block keeps (0) exactly the keys f <=
+  /// p + s of each query row p and masks (-inf) the others: a causal
+  /// triangle's diagonal blocks, which the POOL makes with one
+  /// affine_select instead of their load from HBM.
+  static std::optional<int64_t> triangle(const MaskBlock &mask, int64_t qm,
+                                         int64_t kw) {
+    if (!mask.zeroOrInf || mask.values.size() != size_t(qm * kw))
+      return std::nullopt;
+    auto kept = [&](int64_t p) {
+      int64_t n = 0;
+      while (n < kw && mask.values[p * kw + n] == 0.0f)
+        ++n;
+      for (int64_t f = n; f < kw; ++f)
+        if (mask.values[p * kw + f] == 0.0f)
+          return int64_t(-1); // not a prefix
+      return n;
+    };
+    // The shift from a row that keeps some keys but not all.
+    std::optional<int64_t> shift;
+    for (int64_t p = 0; p < qm && !shift; ++p)
+      if (int64_t n = kept(p); n > 0 && n < kw)
+        shift = n - 1 - p;
+    if (!shift)
+      return std::nullopt;
+    for (int64_t p = 0; p < qm; ++p)
+      if (kept(p) != std::clamp<int64_t>(p + *shift + 1, 0, kw))
+        return std::nullopt;
+    return shift;
+  }
+
   /// The mask block of a step in SBUF, in `type` (the DMA casts) and then
   /// made by `finish`; blocks of a constant mask are loaded once per
   /// distinct content (and type) while they fit in an eighth of the
@@ -251,11 +281,22 @@ struct AttentionKernel {
       ivs = {idx(blk.batch * c.queries + blk.q0), idx(step.k0)};
     Value m = allocTile(b, loc, {qm, kw}, type);
     const Access &ma = *c.mask;
-    tile::DmaOp::create(
-        b, loc,
-        hbmView(b, loc, ma.buffer, ma.offsetAt(b, loc, ivs), {qm, kw},
-                {ma.strides[c.maskRank - 2], ma.strides.back()}),
-        m);
+    if (std::optional<int64_t> shift = triangle(step.mask, qm, kw)) {
+      // Made on the POOL, not loaded: 0 where key f <= query p + shift.
+      Value zeros = allocTile(b, loc, {qm, kw}, type);
+      tile::MemsetOp::create(b, loc, zeros, f32(0.0))
+          ->setAttr(tile::kEngineAttr, str("pool"));
+      tile::AffineSelectOp::create(b, loc, zeros, m, str("ge"), f32(-INFINITY),
+                                   b.getI64IntegerAttr(*shift),
+                                   b.getI64IntegerAttr(1),
+                                   b.getDenseI64ArrayAttr({-1}));
+    } else {
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(b, loc, ma.buffer, ma.offsetAt(b, loc, ivs), {qm, kw},
+                  {ma.strides[c.maskRank - 2], ma.strides.back()}),
+          m);
+    }
     if (finish)
       finish(m);
     int64_t bytes = kw * tile::storageBytes(type);
