@@ -189,8 +189,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           mxInputs[op] = *q;
         }
       // A matmul reading a global pooling's result rounds it itself (asked
-      // now: the pooling is tiled before the matmul).
-      // A matmul reading a rounded program input reads the input.
+      // now: the pooling is tiled before the matmul); one reading a rounded
+      // program input reads the input, its DMAs rounding it.
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
         std::optional<PooledMatmulInput> in =
             findPooledMatmulInput(matmul, options.partitions);

@@ -646,6 +646,28 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     if (lowered.variants.size() > before)
       lowered.forms.push_back(std::move(form));
   };
+  // An engine the kernel chose (nki.engine) leaves only the forms on it.
+  std::optional<isa::Engine> pinned;
+  if (Attribute attr = op->getAttr(tile::kEngineAttr)) {
+    auto name = dyn_cast<StringAttr>(attr);
+    std::optional<isa::Engine> engine;
+    if (name && name.getValue() == "act")
+      engine = isa::Engine::ACT;
+    else if (name && name.getValue() == "dve")
+      engine = isa::Engine::DVE;
+    else if (name && name.getValue() == "pool")
+      engine = isa::Engine::POOL;
+    if (!engine)
+      return op->emitOpError() << "has '" << tile::kEngineAttr << "' = " << attr
+                               << "; expected \"act\", \"dve\" or \"pool\"";
+    bool actForm =
+        alsoOnAct || onAct.has_value() || scalarOpOnAct(inst).has_value();
+    if (!llvm::is_contained(engines, *engine) &&
+        !(*engine == isa::Engine::ACT && actForm))
+      return op->emitOpError() << "cannot run on the " << name.getValue()
+                               << " ('" << tile::kEngineAttr << "')";
+    pinned = engine;
+  }
   if (engines.front() == isa::Engine::DMA) {
     // The queues are identical: verify each transfer once, then offer all.
     bool ok = true;
@@ -669,29 +691,6 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
     if (ok)
       return success();
   } else {
-    // An engine the kernel chose (nki.engine) leaves only the forms on it.
-    std::optional<isa::Engine> pinned;
-    if (Attribute attr = op->getAttr(tile::kEngineAttr)) {
-      auto name = dyn_cast<StringAttr>(attr);
-      std::optional<isa::Engine> engine;
-      if (name && name.getValue() == "act")
-        engine = isa::Engine::ACT;
-      else if (name && name.getValue() == "dve")
-        engine = isa::Engine::DVE;
-      else if (name && name.getValue() == "pool")
-        engine = isa::Engine::POOL;
-      if (!engine)
-        return op->emitOpError()
-               << "has '" << tile::kEngineAttr << "' = " << attr
-               << "; expected \"act\", \"dve\" or \"pool\"";
-      bool actForm =
-          alsoOnAct || onAct.has_value() || scalarOpOnAct(inst).has_value();
-      if (!llvm::is_contained(engines, *engine) &&
-          !(*engine == isa::Engine::ACT && actForm))
-        return op->emitOpError() << "cannot run on the " << name.getValue()
-                                 << " ('" << tile::kEngineAttr << "')";
-      pinned = engine;
-    }
     if (pinned) {
       llvm::erase_if(engines, [&](isa::Engine e) { return e != *pinned; });
       if (*pinned != isa::Engine::ACT) {

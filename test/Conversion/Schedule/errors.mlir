@@ -69,3 +69,12 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) {
   nki.tensor_tensor "add" %t, %t into %u {nki.engine = "act"} : memref<16x32xf32, #nki.memory<sbuf>>, memref<16x32xf32, #nki.memory<sbuf>> into memref<16x32xf32, #nki.memory<sbuf>>
   return
 }
+
+// -----
+
+func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64}) {
+  %t = nki.alloc {offset = 0 : i64} : memref<16x32xf32, #nki.memory<sbuf>>
+  // expected-error @+1 {{'nki.dma' op cannot run on the pool ('nki.engine')}}
+  nki.dma %arg0 to %t {nki.engine = "pool"} : memref<16x32xf32> to memref<16x32xf32, #nki.memory<sbuf>>
+  return
+}
