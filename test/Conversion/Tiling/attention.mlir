@@ -377,3 +377,34 @@ func.func @causal(%q: tensor<32x64xf32>, %k: tensor<32x64xf32>, %v: tensor<32x64
   %o = linalg.matmul ins(%p, %v : tensor<32x32xf32>, tensor<32x64xf32>) outs(%oz : tensor<32x64xf32>) -> tensor<32x64xf32>
   return %o : tensor<32x64xf32>
 }
+
+// -----
+
+// 640 keys are a bank of 512 and one of 128: uneven steps, so the scores
+// run four slots (query blocks, here) ahead of the P V matmuls, not three:
+// five query blocks' scores come before the first P V matmul.
+// CHECK-LABEL: func.func @uneven
+// CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x128xf32, #nki.memory<psum>>
+// CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x128xf32, #nki.memory<psum>>
+// CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x128xf32, #nki.memory<psum>>
+// CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x128xf32, #nki.memory<psum>>
+// CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x128xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} into memref<128x64xf32, #nki.memory<psum>>
+// CHECK: return
+#qk = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+func.func @uneven(%q: tensor<768x64xf32>, %k: tensor<640x64xf32>, %v: tensor<640x64xf32>) -> tensor<768x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<768x640xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<768x640xf32>) -> tensor<768x640xf32>
+  %s = linalg.matmul indexing_maps = #qk ins(%q, %k : tensor<768x64xf32>, tensor<640x64xf32>) outs(%z : tensor<768x640xf32>) -> tensor<768x640xf32>
+  %p = linalg.softmax dimension(1) ins(%s : tensor<768x640xf32>) outs(%e : tensor<768x640xf32>) -> tensor<768x640xf32>
+  %oe = tensor.empty() : tensor<768x64xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%oe : tensor<768x64xf32>) -> tensor<768x64xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<768x640xf32>, tensor<640x64xf32>) outs(%oz : tensor<768x64xf32>) -> tensor<768x64xf32>
+  return %o : tensor<768x64xf32>
+}
