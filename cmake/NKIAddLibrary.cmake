@@ -1,8 +1,10 @@
 # nki_add_library(name SOURCES... [DEPENDS tgt...] [LINK_LIBS lib...] [MLIR])
 #
 # A static library of nki's, exported as NKI::<name> for find_package(NKI).
-# MLIR: the library uses MLIR and links the MLIR + LLVM shared libraries,
-# which keeps links fast and gives an embedding framework one copy of MLIR.
+# MLIR: the library uses MLIR. Installed, it links the MLIR + LLVM shared
+# libraries (an embedding framework and nki then share one copy of MLIR);
+# in the build tree, MLIR's static archives unless NKI_LINK_MLIR_DYLIB
+# (cmake/NKIDependencies.cmake says why).
 function(nki_add_library name)
   cmake_parse_arguments(ARG "MLIR" "" "SOURCES;DEPENDS;LINK_LIBS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
@@ -16,7 +18,13 @@ function(nki_add_library name)
   endif()
   target_compile_features(${name} PUBLIC cxx_std_17)
   if(ARG_MLIR)
-    target_link_libraries(${name} PUBLIC MLIR LLVM)
+    if(NKI_LINK_MLIR_DYLIB)
+      set(build_mlir MLIR LLVM)
+    else()
+      set(build_mlir ${NKI_MLIR_STATIC_LIBS})
+    endif()
+    target_link_libraries(${name} PUBLIC "$<BUILD_INTERFACE:${build_mlir}>"
+                                         "$<INSTALL_INTERFACE:MLIR;LLVM>")
     # MLIR's imported targets carry no include paths; ours do, so that a
     # find_package(NKI) consumer compiles against the same MLIR headers.
     target_include_directories(${name} SYSTEM PUBLIC
