@@ -24,6 +24,7 @@
 #include "../Conv/ConvGeneric.h"
 #include "FoldConstantGenerics.h"
 #include "InterleavePhases.h"
+#include "RoundBeforeClamp.h"
 
 #include "nki/Conversion/Passes.h"
 
@@ -839,9 +840,11 @@ struct NKIFuseElementwisePass
     // Generics that only the collapse made alike fuse now: a Linear's bias
     // add (its matmul's epilogue, on the matmul's [M, N]) and the GELU
     // after it (on [B, S, N] until the collapse) become one epilogue, and
-    // the product is stored once, in bf16 under auto-cast.
+    // the product is stored once, in bf16 under auto-cast. A clamp rounded
+    // to bf16 rounds inside instead (RoundBeforeClamp.h).
     RewritePatternSet refuse(context);
     linalg::populateElementwiseOpsFusionPatterns(refuse, fuse);
+    nki::populateRoundBeforeClampPatterns(refuse);
     (void)applyPatternsGreedily(getOperation(), std::move(refuse));
   }
 

@@ -283,17 +283,19 @@ static bool representable(double v, Type t) {
   return !lost && f.convertToDouble() == v;
 }
 
-/// When `t` is the result of a min/max clamp by immediates the narrower
-/// `view` holds exactly, applied to a fresh tile `s` that one instruction
-/// wrote and only the clamp reads: that instruction writes `view` instead
-/// and the clamp runs in place there. round(clamp(x)) == clamp(round(x))
-/// for monotonic rounding and bounds the narrow type holds.
+/// When `t` is the result of a min/max clamp by immediates the (as wide or
+/// narrower) `view` holds exactly, applied to a fresh tile `s` that one
+/// instruction wrote and only the clamp reads: that instruction writes
+/// `view` instead and the clamp runs in place there. round(clamp(x)) ==
+/// clamp(round(x)) for monotonic rounding and bounds the narrow type holds.
+/// (Under auto-cast the graph already rounds before the clamp,
+/// RoundBeforeClamp.h; the tile is then no wider than the view.)
 static bool clampInto(Value t, Value view) {
   auto ts = dyn_cast_or_null<tile::TensorScalarOp>(
       t.hasOneUse() ? *t.getUsers().begin() : nullptr);
   Type narrow = cast<MemRefType>(view.getType()).getElementType();
   if (!ts || ts.getDst() != t || ts.getScalar0() || ts.getScalar1() ||
-      tile::storageBytes(narrow) >=
+      tile::storageBytes(narrow) >
           tile::storageBytes(cast<MemRefType>(t.getType()).getElementType()))
     return false;
   auto clamp = [&](StringRef op, APFloat imm) {
