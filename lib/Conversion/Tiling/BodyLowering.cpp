@@ -527,6 +527,34 @@ FailureOr<ReductionBody> tiling::matchReductionBody(Operation *op, Block &body,
   return op->emitOpError("reduction must combine into the output value");
 }
 
+std::optional<SumFactor> tiling::sumFactor(const ReductionBody &reduction) {
+  Value summand = reduction.expr;
+  Operation *op = summand.getDefiningOp();
+  if (reduction.combine != "add" || !op || !summand.hasOneUse() ||
+      !summand.getType().isF32() || !isa<arith::DivFOp, arith::MulFOp>(op))
+    return std::nullopt;
+  bool divide = isa<arith::DivFOp>(op);
+  for (unsigned i = 0; i < (divide ? 1u : 2u); ++i) {
+    FloatAttr c;
+    if (matchPattern(op->getOperand(1 - i), m_Constant(&c)) &&
+        c.getValueAsDouble() != 0.0 && std::isfinite(c.getValueAsDouble()))
+      return SumFactor{op->getOperand(i), divide, c.getValueAsDouble()};
+  }
+  return std::nullopt;
+}
+
+Value tiling::scaleBySumFactor(OpBuilder &b, Location loc, Value column,
+                               const SumFactor &factor) {
+  auto type = cast<MemRefType>(column.getType());
+  Value scaled = allocTile(b, loc, type.getShape(), b.getF32Type());
+  tile::TensorScalarOp::create(b, loc, column, scaled, Value(), Value(),
+                               b.getStringAttr(factor.divide ? "div" : "mul"),
+                               b.getF32FloatAttr(float(factor.c)),
+                               b.getStringAttr("bypass"), b.getF32FloatAttr(0),
+                               UnitAttr(), UnitAttr());
+  return scaled;
+}
+
 FailureOr<TileValue> BodyLowering::lower(Value v) {
   auto it = values.find(v);
   if (it != values.end())

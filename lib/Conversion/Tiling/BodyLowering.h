@@ -16,6 +16,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 namespace nki::tiling {
 
 /// One op of a tensor_scalar: `x op operand` (`operand op x` if reversed),
@@ -134,6 +136,23 @@ struct ReductionBody {
 mlir::FailureOr<ReductionBody> matchReductionBody(mlir::Operation *op,
                                                   mlir::Block &body,
                                                   unsigned outputArg);
+
+/// A sum's f32 summand `of / c` or `of * c` (c a finite nonzero constant)
+/// that only the sum reads: a mean's or a variance's 1 / n.
+struct SumFactor {
+  mlir::Value of;
+  bool divide;
+  double c;
+};
+/// The constant factor of `reduction`'s summand when it sums such a
+/// product: kernels then sum `of` and scale the [P, 1] sum once (the pass
+/// computing `of`, an ACT square or copy, also sums it) instead of a pass
+/// over the row dividing each element. Rounding: one division of the sum
+/// instead of one per element, as reductions over the partitions do.
+std::optional<SumFactor> sumFactor(const ReductionBody &reduction);
+/// `column` ([P, 1], f32) scaled by `factor` into a new column.
+mlir::Value scaleBySumFactor(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value column, const SumFactor &factor);
 
 } // namespace nki::tiling
 

@@ -392,13 +392,20 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
   // A reduction over H and W (into [N, C]): its body is out = combine(out,
   // expr); each chunk's expr is reduced along the free axis into a [P, 1]
   // column, the columns combined, and the output's initial value with them.
+  // A mean's 1 / (H * W) scales the sum once (sumFactor); its chunks are
+  // then summed by ACT identity passes, which read f32 at one element a
+  // cycle where the DVE's reduce is slower (and the DVE also carries the
+  // depthwise convolutions' PSUM adds).
   bool reduces = op.getNumReductionLoops() != 0;
   std::optional<ReductionBody> reduction;
+  std::optional<SumFactor> factor;
   if (reduces) {
     FailureOr<ReductionBody> r = matchReductionBody(op, body, outArg);
     if (failed(r))
       return failure();
     reduction = *r;
+    if ((factor = sumFactor(*reduction)))
+      reduction->expr = factor->of;
   }
   const Access &out = operands.back();
   std::optional<ResidentRef> outRes = residentOf(out);
@@ -460,7 +467,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                         : lowering.reduceRows(
                               reduction->combine, *v,
                               allocTile(b, loc, {cs, cols}, b.getF32Type()),
-                              /*valueDies=*/true, /*eitherEngine=*/true);
+                              /*valueDies=*/true, /*eitherEngine=*/!factor);
           if (failed(part))
             return failure();
           if (acc)
@@ -494,6 +501,8 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       }
       if (!reduces)
         continue;
+      if (factor)
+        acc = scaleBySumFactor(b, loc, acc, *factor);
       // combine(initial value, reduction) as the [cs, 1] column of image n
       // (a per-channel output: strides 0 along H and W), in the output's
       // SBUF tile or stored; the reduction alone when the initial value is

@@ -165,12 +165,16 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
   // Reductions: `out = combine(out, expr)`.
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   Value result = yield.getOperand(0);
+  // Each chunk's sum of a mean's x / n is scaled once (sumFactor).
   ReductionBody reduction;
+  std::optional<SumFactor> factor;
   if (isReduction) {
     FailureOr<ReductionBody> r = matchReductionBody(op, body, numInputs);
     if (failed(r))
       return failure();
     reduction = *r;
+    if ((factor = sumFactor(reduction)))
+      reduction.expr = factor->of;
   }
   Value acc = isReduction ? columns.back().tile : Value();
 
@@ -214,9 +218,10 @@ LogicalResult GenericKernel::emitPartitionBlock(OpBuilder &b,
                status = failure();
                return;
              }
+             Value part = factor ? scaleBySumFactor(nb, loc, *partial, *factor)
+                                 : *partial;
              tile::TensorTensorOp::create(
-                 nb, loc, nb.getStringAttr(reduction.combine), acc, *partial,
-                 acc);
+                 nb, loc, nb.getStringAttr(reduction.combine), acc, part, acc);
            });
   if (failed(status))
     return failure();

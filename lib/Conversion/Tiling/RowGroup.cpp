@@ -29,42 +29,6 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-/// A summand `of / c` or `of * c` with c an f32 constant.
-struct SumFactor {
-  Value of;
-  bool divide;
-  double c;
-};
-} // namespace
-
-/// The constant factor of a row sum's f32 summand that only the sum reads
-/// (a mean's or a variance's 1 / n): the sum is taken of the rest and
-/// scaled once, so that the pass computing the rest (an ACT square, say)
-/// also sums it instead of a further pass over the row dividing each
-/// element. (Rounding: one division of the sum instead of one per
-/// element, as reductions over the partitions already do.)
-static std::optional<SumFactor> constantFactor(Value summand) {
-  Operation *op = summand.getDefiningOp();
-  if (!op || !summand.hasOneUse() || !summand.getType().isF32() ||
-      !isa<arith::DivFOp, arith::MulFOp>(op))
-    return std::nullopt;
-  auto constantOf = [](Value v) -> std::optional<double> {
-    FloatAttr attr;
-    if (auto c = v.getDefiningOp<arith::ConstantOp>())
-      attr = dyn_cast<FloatAttr>(c.getValue());
-    if (!attr)
-      return std::nullopt;
-    return attr.getValueAsDouble();
-  };
-  bool divide = isa<arith::DivFOp>(op);
-  for (unsigned i = 0; i < (divide ? 1u : 2u); ++i)
-    if (std::optional<double> c = constantOf(op->getOperand(1 - i));
-        c && *c != 0.0 && std::isfinite(*c))
-      return SumFactor{op->getOperand(i), divide, *c};
-  return std::nullopt;
-}
-
-namespace {
 /// How a member reads or writes a buffer over the [R, C] space.
 enum class Shape { Full, Row, Col, Scalar }; // (d0,d1), (d0), (d1), ()
 
@@ -446,10 +410,8 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
       Value summand;
       std::optional<SumFactor> factor;
       if (succeeded(reduction)) {
-        summand = reduction->expr;
-        if (reduction->combine == "add")
-          if ((factor = constantFactor(summand)))
-            summand = factor->of;
+        factor = sumFactor(*reduction);
+        summand = factor ? factor->of : reduction->expr;
       }
       FailureOr<TileValue> expr = succeeded(reduction)
                                       ? lowering.lower(summand)
@@ -466,15 +428,8 @@ LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
       StringRef name = reduction->combine;
       Type f32 = rb.getF32Type();
       Value partial = *reduced;
-      if (factor) {
-        Value scaled = allocTile(rb, loc, {pp, 1}, f32);
-        tile::TensorScalarOp::create(
-            rb, loc, partial, scaled, Value(), Value(),
-            rb.getStringAttr(factor->divide ? "div" : "mul"),
-            rb.getF32FloatAttr(float(factor->c)), rb.getStringAttr("bypass"),
-            rb.getF32FloatAttr(0), UnitAttr(), UnitAttr());
-        partial = scaled;
-      }
+      if (factor)
+        partial = scaleBySumFactor(rb, loc, partial, *factor);
       TileValue partialValue{TileValue::Column, 0.0, partial, f32};
       Type outType = m.access.back().elementType;
       auto it = current.find(out);

@@ -172,3 +172,29 @@ func.func @global_max_of_resident(%arg0: memref<2x8x12x8xf32>, %arg1: memref<4x8
   }
   return %alloc_2 : memref<2x4xf32>
 }
+
+// -----
+
+// A global average pooling, sum(x / 64): each chunk sums x itself (an ACT
+// identity pass over the input tile accumulates it; no pass divides every
+// element) and the [C, 1] sum is divided once.
+// CHECK-LABEL: func.func @global_mean(
+// CHECK-NOT: op0 = "div"} : memref<16x64xf32
+// CHECK: nki.activation "identity" %[[X:[^ ]*]] into %{{.*}} accum %[[S:[^ ]*]] : memref<16x1xf32, #nki.memory<sbuf>> : memref<16x64xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_scalar %[[S]] into %[[M:[^ ]*]] {imm0 = 6.400000e+01 : f32, op0 = "div"} : memref<16x1xf32, #nki.memory<sbuf>> into memref<16x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %[[M]] to
+#mean = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#mean1 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @global_mean(%arg0: memref<2x16x8x8xf32>) -> memref<2x16xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %n = arith.constant 6.400000e+01 : f32
+  %alloc = memref.alloc() {alignment = 64 : i64} : memref<2x16xf32>
+  linalg.fill ins(%cst : f32) outs(%alloc : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#mean, #mean1], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0 : memref<2x16x8x8xf32>) outs(%alloc : memref<2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.divf %in, %n : f32
+    %1 = arith.addf %out, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return %alloc : memref<2x16xf32>
+}

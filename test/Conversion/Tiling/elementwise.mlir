@@ -314,3 +314,28 @@ func.func @sum_over_broadcast(%x: memref<2x64x7xf32>, %s: memref<2x64xf32>, %y: 
   }
   return
 }
+
+// -----
+
+// A row mean, sum(x / 10000): each chunk's reduce sums x and its [P,1] sum
+// is divided once before joining the others (no pass divides every
+// element).
+// CHECK-LABEL: func.func @row_mean
+// CHECK-NOT: op0 = "div"} : memref<100x2048xf32
+// CHECK: scf.for
+// CHECK:   nki.reduce "add" %{{.*}} into %[[PART:[^ ]*]] : memref<100x2048xf32, #nki.memory<sbuf>> into memref<100x1xf32, #nki.memory<sbuf>>
+// CHECK:   nki.tensor_scalar %[[PART]] into %[[SCALED:[^ ]*]] {imm0 = 1.000000e+04 : f32, op0 = "div"}
+// CHECK:   nki.tensor_tensor "add" %{{.*}}, %[[SCALED]] into
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @row_mean(%x: memref<100x10000xf32>, %o: memref<100xf32>) {
+  %n = arith.constant 1.0e4 : f32
+  linalg.generic {indexing_maps = [#m2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<100x10000xf32>) outs(%o : memref<100xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %d = arith.divf %a, %n : f32
+    %s = arith.addf %d, %out : f32
+    linalg.yield %s : f32
+  }
+  return
+}
