@@ -126,6 +126,13 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     on its result and its slice of the other operands: each is that
     convolution's epilogue (computed while its PSUM tiles are evacuated).
 
+    Last, a clamp rounded to a narrower float, `truncf(min(max(y, lo),
+    hi))` (or max outermost), rounds its inner side instead when the outer
+    bound is exact in the narrow type: `min(truncf(max(y, lo)), hi)` is
+    bit-identical (rounding to nearest even is monotone), and an auto-cast
+    ReLU6 epilogue then stores its ReLU in bf16 from the ACT and clamps in
+    bf16, the DVE's fast path.
+
     ```mlir
     %m = linalg.matmul ins(%a, %b : tensor<6x4xf32>, tensor<4x5xf32>) outs(%z : tensor<6x5xf32>) -> tensor<6x5xf32>
     %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
