@@ -158,9 +158,40 @@ struct ConvKernel {
     return chunks;
   }
   /// The [cs, (imgs,) rows, cols] window of `ch`'s images in a band tile
-  /// ([cs, rows, W], or [cs, images, rows, W] for a group of images).
+  /// ([cs, rows, W], or [cs, images, rows, W] for a group of images);
+  /// `cols` columns (default: the chunk's).
   Value chunkWindow(OpBuilder &b, Value tile, int64_t cs, const Chunk &ch,
-                    int64_t r0, int64_t rs, int64_t q0, int64_t qs) const;
+                    int64_t r0, int64_t rs, int64_t q0, int64_t qs,
+                    int64_t cols = -1) const;
+  /// Bands of a padded input loaded from HBM hold the source's columns
+  /// only (WindowInput::trimCols): one DMA run a partition instead of one
+  /// descriptor a row (a row of 112 bf16 is 224 bytes and cost 512 bytes'
+  /// time). A tap then covers the output columns whose input column is a
+  /// source column (tapCols; the border's products are zeros), and the
+  /// taps start with kernel column `fullColumn`, which covers every output
+  /// column, so that the first matmul (or product) of a chunk writes all
+  /// of it. Not for packed, folded or stacked bands, nor a resident input.
+  bool trimmed = false;
+  int64_t fullColumn = 0;
+  /// The kernel column that reads no border column for any output column,
+  /// or -1.
+  int64_t findFullColumn() const;
+  /// The output columns [qa, qb) of `ch` whose input column for kernel
+  /// column kw lies in the band tile, and the tile column of qa.
+  struct TapCols {
+    int64_t qa, qb, col;
+  };
+  TapCols tapCols(const Chunk &ch, int64_t kw) const;
+  /// The i-th tap in emission order (the full column's first when trimmed).
+  int64_t tapAt(int64_t i) const {
+    if (!trimmed)
+      return i;
+    return i == 0 ? fullColumn : i <= fullColumn ? i - 1 : i;
+  }
+  /// The [parts, (imgs,) rc, qb - qa] window of output columns [qa, qb) of
+  /// a chunk's [parts, pixels] accumulator (the whole tile when all).
+  Value accWindow(OpBuilder &b, Value acc, int64_t parts, const Chunk &ch,
+                  int64_t qa, int64_t qb) const;
   /// The column of a packed band tile that holds padded input column 0
   /// when the tile takes a resident input's rows whole (emitBand); 0
   /// otherwise.
@@ -497,6 +528,14 @@ LogicalResult ConvKernel::analyze() {
   foldRows = convFoldsRows(g, P()) && !scale &&
              (!input.resident || g.inputType.isF32());
   chooseBands();
+  if (pad && !input.resident && !foldRows && bands == 1 && stack == 1 &&
+      pad->value == 0.0 && g.w > pad->width) {
+    fullColumn = findFullColumn();
+    if (fullColumn >= 0) {
+      trimmed = true;
+      input.trimColumns();
+    }
+  }
   bool newBands = !input.resident || foldRows || bands > 1;
   bandH = g.oh / bands / stack;
   bandRows = bandH;
@@ -916,23 +955,28 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           vectorChunk(b, inputs[0], ch, acc);
       for (int64_t cb = 0; cb < cBlocks; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
-        for (int64_t tap = 0; tap < taps; ++tap) {
+        for (int64_t i = 0; i < taps; ++i) {
           if (llvm::all_of(vec, [](bool v) { return v; }))
             break;
+          int64_t tap = tapAt(i);
           int64_t kh = foldRows ? 0 : tap / g.kw;
           int64_t kw = foldRows ? tap * foldCols : tap % g.kw;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
-          bool first = cb == 0 && tap == 0;
+          bool first = cb == 0 && i == 0;
           for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
             if (v)
               continue;
             int64_t r0 =
                 foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
+            TapCols t = tapCols(ch, kw);
+            if (t.qa >= t.qb)
+              continue;
             Value moving =
                 chunkWindow(b, inputs[cb], cs, ch, r0, foldRows ? 1 : g.strideH,
-                            ch.q0 * g.strideW + kw * g.dilationW, g.strideW);
-            tile::MatmulOp::create(b, loc, stationary, moving, acc,
+                            t.col, g.strideW, t.qb - t.qa);
+            tile::MatmulOp::create(b, loc, stationary, moving,
+                                   accWindow(b, acc, fb, ch, t.qa, t.qb),
                                    first ? UnitAttr() : b.getUnitAttr());
           }
         }
@@ -1136,32 +1180,81 @@ Value ConvKernel::packFilter(Value filter) {
 /// products, same order of sums as the PE's diagonal matmuls.
 Value ConvKernel::chunkWindow(OpBuilder &b, Value tile, int64_t cs,
                               const Chunk &ch, int64_t r0, int64_t rs,
-                              int64_t q0, int64_t qs) const {
+                              int64_t q0, int64_t qs, int64_t cols) const {
   q0 += bandColOffset;
+  if (cols < 0)
+    cols = ch.wc;
   if (cast<MemRefType>(tile.getType()).getRank() == 3)
-    return windowOf(b, loc, tile, cs, r0, ch.rc, rs, q0, ch.wc, qs);
+    return windowOf(b, loc, tile, cs, r0, ch.rc, rs, q0, cols, qs);
   return imagesWindowOf(b, loc, tile, cs, ch.img, ch.imgs, r0, ch.rc, rs, q0,
-                        ch.wc, qs);
+                        cols, qs);
+}
+
+int64_t ConvKernel::findFullColumn() const {
+  int64_t last = (g.ow - 1) * g.strideW;
+  for (int64_t kw = 0; kw < g.kw; ++kw) {
+    int64_t off = kw * g.dilationW - pad->left; // input column of output 0
+    if (off >= 0 && last + off <= pad->width - 1)
+      return kw;
+  }
+  return -1;
+}
+
+ConvKernel::TapCols ConvKernel::tapCols(const Chunk &ch, int64_t kw) const {
+  int64_t s = g.strideW, off = kw * g.dilationW - (trimmed ? pad->left : 0);
+  int64_t qa = ch.q0, qb = ch.q0 + ch.wc;
+  if (trimmed) {
+    // Output column q reads input column q * s + off of the source.
+    if (off < 0)
+      qa = std::max(qa, (-off + s - 1) / s);
+    int64_t lastIn = pad->width - 1 - off;
+    qb = lastIn < 0 ? qa : std::min(qb, lastIn / s + 1);
+  }
+  return {qa, qb, qa * s + off};
+}
+
+Value ConvKernel::accWindow(OpBuilder &b, Value acc, int64_t parts,
+                            const Chunk &ch, int64_t qa, int64_t qb) const {
+  if (qa == ch.q0 && qb == ch.q0 + ch.wc)
+    return acc;
+  SmallVector<int64_t> shape = {parts, ch.rc, ch.wc};
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+  if (ch.imgs > 1) {
+    shape.insert(shape.begin() + 1, ch.imgs);
+    groups = {{0}, {1, 2, 3}};
+  }
+  Value v = memref::ExpandShapeOp::create(b, loc, shape, acc, groups);
+  if (ch.imgs > 1)
+    return imagesWindowOf(b, loc, v, parts, 0, ch.imgs, 0, ch.rc, 1, qa - ch.q0,
+                          qb - qa, 1);
+  return windowOf(b, loc, v, parts, 0, ch.rc, 1, qa - ch.q0, qb - qa, 1);
 }
 
 void ConvKernel::vectorChunk(OpBuilder &b, Value input, const Chunk &ch,
                              Value acc) {
   int64_t cs = bands * g.c; // packed bands: each band's channels
-  for (int64_t tap = 0; tap < g.kh * g.kw; ++tap) {
+  for (int64_t i = 0; i < g.kh * g.kw; ++i) {
+    int64_t tap = tapAt(i);
     int64_t kh = tap / g.kw, kw = tap % g.kw;
+    TapCols t = tapCols(ch, kw);
+    if (t.qa >= t.qb)
+      continue;
     Value window =
         chunkWindow(b, input, cs, ch, ch.r0 * g.strideH + kh * g.dilationH,
-                    g.strideH, ch.q0 * g.strideW + kw * g.dilationW, g.strideW);
+                    g.strideH, t.col, g.strideW, t.qb - t.qa);
     Value weight = tileSlice(b, loc, compact, 0, cs, tap, 1);
     Value product =
-        tap == 0 ? acc : allocTile(b, loc, {cs, ch.pixels()}, b.getF32Type());
+        i == 0 ? acc : allocTile(b, loc, {cs, ch.pixels()}, b.getF32Type());
+    Value productWindow = accWindow(b, product, cs, ch, t.qa, t.qb);
     tile::TensorScalarOp::create(
-        b, loc, window, product, weight, Value(), b.getStringAttr("mul"),
+        b, loc, window, productWindow, weight, Value(), b.getStringAttr("mul"),
         b.getF32FloatAttr(0.0f), b.getStringAttr("bypass"),
         b.getF32FloatAttr(0.0f), UnitAttr(), UnitAttr());
-    if (tap > 0)
-      tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc,
-                                   product, acc);
+    if (i > 0) {
+      Value sum = accWindow(b, acc, cs, ch, t.qa, t.qb);
+      tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), sum,
+                                   productWindow, sum);
+    }
   }
 }
 

@@ -129,7 +129,7 @@ void WindowInput::loadBand(OpBuilder &b, Location loc, int64_t n, int64_t c0,
     return loadRows(padded, h0, 0, rows, 0, width - colShift, colShift);
   // Tile row r is padded row h0 + r * rowStep; those in [top, top + height)
   // are the source's, in the middle columns; the border is the padding.
-  int64_t top = pad->top, left = pad->left;
+  int64_t top = pad->top, left = trimCols ? 0 : pad->left;
   auto ceilDiv = [](int64_t a, int64_t d) {
     return a <= 0 ? 0 : (a + d - 1) / d;
   };

@@ -35,6 +35,16 @@ struct WindowInput {
   HbmLayout padded, source;
   const ConvPadding *pad = nullptr;
   int64_t width = 0; // W of the padded input
+  /// Bands hold the source's columns only (`width` is the source's): a
+  /// band of rows then loads in one run a partition, where a padded row
+  /// of a few hundred bytes was a DMA descriptor of its own (and cost 512
+  /// bytes' time). The kernel's taps skip the border columns instead
+  /// (ConvKernel::trimmed). Only for a non-resident padded input.
+  bool trimCols = false;
+  void trimColumns() {
+    trimCols = true;
+    width = pad->width;
+  }
   /// The input stays in SBUF (Residents.h): bands are views of it.
   const Residents *residents = nullptr;
   std::optional<ResidentRef> resident;
