@@ -170,7 +170,8 @@ struct ConvKernel {
   /// source column (tapCols; the border's products are zeros), and the
   /// taps start with kernel column `fullColumn`, which covers every output
   /// column, so that the first matmul (or product) of a chunk writes all
-  /// of it. Not for packed, folded or stacked bands, nor a resident input.
+  /// of it. Not for a resident input (its bands are views or whole-row
+  /// copies already) nor folded kernel columns (shifted copies).
   bool trimmed = false;
   int64_t fullColumn = 0;
   /// The kernel column that reads no border column for any output column,
@@ -528,8 +529,8 @@ LogicalResult ConvKernel::analyze() {
   foldRows = convFoldsRows(g, P()) && !scale &&
              (!input.resident || g.inputType.isF32());
   chooseBands();
-  if (pad && !input.resident && !foldRows && bands == 1 && stack == 1 &&
-      pad->value == 0.0 && g.w > pad->width) {
+  if (pad && !input.resident && foldCols == 1 && pad->value == 0.0 &&
+      g.w > pad->width) {
     fullColumn = findFullColumn();
     if (fullColumn >= 0) {
       trimmed = true;
@@ -819,7 +820,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     // (130 bytes) cost four times their bytes. The kernel's windows then
     // start bandColOffset columns in.
     std::optional<ResidentRef> ref = input.resident;
-    int64_t width = g.w;
+    int64_t width = input.width; // the source's when trimmed, else g.w
     bandColOffset = 0;
     bool fullRows = ref && step == 1 && shiftMax == 0 && ref->rowStep == 1 &&
                     ref->colStep == 1 && ref->w == 0 &&
@@ -831,7 +832,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       fullRows = bandColOffset + g.w <= width;
     }
     if (!fullRows) {
-      width = g.w;
+      width = input.width;
       bandColOffset = 0;
     }
     Value t = allocTile(b, loc, {parts, tr, width}, g.inputType);
@@ -856,16 +857,18 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
         tile::MemsetOp::create(b, loc, view,
                                b.getF32FloatAttr(float(pad->value)));
       };
-      int64_t right = g.w - pad->left - pad->width;
+      // Trimmed, the tile has no border columns.
+      int64_t left = trimmed ? 0 : pad->left;
+      int64_t right = trimmed ? 0 : g.w - pad->left - pad->width;
       for (int64_t r = 0; r < tr;) {
         int64_t e = r;
         bool isPad = padRow(r);
         while (e < tr && padRow(e) == isPad)
           ++e;
         if (isPad) {
-          fill(windowOf(b, loc, t, parts, r, e - r, 1, 0, g.w, 1));
+          fill(windowOf(b, loc, t, parts, r, e - r, 1, 0, width, 1));
         } else {
-          if (pad->left)
+          if (left)
             fill(windowOf(b, loc, t, parts, r, e - r, 1, 0, pad->left, 1));
           if (right)
             fill(windowOf(b, loc, t, parts, r, e - r, 1, pad->left + pad->width,
