@@ -408,14 +408,40 @@ struct NKIPrepareGraphPass
                return roundingConv(u, pad.getResult());
              });
     };
-    // A producer the cast fuses into: a convolution or an elementwise op.
-    auto fusible = [](Value v) {
+    // A producer the cast fuses into: a convolution or an elementwise op,
+    // whose operands may broadcast constants (an inference BatchNorm's
+    // [C, 1, 1] scale and shift read through (d1, 0, 0)). Not a computed
+    // per-channel factor: a squeeze-and-excitation scale is folded into
+    // the next convolution's filter (Match.h's ChannelScale), which a cast
+    // after it would prevent.
+    // Computed from constants only (the BatchNorm's gamma * rsqrt(var +
+    // eps) is folded later, by nki-fuse-elementwise).
+    std::function<bool(Value, int)> isConstant = [&](Value v, int depth) {
+      Operation *def = v.getDefiningOp();
+      if (!def || depth > 8)
+        return false;
+      if (matchPattern(v, m_Constant()))
+        return true;
+      if (!isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp,
+               tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+               tensor::ExtractSliceOp>(def))
+        return false;
+      return llvm::all_of(def->getOperands(),
+                          [&](Value o) { return isConstant(o, depth + 1); });
+    };
+    auto fusible = [&](Value v) {
       auto g = v.getDefiningOp<linalg::GenericOp>();
-      return g && (nki::conv::matchConvGeneric(g) ||
-                   (g.getNumLoops() == g.getNumParallelLoops() &&
-                    llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) {
-                      return m.isProjectedPermutation();
-                    })));
+      if (!g)
+        return false;
+      if (nki::conv::matchConvGeneric(g))
+        return true;
+      return g.getNumLoops() == g.getNumParallelLoops() &&
+             llvm::all_of(g->getOpOperands(), [&](OpOperand &o) {
+               AffineMap m = g.getMatchingIndexingMap(&o);
+               return m.isProjectedPermutation() ||
+                      (m.isProjectedPermutation(/*allowZeroInResults=*/true) &&
+                       isConstant(o.get(), 0));
+             });
     };
     llvm::SetVector<Value> sources;
     func.walk([&](linalg::GenericOp op) {

@@ -131,3 +131,52 @@ func.func @also_elementwise(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, te
   %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w2 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %c2, %n : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A producer that reads per-channel operands through broadcasting maps
+// ((d1, 0, 0)): a BatchNormalization's shift, computed from constants
+// (nki-fuse-elementwise folds it later), is no obstacle: the normalised
+// tensor is stored in bf16. A factor computed from the program's input
+// (a squeeze-and-excitation scale, which nki-tile folds into the next
+// convolution's filter) keeps its producer in f32.
+// CHECK-LABEL: func.func @broadcast_operands
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK: arith.addf
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[N]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x4x8x8xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[B]], %{{.*}} : tensor<1x4x8x8xbf16>, tensor<4x1x1x4xbf16>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: outs(%{{.*}} : tensor<1x4x8x8xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %{{.*}} : tensor<1x4x8x8xf32>, tensor<4x1x1x4xbf16>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+#ch1 = affine_map<(d0) -> (d0)>
+func.func @broadcast_operands(%x: tensor<1x4x8x8xf32>, %g: tensor<4x1x1xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %beta = arith.constant dense<[0.5, 1.0, 1.5, 2.0]> : tensor<4xf32>
+  %half = arith.constant 0.5 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %shift = linalg.generic {indexing_maps = [#ch1, #ch1], iterator_types = ["parallel"]} ins(%beta : tensor<4xf32>) outs(%e1 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %half : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %shift3 = tensor.expand_shape %shift [[0, 1, 2]] output_shape [4, 1, 1] : tensor<4xf32> into tensor<4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %n = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %shift3 : tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %b: f32, %out: f32):
+    %s = arith.addf %in, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%n, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %g : tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %k: f32, %out: f32):
+    %m = arith.mulf %in, %k : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%s, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c1, %c2 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
