@@ -408,14 +408,8 @@ struct NKIPrepareGraphPass
                return roundingConv(u, pad.getResult());
              });
     };
-    // A producer the cast fuses into: a convolution or an elementwise op,
-    // whose operands may broadcast constants (an inference BatchNorm's
-    // [C, 1, 1] scale and shift read through (d1, 0, 0)). Not a computed
-    // per-channel factor: a squeeze-and-excitation scale is folded into
-    // the next convolution's filter (Match.h's ChannelScale), which a cast
-    // after it would prevent.
-    // Computed from constants only (the BatchNorm's gamma * rsqrt(var +
-    // eps) is folded later, by nki-fuse-elementwise).
+    // Computed from constants only (a BatchNorm's gamma * rsqrt(var + eps)
+    // is folded later, by nki-fuse-elementwise).
     std::function<bool(Value, int)> isConstant = [&](Value v, int depth) {
       Operation *def = v.getDefiningOp();
       if (!def || depth > 8)
@@ -429,6 +423,12 @@ struct NKIPrepareGraphPass
       return llvm::all_of(def->getOperands(),
                           [&](Value o) { return isConstant(o, depth + 1); });
     };
+    // A producer the cast fuses into: a convolution or an elementwise op,
+    // whose operands may broadcast constants (an inference BatchNorm's
+    // [C, 1, 1] scale and shift read through (d1, 0, 0)). Not a computed
+    // per-channel factor: a squeeze-and-excitation scale is folded into
+    // the next convolution's filter (Match.h's ChannelScale), which a cast
+    // after it would prevent.
     auto fusible = [&](Value v) {
       auto g = v.getDefiningOp<linalg::GenericOp>();
       if (!g)

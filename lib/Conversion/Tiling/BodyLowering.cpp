@@ -531,7 +531,8 @@ std::optional<SumFactor> tiling::sumFactor(const ReductionBody &reduction) {
   Value summand = reduction.expr;
   Operation *op = summand.getDefiningOp();
   if (reduction.combine != "add" || !op || !summand.hasOneUse() ||
-      !summand.getType().isF32() || !isa<arith::DivFOp, arith::MulFOp>(op))
+      !isa<FloatType>(summand.getType()) ||
+      !isa<arith::DivFOp, arith::MulFOp>(op))
     return std::nullopt;
   bool divide = isa<arith::DivFOp>(op);
   for (unsigned i = 0; i < (divide ? 1u : 2u); ++i) {

@@ -137,8 +137,8 @@ mlir::FailureOr<ReductionBody> matchReductionBody(mlir::Operation *op,
                                                   mlir::Block &body,
                                                   unsigned outputArg);
 
-/// A sum's f32 summand `of / c` or `of * c` (c a finite nonzero constant)
-/// that only the sum reads: a mean's or a variance's 1 / n.
+/// A sum's float summand `of / c` or `of * c` (c a finite nonzero
+/// constant) that only the sum reads: a mean's or a variance's 1 / n.
 struct SumFactor {
   mlir::Value of;
   bool divide;
@@ -150,7 +150,8 @@ struct SumFactor {
 /// over the row dividing each element. Rounding: one division of the sum
 /// instead of one per element, as reductions over the partitions do.
 std::optional<SumFactor> sumFactor(const ReductionBody &reduction);
-/// `column` ([P, 1], f32) scaled by `factor` into a new column.
+/// `column` (an f32 sum: [P, 1], or a [1, C] row) scaled by `factor` into
+/// a new tile of its shape.
 mlir::Value scaleBySumFactor(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value column, const SumFactor &factor);
 

@@ -368,24 +368,9 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s,
     return std::nullopt;
   bool sum = combine == "add";
 
-  // sum(e * c) and sum(e / c) are sum(e) * c and sum(e) / c.
-  Value expr = reduction->expr;
-  StringRef scaleOp;
-  double scale = 1.0;
-  if (sum)
-    if (Operation *def = expr.getDefiningOp();
-        def && isa<arith::MulFOp, arith::DivFOp>(def))
-      for (unsigned i : {1u, 0u}) {
-        if (i == 0 && isa<arith::DivFOp>(def))
-          continue;
-        FloatAttr c;
-        if (!matchPattern(def->getOperand(i), m_Constant(&c)))
-          continue;
-        scaleOp = isa<arith::DivFOp>(def) ? "div" : "mul";
-        scale = c.getValueAsDouble();
-        expr = def->getOperand(1 - i);
-        break;
-      }
+  // sum(e * c) and sum(e / c) are sum(e) * c and sum(e) / c (sumFactor).
+  std::optional<SumFactor> factor = sumFactor(*reduction);
+  Value expr = factor ? factor->of : reduction->expr;
 
   Location loc = op.getLoc();
   const Access &out = s.operands.back();
@@ -476,14 +461,8 @@ tryReduceOverPartitions(OpBuilder &b, linalg::GenericOp op, Space s,
       // A sum is a row [1, m], a max or min a column [m, 1].
       SmallVector<int64_t> shape =
           sum ? SmallVector<int64_t>{1, m} : SmallVector<int64_t>{m, 1};
-      if (!scaleOp.empty()) {
-        Value scaled = allocTile(cb, loc, shape, f32);
-        tile::TensorScalarOp::create(
-            cb, loc, acc, scaled, Value(), Value(), cb.getStringAttr(scaleOp),
-            cb.getF32FloatAttr(float(scale)), cb.getStringAttr("bypass"),
-            cb.getF32FloatAttr(0), UnitAttr(), UnitAttr());
-        acc = scaled;
-      }
+      if (factor)
+        acc = scaleBySumFactor(cb, loc, acc, *factor);
       // Combined with the output's initial value and stored.
       SmallVector<Value> outIvs = ivs;
       outIvs[cDim] = cOff;

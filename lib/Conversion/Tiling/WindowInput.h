@@ -34,7 +34,7 @@ mlir::FailureOr<HbmLayout> hbmLayoutOf(mlir::Operation *op, mlir::Value v);
 struct WindowInput {
   HbmLayout padded, source;
   const ConvPadding *pad = nullptr;
-  int64_t width = 0; // W of the padded input
+  int64_t width = 0; // W of the padded input (the source's when trimCols)
   /// Bands hold the source's columns only (`width` is the source's): a
   /// band of rows then loads in one run a partition, where a padded row
   /// of a few hundred bytes was a DMA descriptor of its own (and cost 512

@@ -339,3 +339,25 @@ func.func @row_mean(%x: memref<100x10000xf32>, %o: memref<100xf32>) {
   }
   return
 }
+
+// -----
+
+// The same for a bf16 summand: the chunk's sum (fp32) is divided once,
+// by the body's constant (10000 in bf16 is 9984).
+// CHECK-LABEL: func.func @row_mean_bf16
+// CHECK-NOT: op0 = "div"} : memref<100x2048xbf16
+// CHECK: scf.for
+// CHECK:   nki.tensor_scalar %{{.*}} into %{{.*}} {imm0 = 9.984000e+03 : f32, op0 = "div"} : memref<100x1xf32
+#m2b = affine_map<(d0, d1) -> (d0, d1)>
+#rowb = affine_map<(d0, d1) -> (d0)>
+func.func @row_mean_bf16(%x: memref<100x10000xbf16>, %o: memref<100xbf16>) {
+  %n = arith.constant 1.0e4 : bf16
+  linalg.generic {indexing_maps = [#m2b, #rowb], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<100x10000xbf16>) outs(%o : memref<100xbf16>) {
+  ^bb0(%a: bf16, %out: bf16):
+    %d = arith.divf %a, %n : bf16
+    %s = arith.addf %d, %out : bf16
+    linalg.yield %s : bf16
+  }
+  return
+}
