@@ -303,6 +303,72 @@ static Value loadColumn(OpBuilder &b, Location loc, const Access &a, int64_t n,
   return column;
 }
 
+/// The [cs, 1] column `column` as channels [c0, c0 + cs) of image n of a
+/// per-channel operand `a` ([N, C, 1, 1], or a global pooling's [N * C]):
+/// into its SBUF tile when it is kept there, else stored by DMA.
+static void storeColumn(OpBuilder &b, Location loc, const Access &a,
+                        Value column, int64_t n, int64_t c0, int64_t cs,
+                        const Residents *residents) {
+  if (std::optional<ResidentRef> r =
+          residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt) {
+    tile::CopyOp::create(
+        b, loc, column,
+        residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1));
+    return;
+  }
+  tile::DmaOp::create(
+      b, loc, column,
+      hbmView(
+          b, loc, a.buffer,
+          indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
+          {cs, 1}, {a.strides[1], 1}));
+}
+
+std::optional<GlobalPoolSum> tiling::matchGlobalPoolSum(linalg::GenericOp op) {
+  std::optional<Space> space = collapsedPooling(op);
+  if (!space || space->operands.size() != 2 || space->kinds[0] != Kind::Full ||
+      !cast<MemRefType>(space->operands[0].buffer.getType())
+           .getElementType()
+           .isF32())
+    return std::nullopt;
+  // out = out + x (or x / c, x * c: a mean), x the input element itself.
+  Block &body = op.getRegion().front();
+  Value result = body.getTerminator()->getOperand(0);
+  Operation *combine = result.getDefiningOp();
+  BlockArgument out = body.getArgument(1), x = body.getArgument(0);
+  if (!combine || aluNameOf(combine) != "add" ||
+      combine->getNumOperands() != 2 || !result.getType().isF32())
+    return std::nullopt;
+  ReductionBody reduction{"add", combine->getOperand(0) == out
+                                     ? combine->getOperand(1)
+                                     : combine->getOperand(0)};
+  if (!llvm::is_contained(combine->getOperands(), out))
+    return std::nullopt;
+  std::optional<SumFactor> factor = sumFactor(reduction);
+  if ((factor ? factor->of : reduction.expr) != x)
+    return std::nullopt;
+  linalg::FillOp fill = poolingInit(op);
+  if (!fill)
+    return std::nullopt;
+  GlobalPoolSum pool;
+  pool.op = op;
+  pool.fill = fill;
+  pool.source = space->operands[0].buffer;
+  pool.out = space->operands[1];
+  pool.factor = factor;
+  pool.shape = {space->n, space->c, space->h, space->w};
+  return pool;
+}
+
+void tiling::storePooledSum(OpBuilder &b, Location loc,
+                            const GlobalPoolSum &pool, Value sum, int64_t n,
+                            int64_t c0, int64_t cs,
+                            const Residents *residents) {
+  if (pool.factor)
+    sum = scaleBySumFactor(b, loc, sum, *pool.factor);
+  storeColumn(b, loc, pool.out, sum, n, c0, cs, residents);
+}
+
 std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {
   std::optional<SmallVector<Kind>> kinds = classify(op);
   if (!kinds || op.getNumReductionLoops() != 0)
@@ -507,14 +573,14 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       // (a per-channel output: strides 0 along H and W), in the output's
       // SBUF tile or stored; the reduction alone when the initial value is
       // the combiner's identity.
+      if (identityInit) {
+        storeColumn(b, loc, out, acc, n, c0, cs, residents);
+        continue;
+      }
       if (outRes) {
         Value dst =
             residents->view(b, loc, *outRes, n, c0, cs, 0, 1, 1, 0, 1, 1);
-        if (identityInit)
-          tile::CopyOp::create(b, loc, acc, dst);
-        else
-          tile::TensorTensorOp::create(b, loc, reduction->combine, dst, acc,
-                                       dst);
+        tile::TensorTensorOp::create(b, loc, reduction->combine, dst, acc, dst);
         continue;
       }
       Value column = hbmView(
@@ -522,10 +588,6 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
           indexConst(b, loc,
                      out.offset + n * out.strides[0] + c0 * out.strides[1]),
           {cs, 1}, {out.strides[1], 1});
-      if (identityInit) {
-        tile::DmaOp::create(b, loc, acc, column);
-        continue;
-      }
       Value old = allocTile(b, loc, {cs, 1}, out.elementType);
       tile::DmaOp::create(b, loc, column, old);
       Value result = allocTile(b, loc, {cs, 1}, out.elementType);

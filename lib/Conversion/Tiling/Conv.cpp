@@ -75,10 +75,10 @@ struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
              Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-             const TileOptions &options)
+             const FusedGlobalPool *globalPool, const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
-        diagonal(diagonal), scale(scale), pool(pool), options(options),
-        loc(op.getLoc()) {}
+        diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
+        options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -94,6 +94,29 @@ struct ConvKernel {
   const FusedPool *pool;
   bool poolInKernel = false;
   Layout pooled;
+  /// A global pooling of the result (Match.h's findFusedGlobalPools): each
+  /// chunk's sum per partition goes to a column of its image's `poolSums`
+  /// tile, from the accumulator of the ACT pass that computes the chunk
+  /// when there is one; after the image's last chunk the columns are summed
+  /// (and the blocks of packed bands added) into the pooling's result.
+  const FusedGlobalPool *globalPool;
+  struct PoolSums {
+    Value tile;
+    int64_t next = 0;
+  };
+  llvm::DenseMap<std::pair<int64_t, int64_t>, PoolSums> poolSums;
+  /// evacuate's calls per image and filter block.
+  int64_t evacuationsPerImage() const {
+    int64_t count = 0;
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
+      int64_t rows = std::min(bandRows, bandH - oh0);
+      count += (rows + chunkRows - 1) / chunkRows *
+               ((g.ow + chunkCols - 1) / chunkCols);
+    }
+    return count;
+  }
+  void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
+                  int64_t f0, int64_t fb);
   const TileOptions &options;
   Location loc;
   WindowInput input;
@@ -764,6 +787,11 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       poolChunk(b, n, f0, fb, oh, rc, outView);
   };
   BodyLowering lowering(b, loc, fb, cols);
+  auto storeAndSum = [&](Value t) {
+    if (globalPool)
+      sumForPool(b, lowering, t, n, f0, fb);
+    store(t);
+  };
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
   if (!zeroInit)
     product = *lowering.binary(
@@ -774,7 +802,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       t = allocTile(b, loc, {fb, cols}, elt);
       tile::CopyOp::create(b, loc, acc, t);
     }
-    store(t);
+    storeAndSum(t);
     return;
   }
   FailureOr<Value> t = epi.compute(
@@ -789,7 +817,56 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     status = failure();
     return;
   }
-  store(*t);
+  storeAndSum(*t);
+}
+
+void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
+                            int64_t n, int64_t f0, int64_t fb) {
+  Type f32 = b.getF32Type();
+  FailureOr<Value> part =
+      lowering.reduceRows("add", TileValue{TileValue::Full, 0.0, t, f32});
+  if (failed(part)) {
+    status = failure();
+    return;
+  }
+  // The chunk's [fb, 1] sum goes straight into its column: the new tile
+  // reduceRows made (allocated before the instruction that writes it) is
+  // replaced by the column.
+  int64_t count = evacuationsPerImage();
+  PoolSums &sums = poolSums[{n, f0}];
+  Value sum = *part;
+  if (count > 1) {
+    Operation *alloc = sum.getDefiningOp();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(alloc);
+    if (!sums.tile)
+      sums.tile = allocTile(b, loc, {fb, count}, f32);
+    Value column = tileSlice(b, loc, sums.tile, 0, fb, sums.next, 1);
+    sum.replaceAllUsesWith(column);
+    alloc->erase();
+  }
+  if (++sums.next < count)
+    return;
+  if (count > 1) {
+    sum = allocTile(b, loc, {fb, 1}, f32);
+    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), sums.tile, sum,
+                           b.getI64IntegerAttr(1), Value());
+  }
+  // Packed bands or stacked rows: block j of the partitions summed other
+  // rows of the same channels; a DMA within SBUF puts each block's column
+  // beside the others on the first block's partitions.
+  int64_t fs = fb / blocks();
+  if (blocks() > 1) {
+    Value side = allocTile(b, loc, {fs, blocks()}, f32);
+    for (int64_t j = 0; j < blocks(); ++j)
+      tile::DmaOp::create(b, loc, tileSlice(b, loc, sum, j * fs, fs, 0, 1),
+                          tileSlice(b, loc, side, 0, fs, j, 1));
+    sum = allocTile(b, loc, {fs, 1}, f32);
+    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), side, sum,
+                           b.getI64IntegerAttr(1), Value());
+  }
+  storePooledSum(b, loc, *globalPool->pool, sum, n, globalPool->c0 + f0, fs,
+                 options.residents);
 }
 
 void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
@@ -1392,9 +1469,10 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                const ConvPadding *pad, bool zeroInit,
                                linalg::GenericOp epilogue, Value diagonal,
                                const ChannelScale *scale, const FusedPool *pool,
-                               const TileOptions &options) {
+                               const TileOptions &options,
+                               const FusedGlobalPool *globalPool) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    options);
+                    globalPool, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

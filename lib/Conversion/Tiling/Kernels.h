@@ -8,6 +8,9 @@
 #ifndef NKI_LIB_CONVERSION_TILING_KERNELS_H
 #define NKI_LIB_CONVERSION_TILING_KERNELS_H
 
+#include "Access.h"
+#include "BodyLowering.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -83,6 +86,7 @@ mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 struct PooledMatmulInput;
 struct MxQuantizedA;
 struct FusedPool;
+struct FusedGlobalPool;
 mlir::LogicalResult tileMatmul(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
                                bool zeroInit, mlir::linalg::GenericOp epilogue,
                                const PooledMatmulInput *pooled,
@@ -116,12 +120,14 @@ struct ChannelScale {
 /// source and each image's filter rows are multiplied by its factor. With
 /// `pool` (Match.h's findFusedPool), the kernel also computes that max
 /// pooling of its result (from each chunk of rows when they pair up, else
-/// by the pooling's own kernel right after it).
+/// by the pooling's own kernel right after it). With `globalPool`, it also
+/// sums each image's result for that global pooling.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
                              mlir::Value diagonal, const ChannelScale *scale,
-                             const FusedPool *pool, const TileOptions &options);
+                             const FusedPool *pool, const TileOptions &options,
+                             const FusedGlobalPool *globalPool = nullptr);
 
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's
@@ -154,6 +160,34 @@ mlir::LogicalResult tileChannelGeneric(mlir::OpBuilder &b,
                                        mlir::linalg::GenericOp op,
                                        bool identityInit,
                                        const TileOptions &options);
+
+/// A global sum or mean pooling in the ONNX importer's form (a reduction
+/// over [N * C, H * W] of a collapsed f32 [N, C, H, W] `source`, each
+/// element summed as it is or times a constant), its output filled with 0
+/// right before it: convolutions that write `source` can compute it as they
+/// evacuate (Match.h's findFusedGlobalPools), each chunk summed by the pass
+/// that computes it.
+struct GlobalPoolSum {
+  mlir::linalg::GenericOp op;
+  mlir::linalg::FillOp fill;
+  mlir::Value source;
+  Access out; // [N * C] seen as [N, C, 1, 1]
+  std::optional<SumFactor> factor;
+  llvm::SmallVector<int64_t, 4> shape; // [N, C, H, W]
+};
+std::optional<GlobalPoolSum> matchGlobalPoolSum(mlir::linalg::GenericOp op);
+/// Such a pooling as one convolution computes it: the convolution's
+/// epilogue writes channels [c0, c0 + C') of the pooling's source.
+struct FusedGlobalPool {
+  const GlobalPoolSum *pool = nullptr;
+  int64_t c0 = 0;
+};
+/// Stores `sum`, the f32 [cs, 1] sum over H and W of channels [c0, c0 +
+/// cs) of image n, as the pooling's result (scaled by its factor): into its
+/// SBUF tile when it is kept there, else by DMA.
+void storePooledSum(mlir::OpBuilder &b, mlir::Location loc,
+                    const GlobalPoolSum &pool, mlir::Value sum, int64_t n,
+                    int64_t c0, int64_t cs, const Residents *residents);
 
 /// The channel scale's matcher and its factor (ChannelGeneric.cpp), its
 /// per-channel operands read from SBUF when `residents` keeps them there.

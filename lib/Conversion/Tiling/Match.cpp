@@ -120,6 +120,118 @@ std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
   return std::nullopt;
 }
 
+/// The convolution whose epilogue `epilogue` is: the op before it, past
+/// buffer bookkeeping.
+static linalg::GenericOp convOfEpilogue(linalg::GenericOp epilogue) {
+  Operation *prev = epilogue->getPrevNode();
+  while (prev && isBufferBookkeeping(prev))
+    prev = prev->getPrevNode();
+  auto conv = dyn_cast_or_null<linalg::GenericOp>(prev);
+  if (!conv || !conv::matchConvGeneric(conv))
+    return {};
+  Value y = conv.getDpsInits()[0];
+  if (findEpilogue(cast<linalg::LinalgOp>(conv.getOperation()),
+                   findZeroFill(y, conv)) != epilogue)
+    return {};
+  return conv;
+}
+
+/// The first channel of the block of whole channels of [N, C, H, W] `root`
+/// that `view` is (root itself, or a unit-stride subview of it offset along
+/// C only).
+static std::optional<int64_t> channelBlockStart(Value view, Value root) {
+  if (view == root)
+    return 0;
+  auto sv = view.getDefiningOp<memref::SubViewOp>();
+  if (!sv || sv.getSource() != root)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = cast<MemRefType>(root.getType()).getShape();
+  ArrayRef<int64_t> offsets = sv.getStaticOffsets(),
+                    sizes = sv.getStaticSizes(),
+                    strides = sv.getStaticStrides();
+  if (offsets.size() != 4 || offsets[0] != 0 || offsets[2] != 0 ||
+      offsets[3] != 0 || ShapedType::isDynamic(offsets[1]) ||
+      sizes[0] != shape[0] || sizes[2] != shape[2] || sizes[3] != shape[3] ||
+      llvm::any_of(strides, [](int64_t s) { return s != 1; }))
+    return std::nullopt;
+  return offsets[1];
+}
+
+DenseMap<Operation *, FusedGlobalPool>
+tiling::findFusedGlobalPools(ArrayRef<Operation *> ops,
+                             std::deque<GlobalPoolSum> &pools) {
+  DenseMap<Operation *, FusedGlobalPool> fused;
+  DenseMap<Operation *, size_t> position;
+  for (auto [i, op] : llvm::enumerate(ops))
+    position[op] = i;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    std::optional<GlobalPoolSum> pool =
+        generic ? matchGlobalPoolSum(generic) : std::nullopt;
+    if (!pool || !pool->source.getDefiningOp<memref::AllocOp>() ||
+        !reshapeRoot(pool->out.buffer).getDefiningOp<memref::AllocOp>())
+      continue;
+    // The result: only its fill comes before the pooling (the kernels
+    // write it from the first convolution on).
+    bool ok =
+        llvm::all_of(usersThroughViews(pool->out.buffer), [&](Operation *u) {
+          return isBufferBookkeeping(u) || u == pool->fill.getOperation() ||
+                 !position.contains(u) || position.lookup(u) >= i;
+        });
+    // Every writer of the source: a convolution's epilogue before the
+    // pooling, storing a block of whole channels; readers may be anywhere.
+    SmallVector<std::pair<Operation *, int64_t>> blocks;
+    SmallVector<std::pair<int64_t, int64_t>> ranges;
+    for (Operation *user : usersThroughViews(pool->source)) {
+      if (!ok)
+        break;
+      if (user == op || isBufferBookkeeping(user))
+        continue;
+      if (isa<func::ReturnOp>(user))
+        continue;
+      if (auto copy = dyn_cast<memref::CopyOp>(user)) {
+        ok = viewRoot(copy.getTarget()) != pool->source;
+        continue;
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      if (!linalgOp) {
+        ok = false;
+        break;
+      }
+      if (llvm::none_of(linalgOp.getDpsInits(),
+                        [&](Value v) { return viewRoot(v) == pool->source; }))
+        continue;
+      auto epilogue = dyn_cast<linalg::GenericOp>(user);
+      linalg::GenericOp conv = epilogue && epilogue.getNumDpsInits() == 1
+                                   ? convOfEpilogue(epilogue)
+                                   : linalg::GenericOp();
+      std::optional<int64_t> c0 =
+          conv ? channelBlockStart(epilogue.getDpsInits()[0], pool->source)
+               : std::nullopt;
+      if (!c0 || !position.contains(user) || position.lookup(user) > i) {
+        ok = false;
+        break;
+      }
+      int64_t cs =
+          cast<MemRefType>(epilogue.getDpsInits()[0].getType()).getDimSize(1);
+      blocks.push_back({conv, *c0});
+      ranges.push_back({*c0, *c0 + cs});
+    }
+    llvm::sort(ranges);
+    int64_t covered = 0;
+    for (auto [from, to] : ranges) {
+      ok &= from == covered;
+      covered = to;
+    }
+    if (!ok || covered != pool->shape[1])
+      continue;
+    pools.push_back(std::move(*pool));
+    for (auto [conv, c0] : blocks)
+      fused[conv] = FusedGlobalPool{&pools.back(), c0};
+  }
+  return fused;
+}
+
 /// A 2-D NCHW max or sum pooling (kept whole by nki-prepare-graph) and
 /// whether it is a max.
 std::optional<bool> tiling::isPooling(Operation *op) {

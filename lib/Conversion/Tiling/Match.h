@@ -13,8 +13,10 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <deque>
 #include <optional>
 
 namespace nki::tiling {
@@ -58,6 +60,16 @@ struct FusedPool {
   mlir::linalg::FillOp fill; // of op's output
 };
 std::optional<FusedPool> findFusedPool(mlir::Value out, mlir::Operation *last);
+
+/// The global poolings of `ops` (the function's body, in order) that the
+/// convolutions writing their source compute (GlobalPoolSum): each writer
+/// of the source is a convolution's epilogue storing a block of whole
+/// channels before the pooling, the blocks disjoint and covering every
+/// channel. `pools` holds them; the map gives each such convolution its
+/// pooling and block.
+llvm::DenseMap<mlir::Operation *, FusedGlobalPool>
+findFusedGlobalPools(llvm::ArrayRef<mlir::Operation *> ops,
+                     std::deque<GlobalPoolSum> &pools);
 
 /// An elementwise generic that consumes the matmul's (or convolution's)
 /// product, right after it, where the product buffer is a scratch

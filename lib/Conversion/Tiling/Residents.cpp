@@ -145,6 +145,7 @@ struct Planner {
   const DenseSet<Operation *> &absorbed;
   const isa::TargetDesc &target;
   bool fusePools;
+  const DenseMap<Operation *, FusedGlobalPool> &globalPools;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -154,9 +155,10 @@ struct Planner {
   DenseMap<Operation *, Operation *> anchor;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
-          const isa::TargetDesc &target, bool fusePools)
+          const isa::TargetDesc &target, bool fusePools,
+          const DenseMap<Operation *, FusedGlobalPool> &globalPools)
       : ops(ops), absorbed(absorbed), target(target), fusePools(fusePools),
-        sbufBytes(target.sbufBytesPerPartition),
+        globalPools(globalPools), sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
@@ -299,6 +301,10 @@ struct Planner {
       use(out, kpos, false);
       use(pool->op.getDpsInits()[0], kpos, true);
     }
+    // A global pooling of the result it computes too: its result is
+    // written here.
+    if (auto it = globalPools.find(op); it != globalPools.end())
+      use(it->second.pool->out.buffer, kpos, true);
     if (Candidate *c = at(in); c && viewRoot(in) == viewRoot(out))
       c->ok = false; // the kernel would overwrite rows it still reads
     // Filter, two bands of the fewest rows and scratch, twice over (the
@@ -572,12 +578,13 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   return {t, elt ? elt : type.getElementType()};
 }
 
-Residents tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
-                                const DenseSet<Operation *> &absorbed,
-                                const isa::TargetDesc &target, bool fusePools) {
+Residents tiling::planResidents(
+    OpBuilder &b, ArrayRef<Operation *> ops,
+    const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
+    bool fusePools, const DenseMap<Operation *, FusedGlobalPool> &globalPools) {
   Residents residents;
   residents.partitions = target.numPartitions;
-  Planner planner(ops, absorbed, target, fusePools);
+  Planner planner(ops, absorbed, target, fusePools, globalPools);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

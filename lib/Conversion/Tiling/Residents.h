@@ -27,6 +27,8 @@ struct TargetDesc;
 
 namespace nki::tiling {
 
+struct FusedGlobalPool;
+
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
 /// block c / 128, the border holding `padValue`.
@@ -83,11 +85,14 @@ public:
 /// border set before the first kernel that writes them. Writing a stepped
 /// view in HBM would pay the target's DMA descriptor minimum per element.
 /// With `fusePools`, a pooling that a convolution's kernel computes
-/// (Match.h's findFusedPool) writes its result at the convolution.
-Residents planResidents(mlir::OpBuilder &b,
-                        llvm::ArrayRef<mlir::Operation *> ops,
-                        const llvm::DenseSet<mlir::Operation *> &absorbed,
-                        const isa::TargetDesc &target, bool fusePools);
+/// (Match.h's findFusedPool) writes its result at the convolution; so does
+/// a global pooling in `globalPools` (findFusedGlobalPools; the pooling
+/// itself is in `absorbed`).
+Residents planResidents(
+    mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
+    const llvm::DenseSet<mlir::Operation *> &absorbed,
+    const isa::TargetDesc &target, bool fusePools,
+    const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools);
 
 } // namespace nki::tiling
 

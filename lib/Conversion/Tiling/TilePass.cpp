@@ -60,8 +60,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   DenseMap<Operation *, linalg::MatmulOp> siblings;
   /// Attention chains (Attention.h) by their context matmul.
   DenseMap<Operation *, AttentionChain> attentions;
+  /// Global poolings that the convolutions writing their source compute
+  /// (Match.h), and those convolutions.
+  std::deque<GlobalPoolSum> globalPoolSums;
+  DenseMap<Operation *, FusedGlobalPool> globalPools;
 
   void runOnOperation() override {
+    globalPoolSums.clear();
+    globalPools.clear();
     pooledInputs.clear();
     mxInputs.clear();
     siblings.clear();
@@ -142,6 +148,30 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     DenseSet<Operation *> erased, absorbed;
     DenseMap<Operation *, Operation *> poolingFills;
     SmallVector<Operation *> diagonalFilters;
+    // Global poolings computed by convolutions: their result is allocated
+    // before the first of them, and the pooling and its fill go.
+    if (fusePools) {
+      globalPools = findFusedGlobalPools(ops, globalPoolSums);
+      for (const GlobalPoolSum &pool : globalPoolSums) {
+        Operation *first = nullptr;
+        for (auto &[conv, g] : globalPools)
+          if (g.pool == &pool && (!first || conv->isBeforeInBlock(first)))
+            first = conv;
+        // The allocation and the reshapes of it that the pooling writes.
+        SmallVector<Operation *> defs;
+        for (Value v = pool.out.buffer; v.getDefiningOp();
+             v = v.getDefiningOp()->getOperand(0)) {
+          defs.push_back(v.getDefiningOp());
+          if (isa<memref::AllocOp>(defs.back()))
+            break;
+        }
+        for (Operation *def : llvm::reverse(defs))
+          if (first->isBeforeInBlock(def))
+            def->moveBefore(first);
+        absorbed.insert(pool.op);
+        absorbed.insert(pool.fill);
+      }
+    }
     // So are a convolution's zero fill and the fill and copy of its padded
     // input (its kernel reads the source).
     for (auto [i, op] : llvm::enumerate(ops)) {
@@ -233,7 +263,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // they fit; each kernel budgets against what they leave.
     Residents residents;
     if (sbufResident)
-      residents = planResidents(rewriter, ops, absorbed, *desc, fusePools);
+      residents =
+          planResidents(rewriter, ops, absorbed, *desc, fusePools, globalPools);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       TileOptions opOptions = options;
@@ -289,6 +320,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       erased.insert(op);
       rewriter.eraseOp(op);
     }
+    for (GlobalPoolSum &pool : globalPoolSums)
+      for (Operation *op : {pool.op.getOperation(), pool.fill.getOperation()}) {
+        erased.insert(op);
+        rewriter.eraseOp(op);
+      }
     // Every kernel that reads or writes a resident tensor does so in SBUF:
     // its HBM buffer is left to views nobody uses (a kernel still naming
     // it would read what was never stored).
@@ -531,10 +567,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         rewriter.setInsertionPoint(pool->op);
       else if (epilogue)
         rewriter.setInsertionPoint(epilogue);
-      if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
-                          bool(fill), epilogue, diagonal.value_or(Value()),
-                          scale ? &*scale : nullptr, pool ? &*pool : nullptr,
-                          options)))
+      auto globalPool = globalPools.find(op);
+      if (failed(tileConv(
+              rewriter, generic, *g, pad ? &*pad : nullptr, bool(fill),
+              epilogue, diagonal.value_or(Value()), scale ? &*scale : nullptr,
+              pool ? &*pool : nullptr, options,
+              globalPool != globalPools.end() ? &globalPool->second : nullptr)))
         return failure();
       eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
       if (scale)
