@@ -373,6 +373,20 @@ static bool clampInto(Value t, Value view) {
   if (!effects || !effects.getEffectOnValue<MemoryEffects::Write>(src) ||
       effects.getEffectOnValue<MemoryEffects::Read>(src))
     return false;
+  // A ReLU under the clamp at 6 joins the clamp (round(relu(v)) is
+  // max(round(v), 0)): the ACT's pass is then an identity, which the DVE
+  // can run as well (Lowering.cpp's activationOnDve), and the clamp in
+  // the narrow type is one pass either way.
+  auto act = dyn_cast<tile::ActivationOp>(writer);
+  if (act && act.getFunc() == "relu" && !act.getAccum() &&
+      ts.getOp0() == "min" && ts.getOp1() == "bypass") {
+    OpBuilder b(ts);
+    act.setFuncAttr(b.getStringAttr("identity"));
+    ts.setOp1Attr(ts.getOp0Attr());
+    ts.setImm1Attr(ts.getImm0Attr());
+    ts.setOp0Attr(b.getStringAttr("max"));
+    ts.setImm0Attr(b.getF32FloatAttr(0.0f));
+  }
   src.replaceAllUsesWith(view);
   t.replaceAllUsesWith(view);
   srcAlloc->erase();

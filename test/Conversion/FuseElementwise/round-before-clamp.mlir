@@ -1,14 +1,17 @@
 // RUN: nki-opt %s -split-input-file --nki-fuse-elementwise | FileCheck %s
 
-// A clamp rounded to bf16 (auto-cast's ReLU6 epilogue) rounds its lower
-// bound's result instead and clamps in bf16: round(min(x, 6)) ==
-// min(round(x), 6) since rounding is monotone and bf16 holds 6.
+// A clamp rounded to bf16 (auto-cast's ReLU6 epilogue) rounds the value
+// it clamps instead and clamps in bf16: round(min(max(x, 0), 6)) ==
+// min(max(round(x), 0), 6) since rounding is monotone and bf16 holds 0
+// and 6.
 // CHECK-LABEL: func.func @relu6_bf16
-// CHECK:         %[[C:.*]] = arith.constant 6.000000e+00 : bf16
-// CHECK:         %[[M:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
-// CHECK:         %[[T:.*]] = arith.truncf %[[M]] : f32 to bf16
-// CHECK:         %[[R:.*]] = arith.minimumf %[[T]], %[[C]] : bf16
-// CHECK:         linalg.yield %[[R]] : bf16
+// CHECK-DAG:     %[[C:.*]] = arith.constant 6.000000e+00 : bf16
+// CHECK-DAG:     %[[Z:.*]] = arith.constant 0.000000e+00 : bf16
+// CHECK:         ^bb0(%[[V:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK-NEXT:    %[[M:.*]] = arith.maximumf %[[T]], %[[Z]] : bf16
+// CHECK-NEXT:    %[[R:.*]] = arith.minimumf %[[M]], %[[C]] : bf16
+// CHECK-NEXT:    linalg.yield %[[R]] : bf16
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @relu6_bf16(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
   %zero = arith.constant 0.0 : f32
@@ -29,9 +32,9 @@ func.func @relu6_bf16(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
 
 // Max outermost, with the minnum form.
 // CHECK-LABEL: func.func @clamp_max_outer
-// CHECK:         %[[M:.*]] = arith.minnumf %{{.*}}, %{{.*}} : f32
-// CHECK:         %[[T:.*]] = arith.truncf %[[M]] : f32 to bf16
-// CHECK:         arith.maxnumf %[[T]], %{{.*}} : bf16
+// CHECK:         %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT:    %[[M:.*]] = arith.minnumf %[[T]], %{{.*}} : bf16
+// CHECK-NEXT:    arith.maxnumf %[[M]], %{{.*}} : bf16
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @clamp_max_outer(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
   %lo = arith.constant -1.0 : f32
@@ -84,4 +87,27 @@ func.func @not_moved(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>
     linalg.yield %t1, %t2, %t3, %a : bf16, bf16, bf16, f32
   } -> (tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>)
   return %r#0, %r#1, %r#2, %r#3 : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<4x8xf32>
+}
+
+// -----
+
+// An inner bound bf16 does not hold (0.1): only the outer side moves.
+// CHECK-LABEL: func.func @inner_inexact
+// CHECK:         %[[M:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M]] : f32 to bf16
+// CHECK-NEXT:    arith.minimumf %[[T]], %{{.*}} : bf16
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @inner_inexact(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
+  %lo = arith.constant 0.1 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<4x8xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %m = arith.maximumf %v, %lo : f32
+    %c = arith.minimumf %m, %six : f32
+    %t = arith.truncf %c : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x8xbf16>
+  return %r : tensor<4x8xbf16>
 }

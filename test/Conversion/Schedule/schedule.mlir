@@ -73,3 +73,30 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
   nki.dma %u to %out : memref<16x32xf32, #nki.memory<sbuf>> to memref<16x32xf32>
   return %out : memref<16x32xf32>
 }
+
+// -----
+
+// A relu of x + bias (and an identity x * scale + bias) is also a DVE
+// tensor_scalar: of two independent relus the second goes to the DVE
+// (add the bias, max with 0), where the ACT would have run both one
+// after the other.
+// CHECK-LABEL: nisa.program
+// CHECK:         nisa.stream @act {
+// CHECK-NEXT:      nisa.activation relu sbuf[0:128, 1088, bf16][(1,512)], sbuf[0:128, 0, bf16][(1,512)] scale 1.000000e+00 bias sbuf[0:128, 1024, f32][(1,1)] {nisa.seq = {{[0-9]+}} : i64}
+// CHECK-NEXT:    }
+// CHECK:         nisa.stream @dve {
+// CHECK-NEXT:      nisa.tensor_scalar sbuf[0:128, 2112, bf16][(1,512)], sbuf[0:128, 0, bf16][(1,512)], add sbuf[0:128, 1024, f32][(1,1)], max 0.000000e+00 {nisa.seq = {{[0-9]+}} : i64}
+// CHECK-NEXT:    }
+func.func @relu_on_dve(%arg0: memref<128x512xbf16> {nki.hbm_offset = 0 : i64}, %arg1: memref<128x1xf32> {nki.hbm_offset = 131072 : i64}, %arg2: memref<128x512xbf16> {nki.hbm_offset = 131584 : i64}, %arg3: memref<128x512xbf16> {nki.hbm_offset = 262656 : i64}) {
+  %0 = nki.alloc {offset = 0 : i64} : memref<128x512xbf16, #nki.memory<sbuf>>
+  %1 = nki.alloc {offset = 1024 : i64} : memref<128x1xf32, #nki.memory<sbuf>>
+  nki.dma %arg0 to %0 : memref<128x512xbf16> to memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.dma %arg1 to %1 : memref<128x1xf32> to memref<128x1xf32, #nki.memory<sbuf>>
+  %2 = nki.alloc {offset = 1088 : i64} : memref<128x512xbf16, #nki.memory<sbuf>>
+  %3 = nki.alloc {offset = 2112 : i64} : memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.activation "relu" %0 into %2 bias %1 : memref<128x1xf32, #nki.memory<sbuf>> : memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.activation "relu" %0 into %3 bias %1 : memref<128x1xf32, #nki.memory<sbuf>> : memref<128x512xbf16, #nki.memory<sbuf>> into memref<128x512xbf16, #nki.memory<sbuf>>
+  nki.dma %2 to %arg2 : memref<128x512xbf16, #nki.memory<sbuf>> to memref<128x512xbf16>
+  nki.dma %3 to %arg3 : memref<128x512xbf16, #nki.memory<sbuf>> to memref<128x512xbf16>
+  return
+}
