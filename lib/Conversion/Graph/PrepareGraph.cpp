@@ -443,23 +443,17 @@ struct NKIPrepareGraphPass
                        isConstant(o.get(), 0));
              });
     };
-    llvm::SetVector<Value> sources;
-    func.walk([&](linalg::GenericOp op) {
-      if (!nki::conv::matchConvGeneric(op) || !nki::conv::roundsInputToBF16(op))
-        return;
-      Value x = op.getDpsInputs()[0];
-      if (auto pad = x.getDefiningOp<tensor::PadOp>())
-        x = pad.getSource();
-      sources.insert(x);
-    });
     Type bf16 = rewriter.getBF16Type();
-    for (Value v : sources) {
-      if (!fusible(v) || !llvm::all_of(v.getUsers(), [&](Operation *u) {
-            return roundingConv(u, v) || roundingPad(u);
-          }))
-        continue;
-      rewriter.setInsertionPointAfterValue(v);
-      Value rounded = roundedToBF16(rewriter, v.getLoc(), v);
+    auto roundedConstant = [&](Location loc, FloatAttr value) {
+      APFloat p = value.getValue();
+      bool lost;
+      p.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getFloatAttr(bf16, p));
+    };
+    // The convolutions (directly or through a constant pad) that read `v`
+    // read `rounded` instead.
+    auto readRounded = [&](Value v, Value rounded) {
       for (Operation *user : llvm::to_vector(v.getUsers())) {
         if (user == rounded.getDefiningOp())
           continue;
@@ -471,23 +465,97 @@ struct NKIPrepareGraphPass
         }
         FloatAttr value;
         matchPattern(pad.getConstantPaddingValue(), m_Constant(&value));
-        APFloat p = value.getValue();
-        bool lost;
-        p.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
         rewriter.setInsertionPoint(pad);
-        Value padValue = arith::ConstantOp::create(
-            rewriter, pad.getLoc(), rewriter.getFloatAttr(bf16, p));
-        auto padType =
-            RankedTensorType::get(pad.getResultType().getShape(), bf16);
-        Value padded = tensor::PadOp::create(rewriter, pad.getLoc(), padType,
-                                             rounded, pad.getMixedLowPad(),
-                                             pad.getMixedHighPad(), padValue);
+        Value padded =
+            roundedPad(pad, rounded, roundedConstant(pad.getLoc(), value));
         for (Operation *conv : llvm::to_vector(pad->getUsers()))
           nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(conv),
                                      padded);
         rewriter.eraseOp(pad);
       }
+    };
+    // A max pooling whose result only rounding convolutions read pools in
+    // bf16: rounding is monotone, so the rounded max of a window is the max
+    // of its rounded elements (and of the rounded padding and init). Its
+    // input, read by nothing else, is then stored in bf16 (rounded by its
+    // producer), and so is its result: a ResNet's stem writes and its max
+    // pool reads half the bytes, and the DVE maxes bf16 at its 2-byte rate.
+    SmallVector<linalg::PoolingNchwMaxOp> pools;
+    func.walk([&](linalg::PoolingNchwMaxOp p) { pools.push_back(p); });
+    for (linalg::PoolingNchwMaxOp p : pools) {
+      Value r = p->getResult(0);
+      Value in = p.getInputs()[0];
+      auto pad = in.getDefiningOp<tensor::PadOp>();
+      Value x = pad ? pad.getSource() : in;
+      auto fill = p.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+      FloatAttr padValue, init;
+      if (!cast<RankedTensorType>(r.getType()).getElementType().isF32() ||
+          r.use_empty() || !llvm::all_of(r.getUsers(), [&](Operation *u) {
+            return roundingConv(u, r) || roundingPad(u);
+          }))
+        continue;
+      if ((pad &&
+           (!pad->hasOneUse() || !matchPattern(pad.getConstantPaddingValue(),
+                                               m_Constant(&padValue)))) ||
+          !fill || !matchPattern(fill.getInputs()[0], m_Constant(&init)) ||
+          !fusible(x) || !x.hasOneUse())
+        continue;
+      rewriter.setInsertionPointAfterValue(x);
+      Value pooled = roundedToBF16(rewriter, x.getLoc(), x);
+      if (pad) {
+        rewriter.setInsertionPoint(pad);
+        pooled =
+            roundedPad(pad, pooled, roundedConstant(pad.getLoc(), padValue));
+      }
+      rewriter.setInsertionPoint(p);
+      Location loc = p.getLoc();
+      auto resultType = RankedTensorType::get(
+          cast<RankedTensorType>(r.getType()).getShape(), bf16);
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), bf16);
+      Value start = linalg::FillOp::create(
+                        rewriter, fill.getLoc(),
+                        ValueRange{roundedConstant(fill.getLoc(), init)},
+                        ValueRange{empty})
+                        .getResult(0);
+      auto pool16 = linalg::PoolingNchwMaxOp::create(
+          rewriter, loc, TypeRange{resultType},
+          ValueRange{pooled, p.getInputs()[1]}, ValueRange{start},
+          ArrayRef<NamedAttribute>{
+              rewriter.getNamedAttr("strides", p.getStrides()),
+              rewriter.getNamedAttr("dilations", p.getDilations())});
+      readRounded(r, pool16->getResult(0));
+      rewriter.eraseOp(p);
+      if (pad)
+        rewriter.eraseOp(pad);
     }
+    llvm::SetVector<Value> sources;
+    func.walk([&](linalg::GenericOp op) {
+      if (!nki::conv::matchConvGeneric(op) || !nki::conv::roundsInputToBF16(op))
+        return;
+      Value x = op.getDpsInputs()[0];
+      if (auto pad = x.getDefiningOp<tensor::PadOp>())
+        x = pad.getSource();
+      sources.insert(x);
+    });
+    for (Value v : sources) {
+      if (!fusible(v) || !llvm::all_of(v.getUsers(), [&](Operation *u) {
+            return roundingConv(u, v) || roundingPad(u);
+          }))
+        continue;
+      rewriter.setInsertionPointAfterValue(v);
+      readRounded(v, roundedToBF16(rewriter, v.getLoc(), v));
+    }
+  }
+
+  /// `pad` (a constant pad) of `rounded` with `value`, in bf16.
+  static Value roundedPad(tensor::PadOp pad, Value rounded, Value value) {
+    OpBuilder b(pad);
+    auto padType =
+        RankedTensorType::get(pad.getResultType().getShape(), b.getBF16Type());
+    return tensor::PadOp::create(b, pad.getLoc(), padType, rounded,
+                                 pad.getMixedLowPad(), pad.getMixedHighPad(),
+                                 value);
   }
 
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full

@@ -180,3 +180,71 @@ func.func @broadcast_operands(%x: tensor<1x4x8x8xf32>, %g: tensor<4x1x1xf32>) ->
   %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%s, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %c1, %c2 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A max pooling whose result only rounding convolutions read pools in bf16
+// (the rounded max of a window is the max of its rounded elements, padding
+// and init): its input is rounded where it is made, padded with a bf16
+// -inf, and the convolution reads the bf16 result.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x8x8xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf %in : f32 to bf16
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF80 : bf16
+// CHECK: %[[P:.*]] = tensor.pad %[[B]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NINF]] : bf16
+// CHECK: %[[I:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<1x4x4x4xbf16>)
+// CHECK: %[[M:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %{{.*}} : tensor<1x4x10x10xbf16>, tensor<3x3xf32>) outs(%[[I]] : tensor<1x4x4x4xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[M]], %{{.*}} : tensor<1x4x4x4xbf16>, tensor<4x1x1x4xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: bf16,
+// CHECK-NEXT: arith.extf %[[IN]] : bf16 to f32
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @max_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %w1 = arith.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %pe = tensor.empty() : tensor<1x4x4x4xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %mp = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %win : tensor<1x4x10x10xf32>, tensor<3x3xf32>) outs(%pf : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%mp, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c2 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// The pooled result is also returned: the pooling stays f32.
+// CHECK-LABEL: func.func @max_pool_returned
+// CHECK: linalg.pooling_nchw_max {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @max_pool_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %w1 = arith.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %pe = tensor.empty() : tensor<1x4x4x4xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %mp = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%c1, %win : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%pf : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%mp, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c2, %mp : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
