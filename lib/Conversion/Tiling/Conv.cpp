@@ -317,6 +317,15 @@ struct ConvKernel {
                  int64_t rc, Value chunk);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc);
+  /// The bf16 buffer that stands for `buffer`'s f32 one (same layout in
+  /// elements), or `buffer`.
+  Value narrowedBuffer(Value buffer) const {
+    if (Value narrow = options.narrowed
+                           ? options.narrowed->lookup(viewRoot(buffer))
+                           : Value())
+      return narrow;
+    return buffer;
+  }
   Value hbm(OpBuilder &b, const Layout &l, ArrayRef<Value> ivs,
             ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
     return hbmView(b, loc, l.buffer,
@@ -541,6 +550,7 @@ LogicalResult ConvKernel::analyze() {
   x = *lx;
   w = *lw;
   y = *ly;
+  x.buffer = narrowedBuffer(x.buffer);
   if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
   elt = cast<MemRefType>(y.buffer.getType()).getElementType();
@@ -749,6 +759,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     const Access &o = epi.operands.back();
     out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
   }
+  out.buffer = narrowedBuffer(out.buffer);
   Value outView = blocks() == 1 ? resident(out.buffer, 0) : Value();
   // The chunk's value `t` into the resident view.
   auto storeInto = [&](Value t, Value view) {

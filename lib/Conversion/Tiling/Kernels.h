@@ -65,6 +65,10 @@ struct TileOptions {
     double pe = 0, act = 0, dve = 0, pool = 0;
   };
   DepthwiseLoads *depthwiseLoads = nullptr;
+  /// f32 HBM buffers stored in bf16 instead, in the buffer given
+  /// (nki-tile's narrowPooledSources): kernels writing or reading the
+  /// first use the second.
+  const llvm::DenseMap<mlir::Value, mlir::Value> *narrowed = nullptr;
 };
 
 /// Elementwise generics and reductions over trailing dims.

@@ -64,10 +64,62 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (Match.h), and those convolutions.
   std::deque<GlobalPoolSum> globalPoolSums;
   DenseMap<Operation *, FusedGlobalPool> globalPools;
+  /// Channel scales (squeeze-and-excitation) and the convolution that
+  /// absorbs each.
+  DenseMap<Operation *, linalg::GenericOp> scaleConvs;
+
+  /// A fused global pooling's f32 source kept in HBM whose other readers
+  /// are channel scales absorbed by convolutions that round their input to
+  /// bf16 is stored in bf16, in a new buffer: the convolutions writing it
+  /// round it as they store (the pooling sums the f32 values before), the
+  /// scaled convolutions load half the bytes and read what they read
+  /// before (the DMA rounded the f32 values to the same bf16). The map
+  /// gives each such source its bf16 buffer (TileOptions::narrowed).
+  DenseMap<Value, Value> narrowPooledSources(IRRewriter &rewriter,
+                                             const Residents &residents) {
+    DenseMap<Value, Value> narrowed;
+    for (GlobalPoolSum &pool : globalPoolSums) {
+      Value src = pool.source;
+      if (residents.lookup(src))
+        continue;
+      bool ok = true, read = false;
+      for (Operation *user : usersThroughViews(src)) {
+        if (isBufferBookkeeping(user) || user == pool.op.getOperation())
+          continue;
+        auto g = dyn_cast<linalg::GenericOp>(user);
+        // Writers: the fused convolutions' epilogues (findFusedGlobalPools
+        // checked that there are no others).
+        if (g && llvm::any_of(g.getDpsInits(),
+                              [&](Value v) { return viewRoot(v) == src; }))
+          continue;
+        linalg::GenericOp conv = g ? scaleConvs.lookup(g) : linalg::GenericOp();
+        std::optional<nki::conv::ConvGeneric> cg =
+            conv ? nki::conv::matchConvGeneric(conv) : std::nullopt;
+        std::optional<ChannelScale> scale =
+            cg ? matchChannelScale(g) : std::nullopt;
+        if (!scale || !cg->inputType.isBF16() ||
+            viewRoot(scale->source) != src) {
+          ok = false;
+          break;
+        }
+        read = true;
+      }
+      if (!ok || !read)
+        continue;
+      auto type = cast<MemRefType>(src.getType());
+      rewriter.setInsertionPointAfterValue(src);
+      narrowed[src] = memref::AllocOp::create(
+          rewriter, src.getLoc(),
+          MemRefType::get(type.getShape(), rewriter.getBF16Type()),
+          src.getDefiningOp<memref::AllocOp>().getAlignmentAttr());
+    }
+    return narrowed;
+  }
 
   void runOnOperation() override {
     globalPoolSums.clear();
     globalPools.clear();
+    scaleConvs.clear();
     pooledInputs.clear();
     mxInputs.clear();
     siblings.clear();
@@ -241,8 +293,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           diagonalFilters.push_back(builder);
       } else if (isConv && padOps.empty()) {
         if (std::optional<ChannelScale> scale =
-                findChannelScale(generic.getDpsInputs()[0], op))
+                findChannelScale(generic.getDpsInputs()[0], op)) {
           absorbed.insert(scale->op);
+          scaleConvs[scale->op] = generic;
+        }
       }
       // A matmul whose epilogue also reads an earlier matmul of the same A
       // (a SiLU-gated MLP) computes that one too (not with a pooled A,
@@ -265,6 +319,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     if (sbufResident)
       residents =
           planResidents(rewriter, ops, absorbed, *desc, fusePools, globalPools);
+    DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
+    options.narrowed = &narrowed;
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       TileOptions opOptions = options;
@@ -336,8 +392,21 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                             "--nki-tile=sbuf-resident=false)");
           return signalPassFailure();
         }
-    // A resident tensor's HBM buffer goes, with the views left of it.
-    for (auto &[root, tensor] : residents.tensors) {
+    for (auto &[root, narrow] : narrowed)
+      for (Operation *user : usersThroughViews(root))
+        if (!isBufferBookkeeping(user)) {
+          user->emitOpError("internal error: reads or writes a tensor stored "
+                            "in bf16 through its f32 buffer");
+          return signalPassFailure();
+        }
+    // A resident tensor's HBM buffer goes, with the views left of it; so
+    // does the f32 buffer of a tensor stored in bf16.
+    SmallVector<Value> gone;
+    for (auto &[root, tensor] : residents.tensors)
+      gone.push_back(root);
+    for (auto &[root, narrow] : narrowed)
+      gone.push_back(root);
+    for (Value root : gone) {
       DenseSet<Operation *> users = usersThroughViews(root);
       SmallVector<Operation *> views(users.begin(), users.end());
       for (bool changed = true; changed;) { // views of views first
