@@ -356,7 +356,6 @@ std::optional<GlobalPoolSum> tiling::matchGlobalPoolSum(linalg::GenericOp op) {
   pool.source = space->operands[0].buffer;
   pool.out = space->operands[1];
   pool.factor = factor;
-  pool.shape = {space->n, space->c, space->h, space->w};
   return pool;
 }
 

@@ -105,16 +105,8 @@ struct ConvKernel {
     int64_t next = 0;
   };
   llvm::DenseMap<std::pair<int64_t, int64_t>, PoolSums> poolSums;
-  /// evacuate's calls per image and filter block.
-  int64_t evacuationsPerImage() const {
-    int64_t count = 0;
-    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
-      int64_t rows = std::min(bandRows, bandH - oh0);
-      count += (rows + chunkRows - 1) / chunkRows *
-               ((g.ow + chunkCols - 1) / chunkCols);
-    }
-    return count;
-  }
+  /// evacuate's calls per image and filter block (set by analyze).
+  int64_t evacuationsPerImage = 0;
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
                   int64_t f0, int64_t fb);
   const TileOptions &options;
@@ -651,6 +643,11 @@ LogicalResult ConvKernel::analyze() {
       --imageGroup;
     chunkImages = std::min(chunkImages, imageGroup);
   }
+  for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
+    int64_t rows = std::min(bandRows, bandH - oh0);
+    evacuationsPerImage += (rows + chunkRows - 1) / chunkRows *
+                           ((g.ow + chunkCols - 1) / chunkCols);
+  }
   return success();
 }
 
@@ -857,7 +854,7 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
   // The chunk's [fb, 1] sum goes straight into its column: the new tile
   // reduceRows made (allocated before the instruction that writes it) is
   // replaced by the column.
-  int64_t count = evacuationsPerImage();
+  int64_t count = evacuationsPerImage;
   PoolSums &sums = poolSums[{n, f0}];
   Value sum = *part;
   if (count > 1) {

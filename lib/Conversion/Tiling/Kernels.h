@@ -177,7 +177,6 @@ struct GlobalPoolSum {
   mlir::Value source;
   Access out; // [N * C] seen as [N, C, 1, 1]
   std::optional<SumFactor> factor;
-  llvm::SmallVector<int64_t, 4> shape; // [N, C, H, W]
 };
 std::optional<GlobalPoolSum> matchGlobalPoolSum(mlir::linalg::GenericOp op);
 /// Such a pooling as one convolution computes it: the convolution's

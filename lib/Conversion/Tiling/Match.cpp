@@ -223,7 +223,8 @@ tiling::findFusedGlobalPools(ArrayRef<Operation *> ops,
       ok &= from == covered;
       covered = to;
     }
-    if (!ok || covered != pool->shape[1])
+    if (!ok ||
+        covered != cast<MemRefType>(pool->source.getType()).getDimSize(1))
       continue;
     pools.push_back(std::move(*pool));
     for (auto [conv, c0] : blocks)

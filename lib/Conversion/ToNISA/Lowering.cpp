@@ -148,27 +148,22 @@ std::optional<isa::Instruction> activationOnDve(const isa::Instruction &act) {
   ts.opcode = isa::Opcode::TensorScalar;
   ts.func = isa::ActFunc::Identity;
   ts.reverse0 = ts.reverse1 = false;
-  isa::ScalarOperand zero{true, 0.0f, {}};
-  if (act.func == isa::ActFunc::Identity && unitScale) {
+  bool relu = act.func == isa::ActFunc::Relu;
+  if (!relu && act.func != isa::ActFunc::Identity)
+    return std::nullopt;
+  if (unitScale) {
+    // x + bias, then max with 0 for a relu.
     ts.alu0 = isa::AluOp::Add;
     ts.scalar0 = act.scalar1;
-    ts.alu1 = isa::AluOp::Bypass;
-    ts.scalar1 = zero;
+    ts.alu1 = relu ? isa::AluOp::Max : isa::AluOp::Bypass;
+    ts.scalar1 = isa::ScalarOperand{true, 0.0f, {}};
     return ts;
   }
-  if (act.func == isa::ActFunc::Identity) {
-    ts.alu0 = isa::AluOp::Mul;
-    ts.alu1 = isa::AluOp::Add;
-    return ts; // scalar0 the scale, scalar1 the bias, as the ACT's
-  }
-  if (act.func == isa::ActFunc::Relu && unitScale) {
-    ts.alu0 = isa::AluOp::Add;
-    ts.scalar0 = act.scalar1;
-    ts.alu1 = isa::AluOp::Max;
-    ts.scalar1 = zero;
-    return ts;
-  }
-  return std::nullopt;
+  if (relu) // relu(x * scale + bias) is three ALU ops
+    return std::nullopt;
+  ts.alu0 = isa::AluOp::Mul;
+  ts.alu1 = isa::AluOp::Add;
+  return ts; // scalar0 the scale, scalar1 the bias, as the ACT's
 }
 
 /// DMAs are split into transfers of this many partitions (splitDma). 16
