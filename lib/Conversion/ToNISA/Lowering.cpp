@@ -195,10 +195,12 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   if (begin < 0 || end <= begin)
     return; // out of bounds: the ISA verifier rejected it already
   if (ap.memory == isa::Memory::HBM) {
-    // Outer dims whose steps clear the bytes below them (a band of rows of
-    // several channels) give one interval per index, up to kMaxHbmPieces:
-    // the bounding interval of one band would overlap every other band's
-    // and order all of a tensor's stores one after another.
+    // Outer dims whose steps leave a gap after the bytes below them (a band
+    // of rows of several channels) give one interval per index, up to
+    // kMaxHbmPieces: the bounding interval of one band would overlap every
+    // other band's and order all of a tensor's stores one after another.
+    // A dim whose step just clears them (whole rows) is contiguous: one
+    // interval, not a run per row for the analysis to keep.
     auto spanFrom = [&](int from) {
       int64_t span = 0;
       for (int d = from; d < ap.rank; ++d)
@@ -209,7 +211,7 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
     int64_t pieces = 1;
     for (; lo == 0 && split < ap.rank; ++split) {
       const isa::Dim &dim = ap.dims[split];
-      if ((dim.size > 1 && dim.stride <= spanFrom(split + 1)) ||
+      if ((dim.size > 1 && dim.stride <= spanFrom(split + 1) + 1) ||
           pieces * dim.size > kMaxHbmPieces)
         break;
       pieces *= dim.size;
@@ -407,7 +409,7 @@ const std::vector<sched::MemoryAccess> &
 accessesOf(const LoweredInst &op, std::vector<sched::MemoryAccess> &scratch) {
   if (!op.accessesFromForm)
     return op.accesses;
-  scratch = getAccesses(op.forms.front());
+  scratch = getAccesses(op.forms.front().unpack());
   return scratch;
 }
 
@@ -676,7 +678,7 @@ LogicalResult lowerTileOp(const isa::TargetDesc &target, Operation *op,
           isa::streamName(stream) + ": " + std::string(status.message());
     }
     if (lowered.variants.size() > before)
-      lowered.forms.push_back(std::move(form));
+      lowered.forms.emplace_back(form);
   };
   // An engine the kernel chose (nki.engine) leaves only the forms on it.
   std::optional<isa::Engine> pinned;

@@ -13,6 +13,7 @@
 
 #include "nki/Analysis/Dependences.h"
 #include "nki/ISA/Instruction.h"
+#include "nki/ISA/PackedInstruction.h"
 #include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,11 +39,10 @@ struct LoweredInst {
   mlir::LocationAttr loc;
   /// The distinct instructions the op may become: usually one, shared by
   /// every stream that can run it (the DVE and the POOL, all DMA queues),
-  /// and a second when the ACT runs it in another form. On the heap, not
-  /// inline: a LoweredInst then moves as a few pointers, and a program's
-  /// list of them (more than one per op when DMAs are split) can grow
-  /// without copying a kilobyte per instruction.
-  std::vector<isa::Instruction> forms;
+  /// and a second when the ACT runs it in another form. Packed (a program
+  /// holds all of them until it is scheduled) and on the heap: a
+  /// LoweredInst moves as a few pointers.
+  std::vector<isa::PackedInstruction> forms;
   /// Legal on their streams; DMA copies have one per queue.
   llvm::SmallVector<Variant, 4> variants;
   /// What every variant reads and writes (they share their operands)
@@ -58,8 +58,8 @@ struct LoweredInst {
   LoweredInst(LoweredInst &&) noexcept = default;
   LoweredInst &operator=(LoweredInst &&) noexcept = default;
 
-  const isa::Instruction &instruction(const Variant &v) const {
-    return forms[v.form];
+  isa::Instruction instruction(const Variant &v) const {
+    return forms[v.form].unpack();
   }
 };
 

@@ -78,21 +78,27 @@ LogicalResult synchronize(nisa::ProgramOp program) {
   llvm::stable_sort(
       byOrder, [&](size_t a, size_t b) { return insts[a].seq < insts[b].seq; });
   std::vector<sched::InstrId> rankOf(insts.size());
-  std::vector<std::vector<sched::MemoryAccess>> accesses(insts.size());
   for (auto [rank, i] : llvm::enumerate(byOrder)) {
     if (rank > 0 && insts[byOrder[rank - 1]].seq == insts[i].seq)
       return insts[i].op.emitOpError()
              << "has '" << kSeqAttr << "' " << insts[i].seq
              << ", as another instruction has";
     rankOf[i] = sched::InstrId(rank);
-    accesses[rank] = getAccesses(nisa::toInstruction(insts[i].op));
   }
   std::vector<std::vector<sched::InstrId>> order(numStreams);
   for (auto [i, inst] : llvm::enumerate(insts))
     order[inst.stream].push_back(rankOf[i]);
 
-  absl::StatusOr<sched::SyncPlan> plan =
-      planSemaphores(std::move(order), sched::computeDependences(accesses));
+  // Each instruction's accesses are made when the analysis reaches it, not
+  // held for the whole program (reading the IR is safe from both shards).
+  auto accessesOf = [&](sched::InstrId rank,
+                        std::vector<sched::MemoryAccess> &scratch)
+      -> const std::vector<sched::MemoryAccess> & {
+    scratch = getAccesses(nisa::toInstruction(insts[byOrder[rank]].op));
+    return scratch;
+  };
+  absl::StatusOr<sched::SyncPlan> plan = planSemaphores(
+      std::move(order), sched::computeDependences(insts.size(), accessesOf));
   if (!plan.ok())
     return program.emitOpError() << "cannot be synchronised: "
                                  << std::string(plan.status().message());
