@@ -9,12 +9,12 @@
 //===----------------------------------------------------------------------===//
 #include "nki/Analysis/Dependences.h"
 
-#include "absl/container/inlined_vector.h"
+#include "absl/container/btree_map.h"
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -30,42 +30,48 @@ struct Reader {
   uint16_t lanes; // those it read since each one's last write
 };
 
-/// A run of bytes: its last writer per lane and its readers since. Most
-/// runs are written in every lane at once, so one writer stands for all
-/// lanes until a write to some of them needs the per-lane array (a large
-/// program has millions of runs; the array would triple their size).
-struct Run {
-  uint64_t end = 0;
-  InstrId writer = kNone; // of every lane, while `laneWriters` is null
+/// What few runs need: a last writer per lane (after a write to some
+/// lanes) and readers after the first.
+struct RunExtra {
   std::unique_ptr<std::array<InstrId, kLanes>> laneWriters;
-  // In program order; rarely more than two, so kept inline rather than in
-  // a heap block per run.
-  absl::InlinedVector<Reader, 2> readers;
+  std::vector<Reader> moreReaders;
+};
 
+/// A run of bytes: its last writer per lane and its readers since, in
+/// program order. Most runs are written in every lane at once and read by
+/// one instruction before the next write, so one writer stands for all
+/// lanes and the first reader is inline; the rest is out of line. A run
+/// is 32 bytes (a large program has millions).
+class Run {
+public:
   explicit Run(uint64_t end = 0) : end(end) {}
-  Run(const Run &o)
-      : end(o.end), writer(o.writer),
-        laneWriters(
-            o.laneWriters
-                ? std::make_unique<std::array<InstrId, kLanes>>(*o.laneWriters)
-                : nullptr),
-        readers(o.readers) {}
+  Run(const Run &o) : end(o.end), writer(o.writer), first(o.first) {
+    if (o.extra) {
+      extra = std::make_unique<RunExtra>();
+      if (o.extra->laneWriters)
+        extra->laneWriters = std::make_unique<std::array<InstrId, kLanes>>(
+            *o.extra->laneWriters);
+      extra->moreReaders = o.extra->moreReaders;
+    }
+  }
   Run(Run &&) noexcept = default;
   Run &operator=(Run &&) noexcept = default;
+
+  uint64_t end;
 
   /// Calls f(w) for each distinct consecutive last writer (not kNone) of
   /// the lanes in `lanes`.
   template <typename F> void forEachWriter(uint16_t lanes, F &&f) const {
     if (!lanes)
       return;
-    if (!laneWriters) {
+    if (!extra || !extra->laneWriters) {
       if (writer != kNone)
         f(writer);
       return;
     }
     InstrId last = kNone;
     for (int lane = 0; lane < kLanes; ++lane) {
-      InstrId w = (*laneWriters)[lane];
+      InstrId w = (*extra->laneWriters)[lane];
       if ((lanes >> lane & 1) && w != kNone && w != last) {
         f(w);
         last = w;
@@ -75,20 +81,104 @@ struct Run {
 
   void setWriter(uint16_t lanes, InstrId i) {
     if (lanes == kAll) {
-      laneWriters.reset();
       writer = i;
+      if (extra) {
+        extra->laneWriters.reset();
+        releaseExtra();
+      }
       return;
     }
-    if (!laneWriters) {
-      laneWriters = std::make_unique<std::array<InstrId, kLanes>>();
-      laneWriters->fill(writer);
+    if (!extra)
+      extra = std::make_unique<RunExtra>();
+    if (!extra->laneWriters) {
+      extra->laneWriters = std::make_unique<std::array<InstrId, kLanes>>();
+      extra->laneWriters->fill(writer);
     }
     for (int lane = 0; lane < kLanes; ++lane)
       if (lanes >> lane & 1)
-        (*laneWriters)[lane] = i;
+        (*extra->laneWriters)[lane] = i;
   }
+
+  /// Calls f(reader) for each reader, in program order.
+  template <typename F> void forEachReader(F &&f) const {
+    if (!first.lanes)
+      return;
+    f(first);
+    if (extra)
+      for (const Reader &r : extra->moreReaders)
+        f(r);
+  }
+
+  /// `i` read `lanes` (after every reader so far).
+  void addReader(InstrId i, uint16_t lanes) {
+    if (!first.lanes) {
+      first = {i, lanes};
+      return;
+    }
+    Reader &last = extra && !extra->moreReaders.empty()
+                       ? extra->moreReaders.back()
+                       : first;
+    if (last.id == i) {
+      last.lanes |= lanes;
+      return;
+    }
+    if (!extra)
+      extra = std::make_unique<RunExtra>();
+    extra->moreReaders.push_back({i, lanes});
+  }
+
+  /// Forgets the readers' reads of `lanes` (written since), dropping those
+  /// left with none.
+  void clearReaders(uint16_t lanes) {
+    if (lanes == kAll) {
+      first.lanes = 0;
+      if (extra) {
+        extra->moreReaders.clear();
+        releaseExtra();
+      }
+      return;
+    }
+    // In place, in order: the survivors move forward.
+    std::vector<Reader> *more = extra ? &extra->moreReaders : nullptr;
+    size_t kept = 0;
+    bool haveFirst = false;
+    auto keep = [&](Reader r) {
+      r.lanes &= uint16_t(~lanes);
+      if (!r.lanes)
+        return;
+      if (!haveFirst) {
+        first = r;
+        haveFirst = true;
+      } else {
+        (*more)[kept++] = r;
+      }
+    };
+    keep(first);
+    for (size_t k = 0; more && k < more->size(); ++k)
+      keep((*more)[k]);
+    if (!haveFirst)
+      first.lanes = 0;
+    if (more) {
+      more->resize(kept);
+      releaseExtra();
+    }
+  }
+
+private:
+  void releaseExtra() {
+    if (!extra->laneWriters && extra->moreReaders.empty())
+      extra.reset();
+  }
+
+  InstrId writer = kNone; // of every lane, while there is no lane array
+  Reader first{kNone, 0}; // lanes 0: no reader
+  std::unique_ptr<RunExtra> extra;
 };
-using RunMap = std::map<uint64_t, Run>; // keyed by the run's first byte
+static_assert(sizeof(Run) == 32, "a run per byte interval of the program");
+
+/// Keyed by the run's first byte. A B-tree: its nodes hold the runs
+/// themselves (a red-black tree would allocate a node of 96 bytes each).
+using RunMap = absl::btree_map<uint64_t, Run>;
 
 class DependenceBuilder {
 public:
@@ -100,10 +190,7 @@ public:
         if (w != i)
           pending.push_back({w, i, RAW});
       });
-      if (!run.readers.empty() && run.readers.back().id == i)
-        run.readers.back().lanes |= a.lanes;
-      else
-        run.readers.push_back({i, a.lanes});
+      run.addReader(i, a.lanes);
     }
   }
 
@@ -112,12 +199,13 @@ public:
     for (auto it = first; it != last; ++it) {
       Run &run = it->second;
       uint16_t readLanes = 0;
-      for (Reader &r : run.readers)
+      run.forEachReader([&](const Reader &r) {
         if (r.lanes & a.lanes) {
           if (r.id != i)
             pending.push_back({r.id, i, WAR});
           readLanes |= r.lanes;
         }
+      });
       // Behind readers the old write is already ordered before `i`: by RAW
       // then WAR through another reader, or by RAW when `i` is the reader.
       run.forEachWriter(uint16_t(a.lanes & ~readLanes), [&](InstrId w) {
@@ -127,11 +215,7 @@ public:
       if (a.lanes == kAll)
         continue;
       run.setWriter(a.lanes, i);
-      for (Reader &r : run.readers)
-        r.lanes &= uint16_t(~a.lanes);
-      run.readers.erase(std::remove_if(run.readers.begin(), run.readers.end(),
-                                       [](const Reader &r) { return !r.lanes; }),
-                        run.readers.end());
+      run.clearReaders(a.lanes);
     }
     if (a.lanes != kAll)
       return;
@@ -139,7 +223,7 @@ public:
     Run &run = first->second;
     run.end = a.end;
     run.setWriter(kAll, i);
-    run.readers.clear();
+    run.clearReaders(kAll);
     memories[a.memory].erase(std::next(first), last);
   }
 
@@ -168,6 +252,8 @@ private:
   /// iterator range: runs split so that runs start at a.begin and a.end,
   /// and a run for every byte (bytes nobody has touched get empty runs).
   /// One search of the map; the rest are hinted insertions next to `it`.
+  /// An insertion into a B-tree moves its elements: the range's start is
+  /// searched again after one.
   std::pair<RunMap::iterator, RunMap::iterator>
   covered(const MemoryAccess &a) {
     RunMap &runs = memories[a.memory];
@@ -182,22 +268,29 @@ private:
         it = runs.emplace_hint(it, a.begin, std::move(tail));
       }
     }
-    auto first = runs.end();
+    std::optional<RunMap::iterator> first;
+    bool moved = false; // an insertion since `first` was taken
     for (uint64_t cursor = a.begin; cursor < a.end; ++it) {
-      if (it == runs.end() || it->first > cursor) // a gap: an empty run
+      if (it == runs.end() || it->first > cursor) { // a gap: an empty run
         it = runs.emplace_hint(
             it, cursor,
             Run(it == runs.end() ? a.end : std::min(it->first, a.end)));
-      if (first == runs.end())
+        moved = first.has_value();
+      }
+      if (!first)
         first = it;
       if (it->second.end > a.end) { // straddles a.end
         Run tail = it->second;
         it->second.end = a.end;
-        runs.emplace_hint(std::next(it), a.end, std::move(tail));
+        it =
+            std::prev(runs.emplace_hint(std::next(it), a.end, std::move(tail)));
+        moved = true;
       }
       cursor = it->second.end;
     }
-    return {first, it};
+    if (!first)
+      return {it, it};
+    return {moved ? runs.lower_bound(a.begin) : *first, it};
   }
 
   std::unordered_map<uint32_t, RunMap> memories;
