@@ -774,8 +774,17 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         (t.hasOneUse() ||
          cast<MemRefType>(t.getType()).getElementType() ==
              cast<MemRefType>(view.getType()).getElementType())) {
+      // A pooled sum taken from the tile (sumForPool's reduction, when no
+      // activation could accumulate it) reads the view instead: all of its
+      // free dims, which may be more than the tile's ([P, rows, cols]).
+      SmallVector<tile::ReduceOp> sums;
+      for (Operation *user : t.getUsers())
+        if (auto r = dyn_cast<tile::ReduceOp>(user); r && r.getSrc() == t)
+          sums.push_back(r);
       t.replaceAllUsesWith(view);
       alloc->erase();
+      for (tile::ReduceOp r : sums)
+        r.setAxes(cast<MemRefType>(view.getType()).getRank() - 1);
       return;
     }
     tile::CopyOp::create(b, loc, t, view);
