@@ -195,9 +195,11 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
 
 /// The fields of nkb.Program before its streams (ProgramEncoder writes
 /// those one instruction at a time).
-void encodeHeader(const Program &program, nkb::Program &msg) {
+/// `Program` is `const Program &` (the constants copied) or `Program &&`
+/// (moved: a model's weights are not held twice).
+template <typename P> void encodeHeader(P &&program, nkb::Program &msg) {
   msg.set_target(program.target);
-  for (const TensorDecl &t : program.tensors) {
+  for (auto &t : program.tensors) {
     nkb::Tensor *pt = msg.add_tensors();
     pt->set_name(t.name);
     pt->set_kind(uint32_t(t.kind));
@@ -205,7 +207,10 @@ void encodeHeader(const Program &program, nkb::Program &msg) {
     for (int64_t d : t.shape)
       pt->add_shape(d);
     pt->set_hbm_offset(t.hbmOffset);
-    pt->set_data(t.data);
+    if constexpr (std::is_const_v<std::remove_reference_t<P>>)
+      pt->set_data(t.data);
+    else
+      pt->set_data(std::move(t.data));
     pt->set_host_type(uint32_t(t.host));
   }
   msg.set_num_semaphores(program.numSemaphores);
@@ -417,17 +422,27 @@ constexpr uint32_t kInstructionsTag = (2 << 3) | 2;
 // The payload is written as Protobuf would serialize the whole nkb.Program
 // (fields in number order, streams last): the header's fields, then each
 // stream as a length-delimited field holding its id and its instructions.
+// The header (a model's weights) is serialized once, by finish(), into a
+// file allocated at its final size: growing it past the weights as the
+// streams were appended had copied them again into twice their size.
 ProgramEncoder::ProgramEncoder(const Program &header)
-    : scratch(std::make_unique<nkb::Instruction>()) {
-  payload.assign(kBinaryHeaderBytes, '\0');
-  nkb::Program msg;
-  encodeHeader(header, msg);
-  size_t size = msg.ByteSizeLong();
-  if (size > size_t(INT_MAX)) {
+    : header(std::make_unique<nkb::Program>()),
+      scratch(std::make_unique<nkb::Instruction>()) {
+  encodeHeader(header, *this->header);
+  checkHeaderSize();
+}
+
+ProgramEncoder::ProgramEncoder(Program &&header)
+    : header(std::make_unique<nkb::Program>()),
+      scratch(std::make_unique<nkb::Instruction>()) {
+  encodeHeader(std::move(header), *this->header);
+  checkHeaderSize();
+}
+
+void ProgramEncoder::checkHeaderSize() {
+  size_t size = header->ByteSizeLong(); // cached for finish()
+  if (size > size_t(INT_MAX))
     tooLarge = size; // Protobuf cannot serialize it; finish() says so
-    return;
-  }
-  appendSerialized(msg, payload);
 }
 
 ProgramEncoder::~ProgramEncoder() = default;
@@ -457,24 +472,31 @@ void ProgramEncoder::endStream() {
   if (stream.size() > size_t(INT_MAX))
     tooLarge = std::max(tooLarge, stream.size());
   if (!tooLarge)
-    appendField(kStreamsTag, stream, payload);
+    appendField(kStreamsTag, stream, streams);
   stream.clear();
   open = false;
 }
 
 absl::StatusOr<std::string> ProgramEncoder::finish() && {
   endStream();
-  size_t size = std::max(tooLarge, payload.size() - kBinaryHeaderBytes);
+  size_t headerSize = tooLarge ? 0 : size_t(header->GetCachedSize());
+  size_t size = std::max(tooLarge, headerSize + streams.size());
   if (size > size_t(INT_MAX))
     return absl::ResourceExhaustedError(
         detail::cat("program too large for a .nkb binary: ", size,
                     " bytes of payload, the format holds at most ", INT_MAX));
+  std::string payload;
+  payload.reserve(kBinaryHeaderBytes + size);
+  payload.assign(kBinaryHeaderBytes, '\0');
+  appendSerialized(*header, payload);
+  header.reset();
+  payload.append(streams);
   payload.replace(0, kBinaryMagic.size(), kBinaryMagic);
   putLE(payload, kVersionAt, 4, kBinaryFormatVersion);
   std::string_view body = std::string_view(payload).substr(kBinaryHeaderBytes);
   putLE(payload, kLengthAt, kLengthBytes, body.size());
   putLE(payload, kChecksumAt, kChecksumBytes, crc32(body));
-  return std::move(payload);
+  return payload;
 }
 
 namespace {

@@ -83,13 +83,15 @@ FailureOr<std::string> nki::binaryFromNISA(ProgramOp op) {
   auto parts = programParts(op);
   if (failed(parts))
     return failure();
-  const isa::Program &header = parts->first;
+  isa::Program &header = parts->first;
   // The header's checks (target, tensors); then each instruction's, one at
   // a time as it is encoded, with verifyProgram's messages.
   if (absl::Status status = isa::verifyProgram(header); !status.ok())
     return op.emitOpError() << std::string(status.message());
   const isa::TargetDesc &target = *isa::lookupTarget(header.target);
-  isa::ProgramEncoder encoder(header);
+  uint32_t numSemaphores = header.numSemaphores;
+  // The constants move into the encoder (a model's weights, held once).
+  isa::ProgramEncoder encoder(std::move(header));
   for (auto [index, streams] : llvm::enumerate(parts->second)) {
     if (streams.empty())
       continue;
@@ -100,7 +102,7 @@ FailureOr<std::string> nki::binaryFromNISA(ProgramOp op) {
             streams, [&](InstructionOpInterface op) -> LogicalResult {
               isa::Instruction inst = toInstruction(op);
               absl::Status status = isa::verifyProgramInstruction(
-                  target, id, k++, inst, header.numSemaphores);
+                  target, id, k++, inst, numSemaphores);
               if (!status.ok())
                 return op->emitOpError() << std::string(status.message());
               encoder.add(inst);

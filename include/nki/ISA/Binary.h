@@ -26,6 +26,7 @@
 
 namespace nki::nkb {
 class Instruction;
+class Program;
 } // namespace nki::nkb
 
 namespace nki::isa {
@@ -52,6 +53,8 @@ public:
   /// `header`'s target, tensors and semaphore count; its streams are not
   /// written (add them with beginStream and add).
   explicit ProgramEncoder(const Program &header);
+  /// The same, taking the tensors' constants instead of copying them.
+  explicit ProgramEncoder(Program &&header);
   ~ProgramEncoder();
   ProgramEncoder(const ProgramEncoder &) = delete;
   ProgramEncoder &operator=(const ProgramEncoder &) = delete;
@@ -64,8 +67,10 @@ public:
 
 private:
   void endStream();
+  void checkHeaderSize();
 
-  std::string payload;     // the file so far: header space, then fields
+  std::unique_ptr<nkb::Program> header; // serialized by finish()
+  std::string streams;                  // the finished streams' fields
   std::string stream;      // the current stream's fields
   std::string instruction; // scratch: one instruction's bytes
   std::unique_ptr<nkb::Instruction> scratch; // reused for each

@@ -220,6 +220,18 @@ TEST(Binary, ProgramEncoderWritesOneInstructionAtATime) {
   EXPECT_TRUE(q->streams.back().instructions.empty());
   EXPECT_EQ(q->tensors.size(), p.tensors.size());
 
+  // A header moved in (its constants taken, not copied) writes the same.
+  Program copy = p;
+  ProgramEncoder moved(std::move(copy));
+  for (const Stream &s : p.streams) {
+    moved.beginStream(s.id);
+    for (const Instruction &inst : s.instructions)
+      moved.add(inst);
+  }
+  absl::StatusOr<std::string> movedBytes = std::move(moved).finish();
+  ASSERT_TRUE(movedBytes.ok()) << movedBytes.status().message();
+  EXPECT_EQ(*movedBytes, *bytes);
+
   // A header alone is a program without streams.
   absl::StatusOr<std::string> header = ProgramEncoder(p).finish();
   ASSERT_TRUE(header.ok());
