@@ -16,6 +16,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 
@@ -45,6 +46,48 @@ Attribute evaluate(Operation *op, ArrayRef<Attribute> operands) {
     if (v == cast<Value>(results[0]))
       return a;
   return {};
+}
+
+/// `op` on float operands with the arithmetic of its folder (IEEE, to
+/// nearest even; rsqrt as evaluate's), or nullopt for an op that has no
+/// such form here. Folding a batch norm's per-channel constants one
+/// element at a time through FloatAttrs uniqued every intermediate value:
+/// a fifth of ResNet-50's graph phase.
+std::optional<APFloat> evaluateFloat(Operation *op, ArrayRef<APFloat> x) {
+  if (isa<arith::AddFOp>(op))
+    return x[0] + x[1];
+  if (isa<arith::SubFOp>(op))
+    return x[0] - x[1];
+  if (isa<arith::MulFOp>(op))
+    return x[0] * x[1];
+  if (isa<arith::DivFOp>(op))
+    return x[0] / x[1];
+  if (isa<arith::NegFOp>(op))
+    return -x[0];
+  if (isa<math::RsqrtOp>(op)) {
+    bool lost = false;
+    APFloat d = x[0];
+    d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    APFloat v(1.0 / std::sqrt(d.convertToDouble()));
+    v.convert(x[0].getSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return v;
+  }
+  return std::nullopt;
+}
+
+/// Whether every op of `body` has a float form in evaluateFloat and every
+/// value it reads is a float.
+bool hasFloatForm(Block &body) {
+  for (Operation &op : body.without_terminator()) {
+    if (op.getNumResults() != 1 ||
+        !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+             arith::NegFOp, math::RsqrtOp>(op))
+      return false;
+    for (Value v : op.getOperands())
+      if (!isa<FloatType>(v.getType()))
+        return false;
+  }
+  return true;
 }
 
 struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
@@ -78,6 +121,9 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
     AffineMap outMap = maps.back();
     if (!outMap.isIdentity())
       return failure();
+
+    if (hasFloatForm(body) && isa<FloatType>(type.getElementType()))
+      return foldFloats(op, rewriter, type, values, maps);
 
     SmallVector<Attribute> out;
     out.reserve(type.getNumElements());
@@ -119,6 +165,74 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
       if (!y)
         return failure();
       out.push_back(y);
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(type, out));
+    return success();
+  }
+
+  /// The same evaluation on APFloats, for bodies of float arithmetic only.
+  static LogicalResult foldFloats(linalg::GenericOp op,
+                                  PatternRewriter &rewriter,
+                                  RankedTensorType type,
+                                  ArrayRef<DenseElementsAttr> values,
+                                  ArrayRef<AffineMap> maps) {
+    Block &body = op.getRegion().front();
+    ArrayRef<int64_t> shape = type.getShape();
+    // Constants from outside the body, once.
+    DenseMap<Value, APFloat> outside;
+    for (Operation &inner : body.without_terminator())
+      for (Value v : inner.getOperands()) {
+        if (v.getParentBlock() == &body || outside.count(v))
+          continue;
+        FloatAttr a;
+        if (!matchPattern(v, m_Constant(&a)))
+          return failure();
+        outside.try_emplace(v, a.getValue());
+      }
+    SmallVector<APFloat> out;
+    out.reserve(type.getNumElements());
+    SmallVector<int64_t> idx(shape.size(), 0);
+    DenseMap<Value, APFloat> env;
+    SmallVector<APFloat> operands;
+    for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
+      int64_t r = flat;
+      for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+        idx[d] = r % shape[d];
+        r /= shape[d];
+      }
+      env.clear();
+      for (auto [i, v] : llvm::enumerate(values)) {
+        if (!v)
+          continue;
+        if (!isa<FloatType>(v.getElementType()))
+          return failure();
+        SmallVector<int64_t> at = maps[i].compose(idx);
+        ArrayRef<int64_t> vs = v.getType().getShape();
+        int64_t lin = 0;
+        for (auto [a, s] : llvm::zip_equal(at, vs))
+          lin = lin * s + a;
+        env.try_emplace(body.getArgument(i), v.getValues<APFloat>()[lin]);
+      }
+      for (Operation &inner : body.without_terminator()) {
+        operands.clear();
+        for (Value v : inner.getOperands()) {
+          if (auto it = env.find(v); it != env.end())
+            operands.push_back(it->second);
+          else if (auto o = outside.find(v); o != outside.end())
+            operands.push_back(o->second);
+          else
+            return failure();
+        }
+        std::optional<APFloat> result = evaluateFloat(&inner, operands);
+        if (!result)
+          return failure();
+        env.insert_or_assign(inner.getResult(0), *result);
+      }
+      auto y = env.find(body.getTerminator()->getOperand(0));
+      if (y == env.end())
+        return failure();
+      out.push_back(y->second);
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, DenseElementsAttr::get(type, out));

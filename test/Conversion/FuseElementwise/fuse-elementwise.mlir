@@ -131,6 +131,35 @@ func.func @batchnorm_constants(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// Float arithmetic on constants is evaluated on APFloats (negf, divf by a
+// scalar from outside the body: [1, 4] -> [-0.5, -2]); a body with another
+// op (maximumf) folds through the ops' folders ([1, 4] -> [2.5, 4]).
+// CHECK-LABEL: func.func @constants_other_ops
+// CHECK-DAG: arith.constant dense<[-5.000000e-01, -2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: arith.constant dense<[2.500000e+00, 4.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: arith.divf
+// CHECK-NOT: arith.maximumf
+func.func @constants_other_ops() -> (tensor<2xf32>, tensor<2xf32>) {
+  %a = arith.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %two = arith.constant 2.0 : f32
+  %lo = arith.constant 2.5 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    %d = arith.divf %n, %two : f32
+    linalg.yield %d : f32
+  } -> tensor<2xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %lo : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %q, %m : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // An upsample (a generic reading through floordiv) is fused neither with
 // the relu before it nor with the add after it: nki-tile has a kernel for
 // it as it is.
