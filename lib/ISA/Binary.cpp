@@ -195,8 +195,8 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
 
 /// The fields of nkb.Program before its streams (ProgramEncoder writes
 /// those one instruction at a time).
-/// `Program` is `const Program &` (the constants copied) or `Program &&`
-/// (moved: a model's weights are not held twice).
+/// `P` is `const Program &` (the constants copied) or `Program &&` (moved:
+/// a model's weights are not held twice).
 template <typename P> void encodeHeader(P &&program, nkb::Program &msg) {
   msg.set_target(program.target);
   for (auto &t : program.tensors) {
@@ -426,21 +426,21 @@ constexpr uint32_t kInstructionsTag = (2 << 3) | 2;
 // file allocated at its final size: growing it past the weights as the
 // streams were appended had copied them again into twice their size.
 ProgramEncoder::ProgramEncoder(const Program &header)
-    : header(std::make_unique<nkb::Program>()),
+    : headerMsg(std::make_unique<nkb::Program>()),
       scratch(std::make_unique<nkb::Instruction>()) {
-  encodeHeader(header, *this->header);
+  encodeHeader(header, *headerMsg);
   checkHeaderSize();
 }
 
 ProgramEncoder::ProgramEncoder(Program &&header)
-    : header(std::make_unique<nkb::Program>()),
+    : headerMsg(std::make_unique<nkb::Program>()),
       scratch(std::make_unique<nkb::Instruction>()) {
-  encodeHeader(std::move(header), *this->header);
+  encodeHeader(std::move(header), *headerMsg);
   checkHeaderSize();
 }
 
 void ProgramEncoder::checkHeaderSize() {
-  size_t size = header->ByteSizeLong(); // cached for finish()
+  size_t size = headerMsg->ByteSizeLong(); // cached for finish()
   if (size > size_t(INT_MAX))
     tooLarge = size; // Protobuf cannot serialize it; finish() says so
 }
@@ -479,7 +479,7 @@ void ProgramEncoder::endStream() {
 
 absl::StatusOr<std::string> ProgramEncoder::finish() && {
   endStream();
-  size_t headerSize = tooLarge ? 0 : size_t(header->GetCachedSize());
+  size_t headerSize = tooLarge ? 0 : size_t(headerMsg->GetCachedSize());
   size_t size = std::max(tooLarge, headerSize + streams.size());
   if (size > size_t(INT_MAX))
     return absl::ResourceExhaustedError(
@@ -488,8 +488,8 @@ absl::StatusOr<std::string> ProgramEncoder::finish() && {
   std::string payload;
   payload.reserve(kBinaryHeaderBytes + size);
   payload.assign(kBinaryHeaderBytes, '\0');
-  appendSerialized(*header, payload);
-  header.reset();
+  appendSerialized(*headerMsg, payload);
+  headerMsg.reset();
   payload.append(streams);
   payload.replace(0, kBinaryMagic.size(), kBinaryMagic);
   putLE(payload, kVersionAt, 4, kBinaryFormatVersion);

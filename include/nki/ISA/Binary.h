@@ -69,8 +69,8 @@ private:
   void endStream();
   void checkHeaderSize();
 
-  std::unique_ptr<nkb::Program> header; // serialized by finish()
-  std::string streams;                  // the finished streams' fields
+  std::unique_ptr<nkb::Program> headerMsg; // serialized by finish()
+  std::string streams;                     // the finished streams' fields
   std::string stream;      // the current stream's fields
   std::string instruction; // scratch: one instruction's bytes
   std::unique_ptr<nkb::Instruction> scratch; // reused for each

@@ -81,7 +81,6 @@ struct RoundBeforeClamp : OpRewritePattern<arith::TruncFOp> {
         y = innerOp->getOperand(j);
         break;
       }
-      Location loc = outer->getLoc();
       Value r = arith::TruncFOp::create(rewriter, trunc.getLoc(), narrow, y);
       if (innerBound)
         r = clampSide(rewriter, innerOp, r, *innerBound, narrow);
