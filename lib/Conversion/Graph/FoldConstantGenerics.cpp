@@ -16,7 +16,6 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
-#include <optional>
 
 using namespace mlir;
 
@@ -26,14 +25,22 @@ namespace {
 /// time and constant bytes, and large elementwise ops are cheap on chip.
 constexpr int64_t kMaxFoldedElements = 4096;
 
+/// math.rsqrt has no folder upstream: 1 / sqrt in double precision,
+/// rounded to x's type.
+APFloat rsqrtOf(const APFloat &x) {
+  bool lost = false;
+  APFloat d = x;
+  d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  APFloat v(1.0 / std::sqrt(d.convertToDouble()));
+  v.convert(x.getSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return v;
+}
+
 /// The value of `op` on constant operands, or null.
 Attribute evaluate(Operation *op, ArrayRef<Attribute> operands) {
-  if (auto rsqrt = dyn_cast<math::RsqrtOp>(op)) {
+  if (isa<math::RsqrtOp>(op)) {
     auto x = dyn_cast_or_null<FloatAttr>(operands[0]);
-    if (!x)
-      return {};
-    double v = 1.0 / std::sqrt(x.getValueAsDouble());
-    return FloatAttr::get(x.getType(), v);
+    return x ? FloatAttr::get(x.getType(), rsqrtOf(x.getValue())) : Attribute();
   }
   SmallVector<OpFoldResult> results;
   if (op->getNumResults() != 1 || failed(op->fold(operands, results)) ||
@@ -48,12 +55,17 @@ Attribute evaluate(Operation *op, ArrayRef<Attribute> operands) {
   return {};
 }
 
-/// `op` on float operands with the arithmetic of its folder (IEEE, to
-/// nearest even; rsqrt as evaluate's), or nullopt for an op that has no
-/// such form here. Folding a batch norm's per-channel constants one
-/// element at a time through FloatAttrs uniqued every intermediate value:
-/// a fifth of ResNet-50's graph phase.
-std::optional<APFloat> evaluateFloat(Operation *op, ArrayRef<APFloat> x) {
+/// Ops that evaluateFloat computes.
+bool isFloatArithmetic(Operation &op) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+             arith::NegFOp, math::RsqrtOp>(op);
+}
+
+/// `op` (isFloatArithmetic) on float operands with the arithmetic of its
+/// folder: IEEE, to nearest even. Folding a batch norm's per-channel
+/// constants one element at a time through FloatAttrs uniqued every
+/// intermediate value: a fifth of ResNet-50's graph phase.
+APFloat evaluateFloat(Operation *op, ArrayRef<APFloat> x) {
   if (isa<arith::AddFOp>(op))
     return x[0] + x[1];
   if (isa<arith::SubFOp>(op))
@@ -64,30 +76,39 @@ std::optional<APFloat> evaluateFloat(Operation *op, ArrayRef<APFloat> x) {
     return x[0] / x[1];
   if (isa<arith::NegFOp>(op))
     return -x[0];
-  if (isa<math::RsqrtOp>(op)) {
-    bool lost = false;
-    APFloat d = x[0];
-    d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-    APFloat v(1.0 / std::sqrt(d.convertToDouble()));
-    v.convert(x[0].getSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    return v;
-  }
-  return std::nullopt;
+  return rsqrtOf(x[0]);
 }
 
-/// Whether every op of `body` has a float form in evaluateFloat and every
-/// value it reads is a float.
+/// Whether every op of `body` is float arithmetic on floats.
 bool hasFloatForm(Block &body) {
   for (Operation &op : body.without_terminator()) {
-    if (op.getNumResults() != 1 ||
-        !isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
-             arith::NegFOp, math::RsqrtOp>(op))
+    if (!isFloatArithmetic(op))
       return false;
     for (Value v : op.getOperands())
       if (!isa<FloatType>(v.getType()))
         return false;
   }
   return true;
+}
+
+/// For output element `flat` (row-major over `shape`), the flat index of
+/// the element each constant of `values` gives it (unused for null ones).
+void elementsRead(int64_t flat, ArrayRef<int64_t> shape,
+                  ArrayRef<DenseElementsAttr> values, ArrayRef<AffineMap> maps,
+                  SmallVectorImpl<int64_t> &idx, SmallVectorImpl<int64_t> &at) {
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  for (auto [i, v] : llvm::enumerate(values)) {
+    if (!v)
+      continue;
+    int64_t lin = 0;
+    for (auto [a, s] :
+         llvm::zip_equal(maps[i].compose(idx), v.getType().getShape()))
+      lin = lin * s + a;
+    at[i] = lin;
+  }
 }
 
 struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
@@ -127,25 +148,14 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
 
     SmallVector<Attribute> out;
     out.reserve(type.getNumElements());
-    SmallVector<int64_t> idx(shape.size(), 0);
+    SmallVector<int64_t> idx(shape.size(), 0), at(values.size(), 0);
     DenseMap<Value, Attribute> env;
     for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
-      int64_t r = flat;
-      for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-        idx[d] = r % shape[d];
-        r /= shape[d];
-      }
+      elementsRead(flat, shape, values, maps, idx, at);
       env.clear();
-      for (auto [i, v] : llvm::enumerate(values)) {
-        if (!v)
-          continue;
-        SmallVector<int64_t> at = maps[i].compose(idx);
-        ArrayRef<int64_t> vs = v.getType().getShape();
-        int64_t lin = 0;
-        for (auto [a, s] : llvm::zip_equal(at, vs))
-          lin = lin * s + a;
-        env[body.getArgument(i)] = v.getValues<Attribute>()[lin];
-      }
+      for (auto [i, v] : llvm::enumerate(values))
+        if (v)
+          env[body.getArgument(i)] = v.getValues<Attribute>()[at[i]];
       for (Operation &inner : body.without_terminator()) {
         SmallVector<Attribute> operands;
         for (Value v : inner.getOperands()) {
@@ -190,30 +200,21 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
           return failure();
         outside.try_emplace(v, a.getValue());
       }
+    if (llvm::any_of(values, [](DenseElementsAttr v) {
+          return v && !isa<FloatType>(v.getElementType());
+        }))
+      return failure();
     SmallVector<APFloat> out;
     out.reserve(type.getNumElements());
-    SmallVector<int64_t> idx(shape.size(), 0);
+    SmallVector<int64_t> idx(shape.size(), 0), at(values.size(), 0);
     DenseMap<Value, APFloat> env;
     SmallVector<APFloat> operands;
     for (int64_t flat = 0; flat < type.getNumElements(); ++flat) {
-      int64_t r = flat;
-      for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-        idx[d] = r % shape[d];
-        r /= shape[d];
-      }
+      elementsRead(flat, shape, values, maps, idx, at);
       env.clear();
-      for (auto [i, v] : llvm::enumerate(values)) {
-        if (!v)
-          continue;
-        if (!isa<FloatType>(v.getElementType()))
-          return failure();
-        SmallVector<int64_t> at = maps[i].compose(idx);
-        ArrayRef<int64_t> vs = v.getType().getShape();
-        int64_t lin = 0;
-        for (auto [a, s] : llvm::zip_equal(at, vs))
-          lin = lin * s + a;
-        env.try_emplace(body.getArgument(i), v.getValues<APFloat>()[lin]);
-      }
+      for (auto [i, v] : llvm::enumerate(values))
+        if (v)
+          env.try_emplace(body.getArgument(i), v.getValues<APFloat>()[at[i]]);
       for (Operation &inner : body.without_terminator()) {
         operands.clear();
         for (Value v : inner.getOperands()) {
@@ -224,10 +225,8 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
           else
             return failure();
         }
-        std::optional<APFloat> result = evaluateFloat(&inner, operands);
-        if (!result)
-          return failure();
-        env.insert_or_assign(inner.getResult(0), *result);
+        env.insert_or_assign(inner.getResult(0),
+                             evaluateFloat(&inner, operands));
       }
       auto y = env.find(body.getTerminator()->getOperand(0));
       if (y == env.end())
