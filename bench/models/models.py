@@ -125,6 +125,19 @@ def small_resnet(widths=(16, 32, 64), blocks=1, classes=10):
     return nn.Sequential(*layers)
 
 
+def resnet50_layer1(classes=10):
+    """torchvision resnet50's stem and layer1 (56 x 56, a 256-channel
+    residual stream), then global average pool and a linear classifier: at
+    batch 4 in f32 the residual stream does not fit in SBUF with the whole
+    batch, with two images it does (nki-split-batch)."""
+    import torchvision.models as tvm
+    from torch import nn
+    m = tvm.resnet50(weights=None)
+    return nn.Sequential(m.conv1, m.bn1, m.relu, m.maxpool, m.layer1,
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(256, classes))
+
+
 def small_efficientnet():
     """torchvision's EfficientNet (MBConv: depthwise convs, SiLU,
     squeeze-and-excitation) with efficientnet_b0's stages at a quarter of the
@@ -424,6 +437,7 @@ ZOO = {
     "tiny_efficientnet_b0": (_tv("efficientnet_b0", num_classes=10),
                              (3, 32, 32), "test"),
     "tiny_efficientnet": (small_efficientnet, (3, 32, 32), "test"),
+    "resnet50_layer1": (resnet50_layer1, (3, 224, 224), "test"),
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
                         (3, 32, 32), "test"),

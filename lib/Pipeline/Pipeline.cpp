@@ -62,6 +62,9 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addPass(createNKIFuseElementwise());
     // After fusion: nothing elementwise fuses into an interleave.
     pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
+    NKISplitBatchOptions split;
+    split.groups = options.batchGroups;
+    pm.addNestedPass<func::FuncOp>(createNKISplitBatch(split));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;

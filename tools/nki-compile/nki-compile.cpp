@@ -65,6 +65,12 @@ static cl::opt<bool> sbufResident(
     cl::desc("Keep tensors that convolutions and poolings exchange in SBUF "
              "when they fit (default true)"),
     cl::init(true), cl::cat(nkiOptions));
+static cl::opt<int64_t> batchGroups(
+    "batch-groups",
+    cl::desc("Groups of images the first layers of a batch run in, so that "
+             "their tensors stay in SBUF (0: chosen by the compiler, the "
+             "default; 1: never)"),
+    cl::init(0), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("MODEL.onnx: static shape of a graph input, "
@@ -157,6 +163,7 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.autoCast = autoCast;
   options.sbufResident = sbufResident;
+  options.batchGroups = batchGroups;
   options.compileTo = *phase;
 
   DefaultTimingManager timing;

@@ -195,6 +195,58 @@ def NKIInterleavePhases
                            "mlir::tensor::TensorDialect"];
 }
 
+def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
+  let summary = "Run the first layers once per group of images so that their "
+                "tensors stay in SBUF";
+  let description = [{
+    At batch N the first activations of a network may not fit in SBUF with
+    their channels on the partitions, so they go through HBM between
+    kernels; those of N / G images do. The ops from the function's start up
+    to the last one whose result does not fit (each of them batch-parallel:
+    its result and the operands it reads the batch from have the batch as
+    their first dim; a linalg op, `tensor.pad` or `tensor.empty`) are
+    cloned once per group, the groups one after another, reading slices of
+    the batch operands from outside, and the results later ops read are
+    concatenated with `tensor.insert_slice`. G is the smallest divisor of N
+    at which every one of those results fits in half of an SBUF partition
+    of the chosen target. The split is made when the HBM time of the
+    results that do not fit (written once, read by each reader, at the
+    target's DMA bandwidth) exceeds `margin` times the estimated compute
+    time of those ops (PE time, or ACT + DVE + POOL time per engine),
+    which is the case of ResNet-50's f32 residual stream, not of the
+    depthwise layers of MobileNetV2 (vector-bound: smaller kernels there
+    cost more than the DMA saved). `nki/Analysis/BatchGroups.h` makes the
+    choice. Runs after fusion.
+
+    ```mlir
+    %0 = linalg.generic ... ins(%x : tensor<8x256x56x56xf32>) ...
+    %1 = linalg.generic ... ins(%0 : tensor<8x256x56x56xf32>) ...
+    %2 = <later op> %1
+    ```
+    becomes, in 4 groups,
+    ```mlir
+    %s0 = tensor.extract_slice %x[0, 0, 0, 0] [2, 256, 56, 56] [1, 1, 1, 1]
+    %a0 = linalg.generic ... ins(%s0 : tensor<2x256x56x56xf32>) ...
+    %b0 = linalg.generic ... ins(%a0 : tensor<2x256x56x56xf32>) ...
+    ... (groups 1 to 3)
+    %e = tensor.empty() : tensor<8x256x56x56xf32>
+    %i0 = tensor.insert_slice %b0 into %e[0, 0, 0, 0] [2, 256, 56, 56] [1, 1, 1, 1]
+    ...
+    %2 = <later op> %i3
+    ```
+  }];
+  let options = [
+    Option<"groups", "groups", "int64_t", /*default=*/"0",
+           "0: choose; 1: never split; G > 1: G groups whenever some "
+           "first result does not fit, without the time comparison">,
+    Option<"margin", "margin", "double", /*default=*/"1.5",
+           "Split when the HBM time saved exceeds the compute time split "
+           "by this factor">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def NKIUnsharePartialTensors
     : Pass<"nki-unshare-partial-tensors", "mlir::func::FuncOp"> {
   let summary = "Give each user of a partly built or filled tensor its own copy";

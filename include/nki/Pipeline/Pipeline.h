@@ -42,6 +42,9 @@ struct CompileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
   /// Tensors convolutions and poolings exchange stay in SBUF when they fit.
   bool sbufResident = true;
+  /// Groups of images the first layers run in (nki-split-batch): 0
+  /// chooses, 1 never splits.
+  int64_t batchGroups = 0;
 };
 
 /// Adds the passes that take a module of tensor functions to `phase`

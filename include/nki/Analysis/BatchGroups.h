@@ -1,0 +1,87 @@
+//===- BatchGroups.h - Which first layers run a group of images at once -*-===//
+//
+// At batch N the activations of a network's first layers may not fit in
+// SBUF with the whole batch, while those of a group of N / G images do: run
+// the layers up to the last one whose result does not fit once per group
+// (G chains, one after another), and the tensors between them stay on chip
+// (docs/compiler.md, "Batch groups"). Worth it where those tensors' trips
+// through HBM, not the layers' compute, bound the layers (ResNet-50's f32
+// residual stream); elsewhere the smaller kernels' start-up costs more than
+// the DMA saved.
+//
+// A pure algorithm core like the residency choice (Residency.h): a problem
+// with check(), solve() and verify(), tested without IR; nki-split-batch
+// builds the problem from the graph.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_ANALYSIS_BATCHGROUPS_H
+#define NKI_ANALYSIS_BATCHGROUPS_H
+
+#include "absl/status/status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nki {
+
+/// One op of the graph, in program order, at the whole batch.
+struct BatchLayer {
+  /// Whether the op can run on a slice of the batch (its result and every
+  /// batch operand have the batch as their first dim). The layers split are
+  /// a prefix of splittable ones.
+  bool splittable = false;
+  int64_t bytes = 0;    ///< SBUF bytes per partition of its result, >= 0.
+  int64_t hbmBytes = 0; ///< Bytes its result moves through HBM when stored
+                        ///< there (written once, read by each reader), >= 0.
+  double peNs = 0;      ///< Estimated PE time, >= 0.
+  double vectorNs = 0;  ///< Estimated ACT + DVE + POOL time, >= 0.
+  /// The last layer that reads its result (an index after its own), the
+  /// number of layers or more when an op after them does, -1 when none.
+  int64_t lastReader = -1;
+  std::string name; ///< For diagnostics only.
+};
+
+struct BatchGroupProblem {
+  int64_t batch = 1;        ///< N, >= 1.
+  int64_t capacity = 0;     ///< Bytes per partition a resident tensor may take.
+  double dmaBytesPerNs = 0; ///< All DMA queues together, > 0.
+  int64_t vectorEngines = 3; ///< Engines sharing vectorNs, >= 1.
+  /// The split pays when the HBM time saved exceeds the compute time of the
+  /// layers split by this factor, >= 0.
+  double margin = 1.5;
+  std::vector<BatchLayer> layers;
+
+  /// Input errors, naming the layer.
+  absl::Status check() const;
+};
+
+struct BatchGroupSolution {
+  int64_t layers = 0;   ///< Layers split (a prefix); 0: none.
+  int64_t groups = 1;   ///< G, a divisor of the batch.
+  double hbmNs = 0;     ///< HBM time saved by the split, as estimated.
+  double computeNs = 0; ///< Compute time of the layers split, as estimated.
+};
+
+/// The prefix ends at the last splittable layer (of the first run of them)
+/// whose result does not fit at the whole batch, or later, at the first
+/// layer after which no such result is read (a residual or a convolution's
+/// product whose epilogue comes next would cross the split in HBM, the
+/// size of the whole batch); G is the smallest divisor
+/// of N > 1 at which every result of the prefix fits; the split is taken
+/// when the HBM time of the results that do not fit exceeds `margin` times
+/// the prefix's compute time (max of PE time and vector time per vector
+/// engine). Otherwise no split. `forcedGroups` > 1 takes that G (a divisor
+/// of N) and skips the time comparison; 1 never splits. Errors: check()'s,
+/// a forced G that does not divide N.
+absl::Status solve(const BatchGroupProblem &problem,
+                   BatchGroupSolution &solution, int64_t forcedGroups = 0);
+
+/// Checks `solution`: G divides N, the layers split are splittable and a
+/// prefix of the problem's, and their results fit at N / G.
+absl::Status verify(const BatchGroupProblem &problem,
+                    const BatchGroupSolution &solution);
+
+} // namespace nki
+
+#endif // NKI_ANALYSIS_BATCHGROUPS_H

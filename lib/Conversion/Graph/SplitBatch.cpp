@@ -1,0 +1,353 @@
+//===- SplitBatch.cpp - nki-split-batch: first layers per group of images -===//
+//
+// At batch N a network's first activations may not fit in SBUF with their
+// channels on the partitions (ResNet-50's f32 residual stream at 56x56 is
+// 200 KiB a partition at batch 8), so they go through HBM between kernels.
+// For a group of N / G images they fit. This pass runs the first layers,
+// up to the last whose result does not fit, once per group (the groups'
+// chains one after another: interleaving them broke the kernels' fusions
+// and was slower), slicing the batch operands those layers read from
+// outside and concatenating the results that later layers read. Whether
+// to split, where and in how many groups is BatchGroups.h's choice, from
+// the layers' bytes per partition and estimated times.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nki/Analysis/BatchGroups.h"
+#include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NKI/ModuleTarget.h"
+#include "nki/ISA/Target.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "nki-split-batch"
+
+namespace nki {
+#define GEN_PASS_DEF_NKISPLITBATCH
+#include "nki/Conversion/Passes.h.inc"
+} // namespace nki
+
+using namespace mlir;
+
+namespace {
+
+/// An op of the first layers and which of its operands hold the batch (as
+/// their first dim) and are sliced per group.
+struct BatchOp {
+  Operation *op;
+  SmallVector<bool> sliced;
+};
+
+int64_t elementBytes(Type t) {
+  return (getElementTypeOrSelf(t).getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Bytes per SBUF partition of `type` with dim 1 (the channels) on the
+/// partitions.
+int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
+  ArrayRef<int64_t> s = type.getShape();
+  int64_t elements = type.getNumElements();
+  if (s.size() >= 2 && s[1] > 0)
+    elements = (s[1] + partitions - 1) / partitions * (elements / s[1]);
+  return elements * elementBytes(type);
+}
+
+bool batchType(Type t, int64_t n) {
+  auto r = dyn_cast<RankedTensorType>(t);
+  return r && r.hasStaticShape() && r.getRank() >= 1 && r.getDimSize(0) == n;
+}
+
+/// Whether `op` can run on a slice of the batch of `n`, and if so which
+/// operands it reads the batch from. `batchValues` are the results of the
+/// ops before it that can: any of them read without the batch (broadcast
+/// over it) makes `op` whole-batch.
+std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
+                                    const DenseSet<Value> &batchValues) {
+  BatchOp b{op, SmallVector<bool>(op->getNumOperands(), false)};
+  if (op->getNumResults() == 0 ||
+      !llvm::all_of(op->getResultTypes(),
+                    [&](Type t) { return batchType(t, n); }))
+    return std::nullopt;
+  if (isa<tensor::EmptyOp>(op))
+    return b;
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    if (low[0] != 0 || high[0] != 0 || !batchType(pad.getSourceType(), n) ||
+        llvm::any_of(op->getOperands().drop_front(),
+                     [&](Value v) { return batchValues.contains(v); }))
+      return std::nullopt;
+    b.sliced[0] = true;
+    return b;
+  }
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInits() == 0 ||
+      !linalgOp.hasPureTensorSemantics() ||
+      !linalgOp.getBlock()->getOps<linalg::IndexOp>().empty())
+    return std::nullopt;
+  // The batch loop: the first dim of the first init, a parallel loop.
+  AffineMap out =
+      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+  auto dim =
+      out.getNumResults() ? dyn_cast<AffineDimExpr>(out.getResult(0)) : nullptr;
+  if (!dim || linalgOp.getIteratorTypesArray()[dim.getPosition()] !=
+                  utils::IteratorType::parallel)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    unsigned uses = 0;
+    for (AffineExpr e : map.getResults())
+      uses += e.isFunctionOfDim(dim.getPosition());
+    if (uses == 0) {
+      if (batchValues.contains(operand.get()))
+        return std::nullopt;
+      continue;
+    }
+    if (uses != 1 || map.getResult(0) != dim ||
+        !batchType(operand.get().getType(), n))
+      return std::nullopt;
+    b.sliced[operand.getOperandNumber()] = true;
+  }
+  return b;
+}
+
+/// The layer of `op` in the problem: its result's bytes and estimated
+/// times at the whole batch.
+nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
+  nki::BatchLayer l;
+  l.splittable = true;
+  Operation *op = b.op;
+  l.name = op->getName().getStringRef().str();
+  // An empty tensor, a fill (a matmul's start flag) and a pad (the
+  // convolution reading it loads its source with borders) are no data of
+  // their own.
+  if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp>(op))
+    return l;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t lanes = type.getRank() >= 2
+                      ? std::min<int64_t>(t.numPartitions, type.getDimSize(1))
+                      : 1;
+  l.bytes = bytesPerPartition(type, t.numPartitions);
+  int64_t readers = std::distance(op->getUsers().begin(), op->getUsers().end());
+  l.hbmBytes = type.getNumElements() * elementBytes(type) * (1 + readers);
+  double perLane = double(type.getNumElements()) / double(lanes);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0) {
+    // A copy or an elementwise pass: about an element a cycle per lane.
+    l.vectorNs = perLane * 1000.0 / double(t.dveClockMHz);
+    return l;
+  }
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  auto iterators = linalgOp.getIteratorTypesArray();
+  double total = 1, reduced = 1;
+  for (auto [range, it] : llvm::zip(ranges, iterators)) {
+    total *= double(range);
+    if (it == utils::IteratorType::reduction)
+      reduced *= double(range);
+  }
+  // The output channel loop; when an activation (an input read per image)
+  // reads it too (depthwise, pooling), a multiply-accumulate per lane on
+  // the vector engines, else a matmul.
+  AffineMap out =
+      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+  auto channel = out.getNumResults() >= 2
+                     ? dyn_cast<AffineDimExpr>(out.getResult(1))
+                     : nullptr;
+  bool perChannel =
+      channel &&
+      llvm::any_of(linalgOp.getDpsInputOperands(), [&](OpOperand *o) {
+        ArrayRef<AffineExpr> r =
+            linalgOp.getMatchingIndexingMap(o).getResults();
+        return b.sliced[o->getOperandNumber()] &&
+               llvm::is_contained(r, channel);
+      });
+  if (perChannel) {
+    l.vectorNs = total / double(lanes) * 1000.0 / double(t.dveClockMHz);
+    return l;
+  }
+  double rows = std::min<double>(t.numPartitions, reduced);
+  bool fp32 = llvm::all_of(linalgOp.getDpsInputOperands(), [](OpOperand *o) {
+    return getElementTypeOrSelf(o->get().getType()).isF32();
+  });
+  l.peNs = total / (rows * double(lanes)) * double(fp32 ? t.peFp32Factor : 1) *
+           1000.0 / double(t.peClockMHz);
+  // Its evacuation from PSUM, which computes an elementwise reader (the
+  // epilogue): the product never reaches HBM then.
+  l.vectorNs = perLane * 1000.0 / double(t.actClockMHz);
+  if (op->hasOneUse())
+    if (auto reader = dyn_cast<linalg::LinalgOp>(*op->user_begin());
+        reader && reader.getNumReductionLoops() == 0)
+      l.bytes = l.hbmBytes = 0;
+  return l;
+}
+
+struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    FailureOr<const nki::isa::TargetDesc *> target = nki::tile::getTarget(func);
+    if (failed(target))
+      return signalPassFailure();
+    if (groups < 0) {
+      func.emitError("nki-split-batch: groups must be >= 0, not ") << groups;
+      return signalPassFailure();
+    }
+    // The batch: the first dim of the first argument (the images).
+    auto input = func.getNumArguments()
+                     ? dyn_cast<RankedTensorType>(func.getArgumentTypes()[0])
+                     : RankedTensorType();
+    if (!input || !input.hasStaticShape() || input.getRank() < 2)
+      return;
+    int64_t n = input.getDimSize(0);
+    if (n < 2)
+      return;
+    // The first ops that can run on a slice of it.
+    SmallVector<BatchOp> run;
+    DenseSet<Value> batchValues;
+    for (Operation &op : func.getBody().front()) {
+      if (isa<arith::ConstantOp>(op))
+        continue;
+      // Ops of neither the batch nor what depends on it (a pooling's window
+      // tensor) stay where they are, shared by the groups.
+      if (llvm::none_of(op.getOperands(),
+                        [&](Value v) { return batchValues.contains(v); }) &&
+          llvm::none_of(op.getResultTypes(),
+                        [&](Type t) { return batchType(t, n); }))
+        continue;
+      std::optional<BatchOp> b = matchBatchOp(&op, n, batchValues);
+      if (!b)
+        break;
+      run.push_back(*b);
+      batchValues.insert(op.getResults().begin(), op.getResults().end());
+    }
+    if (run.empty())
+      return;
+
+    const nki::isa::TargetDesc &t = **target;
+    nki::BatchGroupProblem problem;
+    problem.batch = n;
+    problem.capacity = t.sbufBytesPerPartition / 4;
+    problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
+    problem.margin = margin;
+    DenseMap<Operation *, int64_t> index;
+    for (auto [i, b] : llvm::enumerate(run))
+      index[b.op] = int64_t(i);
+    for (const BatchOp &b : run) {
+      nki::BatchLayer &layer = problem.layers.emplace_back(layerOf(b, t));
+      // A result the function returns is stored in HBM whatever the split;
+      // the groups' parts are stored in place there.
+      for (Operation *user : b.op->getUsers())
+        if (!isa<func::ReturnOp>(user))
+          layer.lastReader = std::max(
+              layer.lastReader, index.lookup_or(user, int64_t(run.size())));
+    }
+    nki::BatchGroupSolution solution;
+    absl::Status status = nki::solve(problem, solution, groups);
+    if (status.ok())
+      status = nki::verify(problem, solution);
+    if (!status.ok()) {
+      func.emitError("nki-split-batch: ") << std::string(status.message());
+      return signalPassFailure();
+    }
+    LLVM_DEBUG(llvm::dbgs()
+               << "nki-split-batch: " << solution.layers << " layers in "
+               << solution.groups << " groups; HBM " << solution.hbmNs
+               << " ns against compute " << solution.computeNs << " ns\n");
+    if (solution.layers == 0)
+      return;
+    split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
+          solution.groups);
+  }
+
+  /// Clones `prefix` once per group after its last op, the batch operands
+  /// from outside sliced, and concatenates what later ops read.
+  void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups) {
+    int64_t m = n / groups;
+    DenseSet<Operation *> inPrefix;
+    for (const BatchOp &b : prefix)
+      inPrefix.insert(b.op);
+    OpBuilder builder(prefix.back().op->getContext());
+    builder.setInsertionPointAfter(prefix.back().op);
+    auto sliceType = [&](Type type) {
+      auto r = cast<RankedTensorType>(type);
+      SmallVector<int64_t> shape(r.getShape());
+      shape[0] = m;
+      return RankedTensorType::get(shape, r.getElementType(), r.getEncoding());
+    };
+    auto unitStrides = [&](int64_t rank) {
+      return SmallVector<OpFoldResult>(rank, builder.getIndexAttr(1));
+    };
+    auto offsetsOf = [&](int64_t first, int64_t rank) {
+      SmallVector<OpFoldResult> o(rank, builder.getIndexAttr(0));
+      o[0] = builder.getIndexAttr(first);
+      return o;
+    };
+    auto sizesOf = [&](RankedTensorType type) {
+      SmallVector<OpFoldResult> s;
+      for (int64_t d : type.getShape())
+        s.push_back(builder.getIndexAttr(d));
+      return s;
+    };
+    SmallVector<IRMapping> maps(groups);
+    for (int64_t g = 0; g < groups; ++g) {
+      for (const BatchOp &b : prefix) {
+        for (auto [operand, sliced] :
+             llvm::zip(b.op->getOperands(), b.sliced)) {
+          if (!sliced || maps[g].contains(operand))
+            continue;
+          auto type = cast<RankedTensorType>(operand.getType());
+          RankedTensorType part = sliceType(type);
+          Value slice = tensor::ExtractSliceOp::create(
+              builder, b.op->getLoc(), part, operand,
+              offsetsOf(g * m, type.getRank()), sizesOf(part),
+              unitStrides(type.getRank()));
+          maps[g].map(operand, slice);
+        }
+        Operation *clone = builder.clone(*b.op, maps[g]);
+        for (Value r : clone->getResults())
+          r.setType(sliceType(r.getType()));
+      }
+    }
+    // What later ops read: the groups' parts, concatenated.
+    for (const BatchOp &b : prefix) {
+      if (isa<tensor::EmptyOp>(b.op))
+        continue;
+      for (Value r : b.op->getResults()) {
+        if (llvm::all_of(r.getUsers(), [&](Operation *user) {
+              return inPrefix.contains(user);
+            }))
+          continue;
+        auto type = cast<RankedTensorType>(r.getType());
+        Location loc = b.op->getLoc();
+        Value whole = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                              type.getElementType());
+        for (int64_t g = 0; g < groups; ++g) {
+          Value part = maps[g].lookup(r);
+          whole = tensor::InsertSliceOp::create(
+              builder, loc, part, whole, offsetsOf(g * m, type.getRank()),
+              sizesOf(cast<RankedTensorType>(part.getType())),
+              unitStrides(type.getRank()));
+        }
+        r.replaceUsesWithIf(whole, [&](OpOperand &use) {
+          return !inPrefix.contains(use.getOwner());
+        });
+      }
+    }
+    // Later prefix ops first, so that each op's readers are gone; an empty
+    // tensor later ops also fill stays.
+    for (const BatchOp &b : llvm::reverse(prefix))
+      if (b.op->use_empty())
+        b.op->erase();
+  }
+};
+
+} // namespace

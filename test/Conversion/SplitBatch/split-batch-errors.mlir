@@ -1,0 +1,16 @@
+// nki-split-batch: a number of groups that does not divide the batch is an
+// error naming both.
+// RUN: nki-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=3}))'
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// expected-error @+1 {{nki-split-batch: 3 groups do not divide the batch of 2}}
+func.func @three_groups(%x: tensor<2x128x64x128xf32>) -> tensor<2x128x64x128xf32> {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  return %a : tensor<2x128x64x128xf32>
+}

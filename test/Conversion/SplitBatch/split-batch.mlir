@@ -1,0 +1,137 @@
+// nki-split-batch: the first layers of a batch whose results do not fit in
+// SBUF run once per group of images (lib/Conversion/Graph/SplitBatch.cpp,
+// the choice in lib/Analysis/BatchGroups.cpp).
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch))' | FileCheck %s
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=1}))' | FileCheck %s --check-prefix=NEVER
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=FORCED
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#col = affine_map<(n, c, h, w) -> (c)>
+#sum = affine_map<(n, c, h, w) -> (n, c)>
+
+// 128 channels of 64 x 128 f32 at batch 2: 64 KiB a partition, more than a
+// quarter of trn2's; one image's 32 KiB fit. Two elementwise passes over
+// them are bound by their HBM round trips (128 lanes a pass), so they run
+// per image, reading slices of the input, and so does the pooling that
+// reads the second (no result that does not fit is read after the split):
+// the pooled [1, 128] vectors are concatenated. The bias is shared.
+// CHECK-LABEL: func.func @dma_bound(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x128x64x128xf32>, %[[B:[^:]*]]: tensor<128xf32>
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
+// CHECK: %[[X0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 128, 64, 128] [1, 1, 1, 1] : tensor<2x128x64x128xf32> to tensor<1x128x64x128xf32>
+// CHECK: %[[A0:.*]] = linalg.generic {{.*}} ins(%[[X0]], %[[B]] : tensor<1x128x64x128xf32>, tensor<128xf32>) outs(%[[E0]] : tensor<1x128x64x128xf32>)
+// CHECK: %[[R0:.*]] = linalg.generic {{.*}} ins(%[[A0]] : tensor<1x128x64x128xf32>) outs(%[[E0]] : tensor<1x128x64x128xf32>)
+// CHECK: %[[F0:.*]] = linalg.fill {{.*}} -> tensor<1x128xf32>
+// CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%[[R0]] : tensor<1x128x64x128xf32>) outs(%[[F0]] : tensor<1x128xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
+// CHECK: %[[X1:.*]] = tensor.extract_slice %[[X]][1, 0, 0, 0] [1, 128, 64, 128] [1, 1, 1, 1]
+// CHECK: %[[A1:.*]] = linalg.generic {{.*}} ins(%[[X1]], %[[B]] :
+// CHECK: %[[R1:.*]] = linalg.generic {{.*}} ins(%[[A1]] :
+// CHECK: %[[P1:.*]] = linalg.generic {{.*}} ins(%[[R1]] :
+// CHECK: %[[W:.*]] = tensor.empty() : tensor<2x128xf32>
+// CHECK: %[[W0:.*]] = tensor.insert_slice %[[P0]] into %[[W]][0, 0] [1, 128] [1, 1]
+// CHECK: %[[W1:.*]] = tensor.insert_slice %[[P1]] into %[[W0]][1, 0] [1, 128] [1, 1]
+// CHECK: return %[[W1]]
+// NEVER-LABEL: func.func @dma_bound(
+// NEVER-NOT: tensor.extract_slice
+// NEVER-NOT: tensor.insert_slice
+func.func @dma_bound(%x: tensor<2x128x64x128xf32>, %b: tensor<128xf32>) -> tensor<2x128xf32> {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<2x128x64x128xf32>, tensor<128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %s = arith.addf %i, %j : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %i, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<2x128xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x128xf32>) -> tensor<2x128xf32>
+  %p = linalg.generic {indexing_maps = [#id, #sum], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%r : tensor<2x128x64x128xf32>) outs(%pf : tensor<2x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128xf32>
+  return %p : tensor<2x128xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// Eight channels: a pass uses 8 lanes of the vector engines, and its time
+// is more than its HBM round trip's: nothing is split, though 2 x 8 x 64 x
+// 128 f32 (64 KiB a partition) does not fit. groups=2 splits it anyway.
+// CHECK-LABEL: func.func @compute_bound(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x64x128xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return
+// FORCED-LABEL: func.func @compute_bound(
+// FORCED-COUNT-4: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x64x128xf32>)
+// FORCED: %[[W0:.*]] = tensor.insert_slice
+// FORCED: %[[W1:.*]] = tensor.insert_slice {{.*}} into %[[W0]][1, 0, 0, 0]
+// FORCED: return %[[W1]]
+func.func @compute_bound(%x: tensor<2x8x64x128xf32>) -> tensor<2x8x64x128xf32> {
+  %e = tensor.empty() : tensor<2x8x64x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x8x64x128xf32>) outs(%e : tensor<2x8x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x64x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x8x64x128xf32>) outs(%e : tensor<2x8x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x64x128xf32>
+  return %r : tensor<2x8x64x128xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#first = affine_map<(n, c, h, w) -> (0, c, h, w)>
+
+// An op that reads image 0 for every image (not per image) ends the ops
+// that can run per group; the exp's result, which does not fit, would
+// cross the split to it at the whole batch: nothing is split.
+// CHECK-LABEL: func.func @broadcast_image(
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return
+func.func @broadcast_image(%x: tensor<2x128x64x128xf32>) -> tensor<2x128x64x128xf32> {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %r = linalg.generic {indexing_maps = [#first, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  return %r : tensor<2x128x64x128xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// A batch of one: nothing to split.
+// CHECK-LABEL: func.func @one_image(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+func.func @one_image(%x: tensor<1x128x128x128xf32>) -> tensor<1x128x128x128xf32> {
+  %e = tensor.empty() : tensor<1x128x128x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x128x128x128xf32>) outs(%e : tensor<1x128x128x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<1x128x128x128xf32>
+  return %a : tensor<1x128x128x128xf32>
+}
