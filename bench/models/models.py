@@ -515,9 +515,36 @@ def build(name):
     return model
 
 
-def export(name, batch, out_dir, opset=13, fold_bn=False):
-    """Writes out_dir/{model.onnx,input.npy,expected.npy}; returns
-    (onnx path, input path, expected path)."""
+def round_matmul_inputs(model):
+    """Makes `model`'s nn.Conv2d, nn.ConvTranspose2d and nn.Linear layers
+    round their input and weight to bf16 and compute in fp32, as
+    nki-compile --auto-cast=matmul does: the reference that separates bf16
+    rounding (which random-weight nets amplify) from a compiler error."""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    def r(t):
+        return t.to(torch.bfloat16).to(torch.float32)
+
+    for mod in model.modules():
+        if isinstance(mod, nn.Conv2d):
+            mod.forward = lambda x, m=mod: F.conv2d(
+                r(x), r(m.weight), m.bias, m.stride, m.padding, m.dilation,
+                m.groups)
+        elif isinstance(mod, nn.ConvTranspose2d):
+            mod.forward = lambda x, m=mod: F.conv_transpose2d(
+                r(x), r(m.weight), m.bias, m.stride, m.padding,
+                m.output_padding, m.groups, m.dilation)
+        elif isinstance(mod, nn.Linear):
+            mod.forward = lambda x, m=mod: F.linear(r(x), r(m.weight), m.bias)
+    return model
+
+
+def export(name, batch, out_dir, opset=13, fold_bn=False, bf16=False):
+    """Writes out_dir/{model.onnx,input.npy,expected.npy}, and with `bf16`
+    expected_bf16.npy (round_matmul_inputs); returns (onnx path, input
+    path, expected path)."""
     import numpy as np
     import torch
     model = build(name)
@@ -536,6 +563,11 @@ def export(name, batch, out_dir, opset=13, fold_bn=False):
                                 else torch.onnx.TrainingMode.PRESERVE))
     np.save(paths[1], x.numpy().astype(np.float32))
     np.save(paths[2], y.numpy().astype(np.float32))
+    if bf16:
+        with torch.no_grad():
+            yb = round_matmul_inputs(model)(x)
+        np.save(os.path.join(out_dir, "expected_bf16.npy"),
+                yb.numpy().astype(np.float32))
     return paths
 
 
@@ -550,13 +582,18 @@ def main(argv=None):
     e.add_argument("--opset", type=int, default=13, choices=range(13, 18))
     e.add_argument("--fold-bn", action="store_true",
                    help="let torch fold BatchNorm into the convolutions")
+    e.add_argument("--bf16-reference", action="store_true",
+                   help="also write expected_bf16.npy: torch's output with "
+                   "convolution and linear inputs and weights rounded to "
+                   "bf16, as --auto-cast=matmul computes")
     args = p.parse_args(argv)
     if args.cmd == "list":
         for n, (_, shape, kind) in ZOO.items():
             print(f"{n}\t{'x'.join(map(str, shape))}\t{kind}")
         return 0
     # torch.onnx.export prints diagnostics on stdout; keep it for callers.
-    export(args.name, args.batch, args.dir, args.opset, args.fold_bn)
+    export(args.name, args.batch, args.dir, args.opset, args.fold_bn,
+           args.bf16_reference)
     return 0
 
 
