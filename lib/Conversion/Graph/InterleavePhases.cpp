@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "InterleavePhases.h"
+#include "ChannelBytes.h"
 
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/ModuleTarget.h"
@@ -83,15 +84,6 @@ std::optional<nki::PhaseChain> nki::matchPhaseChain(tensor::EmptyOp empty) {
 }
 
 namespace {
-
-/// Bytes per SBUF partition of `type` with its channels (dim 1) on the
-/// partitions.
-int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
-  ArrayRef<int64_t> s = type.getShape();
-  int64_t blocks = (s[1] + partitions - 1) / partitions;
-  return blocks * s[0] * s[2] * s[3] *
-         ((type.getElementTypeBitWidth() + 7) / 8);
-}
 
 /// Whether `v` is a result of the function, itself or reshaped: it is in
 /// HBM whatever its size.
@@ -161,8 +153,8 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
     SmallVector<nki::PhaseChain> chains;
     func.walk([&](tensor::EmptyOp empty) {
       std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty);
-      if (chain && (bytesPerPartition(empty.getType(),
-                                      (*target)->numPartitions) > limit ||
+      if (chain && (nki::channelMajorBytesPerPartition(
+                        empty.getType(), (*target)->numPartitions) > limit ||
                     returned(chain->inserts.back().getResult())))
         chains.push_back(*chain);
     });

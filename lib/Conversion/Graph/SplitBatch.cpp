@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelBytes.h"
+
 #include "nki/Analysis/BatchGroups.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/ModuleTarget.h"
@@ -49,19 +51,11 @@ int64_t elementBytes(Type t) {
   return (getElementTypeOrSelf(t).getIntOrFloatBitWidth() + 7) / 8;
 }
 
-/// Bytes per SBUF partition of `type` with dim 1 (the channels) on the
-/// partitions.
-int64_t bytesPerPartition(RankedTensorType type, int64_t partitions) {
-  ArrayRef<int64_t> s = type.getShape();
-  int64_t elements = type.getNumElements();
-  if (s.size() >= 2 && s[1] > 0)
-    elements = (s[1] + partitions - 1) / partitions * (elements / s[1]);
-  return elements * elementBytes(type);
-}
-
+/// A static tensor of numbers whose first dim is the batch of `n`.
 bool batchType(Type t, int64_t n) {
   auto r = dyn_cast<RankedTensorType>(t);
-  return r && r.hasStaticShape() && r.getRank() >= 1 && r.getDimSize(0) == n;
+  return r && r.hasStaticShape() && r.getRank() >= 1 && r.getDimSize(0) == n &&
+         r.getElementType().isIntOrFloat();
 }
 
 /// Whether `op` can run on a slice of the batch of `n`, and if so which
@@ -130,10 +124,10 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp>(op))
     return l;
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t lanes = type.getRank() >= 2
-                      ? std::min<int64_t>(t.numPartitions, type.getDimSize(1))
-                      : 1;
-  l.bytes = bytesPerPartition(type, t.numPartitions);
+  int64_t lanes = type.getRank() >= 2 ? std::clamp<int64_t>(type.getDimSize(1),
+                                                            1, t.numPartitions)
+                                      : 1;
+  l.bytes = nki::channelMajorBytesPerPartition(type, t.numPartitions);
   int64_t readers = std::distance(op->getUsers().begin(), op->getUsers().end());
   l.hbmBytes = type.getNumElements() * elementBytes(type) * (1 + readers);
   double perLane = double(type.getNumElements()) / double(lanes);

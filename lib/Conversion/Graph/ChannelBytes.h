@@ -1,0 +1,30 @@
+//===- ChannelBytes.h - A tensor's SBUF bytes with channels on partitions -===//
+//
+// What the graph passes that decide by SBUF size (nki-interleave-phases,
+// nki-split-batch) count for an [N, C, ...] tensor: nki-tile keeps such
+// tensors with the channels (dim 1) on the partitions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NKI_LIB_CONVERSION_GRAPH_CHANNELBYTES_H
+#define NKI_LIB_CONVERSION_GRAPH_CHANNELBYTES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cstdint>
+
+namespace nki {
+
+/// Bytes per SBUF partition of `type` with dim 1 on the partitions, in
+/// blocks of `partitions` (a rank-1 tensor: all of it on one partition).
+inline int64_t channelMajorBytesPerPartition(mlir::RankedTensorType type,
+                                             int64_t partitions) {
+  int64_t elements = type.getNumElements();
+  if (type.getRank() >= 2 && type.getDimSize(1) > 0)
+    elements = (type.getDimSize(1) + partitions - 1) / partitions *
+               (elements / type.getDimSize(1));
+  return elements * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+} // namespace nki
+
+#endif // NKI_LIB_CONVERSION_GRAPH_CHANNELBYTES_H
