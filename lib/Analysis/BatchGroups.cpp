@@ -3,6 +3,7 @@
 #include "nki/Analysis/BatchGroups.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 #include <algorithm>
 
@@ -42,8 +43,14 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   if (forcedGroups > 1 && n % forcedGroups)
     return absl::InvalidArgumentError(
         absl::StrCat(forcedGroups, " groups do not divide the batch of ", n));
-  if (forcedGroups == 1 || n == 1)
+  if (forcedGroups == 1) {
+    solution.why = "turned off";
     return absl::OkStatus();
+  }
+  if (n == 1) {
+    solution.why = "a batch of one";
+    return absl::OkStatus();
+  }
   // The prefix: up to the last layer of the first splittable run whose
   // result does not fit with the whole batch.
   int64_t run = 0;
@@ -53,8 +60,10 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   for (int64_t i = 0; i < run; ++i)
     if (problem.layers[i].bytes > problem.capacity)
       end = i + 1;
-  if (end == 0)
+  if (end == 0) {
+    solution.why = "every result fits with the whole batch";
     return absl::OkStatus();
+  }
   // No result that does not fit may be read after the prefix.
   auto crossing = [&](int64_t cut) {
     for (int64_t i = 0; i < cut; ++i)
@@ -65,8 +74,11 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   };
   while (end < run && crossing(end))
     ++end;
-  if (crossing(end))
+  if (crossing(end)) {
+    solution.why = "a result that does not fit is read after the ops that "
+                   "can run per group";
     return absl::OkStatus();
+  }
   int64_t largest = 0;
   double hbmBytes = 0, pe = 0, vector = 0;
   for (int64_t i = 0; i < end; ++i) {
@@ -81,16 +93,23 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   for (int64_t g = 2; !groups && g <= n; ++g)
     if (n % g == 0 && fits(largest, n, g, problem.capacity))
       groups = g;
-  if (!groups || !fits(largest, n, groups, problem.capacity))
+  if (!groups || !fits(largest, n, groups, problem.capacity)) {
+    solution.why = absl::StrCat("a result does not fit with ",
+                                n / (groups ? groups : n), " image(s)");
     return absl::OkStatus();
-  double hbmNs = hbmBytes / problem.dmaBytesPerNs;
-  double computeNs = std::max(pe, vector / double(problem.vectorEngines));
-  if (forcedGroups < 2 && !(hbmNs > problem.margin * computeNs))
+  }
+  solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
+  solution.computeNs = std::max(pe, vector / double(problem.vectorEngines));
+  if (forcedGroups < 2 &&
+      !(solution.hbmNs > problem.margin * solution.computeNs)) {
+    solution.why = absl::StrFormat(
+        "the HBM time it saves, %.1f us, is not %g times the %.1f us of "
+        "compute of its %d ops",
+        solution.hbmNs / 1e3, problem.margin, solution.computeNs / 1e3, end);
     return absl::OkStatus();
+  }
   solution.layers = end;
   solution.groups = groups;
-  solution.hbmNs = hbmNs;
-  solution.computeNs = computeNs;
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@
 #include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/Target/NISABinary.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/Format.h"
@@ -38,6 +39,24 @@ static void recordQuantisedWeights(ModuleOp module, nki::CompileReport &r) {
               {nki::nisa::locationToString(Location(loc)),
                err.getValueAsDouble()});
       }
+  });
+}
+
+/// nki-split-batch's decision (after the graph phase).
+static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
+  module.walk([&](func::FuncOp func) {
+    auto d = func->getAttrOfType<DictionaryAttr>(nki::tile::kBatchGroupsAttr);
+    if (!d)
+      return;
+    auto ops = d.getAs<IntegerAttr>("ops");
+    auto groups = d.getAs<IntegerAttr>("groups");
+    auto hbm = d.getAs<FloatAttr>("hbm_us");
+    auto compute = d.getAs<FloatAttr>("compute_us");
+    auto why = d.getAs<StringAttr>("why");
+    if (ops && groups && hbm && compute && why)
+      r.batchGroups = nki::CompileReport::BatchGroups{
+          ops.getInt(), groups.getInt(), hbm.getValueAsDouble(),
+          compute.getValueAsDouble(), why.str()};
   });
 }
 
@@ -105,6 +124,16 @@ std::string nki::formatCompileReport(const CompileReport &r) {
   for (auto &[engine, n] : r.instructions)
     os << llvm::format("  instructions %-16s %8lld\n", engine.c_str(),
                        (long long)n);
+  if (r.batchGroups) {
+    const auto &b = *r.batchGroups;
+    if (b.ops)
+      os << llvm::format("  batch groups: the first %lld ops in %lld groups "
+                         "(HBM %.1f us saved, against %.1f us of compute)\n",
+                         (long long)b.ops, (long long)b.groups, b.hbmUs,
+                         b.computeUs);
+    else
+      os << "  batch groups: none (" << b.why << ")\n";
+  }
   if (r.peakResidentBytes >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n",
                        double(r.peakResidentBytes) / (1 << 20));
@@ -178,6 +207,7 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
         {compilePhaseName(p).str(), secondsSince(start)});
     if (p == CompilePhase::Graph)
       recordQuantisedWeights(module, report);
+    recordBatchGroups(module, report);
     if (p == CompilePhase::Planned)
       recordMemoryPeaks(module, report);
     if (p == last)

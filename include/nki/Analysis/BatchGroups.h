@@ -57,10 +57,13 @@ struct BatchGroupProblem {
 };
 
 struct BatchGroupSolution {
-  int64_t layers = 0;   ///< Layers split (a prefix); 0: none.
-  int64_t groups = 1;   ///< G, a divisor of the batch.
-  double hbmNs = 0;     ///< HBM time saved by the split, as estimated.
-  double computeNs = 0; ///< Compute time of the layers split, as estimated.
+  int64_t layers = 0; ///< Layers split (a prefix); 0: none.
+  int64_t groups = 1; ///< G, a divisor of the batch.
+  /// The estimates compared (also when the split was declined for them).
+  double hbmNs = 0;     ///< HBM time the split saves.
+  double computeNs = 0; ///< Compute time of the prefix.
+  /// Why nothing is split (empty when something is), for --report.
+  std::string why;
 };
 
 /// The prefix ends at the last splittable layer (of the first run of them)

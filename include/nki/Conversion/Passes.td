@@ -204,7 +204,8 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     kernels; those of N / G images do. The ops from the function's start up
     to the last one whose result does not fit (each of them batch-parallel:
     its result and the operands it reads the batch from have the batch as
-    their first dim; a linalg op, `tensor.pad` or `tensor.empty`) are
+    their first dim; a linalg op, `tensor.pad`, a `tensor.extract_slice`
+    or `tensor.insert_slice` of the whole batch, `tensor.empty`) are
     cloned once per group, the groups one after another, reading slices of
     the batch operands from outside, and the results later ops read are
     concatenated with `tensor.insert_slice`. G is the smallest divisor of N
@@ -216,7 +217,9 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     which is the case of ResNet-50's f32 residual stream, not of the
     depthwise layers of MobileNetV2 (vector-bound: smaller kernels there
     cost more than the DMA saved). `nki/Analysis/BatchGroups.h` makes the
-    choice. Runs after fusion.
+    choice; the function gets an `nki.batch_groups` attribute with the
+    decision, its estimates and why nothing was split, which `nki-compile
+    --report` prints. Runs after fusion.
 
     ```mlir
     %0 = linalg.generic ... ins(%x : tensor<8x256x56x56xf32>) ...

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,15 @@ struct CompileReport {
   /// --auto-cast=fp8, mxfp8 or mxfp4: each quantised matmul's source and
   /// its weight's relative rounding error.
   std::vector<std::pair<std::string, double>> quantisedWeights;
+  /// nki-split-batch's decision on a batch: ops split (0: none), groups,
+  /// HBM time saved and compute time, estimated (us), and why nothing was
+  /// split.
+  struct BatchGroups {
+    int64_t ops = 0, groups = 1;
+    double hbmUs = 0, computeUs = 0;
+    std::string why;
+  };
+  std::optional<BatchGroups> batchGroups;
   /// The process's peak resident memory (VmHWM), -1 where /proc does not
   /// say. In a long-lived process (Python) it covers more than this compile.
   int64_t peakResidentBytes = -1;

@@ -18,6 +18,7 @@
 #include "nki/Analysis/BatchGroups.h"
 #include "nki/Conversion/Passes.h"
 #include "nki/Dialect/NKI/ModuleTarget.h"
+#include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,6 +81,25 @@ std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
     b.sliced[0] = true;
     return b;
   }
+  // Slices of other dims (a channel block, a concat's part, a phase): the
+  // whole batch, from offset 0 with unit stride.
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    Value source = op->getOperand(0);
+    if (slice.getStaticOffsets()[0] != 0 || slice.getStaticStrides()[0] != 1 ||
+        slice.getStaticSizes()[0] != n || !batchType(source.getType(), n) ||
+        llvm::any_of(op->getOperands().drop_front(
+                         isa<tensor::InsertSliceOp>(op) ? 2 : 1),
+                     [&](Value v) { return batchValues.contains(v); }))
+      return std::nullopt;
+    b.sliced[0] = true;
+    if (isa<tensor::InsertSliceOp>(op)) {
+      if (!batchType(op->getOperand(1).getType(), n))
+        return std::nullopt;
+      b.sliced[1] = true;
+    }
+    return b;
+  }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.getNumDpsInits() == 0 ||
       !linalgOp.hasPureTensorSemantics() ||
@@ -123,6 +143,14 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   // their own.
   if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp>(op))
     return l;
+  // A slice is a view or written in place (empty-tensor elimination): it
+  // moves nothing, but a concatenation or a channel block's result is a
+  // tensor of its own.
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    l.bytes = nki::channelMajorBytesPerPartition(type, t.numPartitions);
+    return l;
+  }
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t lanes = type.getRank() >= 2 ? std::clamp<int64_t>(type.getDimSize(1),
                                                             1, t.numPartitions)
@@ -256,6 +284,16 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
                << "nki-split-batch: " << solution.layers << " layers in "
                << solution.groups << " groups; HBM " << solution.hbmNs
                << " ns against compute " << solution.computeNs << " ns\n");
+    Builder b(func.getContext());
+    func->setAttr(
+        nki::tile::kBatchGroupsAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("ops", b.getI64IntegerAttr(solution.layers)),
+             b.getNamedAttr("groups", b.getI64IntegerAttr(solution.groups)),
+             b.getNamedAttr("hbm_us", b.getF64FloatAttr(solution.hbmNs / 1e3)),
+             b.getNamedAttr("compute_us",
+                            b.getF64FloatAttr(solution.computeNs / 1e3)),
+             b.getNamedAttr("why", b.getStringAttr(solution.why))}));
     if (solution.layers == 0)
       return;
     split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
@@ -309,6 +347,17 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         Operation *clone = builder.clone(*b.op, maps[g]);
         for (Value r : clone->getResults())
           r.setType(sliceType(r.getType()));
+        // A slice's sizes hold the batch too.
+        if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(clone)) {
+          SmallVector<int64_t> sizes(slice.getStaticSizes());
+          sizes[0] = m;
+          clone->setAttr(isa<tensor::ExtractSliceOp>(clone)
+                             ? tensor::ExtractSliceOp::getStaticSizesAttrName(
+                                   clone->getName())
+                             : tensor::InsertSliceOp::getStaticSizesAttrName(
+                                   clone->getName()),
+                         builder.getDenseI64ArrayAttr(sizes));
+        }
       }
     }
     // What later ops read: the groups' parts, concatenated.

@@ -71,6 +71,7 @@ func.func @dma_bound(%x: tensor<2x128x64x128xf32>, %b: tensor<128xf32>) -> tenso
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x64x128xf32>)
 // CHECK-NOT: tensor.insert_slice
 // CHECK: return
+// NEVER-LABEL: func.func @compute_bound(
 // FORCED-LABEL: func.func @compute_bound(
 // FORCED-COUNT-4: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x64x128xf32>)
 // FORCED: %[[W0:.*]] = tensor.insert_slice
@@ -134,4 +135,41 @@ func.func @one_image(%x: tensor<1x128x128x128xf32>) -> tensor<1x128x128x128xf32>
     linalg.yield %m : f32
   } -> tensor<1x128x128x128xf32>
   return %a : tensor<1x128x128x128xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// Slices of the channels (a depthwise convolution's blocks) run per group
+// too, their sizes with the group's images.
+// FORCED-LABEL: func.func @channel_blocks(
+// FORCED: %[[X0:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 144, 64, 64]
+// FORCED: tensor.extract_slice %[[X0]][0, 0, 0, 0] [1, 128, 64, 64] [1, 1, 1, 1] : tensor<1x144x64x64xf32> to tensor<1x128x64x64xf32>
+// FORCED: tensor.extract_slice %[[X0]][0, 128, 0, 0] [1, 16, 64, 64] [1, 1, 1, 1] : tensor<1x144x64x64xf32> to tensor<1x16x64x64xf32>
+// FORCED: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 128, 64, 64] [1, 1, 1, 1] : tensor<1x128x64x64xf32> into tensor<1x144x64x64xf32>
+// FORCED: tensor.insert_slice %{{.*}} into %{{.*}}[0, 128, 0, 0] [1, 16, 64, 64] [1, 1, 1, 1] : tensor<1x16x64x64xf32> into tensor<1x144x64x64xf32>
+// FORCED: tensor.extract_slice %arg0[1, 0, 0, 0] [1, 144, 64, 64]
+// FORCED: %[[W0:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 144, 64, 64] [1, 1, 1, 1] : tensor<1x144x64x64xf32> into tensor<2x144x64x64xf32>
+// FORCED: %[[W1:.*]] = tensor.insert_slice %{{.*}} into %[[W0]][1, 0, 0, 0] [1, 144, 64, 64]
+// FORCED: return %[[W1]]
+func.func @channel_blocks(%x: tensor<2x144x64x64xf32>) -> tensor<2x144x64x64xf32> {
+  %a = tensor.extract_slice %x[0, 0, 0, 0] [2, 128, 64, 64] [1, 1, 1, 1] : tensor<2x144x64x64xf32> to tensor<2x128x64x64xf32>
+  %b = tensor.extract_slice %x[0, 128, 0, 0] [2, 16, 64, 64] [1, 1, 1, 1] : tensor<2x144x64x64xf32> to tensor<2x16x64x64xf32>
+  %ea = tensor.empty() : tensor<2x128x64x64xf32>
+  %ra = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x128x64x64xf32>) outs(%ea : tensor<2x128x64x64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x64xf32>
+  %eb = tensor.empty() : tensor<2x16x64x64xf32>
+  %rb = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<2x16x64x64xf32>) outs(%eb : tensor<2x16x64x64xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x16x64x64xf32>
+  %e = tensor.empty() : tensor<2x144x64x64xf32>
+  %0 = tensor.insert_slice %ra into %e[0, 0, 0, 0] [2, 128, 64, 64] [1, 1, 1, 1] : tensor<2x128x64x64xf32> into tensor<2x144x64x64xf32>
+  %1 = tensor.insert_slice %rb into %0[0, 128, 0, 0] [2, 16, 64, 64] [1, 1, 1, 1] : tensor<2x16x64x64xf32> into tensor<2x144x64x64xf32>
+  return %1 : tensor<2x144x64x64xf32>
 }
