@@ -44,10 +44,10 @@ static void recordQuantisedWeights(ModuleOp module, nki::CompileReport &r) {
 
 /// nki-split-batch's decision (after the graph phase).
 static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
-  module.walk([&](func::FuncOp func) {
+  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
     auto d = func->getAttrOfType<DictionaryAttr>(nki::tile::kBatchGroupsAttr);
     if (!d)
-      return;
+      continue;
     auto ops = d.getAs<IntegerAttr>("ops");
     auto groups = d.getAs<IntegerAttr>("groups");
     auto hbm = d.getAs<FloatAttr>("hbm_us");
@@ -57,7 +57,7 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
       r.batchGroups = nki::CompileReport::BatchGroups{
           ops.getInt(), groups.getInt(), hbm.getValueAsDouble(),
           compute.getValueAsDouble(), why.str()};
-  });
+  }
 }
 
 /// Highest offset + bytes per partition over the planned tiles of a space.
@@ -205,9 +205,10 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
     }
     report.phaseSeconds.push_back(
         {compilePhaseName(p).str(), secondsSince(start)});
-    if (p == CompilePhase::Graph)
+    if (p == CompilePhase::Graph) {
       recordQuantisedWeights(module, report);
-    recordBatchGroups(module, report);
+      recordBatchGroups(module, report);
+    }
     if (p == CompilePhase::Planned)
       recordMemoryPeaks(module, report);
     if (p == last)

@@ -202,15 +202,17 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     At batch N the first activations of a network may not fit in SBUF with
     their channels on the partitions, so they go through HBM between
     kernels; those of N / G images do. The ops from the function's start up
-    to the last one whose result does not fit (each of them batch-parallel:
+    to the last one whose result does not fit, or later until no such
+    result is read after them (each of them batch-parallel:
     its result and the operands it reads the batch from have the batch as
     their first dim; a linalg op, `tensor.pad`, a `tensor.extract_slice`
     or `tensor.insert_slice` of the whole batch, `tensor.empty`) are
     cloned once per group, the groups one after another, reading slices of
     the batch operands from outside, and the results later ops read are
     concatenated with `tensor.insert_slice`. G is the smallest divisor of N
-    at which every one of those results fits in half of an SBUF partition
-    of the chosen target. The split is made when the HBM time of the
+    at which every one of those results fits in a quarter of an SBUF
+    partition of the chosen target (a result shares SBUF with its input, a
+    residual and the kernel's own tiles). The split is made when the HBM time of the
     results that do not fit (written once, read by each reader, at the
     target's DMA bandwidth) exceeds `margin` times the estimated compute
     time of those ops (PE time, or ACT + DVE + POOL time per engine),
@@ -241,7 +243,8 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
   let options = [
     Option<"groups", "groups", "int64_t", /*default=*/"0",
            "0: choose; 1: never split; G > 1: G groups whenever some "
-           "first result does not fit, without the time comparison">,
+           "first result does not fit and all fit with N / G images, "
+           "without the time comparison">,
     Option<"margin", "margin", "double", /*default=*/"1.5",
            "Split when the HBM time saved exceeds the compute time split "
            "by this factor">,

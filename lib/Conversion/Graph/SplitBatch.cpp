@@ -4,9 +4,10 @@
 // channels on the partitions (ResNet-50's f32 residual stream at 56x56 is
 // 200 KiB a partition at batch 8), so they go through HBM between kernels.
 // For a group of N / G images they fit. This pass runs the first layers,
-// up to the last whose result does not fit, once per group (the groups'
-// chains one after another: interleaving them broke the kernels' fusions
-// and was slower), slicing the batch operands those layers read from
+// up to the last whose result does not fit (or later, until none of those
+// results is read after them), once per group (the groups' chains one
+// after another: interleaving them broke the kernels' fusions and was
+// slower), slicing the batch operands those layers read from
 // outside and concatenating the results that later layers read. Whether
 // to split, where and in how many groups is BatchGroups.h's choice, from
 // the layers' bytes per partition and estimated times.
