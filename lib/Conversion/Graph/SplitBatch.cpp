@@ -221,7 +221,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     if (failed(target))
       return signalPassFailure();
     if (groups < 0) {
-      func.emitError("nki-split-batch: groups must be >= 0, not ") << groups;
+      func.emitError("nki-split-batch: groups must be >= 0, not ")
+          << int64_t(groups);
       return signalPassFailure();
     }
     // The batch: the first dim of the first argument (the images).

@@ -1,6 +1,8 @@
 // nki-split-batch: a number of groups that does not divide the batch is an
-// error naming both.
+// error naming both; a negative one is an error naming it.
 // RUN: nki-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=3}))'
+// RUN: not nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=-2}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: nki-split-batch: groups must be >= 0, not -2
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 
