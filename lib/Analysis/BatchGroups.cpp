@@ -64,17 +64,15 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
     solution.why = "every result fits with the whole batch";
     return absl::OkStatus();
   }
-  // No result that does not fit may be read after the prefix.
-  auto crossing = [&](int64_t cut) {
-    for (int64_t i = 0; i < cut; ++i)
-      if (problem.layers[i].bytes > problem.capacity &&
-          problem.layers[i].lastReader >= cut)
-        return true;
-    return false;
-  };
-  while (end < run && crossing(end))
-    ++end;
-  if (crossing(end)) {
+  // No result that does not fit may be read after the prefix: it ends at
+  // the last reader of those results (which all come before `end`, so one
+  // pass finds it), when that reader can run per group too.
+  int64_t lastReader = -1;
+  for (int64_t i = 0; i < end; ++i)
+    if (problem.layers[i].bytes > problem.capacity)
+      lastReader = std::max(lastReader, problem.layers[i].lastReader);
+  end = std::max(end, lastReader + 1);
+  if (end > run) {
     solution.why = "a result that does not fit is read after the ops that "
                    "can run per group";
     return absl::OkStatus();

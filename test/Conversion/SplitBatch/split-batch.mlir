@@ -4,6 +4,7 @@
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch))' | FileCheck %s
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=1}))' | FileCheck %s --check-prefix=NEVER
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=FORCED
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{margin=0.1}))' | FileCheck %s --check-prefix=MARGIN
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #col = affine_map<(n, c, h, w) -> (c)>
@@ -72,6 +73,9 @@ func.func @dma_bound(%x: tensor<2x128x64x128xf32>, %b: tensor<128xf32>) -> tenso
 // CHECK-NOT: tensor.insert_slice
 // CHECK: return
 // NEVER-LABEL: func.func @compute_bound(
+// With a margin of 0.1 the HBM time saved is enough: split by the time rule.
+// MARGIN-LABEL: func.func @compute_bound(
+// MARGIN-COUNT-4: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x64x128xf32>)
 // FORCED-LABEL: func.func @compute_bound(
 // FORCED-COUNT-4: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x64x128xf32>)
 // FORCED: %[[W0:.*]] = tensor.insert_slice

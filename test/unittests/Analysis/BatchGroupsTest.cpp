@@ -66,6 +66,11 @@ TEST(BatchGroupsTest, ThePrefixEndsWhereNoResultThatDoesNotFitIsRead) {
   // An op after the layers reads it: no split.
   p.layers[0].lastReader = 4;
   EXPECT_EQ(solved(p).layers, 0);
+  EXPECT_EQ(solved(p).why, "a result that does not fit is read after the "
+                           "ops that can run per group");
+  // The last layer reads it: all four are split.
+  p.layers[0].lastReader = 3;
+  EXPECT_EQ(solved(p).layers, 4);
 }
 
 TEST(BatchGroupsTest, ComputeBoundPrefixIsNotSplit) {
@@ -127,6 +132,13 @@ TEST(BatchGroupsTest, CheckAndVerifyNameTheProblem) {
   BatchGroupProblem p = problem({layer("conv7", -1, 0)});
   BatchGroupSolution s;
   EXPECT_THAT(std::string(solve(p, s).message()), HasSubstr("conv7"));
+  p = problem({layer("a", 200, 0, 1000)});
+  p.margin = -1;
+  EXPECT_THAT(std::string(solve(p, s).message()), HasSubstr("negative margin"));
+  p.margin = 1.5;
+  p.dmaBytesPerNs = 0;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("DMA bandwidth must be positive"));
   p = problem({layer("a", 300, 0, 1000), layer("b", 10, 0, 0, false)});
   s.layers = 2;
   s.groups = 4;
