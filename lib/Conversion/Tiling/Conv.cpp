@@ -309,6 +309,18 @@ struct ConvKernel {
                  int64_t rc, Value chunk);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc);
+  /// The clamps that evacuate put in place on a resident output (ReLU6's,
+  /// clampInto), with the chunk each covers, since the last joinClamps.
+  struct Clamp {
+    tile::TensorScalarOp op;
+    ResidentRef out;
+    int64_t n, f0, fb, oh, rc, ow0, wc;
+  };
+  SmallVector<Clamp> clamps;
+  /// Makes one instruction of the clamps over consecutive whole rows of an
+  /// image: an engine instruction's fixed cost (64 cycles on the DVE, 150
+  /// on the POOL) is paid once, not per chunk of at most a PSUM bank.
+  void joinClamps();
   /// The bf16 buffer that stands for `buffer`'s f32 one (same layout in
   /// elements), or `buffer`.
   Value narrowedBuffer(Value buffer) const {
@@ -345,27 +357,28 @@ static bool representable(double v, Type t) {
 /// `view` instead and the clamp runs in place there. round(clamp(x)) ==
 /// clamp(round(x)) for monotonic rounding and bounds the narrow type holds.
 /// (Under auto-cast the graph already rounds before the clamp,
-/// RoundBeforeClamp.h; the tile is then no wider than the view.)
-static bool clampInto(Value t, Value view) {
+/// RoundBeforeClamp.h; the tile is then no wider than the view.) Returns
+/// the clamp, now in place on `view`, or null.
+static tile::TensorScalarOp clampInto(Value t, Value view) {
   auto ts = dyn_cast_or_null<tile::TensorScalarOp>(
       t.hasOneUse() ? *t.getUsers().begin() : nullptr);
   Type narrow = cast<MemRefType>(view.getType()).getElementType();
   if (!ts || ts.getDst() != t || ts.getScalar0() || ts.getScalar1() ||
       tile::storageBytes(narrow) >
           tile::storageBytes(cast<MemRefType>(t.getType()).getElementType()))
-    return false;
+    return {};
   auto clamp = [&](StringRef op, APFloat imm) {
     return op == "bypass" || ((op == "min" || op == "max") &&
                               representable(imm.convertToDouble(), narrow));
   };
   if (!clamp(ts.getOp0(), ts.getImm0()) || ts.getOp0() == "bypass" ||
       !clamp(ts.getOp1(), ts.getImm1()))
-    return false;
+    return {};
   Value src = ts.getSrc();
   auto srcAlloc = src.getDefiningOp<tile::AllocOp>();
   auto tAlloc = t.getDefiningOp<tile::AllocOp>();
   if (!srcAlloc || !tAlloc || !src.hasNUses(2))
-    return false;
+    return {};
   Operation *writer = nullptr;
   for (Operation *user : src.getUsers())
     if (user != ts.getOperation())
@@ -373,7 +386,7 @@ static bool clampInto(Value t, Value view) {
   auto effects = dyn_cast_or_null<MemoryEffectOpInterface>(writer);
   if (!effects || !effects.getEffectOnValue<MemoryEffects::Write>(src) ||
       effects.getEffectOnValue<MemoryEffects::Read>(src))
-    return false;
+    return {};
   // A ReLU under the clamp at 6 joins the clamp (round(relu(v)) is
   // max(round(v), 0)): the ACT's pass is then an identity, which the DVE
   // can run as well (Lowering.cpp's activationOnDve), and the clamp in
@@ -392,7 +405,7 @@ static bool clampInto(Value t, Value view) {
   t.replaceAllUsesWith(view);
   srcAlloc->erase();
   tAlloc->erase();
-  return true;
+  return ts;
 }
 
 /// Few input channels: the kernel rows go on the partitions too.
@@ -651,6 +664,61 @@ LogicalResult ConvKernel::analyze() {
   return success();
 }
 
+void ConvKernel::joinClamps() {
+  auto alike = [&](Clamp &a, Clamp &c) {
+    return c.out.tensor == a.out.tensor && c.f0 == a.f0 && c.fb == a.fb &&
+           c.ow0 == 0 && c.wc == g.ow && !c.op.getScalar0() &&
+           !c.op.getScalar1() &&
+           c.op->getAttrDictionary() == a.op->getAttrDictionary();
+  };
+  for (size_t i = 0; i < clamps.size();) {
+    Clamp &first = clamps[i];
+    // Consecutive rows of one image, or whole images one after another.
+    int64_t images = 1, rows = first.rc;
+    size_t e = i + 1, whole = first.oh == 0 && rows == g.oh ? e : 0;
+    if (first.ow0 == 0 && first.wc == g.ow && !first.op.getScalar0() &&
+        !first.op.getScalar1())
+      for (; e < clamps.size() && alike(first, clamps[e]); ++e) {
+        Clamp &c = clamps[e];
+        int64_t n = first.n + images - 1;
+        if (c.n == n && c.oh == (images > 1 ? 0 : first.oh) + rows &&
+            (images == 1 || c.oh + c.rc <= g.oh))
+          rows += c.rc;
+        else if (c.n == n + 1 && c.oh == 0 && first.oh == 0 && rows == g.oh)
+          ++images, rows = c.rc;
+        else
+          break;
+        if (first.oh == 0 && rows == g.oh)
+          whole = e + 1;
+      }
+    // Several images: whole ones only.
+    if (images > 1) {
+      e = whole;
+      images = clamps[e - 1].n - first.n + 1;
+      rows = g.oh;
+    }
+    if (e - i > 1) {
+      // After the last of them: every chunk it covers has been written.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(clamps[e - 1].op);
+      Value view = options.residents->view(b, loc, first.out, first.n, first.f0,
+                                           first.fb, first.oh, rows, 1, 0, g.ow,
+                                           1, images);
+      auto joined = cast<tile::TensorScalarOp>(b.clone(*first.op));
+      joined.getSrcMutable().assign(view);
+      joined.getDstMutable().assign(view);
+      for (size_t j = i; j < e; ++j) {
+        Value old = clamps[j].op.getDst();
+        clamps[j].op->erase();
+        if (Operation *def = old.getDefiningOp(); def && def->use_empty())
+          def->erase();
+      }
+    }
+    i = std::max(e, i + 1);
+  }
+  clamps.clear();
+}
+
 void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                            int64_t oh, int64_t rc, Value chunk) {
   // The chunk's final values [fb, rc * ow] (or a [fb, rc, ow] view) in
@@ -758,14 +826,19 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   }
   out.buffer = narrowedBuffer(out.buffer);
   Value outView = blocks() == 1 ? resident(out.buffer, 0) : Value();
+  std::optional<ResidentRef> outRef =
+      options.residents ? options.residents->lookup(out.buffer) : std::nullopt;
   // The chunk's value `t` into the resident view.
   auto storeInto = [&](Value t, Value view) {
     // A final clamp (ReLU6's min with 6) into a narrower view: the value
     // before it is stored there and clamped in place (rounding commutes with
     // a clamp to a bound the narrow type holds exactly), which puts the
     // clamp on the DVE's fast path for 2-byte operands.
-    if (clampInto(t, view))
+    if (tile::TensorScalarOp clamp = clampInto(t, view)) {
+      if (outRef && blocks() == 1 && !poolInKernel && !globalPool && g.n > 1)
+        clamps.push_back({clamp, *outRef, n, f0, fb, oh, rc, ow0, wc});
       return;
+    }
     // Of another element type (a bf16 tensor whose readers round to bf16)
     // when the tile is only the last instruction's destination: the store
     // into the view rounds as the copy would.
@@ -1100,6 +1173,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                    ch.imgs == 1 ? acc
                                 : tileSlice(b, loc, acc, 0, fb,
                                             i * ch.rc * ch.wc, ch.rc * ch.wc));
+      joinClamps();
     }
   }
 }
