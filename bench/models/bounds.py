@@ -25,8 +25,28 @@ matmuls, as nki-tile's kernels share it; a Gemm or MatMul takes the
 cheaper of its two orientations (activations or weights moving). At 7x7
 pixels or one image's classifier these minimums, not the MACs, are the
 PE's work.
+
+(The first two take a column's rows and outputs from one layer: bands of
+pixels side by side, which nki-tile packs for few channels and filters,
+fill more of the array, and the U-Net at batch 8 runs below them.)
+
+The third bound (`engines`) counts every engine, with their rates alone:
+the dense layers at the PE's peak (128 x 128 MACs a column, a valid bound
+however the kernels pack them); a depthwise multiply-accumulate per lane
+either on the PE or as a product (ACT, DVE or POOL, a cycle an element)
+plus, but for each output's first tap, a sum (the DVE into PSUM, a cycle;
+the POOL in SBUF, two); every convolution or matmul output read once out
+of PSUM by the ACT or the DVE (the ACT alone where a sigmoid, tanh or
+exponential follows), an instruction reading PSUM at most a bank (512
+fp32 elements) and paying its 64 fixed cycles; a depthwise output summed
+in SBUF may instead take its epilogue on the POOL. The bound is the least
+T at which some split of that work puts at most T on every engine (exact:
+the PE takes as much depthwise work as fits, and the rest is a small
+linear feasibility problem solved at its vertices). Lanes are all used,
+no latency, clamp or DMA is counted: the kernels stay above it.
 """
 import argparse
+import itertools
 import math
 import sys
 
@@ -98,26 +118,132 @@ def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
     return dense_ns / 1000, lane_macs, hi / 1000
 
 
+ACT_ONLY = ("Sigmoid", "Tanh", "Exp", "Log", "Erf", "Softplus", "Gelu")
+
+
+def engine_work(path):
+    """(dense MACs, depthwise lane-MACs, depthwise outputs, outputs that may
+    take the POOL, PSUM outputs, PSUM outputs the ACT must read), per
+    partition lane but the dense MACs."""
+    g = shape_inference.infer_shapes(onnx.load(path)).graph
+    shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+              for vi in list(g.input) + list(g.output) + list(g.value_info)}
+    for t in g.initializer:
+        shapes[t.name] = list(t.dims)
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+
+    def act_only(out):
+        # A function only the ACT computes reads it, or its batch norm.
+        for r in readers.get(out, []):
+            if r.op_type in ACT_ONLY:
+                return True
+            if r.op_type == "BatchNormalization" and act_only(r.output[0]):
+                return True
+        return False
+
+    dense = lanes = dw_out = pool_ok = psum = psum_act = 0.0
+    for n in g.node:
+        if n.op_type == "Conv":
+            w, y = shapes[n.input[1]], shapes[n.output[0]]
+            group = next((helper.get_attribute_value(a) for a in n.attribute
+                          if a.name == "group"), 1)
+            macs = math.prod(y) * w[1] * math.prod(w[2:])
+            out = math.prod(y) / PARTITIONS
+        elif n.op_type in ("Gemm", "MatMul"):
+            a, y = shapes[n.input[0]], shapes[n.output[0]]
+            trans = next((helper.get_attribute_value(x) for x in n.attribute
+                          if x.name == "transA"), 0)
+            group, macs = 1, math.prod(y) * (a[0] if trans else a[-1])
+            out = math.prod(y) / PARTITIONS
+        else:
+            continue
+        psum += out
+        if act_only(n.output[0]):
+            psum_act += out
+        if n.op_type == "Conv" and group > 1 and w[1] == 1:
+            lanes += macs / PARTITIONS
+            dw_out += out
+            if not act_only(n.output[0]):
+                pool_ok += out
+        else:
+            dense += macs
+    return dense, lanes, dw_out, pool_ok, psum, psum_act
+
+
+def feasible_2d(rows):
+    """Whether some (x, y) satisfies every a*x + b*y <= c of `rows`: a
+    nonempty polygon has a vertex where two of its lines meet."""
+    for (a1, b1, c1), (a2, b2, c2) in itertools.combinations(rows, 2):
+        det = a1 * b2 - a2 * b1
+        if abs(det) < 1e-12:
+            continue
+        x, y = (c1 * b2 - c2 * b1) / det, (a1 * c2 - a2 * c1) / det
+        if all(a * x + b * y <= c + 1e-6 * (1 + abs(c)) for a, b, c in rows):
+            return True
+    return False
+
+
+def engines_bound(path, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
+                  bank=512, fixed=64):
+    dense, lanes, dw_out, pool_ok, psum, psum_act = engine_work(path)
+    column_ns = column_cycles / pe_ghz
+    dense_ns = dense / (PARTITIONS * PARTITIONS) * column_ns
+    k = 1 + fixed / bank  # an element read out of PSUM, in cycles
+    sums = (lanes - dw_out) / lanes if lanes else 0.0
+
+    def fits(t):
+        if t < dense_ns or t * act_ghz < k * psum_act:
+            return False
+        pe = min(lanes, (t - dense_ns) / column_ns)  # the PE takes its most
+        products = lanes - pe
+        s0 = products * sums
+        act, dve, pool = t * act_ghz - k * psum_act, t * dve_ghz, t * pool_ghz
+        evac = psum - psum_act
+        # x: sums on the DVE (k cycles each, the rest two on the POOL);
+        # y: epilogues on the POOL (one cycle, in place of k on ACT or DVE).
+        rows = [
+            (-1, 0, 0), (1, 0, s0), (0, -1, 0), (0, 1, min(pool_ok, evac)),
+            (k - 2, 1 - k, act + dve + pool - 2 * s0 - k * evac - products),
+            (k, -k, act + dve - k * evac),   # evacuations on ACT and DVE
+            (-2, 1, pool - 2 * s0),           # the POOL's sums and epilogues
+            (k, 0, dve),                      # the DVE's sums
+        ]
+        return feasible_2d(rows)
+
+    lo, hi = dense_ns, dense_ns + lanes * column_ns + psum * k / act_ghz
+    for _ in range(60):
+        t = (lo + hi) / 2
+        lo, hi = (lo, t) if fits(t) else (t, hi)
+    return hi / 1000
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("models", nargs="+")
     p.add_argument("--pe-ghz", type=float, default=2.4)
     p.add_argument("--dve-ghz", type=float, default=0.96)
     p.add_argument("--pool-ghz", type=float, default=1.2)
+    p.add_argument("--act-ghz", type=float, default=1.2)
     p.add_argument("--bf16", action="store_true",
                    help="bf16 matmul inputs: a column costs one PE cycle")
     args = p.parse_args()
     print("| model | dense PE us | depthwise MACs per lane | bound us | "
-          "dense PE us with minimums | bound us with minimums |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "dense PE us with minimums | bound us with minimums | "
+          "engines bound us |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for path in args.models:
         cycles = 1 if args.bf16 else 4
         dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz,
                                 cycles)
         dense_min, _, t_min = bound(path, args.pe_ghz, args.dve_ghz,
                                     args.pool_ghz, cycles, minimums=True)
+        engines = engines_bound(path, args.pe_ghz, args.act_ghz,
+                                args.dve_ghz, args.pool_ghz, cycles)
         print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} | "
-              f"{dense_min:.1f} | {t_min:.1f} |")
+              f"{dense_min:.1f} | {t_min:.1f} | {engines:.1f} |")
     return 0
 
 
