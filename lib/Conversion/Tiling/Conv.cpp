@@ -310,7 +310,8 @@ struct ConvKernel {
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc);
   /// The clamps that evacuate put in place on a resident output (ReLU6's,
-  /// clampInto), with the chunk each covers, since the last joinClamps.
+  /// clampInto) in a kernel of several images, with the chunk each covers,
+  /// since the last joinClamps.
   struct Clamp {
     tile::TensorScalarOp op;
     ResidentRef out;
@@ -318,8 +319,9 @@ struct ConvKernel {
   };
   SmallVector<Clamp> clamps;
   /// Makes one instruction of the clamps over consecutive whole rows of an
-  /// image: an engine instruction's fixed cost (64 cycles on the DVE, 150
-  /// on the POOL) is paid once, not per chunk of at most a PSUM bank.
+  /// image, or over whole images one after another: an engine
+  /// instruction's fixed cost (64 cycles on the DVE, 150 on the POOL) is
+  /// paid once, not per chunk of at most a PSUM bank.
   void joinClamps();
   /// The bf16 buffer that stands for `buffer`'s f32 one (same layout in
   /// elements), or `buffer`.
