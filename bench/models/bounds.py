@@ -39,11 +39,13 @@ the POOL in SBUF, two); every convolution or matmul output read once out
 of PSUM by the ACT or the DVE (the ACT alone where a sigmoid, tanh or
 exponential follows), an instruction reading PSUM at most a bank (512
 fp32 elements) and paying its 64 fixed cycles; a depthwise output summed
-in SBUF may instead take its epilogue on the POOL. The bound is the least
-T at which some split of that work puts at most T on every engine (exact:
-the PE takes as much depthwise work as fits, and the rest is a small
-linear feasibility problem solved at its vertices). Lanes are all used,
-no latency, clamp or DMA is counted: the kernels stay above it.
+in SBUF may instead take its epilogue on the POOL, and an output the ACT
+must process may be read out of PSUM by the DVE, the ACT then taking it
+from SBUF. The bound is the least T at which some split of that work
+puts at most T on every engine (exact: the PE takes as much depthwise
+work as fits, and the rest is a small linear feasibility problem solved
+at its vertices). Lanes are all used, no latency, clamp or DMA is
+counted: the kernels stay above it.
 """
 import argparse
 import itertools
@@ -173,17 +175,34 @@ def engine_work(path):
     return dense, lanes, dw_out, pool_ok, psum, psum_act
 
 
-def feasible_2d(rows):
-    """Whether some (x, y) satisfies every a*x + b*y <= c of `rows`: a
-    nonempty polygon has a vertex where two of its lines meet."""
-    for (a1, b1, c1), (a2, b2, c2) in itertools.combinations(rows, 2):
-        det = a1 * b2 - a2 * b1
-        if abs(det) < 1e-12:
+def feasible(rows, dims):
+    """Whether some point satisfies every row (a_1 .. a_dims, c), meaning
+    a . x <= c: a nonempty bounded polyhedron has a vertex where `dims` of
+    its planes meet."""
+    for picked in itertools.combinations(rows, dims):
+        m = [list(r[:dims]) for r in picked]
+        if abs(_det(m)) < 1e-12:
             continue
-        x, y = (c1 * b2 - c2 * b1) / det, (a1 * c2 - a2 * c1) / det
-        if all(a * x + b * y <= c + 1e-6 * (1 + abs(c)) for a, b, c in rows):
+        x = _solve(m, [r[dims] for r in picked])
+        if all(sum(a * v for a, v in zip(r[:dims], x)) <= r[dims] + 1e-6 *
+               (1 + abs(r[dims])) for r in rows):
             return True
     return False
+
+
+def _det(m):
+    if len(m) == 1:
+        return m[0][0]
+    return sum((-1) ** j * m[0][j] * _det([row[:j] + row[j + 1:]
+                                           for row in m[1:]])
+               for j in range(len(m)))
+
+
+def _solve(m, c):
+    """Cramer's rule (m is at most 3 x 3)."""
+    d = _det(m)
+    return [_det([row[:j] + [c[i]] + row[j + 1:] for i, row in enumerate(m)])
+            / d for j in range(len(m))]
 
 
 def engines_bound(path, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
@@ -195,23 +214,30 @@ def engines_bound(path, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
     sums = (lanes - dw_out) / lanes if lanes else 0.0
 
     def fits(t):
-        if t < dense_ns or t * act_ghz < k * psum_act:
+        if t < dense_ns:
             return False
         pe = min(lanes, (t - dense_ns) / column_ns)  # the PE takes its most
         products = lanes - pe
         s0 = products * sums
-        act, dve, pool = t * act_ghz - k * psum_act, t * dve_ghz, t * pool_ghz
+        act, dve, pool = t * act_ghz, t * dve_ghz, t * pool_ghz
         evac = psum - psum_act
         # x: sums on the DVE (k cycles each, the rest two on the POOL);
-        # y: epilogues on the POOL (one cycle, in place of k on ACT or DVE).
+        # y: epilogues on the POOL (one cycle, in place of k on ACT or DVE);
+        # z: outputs the ACT must process that the DVE reads out of PSUM
+        # (k cycles), the ACT then taking one instead of k.
         rows = [
-            (-1, 0, 0), (1, 0, s0), (0, -1, 0), (0, 1, min(pool_ok, evac)),
-            (k - 2, 1 - k, act + dve + pool - 2 * s0 - k * evac - products),
-            (k, -k, act + dve - k * evac),   # evacuations on ACT and DVE
-            (-2, 1, pool - 2 * s0),           # the POOL's sums and epilogues
-            (k, 0, dve),                      # the DVE's sums
+            (-1, 0, 0, 0), (1, 0, 0, s0), (0, -1, 0, 0),
+            (0, 1, 0, min(pool_ok, evac)), (0, 0, -1, 0), (0, 0, 1, psum_act),
+            # everything, the products anywhere
+            (k - 2, 1 - k, 1, act + dve + pool - k * psum_act - 2 * s0 -
+             k * evac - products),
+            # the ACT's and DVE's own work and the evacuations between them
+            (k, -k, 1, act + dve - k * psum_act - k * evac),
+            (-2, 1, 0, pool - 2 * s0),        # the POOL's own work
+            (k, 0, k, dve),                   # the DVE's
+            (0, 0, 1 - k, act - k * psum_act),  # the ACT's
         ]
-        return feasible_2d(rows)
+        return feasible(rows, 3)
 
     lo, hi = dense_ns, dense_ns + lanes * column_ns + psum * k / act_ghz
     for _ in range(60):
