@@ -52,6 +52,8 @@ import itertools
 import math
 import sys
 
+import numpy
+
 import onnx
 from onnx import helper, shape_inference
 
@@ -72,12 +74,18 @@ def min_columns(pixels, k, m):
     return blocks * (moving + loads)
 
 
-def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
+def load(path):
+    """The model's graph, with every tensor's shape by name."""
     g = shape_inference.infer_shapes(onnx.load(path)).graph
     shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
               for vi in list(g.input) + list(g.output) + list(g.value_info)}
     for t in g.initializer:
         shapes[t.name] = list(t.dims)
+    return g, shapes
+
+
+def bound(model, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
+    g, shapes = model
     column_ns = column_cycles / pe_ghz  # a matmul column
     dense_ns = 0.0
     lane_macs = 0.0  # depthwise multiply-accumulates per partition lane
@@ -123,15 +131,11 @@ def bound(path, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
 ACT_ONLY = ("Sigmoid", "Tanh", "Exp", "Log", "Erf", "Softplus", "Gelu")
 
 
-def engine_work(path):
+def engine_work(model):
     """(dense MACs, depthwise lane-MACs, depthwise outputs, outputs that may
     take the POOL, PSUM outputs, PSUM outputs the ACT must read), per
     partition lane but the dense MACs."""
-    g = shape_inference.infer_shapes(onnx.load(path)).graph
-    shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
-              for vi in list(g.input) + list(g.output) + list(g.value_info)}
-    for t in g.initializer:
-        shapes[t.name] = list(t.dims)
+    g, shapes = model
     readers = {}
     for n in g.node:
         for i in n.input:
@@ -179,35 +183,21 @@ def feasible(rows, dims):
     """Whether some point satisfies every row (a_1 .. a_dims, c), meaning
     a . x <= c: a nonempty bounded polyhedron has a vertex where `dims` of
     its planes meet."""
-    for picked in itertools.combinations(rows, dims):
-        m = [list(r[:dims]) for r in picked]
-        if abs(_det(m)) < 1e-12:
+    a = numpy.array([r[:dims] for r in rows], dtype=float)
+    c = numpy.array([r[dims] for r in rows], dtype=float)
+    for picked in itertools.combinations(range(len(rows)), dims):
+        m = a[list(picked)]
+        if abs(numpy.linalg.det(m)) < 1e-12:
             continue
-        x = _solve(m, [r[dims] for r in picked])
-        if all(sum(a * v for a, v in zip(r[:dims], x)) <= r[dims] + 1e-6 *
-               (1 + abs(r[dims])) for r in rows):
+        x = numpy.linalg.solve(m, c[list(picked)])
+        if numpy.all(a @ x <= c + 1e-6 * (1 + numpy.abs(c))):
             return True
     return False
 
 
-def _det(m):
-    if len(m) == 1:
-        return m[0][0]
-    return sum((-1) ** j * m[0][j] * _det([row[:j] + row[j + 1:]
-                                           for row in m[1:]])
-               for j in range(len(m)))
-
-
-def _solve(m, c):
-    """Cramer's rule (m is at most 3 x 3)."""
-    d = _det(m)
-    return [_det([row[:j] + [c[i]] + row[j + 1:] for i, row in enumerate(m)])
-            / d for j in range(len(m))]
-
-
-def engines_bound(path, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
+def engines_bound(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
                   bank=512, fixed=64):
-    dense, lanes, dw_out, pool_ok, psum, psum_act = engine_work(path)
+    dense, lanes, dw_out, pool_ok, psum, psum_act = engine_work(model)
     column_ns = column_cycles / pe_ghz
     dense_ns = dense / (PARTITIONS * PARTITIONS) * column_ns
     k = 1 + fixed / bank  # an element read out of PSUM, in cycles
@@ -261,12 +251,13 @@ def main():
           "engines bound us |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for path in args.models:
+        model = load(path)
         cycles = 1 if args.bf16 else 4
-        dense, lanes, t = bound(path, args.pe_ghz, args.dve_ghz, args.pool_ghz,
-                                cycles)
-        dense_min, _, t_min = bound(path, args.pe_ghz, args.dve_ghz,
+        dense, lanes, t = bound(model, args.pe_ghz, args.dve_ghz,
+                                args.pool_ghz, cycles)
+        dense_min, _, t_min = bound(model, args.pe_ghz, args.dve_ghz,
                                     args.pool_ghz, cycles, minimums=True)
-        engines = engines_bound(path, args.pe_ghz, args.act_ghz,
+        engines = engines_bound(model, args.pe_ghz, args.act_ghz,
                                 args.dve_ghz, args.pool_ghz, cycles)
         print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} | "
               f"{dense_min:.1f} | {t_min:.1f} | {engines:.1f} |")

@@ -667,6 +667,7 @@ LogicalResult ConvKernel::analyze() {
 }
 
 void ConvKernel::joinClamps() {
+  // `c` may join a run that `a` starts (alike(a, a): `a` may start one).
   auto alike = [&](Clamp &a, Clamp &c) {
     return c.out.tensor == a.out.tensor && c.f0 == a.f0 && c.fb == a.fb &&
            c.ow0 == 0 && c.wc == g.ow && !c.op.getScalar0() &&
@@ -678,8 +679,7 @@ void ConvKernel::joinClamps() {
     // Consecutive rows of one image, or whole images one after another.
     int64_t images = 1, rows = first.rc;
     size_t e = i + 1, whole = first.oh == 0 && rows == g.oh ? e : 0;
-    if (first.ow0 == 0 && first.wc == g.ow && !first.op.getScalar0() &&
-        !first.op.getScalar1())
+    if (alike(first, first))
       for (; e < clamps.size() && alike(first, clamps[e]); ++e) {
         Clamp &c = clamps[e];
         int64_t n = first.n + images - 1;
