@@ -418,6 +418,63 @@ static bool convFoldsRows(const conv::ConvGeneric &g, int64_t partitions) {
          g.c * g.kh <= partitions;
 }
 
+/// Bands of output rows side by side when a band's contraction takes
+/// `parts` partitions: as many as those and the filters fit on the
+/// partitions, dividing OH.
+static int64_t mostBands(const conv::ConvGeneric &g, int64_t parts,
+                         int64_t partitions) {
+  int64_t limit = std::min(partitions / parts, partitions / g.f);
+  while (limit > 1 && g.oh % limit)
+    --limit;
+  return std::max<int64_t>(limit, 1);
+}
+
+/// The numbers of stacked output rows a kernel may take (besides a fused
+/// pooling's pairs, which would span two partition blocks, and a stepped
+/// output): a stride-1 convolution's rows, a whole number of groups,
+/// with a plain filter; and only when the PE multiplies fp32 (four cycles
+/// a column). At one cycle a column the copies and the output's DMA by
+/// block outweigh the columns saved in ways chooseBands' model misses:
+/// with bf16 stacking the U-Net at batch 8 ran 647.3 -> 672.4 us,
+/// unet_convt 685.3 -> 665.0.
+static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
+                                        bool diagonal, bool scale,
+                                        const TileOptions &options) {
+  SmallVector<int64_t> counts;
+  int64_t P = options.partitions;
+  if (g.strideH != 1 || g.dilationH != 1 || g.kh == 1 || diagonal || scale ||
+      !options.stackRows || !options.packBands || !g.inputType.isF32() ||
+      !options.rates.peClockMHz)
+    return counts;
+  for (int64_t q = 2; g.c * (g.kh + q - 1) <= P && q * g.f <= P; ++q)
+    if (g.oh % q == 0)
+      counts.push_back(q);
+  return counts;
+}
+
+bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
+                                     bool scale, const TileOptions &options) {
+  // With one image the pooling's own kernel has nothing to overlap: the
+  // next layer waits for it (at batch 1 the U-Nets ran -0.8 and +2.6 us
+  // unfused, at batch 8 -110 us each).
+  SmallVector<int64_t> counts = stackCounts(g, diagonal, scale, options);
+  if (g.n == 1 || counts.empty())
+    return false;
+  int64_t P = options.partitions;
+  // Matmul columns per output pixel, stacked and with the pooling fused
+  // (bands, or kernel rows and columns folded).
+  double stacked = double(g.kw) / double(counts.back());
+  double fused = double(g.kh * g.kw) / double(mostBands(g, g.c, P));
+  if (convFoldsRows(g, P) && !scale)
+    for (int64_t cols = 1;
+         cols <= (options.foldColumns && !diagonal ? g.kw : 1) &&
+         g.c * g.kh * cols <= P;
+         ++cols)
+      fused = std::min(fused, double((g.kw + cols - 1) / cols) /
+                                  double(mostBands(g, g.c * g.kh * cols, P)));
+  return stacked < fused;
+}
+
 /// Packs bands when that makes the kernel faster by a simple model: PE
 /// time (matmul columns: taps / bands per output pixel, x4 for fp32) plus
 /// the DMA time packing adds (a resident input copied into the band tile,
@@ -438,12 +495,7 @@ void ConvKernel::chooseBands() {
   // element, so it keeps one band (kernel columns may still fold).
   bool oneBand = false;
   auto most = [&](int64_t parts) {
-    if (oneBand)
-      return int64_t(1);
-    int64_t limit = std::min(P() / parts, P() / g.f);
-    while (limit > 1 && g.oh % limit)
-      --limit;
-    return std::max<int64_t>(limit, 1);
+    return oneBand ? int64_t(1) : mostBands(g, parts, P());
   };
   const Residents *residents = options.residents;
   auto isResident = [&](Value v) {
@@ -525,18 +577,11 @@ void ConvKernel::chooseBands() {
   for (int64_t cols = 1; cols <= maxCols; ++cols)
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
-  // Stacked output rows: a stride-1 convolution's rows, not a fused
-  // pooling's pairs (a pair would span two partition blocks), the output
-  // not stepped, the rows a whole number of groups; and only when the PE
-  // multiplies fp32 (four cycles a column). At one cycle a column the
-  // copies and the output's DMA by block outweigh the columns saved in
-  // ways this model misses: with bf16 stacking the U-Net at batch 8 ran
-  // 647.3 -> 672.4 us, unet_convt 685.3 -> 665.0.
-  if (g.strideH == 1 && g.dilationH == 1 && g.kh > 1 && !diagonal && !scale &&
-      !pool && !oneBand && options.stackRows && g.inputType.isF32())
-    for (int64_t q = 2; g.c * (g.kh + q - 1) <= P() && q * g.f <= P(); ++q)
-      if (g.oh % q == 0)
-        candidates.push_back(Choice{true, 1, 1, q});
+  // Stacked output rows (stackCounts), not with a fused pooling or a
+  // stepped output.
+  if (!pool && !oneBand)
+    for (int64_t q : stackCounts(g, bool(diagonal), scale, options))
+      candidates.push_back(Choice{true, 1, 1, q});
   for (Choice c : candidates)
     if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
         cost(c) < cost(best))

@@ -133,6 +133,16 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const FusedPool *pool, const TileOptions &options,
                              const FusedGlobalPool *globalPool = nullptr);
 
+/// Whether computing a 2x2 max pooling of the convolution `g`'s result in
+/// its kernel (Match.h's findFusedPool) would cost the kernel stacked
+/// output rows that take fewer PE columns than any fused alternative (a
+/// pooled pair of rows would span two partition blocks): the pooling then
+/// runs as its own kernel. fp32 only, where a column costs the PE four
+/// cycles, and with several images (`diagonal`: a depthwise filter;
+/// `scale`: a channel scale the kernel absorbs; neither stacks).
+bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
+                             bool scale, const TileOptions &options);
+
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's
 /// max or sum taken along W and then along H on strided views of them.

@@ -173,8 +173,8 @@ tiling::findFusedGlobalPools(ArrayRef<Operation *> ops,
       continue;
     // The result: only its fill comes before the pooling (the kernels
     // write it from the first convolution on).
-    bool ok =
-        llvm::all_of(usersThroughViews(pool->out.buffer), [&](Operation *u) {
+    bool ok = llvm::all_of(
+        usersThroughViews(pool->out.buffer), [&, i = i](Operation *u) {
           return isBufferBookkeeping(u) || u == pool->fill.getOperation() ||
                  !position.contains(u) || position.lookup(u) >= i;
         });

@@ -144,7 +144,7 @@ struct Planner {
   ArrayRef<Operation *> ops;
   const DenseSet<Operation *> &absorbed;
   const isa::TargetDesc &target;
-  bool fusePools;
+  const DenseMap<Operation *, FusedPool> &fusedPools;
   const DenseMap<Operation *, FusedGlobalPool> &globalPools;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
@@ -155,9 +155,10 @@ struct Planner {
   DenseMap<Operation *, Operation *> anchor;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
-          const isa::TargetDesc &target, bool fusePools,
+          const isa::TargetDesc &target,
+          const DenseMap<Operation *, FusedPool> &fusedPools,
           const DenseMap<Operation *, FusedGlobalPool> &globalPools)
-      : ops(ops), absorbed(absorbed), target(target), fusePools(fusePools),
+      : ops(ops), absorbed(absorbed), target(target), fusedPools(fusedPools),
         globalPools(globalPools), sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
@@ -294,12 +295,12 @@ struct Planner {
     }
     // The output may be one phase of a transposed convolution's result.
     use(out, kpos, true, nullptr, std::nullopt, false, {}, /*stepped=*/true);
-    // A max pooling the kernel computes too (Match.h's findFusedPool).
-    if (std::optional<FusedPool> pool =
-            fusePools ? findFusedPool(out, ops[kpos]) : std::nullopt) {
-      fused.insert(pool->op);
+    // A max pooling the kernel computes too.
+    if (auto it = fusedPools.find(op); it != fusedPools.end()) {
+      linalg::PoolingNchwMaxOp pool = it->second.op;
+      fused.insert(pool);
       use(out, kpos, false);
-      use(pool->op.getDpsInits()[0], kpos, true);
+      use(pool.getDpsInits()[0], kpos, true);
     }
     // A global pooling of the result it computes too: its result is
     // written here.
@@ -581,10 +582,11 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
 Residents tiling::planResidents(
     OpBuilder &b, ArrayRef<Operation *> ops,
     const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
-    bool fusePools, const DenseMap<Operation *, FusedGlobalPool> &globalPools) {
+    const DenseMap<Operation *, FusedPool> &fusedPools,
+    const DenseMap<Operation *, FusedGlobalPool> &globalPools) {
   Residents residents;
   residents.partitions = target.numPartitions;
-  Planner planner(ops, absorbed, target, fusePools, globalPools);
+  Planner planner(ops, absorbed, target, fusedPools, globalPools);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

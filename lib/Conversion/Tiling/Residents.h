@@ -27,6 +27,7 @@ struct TargetDesc;
 
 namespace nki::tiling {
 
+struct FusedPool;
 struct FusedGlobalPool;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
@@ -84,14 +85,15 @@ public:
 /// target's SBUF bytes per partition, and allocates their tiles, with the
 /// border set before the first kernel that writes them. Writing a stepped
 /// view in HBM would pay the target's DMA descriptor minimum per element.
-/// With `fusePools`, a pooling that a convolution's kernel computes
-/// (Match.h's findFusedPool) writes its result at the convolution; so does
+/// A pooling in `fusedPools` (Match.h's findFusedPool, by the convolution
+/// whose kernel computes it) writes its result at that convolution; so does
 /// a global pooling in `globalPools` (findFusedGlobalPools; the pooling
 /// itself is in `absorbed`).
 Residents planResidents(
     mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
     const llvm::DenseSet<mlir::Operation *> &absorbed,
-    const isa::TargetDesc &target, bool fusePools,
+    const isa::TargetDesc &target,
+    const llvm::DenseMap<mlir::Operation *, FusedPool> &fusedPools,
     const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools);
 
 } // namespace nki::tiling

@@ -64,6 +64,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (Match.h), and those convolutions.
   std::deque<GlobalPoolSum> globalPoolSums;
   DenseMap<Operation *, FusedGlobalPool> globalPools;
+  /// 2x2 max poolings that the convolution before them computes, by that
+  /// convolution.
+  DenseMap<Operation *, FusedPool> fusedPools;
   /// Channel scales (squeeze-and-excitation) and the convolution that
   /// absorbs each.
   DenseMap<Operation *, linalg::GenericOp> scaleConvs;
@@ -119,6 +122,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   void runOnOperation() override {
     globalPoolSums.clear();
     globalPools.clear();
+    fusedPools.clear();
     scaleConvs.clear();
     pooledInputs.clear();
     mxInputs.clear();
@@ -288,15 +292,32 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // a channel scale before an unpadded convolution with a plain filter
       // is absorbed too (its filter is scaled instead).
       linalg::GenericOp builder;
+      bool diagonal = false, scaled = false;
       if (isConv && findDiagonalFilter(generic.getDpsInputs()[1], builder)) {
+        diagonal = true;
         if (absorbed.insert(builder).second)
           diagonalFilters.push_back(builder);
       } else if (isConv && padOps.empty()) {
         if (std::optional<ChannelScale> scale =
                 findChannelScale(generic.getDpsInputs()[0], op)) {
+          scaled = true;
           absorbed.insert(scale->op);
           scaleConvs[scale->op] = generic;
         }
+      }
+      // A 2x2 max pooling right after a convolution (and its epilogue) is
+      // computed by its kernel, unless that costs the kernel stacked rows.
+      if (isConv && fusePools) {
+        Value out = generic.getDpsInits()[0];
+        linalg::GenericOp epilogue =
+            findEpilogue(cast<linalg::LinalgOp>(op), findZeroFill(out, op));
+        std::optional<FusedPool> pool =
+            findFusedPool(epilogue ? epilogue.getDpsInits()[0] : out,
+                          epilogue ? epilogue.getOperation() : op);
+        if (pool &&
+            !poolingCostsStackedRows(*nki::conv::matchConvGeneric(generic),
+                                     diagonal, scaled, options))
+          fusedPools[op] = *pool;
       }
       // A matmul whose epilogue also reads an earlier matmul of the same A
       // (a SiLU-gated MLP) computes that one too (not with a pooled A,
@@ -317,8 +338,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // they fit; each kernel budgets against what they leave.
     Residents residents;
     if (sbufResident)
-      residents =
-          planResidents(rewriter, ops, absorbed, *desc, fusePools, globalPools);
+      residents = planResidents(rewriter, ops, absorbed, *desc, fusedPools,
+                                globalPools);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -628,10 +649,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                           : findChannelScale(generic.getDpsInputs()[0], op);
       // A 2x2 max pooling of the result right after it: pooled by this
       // kernel (the residents plan saw it there too).
-      std::optional<FusedPool> pool =
-          fusePools ? findFusedPool(epilogue ? epilogue.getDpsInits()[0] : out,
-                                    epilogue ? epilogue.getOperation() : op)
-                    : std::nullopt;
+      std::optional<FusedPool> pool;
+      if (auto it = fusedPools.find(op); it != fusedPools.end())
+        pool = it->second;
       if (pool)
         rewriter.setInsertionPoint(pool->op);
       else if (epilogue)
