@@ -145,6 +145,14 @@ struct ConvKernel {
   /// 1.125 with eight packed bands of 9 taps. `bandH` and the bands' rows
   /// then count groups of `stack` rows.
   int64_t stack = 1;
+  /// Stacked rows when `stack` does not divide OH: the output rows of a
+  /// last group after bandH whole ones (blocks [0, lastRows) of its
+  /// result; its input tile's rows past the padded input are padding or
+  /// zero).
+  int64_t lastRows = 0;
+  /// The blocks evacuate writes: blocks(), or lastRows for that group.
+  int64_t validBlocks() const { return partialGroup ? lastRows : blocks(); }
+  bool partialGroup = false;
   /// Small images (every chunk of one within a group of kChunksPerGroup):
   /// the chunks of `imageGroup` images go in one group, sharing each tap's
   /// stationary operand (at 7x7 a LoadStationary per image and block cost
@@ -431,23 +439,25 @@ static int64_t mostBands(const conv::ConvGeneric &g, int64_t parts,
 
 /// The numbers of stacked output rows a kernel may take (besides a fused
 /// pooling's pairs, which would span two partition blocks, and a stepped
-/// output): a stride-1 convolution's rows, a whole number of groups,
-/// with a plain filter; and only when the PE multiplies fp32 (four cycles
-/// a column). At one cycle a column the copies and the output's DMA by
-/// block outweigh the columns saved in ways chooseBands' model misses:
-/// with bf16 stacking the U-Net at batch 8 ran 647.3 -> 672.4 us,
-/// unet_convt 685.3 -> 665.0.
+/// output): a stride-1 convolution's rows, a whole number of groups
+/// unless `ragged` (a last group of fewer rows), with a plain filter; and
+/// only when the PE multiplies fp32 (four cycles a column). At one cycle a
+/// column the copies and the output's DMA by block outweigh the columns saved
+/// in ways chooseBands' model misses: with bf16 stacking the U-Net at batch 8
+/// ran 647.3 -> 672.4 us, unet_convt 685.3 -> 665.0.
 static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
                                         bool diagonal, bool scale,
-                                        const TileOptions &options) {
+                                        const TileOptions &options,
+                                        bool ragged = false) {
   SmallVector<int64_t> counts;
   int64_t P = options.partitions;
   if (g.strideH != 1 || g.dilationH != 1 || g.kh == 1 || diagonal || scale ||
       !options.stackRows || !options.packBands || !g.inputType.isF32() ||
       !options.rates.peClockMHz)
     return counts;
-  for (int64_t q = 2; g.c * (g.kh + q - 1) <= P && q * g.f <= P; ++q)
-    if (g.oh % q == 0)
+  for (int64_t q = 2; g.c * (g.kh + q - 1) <= P && q * g.f <= P && q <= g.oh;
+       ++q)
+    if (ragged || g.oh % q == 0)
       counts.push_back(q);
   return counts;
 }
@@ -531,9 +541,12 @@ void ConvKernel::chooseBands() {
   };
   auto cost = [&](Choice c) {
     int64_t taps = c.fold ? (g.kw + c.cols - 1) / c.cols : g.kh * g.kw;
-    double columns = double(taps) * pixels / (c.bands * c.stack);
+    // Stacked, a last group of fewer rows costs a whole group.
+    int64_t groups = (g.oh + c.stack - 1) / c.stack;
+    double columns = c.stack > 1 ? double(taps) * double(g.n * g.ow * groups)
+                                 : double(taps) * pixels / c.bands;
     double dma = 0;
-    int64_t rowsLoaded = c.stack > 1 ? (g.kh + c.stack - 1) * (g.oh / c.stack)
+    int64_t rowsLoaded = c.stack > 1 ? (g.kh + c.stack - 1) * groups
                          : c.fold    ? g.kh * g.oh
                                   : inRows(g.oh) + (c.bands - 1) * (g.kh - 1);
     // Stacked rows are copied a row at a time (every stack-th row of the
@@ -578,9 +591,12 @@ void ConvKernel::chooseBands() {
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
   // Stacked output rows (stackCounts), not with a fused pooling or a
-  // stepped output.
+  // stepped output; with a last group of fewer rows unless the kernel sums
+  // its result for a global pooling (the sums would count the missing
+  // rows).
+  bool ragged = !globalPool;
   if (!pool && !oneBand)
-    for (int64_t q : stackCounts(g, bool(diagonal), scale, options))
+    for (int64_t q : stackCounts(g, bool(diagonal), scale, options, ragged))
       candidates.push_back(Choice{true, 1, 1, q});
   for (Choice c : candidates)
     if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
@@ -638,6 +654,7 @@ LogicalResult ConvKernel::analyze() {
   }
   bool newBands = !input.resident || foldRows || bands > 1;
   bandH = g.oh / bands / stack;
+  lastRows = g.oh % stack;
   bandRows = bandH;
   // Packed bands go in groups of chunks, so that the next group's input
   // (which moves by DMA) loads while this one multiplies.
@@ -821,8 +838,13 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   int64_t cols = rc * wc;
   // Packed bands or stacked rows: partitions [j * F, (j + 1) * F) of the
   // chunk are output rows blockRow(oh, j), blockRow(oh, j) + blockRowStep(),
-  // ...; every operand moves by DMA.
-  int64_t fs = fb / blocks();
+  // ...; every operand moves by DMA. A last group of fewer stacked rows
+  // computes the first `nb` blocks only.
+  int64_t fs = fb / blocks(), nb = validBlocks();
+  if (nb < blocks()) {
+    fb = nb * fs;
+    acc = tileSlice(b, loc, acc, 0, fb, 0, cols);
+  }
   // [fs, rc * wc] of block j of a 4-D operand: partitions along f, the
   // chunk's pixels along the free axis (whole rows merge; else rc == 1);
   // [fs, rc, wc] when the block's rows step over the others'.
@@ -854,12 +876,12 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     int64_t width = column ? 1 : cols;
     std::pair<Value, int64_t> key = {l.buffer, l.offset + n * l.strides[0] +
                                                    f0 * l.strides[1]};
-    if (Value cached = column ? columns.lookup(key) : Value())
+    if (Value cached = column && nb == blocks() ? columns.lookup(key) : Value())
       return cached;
     Value t = allocTile(b, loc, {fb, width}, type);
-    if (column)
+    if (column && nb == blocks())
       columns[key] = t;
-    for (int64_t j = 0; j < blocks(); ++j) {
+    for (int64_t j = 0; j < nb; ++j) {
       Value r = column ? Value() : resident(l.buffer, j);
       tile::DmaOp::create(b, loc, r ? r : view2d(l, width, j),
                           tileSlice(b, loc, t, j * fs, fs, 0, width));
@@ -924,7 +946,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                   cast<MemRefType>(t.getType()).getElementType()))
         if (Value narrow = retypeWrittenTile(b, t, outType))
           t = narrow;
-      for (int64_t j = 0; j < blocks(); ++j) {
+      for (int64_t j = 0; j < nb; ++j) {
         Value r = resident(out.buffer, j);
         tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
                             r ? r : view2d(out, cols, j));
@@ -1116,10 +1138,18 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           b, loc, windowOf(b, loc, t, parts, 0, tr, 1, from, g.w - from, 1),
           b.getF32FloatAttr(pad ? float(pad->value) : 0.0f));
     }
+    // A last group of fewer stacked rows reads input rows past the padded
+    // input in its last partition groups: from HBM with padding they are
+    // padding rows (set above); else they are set to zero here and not
+    // loaded (they feed only the blocks the group does not store).
+    if (partialGroup && !(pad && !input.resident))
+      tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
     for (int64_t j = 0; j < bands; ++j)
       for (int64_t kwi = 0; kwi < foldCols; ++kwi)
         for (int64_t kh = 0; kh < fold; ++kh) {
           int64_t h0 = (oh0 + j * bandH) * foldRowStep() + kh * foldGroupStep();
+          if (partialGroup && h0 >= g.h)
+            continue;
           int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
           int64_t shift = kwi * g.dilationW;
           if (input.resident) {
@@ -1585,6 +1615,11 @@ void ConvKernel::emit() {
         llvm::to_vector(llvm::seq(n, std::min(n + imageGroup, g.n)));
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
       emitBand(b, images, oh0, std::min(bandRows, bandH - oh0), imageFilters);
+    if (lastRows) {
+      partialGroup = true;
+      emitBand(b, images, bandH, 1, imageFilters);
+      partialGroup = false;
+    }
   }
 }
 

@@ -4,15 +4,19 @@
 // conv-stack-rows.mlir). When the kernel has several images and stacking
 // takes fewer PE columns than any fused choice (fp32: 3 / 4 a pixel here
 // against 9 / 8 for eight bands), the pooling runs as its own kernel
-// after it (lib/Conversion/Tiling/Conv.cpp, poolingCostsStackedRows).
+// after it (lib/Conversion/Tiling/Conv.cpp, poolingCostsStackedRows;
+// the comparison counts stacks that divide the rows).
 // RUN: nki-opt %s --split-input-file --nki-tile | FileCheck %s
 
-// Two images: each stacks four rows (3 matmuls of [96, 64]), and the
+// Two images: each stacks six rows (16 in groups of 6, 6 and 4: 3
+// matmuls of [128, 96] for the first two groups, 3 for the last), and the
 // pooling's kernel takes the maxes along W and then along H of each image.
 // CHECK-LABEL: func.func @two_images(
-// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<96x64xf32
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x96xf32, {{.*}}, memref<128x2x16xf32
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x96xf32, {{.*}}, memref<128x1x16xf32
 // CHECK-NOT: "max"
-// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<96x64xf32
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x96xf32, {{.*}}, memref<128x2x16xf32
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x96xf32, {{.*}}, memref<128x1x16xf32
 // CHECK-NOT: nki.matmul
 // CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x16x8xf32, strided<[512, 16, 2]>
 // CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x8x8xf32, strided<[128, 16, 1]>
