@@ -464,9 +464,12 @@ static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
 
 bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
                                      bool scale, const TileOptions &options) {
-  // With one image the pooling's own kernel has nothing to overlap: the
-  // next layer waits for it (at batch 1 the U-Nets ran -0.8 and +2.6 us
-  // unfused, at batch 8 -110 us each).
+  // With one image the pooling's own kernel, its band copies included, is
+  // on the path to the next layer, which the PE columns alone do not
+  // weigh: at batch 1 the U-Net ran 7.4 us faster unfused, but an 8-channel
+  // 128 x 128 convolution read from HBM (DMA-bound) and its pooling 10.2 us
+  // slower (e2e conv.test); with several images the pooling overlaps the
+  // next images' convolutions (the U-Nets at batch 8: -110 us each).
   SmallVector<int64_t> counts = stackCounts(g, diagonal, scale, options);
   if (g.n == 1 || counts.empty())
     return false;

@@ -50,6 +50,44 @@ module {
 
 // -----
 
+// bf16 operands do not stack (one PE cycle a column): the convolution
+// keeps the pooling, computed from each chunk of its result (kernel rows
+// folded: 3 matmuls of [48, 16] for the image's 16 rows; the maxes along W
+// and then along H of the chunk).
+// CHECK-LABEL: func.func @bf16(
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<48x16xbf16
+// CHECK-NOT: nki.matmul
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x16x8xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x8x8xf32
+// CHECK-NOT: "max"
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<16x3x3x16xbf16> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @bf16(%arg0: memref<1x16x18x18xbf16>) -> memref<1x16x8x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %w = memref.get_global @w : memref<16x3x3x16xbf16>
+    %y = memref.alloc() {alignment = 64 : i64} : memref<1x16x16x16xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<1x16x16x16xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %w : memref<1x16x18x18xbf16>, memref<16x3x3x16xbf16>) outs(%y : memref<1x16x16x16xf32>) {
+    ^bb0(%in: bf16, %in_3: bf16, %out: f32):
+      %a = arith.extf %in : bf16 to f32
+      %b = arith.extf %in_3 : bf16 to f32
+      %2 = arith.mulf %a, %b : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %win = memref.alloc() : memref<2x2xf32>
+    %p = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x8xf32>
+    linalg.fill ins(%ninf : f32) outs(%p : memref<1x16x8x8xf32>)
+    linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%y, %win : memref<1x16x16x16xf32>, memref<2x2xf32>) outs(%p : memref<1x16x8x8xf32>)
+    return %p : memref<1x16x8x8xf32>
+  }
+}
+// -----
+
 // One image: the pooling's own kernel would have nothing to overlap, so
 // the convolution keeps it and runs eight bands side by side (nine
 // matmuls of [128, 128]), pooling every band at once.
