@@ -384,7 +384,8 @@ struct NKIPrepareGraphPass
   }
 
   /// Under auto-cast a tensor that only convolutions read, each rounding
-  /// it to bf16 first (directly or through a constant pad), is stored in
+  /// it to bf16 first (directly, through a constant pad or through the
+  /// slice of a depthwise convolution's channel block), is stored in
   /// bf16: its producer (an elementwise op or a convolution, into whose
   /// epilogue the cast fuses) rounds it once, and when it does not stay in
   /// SBUF it moves half the bytes through HBM. The program's inputs keep
@@ -407,6 +408,19 @@ struct NKIPrepareGraphPass
              llvm::all_of(pad->getUsers(), [&](Operation *u) {
                return roundingConv(u, pad.getResult());
              });
+    };
+    // A channel block of a depthwise convolution (nki::decomposeConvolutions
+    // slices its input per block of 128 channels) that only rounding
+    // convolutions read, directly or through a constant pad.
+    auto roundingSlice = [&](Operation *user) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+      return slice && !slice->use_empty() &&
+             llvm::all_of(slice->getUsers(), [&](Operation *u) {
+               return roundingConv(u, slice.getResult()) || roundingPad(u);
+             });
+    };
+    auto roundingReader = [&](Operation *user, Value v) {
+      return roundingConv(user, v) || roundingPad(user) || roundingSlice(user);
     };
     // Computed from constants only (a BatchNorm's gamma * rsqrt(var + eps)
     // is folded later, by nki-fuse-elementwise).
@@ -451,12 +465,24 @@ struct NKIPrepareGraphPass
       return arith::ConstantOp::create(rewriter, loc,
                                        rewriter.getFloatAttr(bf16, p));
     };
-    // The convolutions (directly or through a constant pad) that read `v`
-    // read `rounded` instead.
-    auto readRounded = [&](Value v, Value rounded) {
+    // The convolutions (directly, through a constant pad or through a
+    // channel block's slice) that read `v` read `rounded` instead.
+    std::function<void(Value, Value)> readRounded = [&](Value v,
+                                                        Value rounded) {
       for (Operation *user : llvm::to_vector(v.getUsers())) {
         if (user == rounded.getDefiningOp())
           continue;
+        if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+          rewriter.setInsertionPoint(slice);
+          auto type =
+              RankedTensorType::get(slice.getResultType().getShape(), bf16);
+          Value block = tensor::ExtractSliceOp::create(
+              rewriter, slice.getLoc(), type, rounded, slice.getMixedOffsets(),
+              slice.getMixedSizes(), slice.getMixedStrides());
+          readRounded(slice.getResult(), block);
+          rewriter.eraseOp(slice);
+          continue;
+        }
         auto pad = dyn_cast<tensor::PadOp>(user);
         if (!pad) {
           nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(user),
@@ -491,7 +517,7 @@ struct NKIPrepareGraphPass
       FloatAttr padValue, init;
       if (!cast<RankedTensorType>(r.getType()).getElementType().isF32() ||
           r.use_empty() || !llvm::all_of(r.getUsers(), [&](Operation *u) {
-            return roundingConv(u, r) || roundingPad(u);
+            return roundingReader(u, r);
           }))
         continue;
       if ((pad &&
@@ -536,11 +562,13 @@ struct NKIPrepareGraphPass
       Value x = op.getDpsInputs()[0];
       if (auto pad = x.getDefiningOp<tensor::PadOp>())
         x = pad.getSource();
+      if (auto slice = x.getDefiningOp<tensor::ExtractSliceOp>())
+        x = slice.getSource();
       sources.insert(x);
     });
     for (Value v : sources) {
       if (!fusible(v) || !llvm::all_of(v.getUsers(), [&](Operation *u) {
-            return roundingConv(u, v) || roundingPad(u);
+            return roundingReader(u, v);
           }))
         continue;
       rewriter.setInsertionPointAfterValue(v);

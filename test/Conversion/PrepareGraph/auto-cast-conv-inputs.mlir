@@ -1,5 +1,6 @@
 // --auto-cast=matmul: a tensor that only convolutions read, each rounding it
-// to bf16 (directly or through a constant pad), is stored in bf16: a cast
+// to bf16 (directly, through a constant pad or through a depthwise channel
+// block's slice), is stored in bf16: a cast
 // after its producer (which fuses into the producer's epilogue), the pad in
 // bf16, and the convolution reading bf16 with no rounding in its body. The
 // program's input keeps its type.
@@ -247,4 +248,51 @@ func.func @max_pool_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, t
   %f2 = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%mp, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c2, %mp : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Read by a depthwise convolution of 130 channels, which nki-prepare-graph
+// decomposes into channel blocks of 128 and 2, each reading its slice of
+// the tensor through a constant pad: the tensor is stored in bf16, and each
+// block slices and pads the bf16 tensor.
+// CHECK-LABEL: func.func @depthwise_blocks
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x130x4x4xf32>) outs(%{{.*}} : tensor<1x130x4x4xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf %in : f32 to bf16
+// CHECK: tensor.extract_slice %[[B]][0, 0, 0, 0] [1, 128, 4, 4] [1, 1, 1, 1] : tensor<1x130x4x4xbf16> to tensor<1x128x4x4xbf16>
+// CHECK: } : tensor<1x128x4x4xbf16> to tensor<1x128x6x6xbf16>
+// CHECK: tensor.extract_slice %[[B]][0, 128, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1] : tensor<1x130x4x4xbf16> to tensor<1x2x4x4xbf16>
+// CHECK: } : tensor<1x2x4x4xbf16> to tensor<1x2x6x6xbf16>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @depthwise_blocks(%arg0: tensor<1x4x4x4xf32> {nki.name = "input"}) -> (tensor<1x130x4x4xf32> {nki.name = "output"}) {
+  %cst = arith.constant dense<5.000000e-01> : tensor<130x4x1x1xf32>
+  %cst_0 = arith.constant dense<2.500000e-01> : tensor<130x1x3x3xf32>
+  %cst_1 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x130x4x4xf32>
+  %1 = linalg.fill ins(%cst_1 : f32) outs(%0 : tensor<1x130x4x4xf32>) -> tensor<1x130x4x4xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%arg0, %cst : tensor<1x4x4x4xf32>, tensor<130x4x1x1xf32>) outs(%1 : tensor<1x130x4x4xf32>) -> tensor<1x130x4x4xf32>
+  %3 = tensor.empty() : tensor<1x130x4x4xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x130x4x4xf32>) outs(%3 : tensor<1x130x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %cst_8 = arith.constant 0.000000e+00 : f32
+    %8 = arith.maximumf %in, %cst_8 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1x130x4x4xf32>
+  %cst_2 = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %4 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%arg1: index, %arg2: index, %arg3: index, %arg4: index):
+    tensor.yield %cst_2 : f32
+  } : tensor<1x130x4x4xf32> to tensor<1x130x6x6xf32>
+  %collapsed = tensor.collapse_shape %padded [[0, 1, 2, 3]] : tensor<1x130x6x6xf32> into tensor<4680xf32>
+  %expanded = tensor.expand_shape %collapsed [[0, 1, 2, 3, 4]] output_shape [1, 130, 1, 6, 6] : tensor<4680xf32> into tensor<1x130x1x6x6xf32>
+  %collapsed_3 = tensor.collapse_shape %cst_0 [[0, 1, 2, 3]] : tensor<130x1x3x3xf32> into tensor<1170xf32>
+  %expanded_4 = tensor.expand_shape %collapsed_3 [[0, 1, 2, 3, 4]] output_shape [130, 1, 1, 3, 3] : tensor<1170xf32> into tensor<130x1x1x3x3xf32>
+  %cst_5 = arith.constant 0.000000e+00 : f32
+  %5 = tensor.empty() : tensor<1x130x1x4x4xf32>
+  %6 = linalg.fill ins(%cst_5 : f32) outs(%5 : tensor<1x130x1x4x4xf32>) -> tensor<1x130x1x4x4xf32>
+  %7 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%expanded, %expanded_4 : tensor<1x130x1x6x6xf32>, tensor<130x1x1x3x3xf32>) outs(%6 : tensor<1x130x1x4x4xf32>) -> tensor<1x130x1x4x4xf32>
+  %collapsed_6 = tensor.collapse_shape %7 [[0, 1, 2, 3, 4]] : tensor<1x130x1x4x4xf32> into tensor<2080xf32>
+  %expanded_7 = tensor.expand_shape %collapsed_6 [[0, 1, 2, 3]] output_shape [1, 130, 4, 4] : tensor<2080xf32> into tensor<1x130x4x4xf32>
+  return %expanded_7 : tensor<1x130x4x4xf32>
 }
