@@ -149,6 +149,36 @@ def small_efficientnet():
                         num_classes=10)
 
 
+def concat_block(classes=10):
+    """An Inception-like block: a stem, two branches (1x1 and 3x3, each
+    BatchNorm + ReLU6) concatenated, a depthwise 3x3 (BatchNorm + ReLU6) over
+    the concatenation, then global pooling and a classifier."""
+    import torch
+    from torch import nn
+
+    def cbr(cin, cout, k, groups=1):
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, k, padding=k // 2, groups=groups,
+                      bias=False),
+            nn.BatchNorm2d(cout), nn.ReLU6(inplace=True))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = cbr(3, 16, 3)
+            self.a = cbr(16, 24, 1)
+            self.b = cbr(16, 8, 3)
+            self.dw = cbr(32, 32, 3, groups=32)
+            self.head = nn.Linear(32, classes)
+
+        def forward(self, x):
+            x = self.stem(x)
+            x = self.dw(torch.cat([self.a(x), self.b(x)], dim=1))
+            return self.head(x.mean(dim=(2, 3)))
+
+    return Block()
+
+
 # --- transformers (issue 12's benchmark) -------------------------------------
 
 def causal_mask(n):
@@ -437,6 +467,7 @@ ZOO = {
     "tiny_efficientnet_b0": (_tv("efficientnet_b0", num_classes=10),
                              (3, 32, 32), "test"),
     "tiny_efficientnet": (small_efficientnet, (3, 32, 32), "test"),
+    "tiny_concat": (concat_block, (3, 32, 32), "test"),
     "resnet50_layer1": (resnet50_layer1, (3, 224, 224), "test"),
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),

@@ -566,13 +566,56 @@ struct NKIPrepareGraphPass
         x = slice.getSource();
       sources.insert(x);
     });
+    // A concatenation (tensor.concat decomposed: inserts into an empty
+    // tensor) whose every part is a fusible producer's result that nothing
+    // else reads: the parts are rounded by their producers and inserted
+    // into a bf16 tensor.
+    auto concatParts =
+        [&](Value v) -> std::optional<SmallVector<tensor::InsertSliceOp>> {
+      SmallVector<tensor::InsertSliceOp> chain;
+      Value dest = v;
+      while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+        if ((dest != v && !dest.hasOneUse()) ||
+            !insert.getSource().hasOneUse() || !fusible(insert.getSource()))
+          return std::nullopt;
+        chain.push_back(insert);
+        dest = insert.getDest();
+      }
+      if (chain.empty() || !dest.getDefiningOp<tensor::EmptyOp>() ||
+          !dest.hasOneUse())
+        return std::nullopt;
+      return chain;
+    };
     for (Value v : sources) {
-      if (!fusible(v) || !llvm::all_of(v.getUsers(), [&](Operation *u) {
-            return roundingReader(u, v);
-          }))
+      if (!llvm::all_of(v.getUsers(),
+                        [&](Operation *u) { return roundingReader(u, v); }))
         continue;
-      rewriter.setInsertionPointAfterValue(v);
-      readRounded(v, roundedToBF16(rewriter, v.getLoc(), v));
+      if (fusible(v)) {
+        rewriter.setInsertionPointAfterValue(v);
+        readRounded(v, roundedToBF16(rewriter, v.getLoc(), v));
+        continue;
+      }
+      std::optional<SmallVector<tensor::InsertSliceOp>> chain = concatParts(v);
+      if (!chain)
+        continue;
+      tensor::InsertSliceOp first = chain->back();
+      rewriter.setInsertionPoint(first.getDest().getDefiningOp());
+      Value dest = tensor::EmptyOp::create(
+          rewriter, first.getLoc(), first.getDestType().getShape(), bf16);
+      for (tensor::InsertSliceOp insert : llvm::reverse(*chain)) {
+        Value part = insert.getSource();
+        rewriter.setInsertionPointAfterValue(part);
+        Value rounded = roundedToBF16(rewriter, part.getLoc(), part);
+        rewriter.setInsertionPoint(insert);
+        dest = tensor::InsertSliceOp::create(
+            rewriter, insert.getLoc(), rounded, dest, insert.getMixedOffsets(),
+            insert.getMixedSizes(), insert.getMixedStrides());
+      }
+      readRounded(v, dest);
+      Operation *empty = first.getDest().getDefiningOp();
+      for (tensor::InsertSliceOp insert : *chain)
+        rewriter.eraseOp(insert);
+      rewriter.eraseOp(empty);
     }
   }
 

@@ -1,6 +1,7 @@
 // --auto-cast=matmul: a tensor that only convolutions read, each rounding it
 // to bf16 (directly, through a constant pad or through a depthwise channel
-// block's slice), is stored in bf16: a cast
+// block's slice), is stored in bf16 (so are the parts of a concatenation
+// that only such convolutions read): a cast
 // after its producer (which fuses into the producer's epilogue), the pad in
 // bf16, and the convolution reading bf16 with no rounding in its body. The
 // program's input keeps its type.
@@ -295,4 +296,89 @@ func.func @depthwise_blocks(%arg0: tensor<1x4x4x4xf32> {nki.name = "input"}) -> 
   %collapsed_6 = tensor.collapse_shape %7 [[0, 1, 2, 3, 4]] : tensor<1x130x1x4x4xf32> into tensor<2080xf32>
   %expanded_7 = tensor.expand_shape %collapsed_6 [[0, 1, 2, 3]] output_shape [1, 130, 4, 4] : tensor<2080xf32> into tensor<1x130x4x4xf32>
   return %expanded_7 : tensor<1x130x4x4xf32>
+}
+
+// -----
+
+// A concatenation whose parts only it reads, each the result of an
+// elementwise op (a convolution's ReLU), read only by a rounding
+// convolution: each part is rounded by its producer and inserted into a
+// bf16 tensor, which the convolution pads and reads.
+// CHECK-LABEL: func.func @concat_parts
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x8xbf16>)
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x8xbf16>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x8x8xbf16>
+// CHECK: %[[I:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xbf16> into tensor<1x4x8x8xbf16>
+// CHECK: %[[C:.*]] = tensor.insert_slice %[[B]] into %[[I]][0, 2, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xbf16> into tensor<1x4x8x8xbf16>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.pad %[[C]]
+// CHECK: } : tensor<1x4x8x8xbf16> to tensor<1x4x10x10xbf16>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @concat_parts(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %wa = arith.constant dense<0.5> : tensor<2x4x1x1xf32>
+  %wb = arith.constant dense<0.75> : tensor<2x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x3x3xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %ca = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wa : tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) outs(%f2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %ra = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ca : tensor<1x2x8x8xf32>) outs(%e2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %cb = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wb : tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) outs(%f2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %rb = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cb : tensor<1x2x8x8xf32>) outs(%e2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %cat = tensor.concat dim(1) %ra, %rb : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %cat low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w2 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c2 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A part the function also returns: the concatenation stays f32 and the
+// convolution rounds it in its body.
+// CHECK-LABEL: func.func @concat_part_returned
+// CHECK-NOT: tensor<1x4x8x8xbf16>
+// CHECK: tensor.insert_slice %{{.*}} : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1x4x10x10xf32>, tensor<4x3x3x4xbf16>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @concat_part_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x2x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wa = arith.constant dense<0.5> : tensor<2x4x1x1xf32>
+  %wb = arith.constant dense<0.75> : tensor<2x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x3x3xf32>
+  %e2 = tensor.empty() : tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %ca = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wa : tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) outs(%f2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %ra = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ca : tensor<1x2x8x8xf32>) outs(%e2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %cb = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wb : tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) outs(%f2 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %rb = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cb : tensor<1x2x8x8xf32>) outs(%e2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %cat = tensor.concat dim(1) %ra, %rb : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %cat low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w2 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c2, %ra : tensor<1x4x8x8xf32>, tensor<1x2x8x8xf32>
 }
