@@ -384,9 +384,11 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
            "several consecutive output rows at once, their input rows on "
            "the partitions once">,
     Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
-           "A 2x2 stride-2 max pooling right after a convolution, and a "
-           "global average or sum pooling of convolutions' results, are "
-           "computed by the convolutions' kernels">,
+           "A 2x2 stride-2 max pooling right after a convolution (unless "
+           "the convolution, over several images, would then give up "
+           "stacked rows that take fewer matmul columns), and a global "
+           "average or sum pooling of convolutions' results, are computed "
+           "by the convolutions' kernels">,
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
            "softmax(Q K^T) V runs as one kernel whose scores stay on chip "
            "(docs/compiler.md, \"Attention\")">,

@@ -879,10 +879,12 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     int64_t width = column ? 1 : cols;
     std::pair<Value, int64_t> key = {l.buffer, l.offset + n * l.strides[0] +
                                                    f0 * l.strides[1]};
-    if (Value cached = column && nb == blocks() ? columns.lookup(key) : Value())
+    // A last group's shorter column is not cached: it covers fewer blocks.
+    bool cache = column && nb == blocks();
+    if (Value cached = cache ? columns.lookup(key) : Value())
       return cached;
     Value t = allocTile(b, loc, {fb, width}, type);
-    if (column && nb == blocks())
+    if (cache)
       columns[key] = t;
     for (int64_t j = 0; j < nb; ++j) {
       Value r = column ? Value() : resident(l.buffer, j);
