@@ -572,10 +572,58 @@ def round_matmul_inputs(model):
     return model
 
 
+def fold_batch_norms(model):
+    """`model` traced, with each BatchNorm2d that alone reads a Conv2d's
+    output folded into it as nki-prepare-graph folds it (FoldConvScales.h):
+    the weight and bias times the scale a = gamma * rsqrt(var + eps), then
+    the shift b = beta - mean * a added; each step in fp32 as the compiler
+    evaluates it (the reciprocal square root in double, rounded once), so
+    that round_matmul_inputs rounds the weights the compiler rounds."""
+    import copy
+    import numpy as np
+    import torch
+    import torch.fx
+    from torch import nn
+
+    class Shift(nn.Module):
+        def __init__(self, b):
+            super().__init__()
+            self.register_buffer("b", torch.from_numpy(b).view(1, -1, 1, 1))
+
+        def forward(self, x):
+            return x + self.b
+
+    gm = torch.fx.symbolic_trace(copy.deepcopy(model))
+    mods = dict(gm.named_modules())
+    f32 = np.float32
+    for node in gm.graph.nodes:
+        src = node.args[0] if node.args else None
+        if (node.op != "call_module" or
+                not isinstance(mods[node.target], nn.BatchNorm2d) or
+                not isinstance(src, torch.fx.Node) or
+                src.op != "call_module" or
+                not isinstance(mods[src.target], nn.Conv2d) or
+                len(src.users) != 1):
+            continue
+        conv, bn = mods[src.target], mods[node.target]
+        var = bn.running_var.numpy().astype(f32) + f32(bn.eps)
+        a = bn.weight.detach().numpy().astype(f32) * (
+            1.0 / np.sqrt(var.astype(np.float64))).astype(f32)
+        b = bn.bias.detach().numpy().astype(f32) - (
+            bn.running_mean.numpy().astype(f32) * a)
+        with torch.no_grad():
+            conv.weight.mul_(torch.from_numpy(a).view(-1, 1, 1, 1))
+            if conv.bias is not None:
+                conv.bias.mul_(torch.from_numpy(a))
+        gm.add_submodule(node.target, Shift(b))
+    gm.recompile()
+    return gm
+
+
 def export(name, batch, out_dir, opset=13, fold_bn=False, bf16=False):
     """Writes out_dir/{model.onnx,input.npy,expected.npy}, and with `bf16`
-    expected_bf16.npy (round_matmul_inputs); returns (onnx path, input
-    path, expected path)."""
+    expected_bf16.npy (fold_batch_norms, round_matmul_inputs); returns
+    (onnx path, input path, expected path)."""
     import numpy as np
     import torch
     model = build(name)
@@ -596,7 +644,7 @@ def export(name, batch, out_dir, opset=13, fold_bn=False, bf16=False):
     np.save(paths[2], y.numpy().astype(np.float32))
     if bf16:
         with torch.no_grad():
-            yb = round_matmul_inputs(model)(x)
+            yb = round_matmul_inputs(fold_batch_norms(model))(x)
         np.save(os.path.join(out_dir, "expected_bf16.npy"),
                 yb.numpy().astype(np.float32))
     return paths

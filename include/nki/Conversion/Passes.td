@@ -37,7 +37,11 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     Selects the entry function (`main`, the only public function, or
     `entry`), rejects what the compiler does not support (dynamic shapes,
     element types other than f32/bf16, unknown ops) with a diagnostic naming
-    the op, decomposes `linalg.softmax`, generalizes named ops other than
+    the op, decomposes `linalg.softmax`, folds the per-channel factor of an
+    elementwise op on a convolution's result (an inference
+    BatchNormalization's gamma / sqrt(var + eps), computed from constants)
+    into the convolution's constant f32 filter and bias, before auto-cast
+    rounds them, generalizes named ops other than
     matmul, batch_matmul, fill and transpose, writes 2-D NCHW convolutions as
     the implicit-GEMM generic (`conv=implicit-gemm`, docs/compiler.md) and
     the other convolutions and poolings as im2col matmuls and windowed

@@ -22,6 +22,7 @@
 #include "ExpandInt.h"
 #include "ExpandMath.h"
 #include "FoldConstantGenerics.h"
+#include "FoldConvScales.h"
 #include "QuantizeFp8.h"
 #include "QuantizeMx.h"
 
@@ -336,6 +337,9 @@ struct NKIPrepareGraphPass
       }
       rewriter.replaceOp(op, *repl);
     }
+    // While convolutions are named ops, and before auto-cast rounds their
+    // filters.
+    nki::foldConvolutionScales(func);
     // Before concatenations are decomposed: a decoder's convolution reads
     // the upsample through the concat of its skip connection.
     if (subPixel && failed(nki::rewriteUpsampledConvolutions(func)))

@@ -1,0 +1,336 @@
+//===- FoldConvScales.cpp - Per-channel scales folded into filters --------===//
+//
+// For each elementwise generic E whose body multiplies a convolution's
+// result (its only use) by a per-channel operand a:
+//
+//   conv -> [reshapes] -> [bias add: + B[f]] -> E: ... y * a[f] ...
+//
+// a (and B) are evaluated at compile time (FoldConstantGenerics), the
+// filter's elements are multiplied by a of the output channel they feed,
+// B by a, and E's multiply is removed. The output channel of an element of
+// E is that of the convolution's output dims it linearizes (a reshape
+// between them is row-major: a grouped convolution's [G, F/G] pair is one
+// channel), and those dims are loop dims that index the filter directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FoldConvScales.h"
+
+#include "FoldConstantGenerics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace {
+
+/// The position of the one result of `op`'s indexing map for `operand`
+/// that varies, when it is a plain loop dim (in `dim`) and every other
+/// result is the constant 0 or a dim of a single iteration: an operand read
+/// per channel, broadcast over the rest ([C, 1, 1] against [N, C, H, W],
+/// also through (d1, d2, d3) when H = W = 1).
+std::optional<unsigned> perChannelPosition(linalg::GenericOp op,
+                                           OpOperand &operand, unsigned &dim) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  std::optional<unsigned> pos;
+  for (auto [i, e] :
+       llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      if (c.getValue() != 0)
+        return std::nullopt;
+      continue;
+    }
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d)
+      return std::nullopt;
+    if (ranges[d.getPosition()] == 1)
+      continue;
+    if (pos)
+      return std::nullopt;
+    pos = i;
+    dim = d.getPosition();
+  }
+  return pos;
+}
+
+/// An input of elementwise `op` read per channel along loop dim `dim`, as
+/// its block argument's values by channel: the operand is evaluated to a
+/// constant at compile time (the generics on constants that compute it
+/// folded in place). Empty if it is not such an operand.
+SmallVector<float> perChannelValues(linalg::GenericOp op, OpOperand &operand,
+                                    unsigned dim, int64_t channels) {
+  unsigned d = 0;
+  std::optional<unsigned> pos = perChannelPosition(op, operand, d);
+  auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+  if (!pos || d != dim || !type || !type.getElementType().isF32() ||
+      type.getNumElements() != channels)
+    return {};
+  // The ops computing it (BatchNormalization's gamma * rsqrt(var + eps)),
+  // folded to constants.
+  SmallVector<Operation *> slice;
+  SmallVector<Value> work = {operand.get()};
+  while (!work.empty() && slice.size() < 32) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || llvm::is_contained(slice, def) ||
+        !isa<linalg::GenericOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             tensor::EmptyOp, arith::ConstantOp>(def))
+      continue;
+    slice.push_back(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  RewritePatternSet patterns(op->getContext());
+  nki::populateFoldConstantGenericsPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(llvm::to_vector(llvm::reverse(slice)),
+                                std::move(patterns), config);
+  DenseElementsAttr value;
+  if (!matchPattern(operand.get(), m_Constant(&value)))
+    return {};
+  SmallVector<float> values(value.getValues<float>());
+  if (!llvm::all_of(values, [](float v) { return std::isfinite(v); }))
+    return {};
+  return values;
+}
+
+/// `v`'s value when it is a constant, possibly reshaped (a grouped
+/// convolution's filter viewed as [G, F/G, C/G, KH, KW]); null otherwise.
+DenseElementsAttr constantThroughReshapes(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  DenseElementsAttr value;
+  if (!matchPattern(v, m_Constant(&value)))
+    return {};
+  return value.reshape(type);
+}
+
+/// An elementwise generic with one result and an identity output map.
+bool isElementwise(linalg::GenericOp op) {
+  return op && op->getNumResults() == 1 &&
+         op.getNumParallelLoops() == op.getNumLoops() &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity();
+}
+
+/// The body op that is `operand`'s block argument's only use when it is a
+/// binary `OpTy` of that argument and another input's; that input.
+template <typename OpTy>
+std::pair<OpTy, OpOperand *> binaryWithInput(linalg::GenericOp op,
+                                             OpOperand &operand) {
+  BlockArgument arg = op.getMatchingBlockArgument(&operand);
+  if (!arg.hasOneUse())
+    return {};
+  auto bin = dyn_cast<OpTy>(*arg.getUsers().begin());
+  if (!bin)
+    return {};
+  Value other = bin.getLhs() == arg ? bin.getRhs() : bin.getLhs();
+  auto otherArg = dyn_cast<BlockArgument>(other);
+  if (!otherArg || otherArg.getOwner() != op.getBody() ||
+      otherArg.getArgNumber() >= op.getNumDpsInputs() || otherArg == arg)
+    return {};
+  return {bin, op.getDpsInputOperand(otherArg.getArgNumber())};
+}
+
+/// Dims [first, last) of `outer` that linearize dim `c` of `inner` when a
+/// row-major reshape maps one to the other.
+std::optional<std::pair<unsigned, unsigned>>
+channelDims(ArrayRef<int64_t> outer, ArrayRef<int64_t> inner, unsigned c) {
+  int64_t before = 1, size = inner[c];
+  for (unsigned i = 0; i < c; ++i)
+    before *= inner[i];
+  unsigned first = 0;
+  int64_t prod = 1;
+  while (first < outer.size() && prod < before)
+    prod *= outer[first++];
+  // Leading unit dims of the channel's range would be ambiguous; skip them.
+  while (first < outer.size() && outer[first] == 1 && size != 1)
+    ++first;
+  if (prod != before)
+    return std::nullopt;
+  unsigned last = first;
+  prod = 1;
+  while (last < outer.size() && prod < size)
+    prod *= outer[last++];
+  if (prod != size || last == first)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+/// The convolution whose result E's input `y` is, through a bias add (its
+/// per-channel operand in `bias`) and reshapes, each its producer's only
+/// use; null if it is not one this file handles.
+linalg::LinalgOp producingConvolution(Value y, OpOperand *&bias) {
+  bias = nullptr;
+  if (!y.hasOneUse())
+    return {};
+  if (auto add = y.getDefiningOp<linalg::GenericOp>()) {
+    if (!isElementwise(add))
+      return {};
+    for (OpOperand *in : add.getDpsInputOperands()) {
+      auto [addf, b] = binaryWithInput<arith::AddFOp>(add, *in);
+      if (addf && add.getMatchingIndexingMap(in).isIdentity() &&
+          addf->getResult(0).hasOneUse() &&
+          isa<linalg::YieldOp>(*addf->getUsers().begin())) {
+        bias = b;
+        y = in->get();
+        break;
+      }
+    }
+    if (!bias)
+      return {};
+  }
+  while (Operation *def = y.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+        !y.hasOneUse())
+      break;
+    y = def->getOperand(0);
+  }
+  auto conv = y.getDefiningOp<linalg::LinalgOp>();
+  if (!conv || !y.hasOneUse() || !linalg::isaConvolutionOpInterface(conv) ||
+      conv.getNumDpsInputs() != 2 || conv.getNumDpsInits() != 1 ||
+      !getElementTypeOrSelf(y.getType()).isF32())
+    return {};
+  // A zero accumulator: a nonzero one would have to be scaled too.
+  auto fill = conv.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.value(), m_AnyZeroFloat()))
+    return {};
+  return conv;
+}
+
+/// Folds `mul` (E's y * a) into the convolution that computes y, if it is
+/// one this file handles.
+bool foldScale(RewriterBase &rewriter, linalg::GenericOp e, OpOperand &yOperand,
+               arith::MulFOp mul, OpOperand &aOperand) {
+  auto eType = cast<RankedTensorType>(e->getResult(0).getType());
+  unsigned channelDim = 0;
+  if (!perChannelPosition(e, aOperand, channelDim) ||
+      !e.getMatchingIndexingMap(&yOperand).isIdentity())
+    return false;
+  int64_t channels = eType.getDimSize(channelDim);
+  OpOperand *biasOperand = nullptr;
+  linalg::LinalgOp conv = producingConvolution(yOperand.get(), biasOperand);
+  if (!conv)
+    return false;
+  linalg::GenericOp biasAdd;
+  if (biasOperand)
+    biasAdd = cast<linalg::GenericOp>(biasOperand->getOwner());
+  Value y = conv->getResult(0);
+  OpOperand *filterOperand = conv.getDpsInputOperand(1);
+  auto filterType = cast<RankedTensorType>(filterOperand->get().getType());
+  DenseElementsAttr filter = constantThroughReshapes(filterOperand->get());
+  if (!filterType.getElementType().isF32() || !filter)
+    return false;
+
+  // Output dims that make the channel, and where their loop dims index the
+  // filter.
+  auto outType = cast<RankedTensorType>(y.getType());
+  std::optional<std::pair<unsigned, unsigned>> range =
+      channelDims(outType.getShape(), eType.getShape(), channelDim);
+  if (!range)
+    return false;
+  AffineMap outMap = conv.getMatchingIndexingMap(conv.getDpsInitOperand(0));
+  AffineMap filterMap = conv.getMatchingIndexingMap(filterOperand);
+  SmallVector<unsigned> filterPos;
+  SmallVector<int64_t> sizes;
+  for (unsigned i = range->first; i < range->second; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(outMap.getResult(i));
+    if (!d)
+      return false;
+    std::optional<unsigned> p = filterMap.getResultPosition(d);
+    if (!p)
+      return false;
+    filterPos.push_back(*p);
+    sizes.push_back(outType.getDimSize(i));
+  }
+
+  SmallVector<float> scale =
+      perChannelValues(e, aOperand, channelDim, channels);
+  if (scale.empty())
+    return false;
+  SmallVector<float> bias;
+  if (biasOperand) {
+    unsigned biasDim = 0;
+    if (!perChannelPosition(biasAdd, *biasOperand, biasDim) ||
+        biasDim != channelDim)
+      return false;
+    bias = perChannelValues(biasAdd, *biasOperand, channelDim, channels);
+    if (bias.empty())
+      return false;
+  }
+
+  // w'[idx] = w[idx] * a[channel(idx)].
+  SmallVector<float> w(filter.getValues<float>());
+  ArrayRef<int64_t> shape = filterType.getShape();
+  SmallVector<int64_t> idx(shape.size(), 0);
+  for (float &v : w) {
+    int64_t c = 0;
+    for (auto [p, s] : llvm::zip_equal(filterPos, sizes))
+      c = c * s + idx[p];
+    v *= scale[c];
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  rewriter.setInsertionPoint(conv);
+  Value newFilter = arith::ConstantOp::create(
+      rewriter, conv.getLoc(), filterType,
+      DenseElementsAttr::get(filterType, ArrayRef<float>(w)));
+  rewriter.modifyOpInPlace(conv, [&] { filterOperand->set(newFilter); });
+  if (biasOperand) {
+    for (auto [b, s] : llvm::zip_equal(bias, scale))
+      b *= s;
+    auto biasType = cast<RankedTensorType>(biasOperand->get().getType());
+    rewriter.setInsertionPoint(biasAdd);
+    Value newBias = arith::ConstantOp::create(
+        rewriter, biasAdd.getLoc(), biasType,
+        DenseElementsAttr::get(biasType, ArrayRef<float>(bias)));
+    rewriter.modifyOpInPlace(biasAdd, [&] { biasOperand->set(newBias); });
+  }
+  Value product = e.getMatchingBlockArgument(&yOperand);
+  rewriter.replaceOp(mul, product);
+  return true;
+}
+
+} // namespace
+
+void nki::foldConvolutionScales(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> candidates;
+  // Structurally first: folding the factors' generics erases ops.
+  func.walk([&](linalg::GenericOp op) {
+    OpOperand *bias;
+    if (isElementwise(op) &&
+        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+          return producingConvolution(in->get(), bias);
+        }))
+      candidates.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  SmallVector<Operation *> changed;
+  for (linalg::GenericOp e : candidates) {
+    for (OpOperand *in : e.getDpsInputOperands()) {
+      auto [mul, a] = binaryWithInput<arith::MulFOp>(e, *in);
+      if (mul && foldScale(rewriter, e, *in, mul, *a)) {
+        changed.push_back(e);
+        break;
+      }
+    }
+  }
+  if (changed.empty())
+    return;
+  // The factor's operand, now unread, leaves the generics.
+  RewritePatternSet patterns(func.getContext());
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(changed, std::move(patterns), config);
+}
