@@ -389,8 +389,10 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
            "the partitions once">,
     Option<"fusePools", "fuse-pools", "bool", /*default=*/"true",
            "A 2x2 stride-2 max pooling right after a convolution (unless "
-           "the convolution, over several images, would then give up "
-           "stacked rows that take fewer matmul columns), and a global "
+           "the convolution would then give up stacked rows that take "
+           "fewer matmul columns: over several images, or over one whose "
+           "input the program computes in rows of at least a DMA "
+           "descriptor's minimum), and a global "
            "average or sum pooling of convolutions' results, are computed "
            "by the convolutions' kernels">,
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",

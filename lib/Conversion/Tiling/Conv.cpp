@@ -463,15 +463,21 @@ static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
 }
 
 bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
-                                     bool scale, const TileOptions &options) {
-  // With one image the pooling's own kernel, its band copies included, is
-  // on the path to the next layer, which the PE columns alone do not
-  // weigh: at batch 1 the U-Net ran 7.4 us faster unfused, but an 8-channel
-  // 128 x 128 convolution read from HBM (DMA-bound) and its pooling 10.2 us
-  // slower (e2e conv.test); with several images the pooling overlaps the
-  // next images' convolutions (the U-Nets at batch 8: -110 us each).
+                                     bool scale, bool inputIsArgument,
+                                     const TileOptions &options) {
+  // With one image the pooling's own kernel is on the path to the next
+  // layer: it pays when the convolution's PE time is what the stacked rows
+  // cut (the U-Net's 128 x 128 level at batch 1, its input in SBUF: 7.3 us
+  // faster), not when the convolution waits for its input from HBM (e2e
+  // conv.test's 8-channel 128 x 128 program input: 10.2 us slower) or when
+  // its rows are shorter than a DMA descriptor's minimum, which the stacked
+  // rows' copies pay a row at a time (chooseBands then packs bands anyway).
+  // With several images the pooling overlaps the next images' convolutions
+  // (the U-Nets at batch 8: -110 us each).
   SmallVector<int64_t> counts = stackCounts(g, diagonal, scale, options);
-  if (g.n == 1 || counts.empty())
+  if (counts.empty() || (g.n == 1 && (inputIsArgument ||
+                                      g.w * tile::storageBytes(g.inputType) <
+                                          options.rates.dmaMinDescriptorBytes)))
     return false;
   int64_t P = options.partitions;
   // Matmul columns per output pixel, stacked and with the pooling fused

@@ -138,7 +138,13 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// output rows that take fewer PE columns than any fused alternative (a
 /// pooled pair of rows would span two partition blocks): the pooling then
 /// runs as its own kernel. fp32 only, where a column costs the PE four
-/// cycles, and with several images (`diagonal`: a depthwise filter;
+/// cycles (`diagonal`: a depthwise filter; `scale`: a channel scale the
+/// kernel absorbs; neither stacks). With one image, only when the input is
+/// computed by the program (`inputIsArgument`: it is a function argument,
+/// which the kernel loads from HBM).
+bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
+                             bool scale, bool inputIsArgument,
+                             const TileOptions &options);
 /// `scale`: a channel scale the kernel absorbs; neither stacks).
 bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
                              bool scale, const TileOptions &options);

@@ -262,7 +262,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         }
       bool isConv = generic && nki::conv::matchConvGeneric(generic);
       SmallVector<Operation *> padOps;
-      if (isConv && findConvPadding(generic.getDpsInputs()[0], op, padOps))
+      std::optional<ConvPadding> padding;
+      if (isConv &&
+          (padding = findConvPadding(generic.getDpsInputs()[0], op, padOps)))
         absorbed.insert(padOps.begin(), padOps.end());
       bool isMx = generic && nki::isMxMatmul(generic);
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isConv || isMx)
@@ -314,9 +316,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         std::optional<FusedPool> pool =
             findFusedPool(epilogue ? epilogue.getDpsInits()[0] : out,
                           epilogue ? epilogue.getOperation() : op);
-        if (pool &&
-            !poolingCostsStackedRows(*nki::conv::matchConvGeneric(generic),
-                                     diagonal, scaled, options))
+        Value input = padding ? padding->source : generic.getDpsInputs()[0];
+        if (pool && !poolingCostsStackedRows(
+                        *nki::conv::matchConvGeneric(generic), diagonal, scaled,
+                        isa<BlockArgument>(viewRoot(input)), options))
           fusedPools[op] = *pool;
       }
       // A matmul whose epilogue also reads an earlier matmul of the same A

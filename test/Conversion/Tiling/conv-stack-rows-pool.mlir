@@ -1,11 +1,12 @@
 // A 2x2 max pooling right after a convolution is computed by the
 // convolution's kernel from each chunk of output rows, which rules out
 // stacked rows (a pooled pair of rows would span two partition blocks;
-// conv-stack-rows.mlir). When the kernel has several images and stacking
-// takes fewer PE columns than any fused choice (fp32: 3 / 4 a pixel here
-// against 9 / 8 for eight bands), the pooling runs as its own kernel
-// after it (lib/Conversion/Tiling/Conv.cpp, poolingCostsStackedRows;
-// the comparison counts stacks that divide the rows).
+// conv-stack-rows.mlir). When stacking takes fewer PE columns than any
+// fused choice (fp32: 3 / 4 a pixel here against 9 / 8 for eight bands),
+// the pooling runs as its own kernel after it (lib/Conversion/Tiling/
+// Conv.cpp, poolingCostsStackedRows; the comparison counts stacks that
+// divide the rows): with several images, or with one whose input the
+// program computes, in rows of at least a DMA descriptor's minimum.
 // RUN: nki-opt %s --split-input-file --nki-tile | FileCheck %s
 
 // Two images: each stacks six rows (16 in groups of 6, 6 and 4: 3
@@ -109,6 +110,93 @@ module {
     %y = memref.alloc() {alignment = 64 : i64} : memref<1x16x16x16xf32>
     linalg.fill ins(%cst : f32) outs(%y : memref<1x16x16x16xf32>)
     linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %w : memref<1x16x18x18xf32>, memref<16x3x3x16xf32>) outs(%y : memref<1x16x16x16xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %win = memref.alloc() : memref<2x2xf32>
+    %p = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x8xf32>
+    linalg.fill ins(%ninf : f32) outs(%p : memref<1x16x8x8xf32>)
+    linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%y, %win : memref<1x16x16x16xf32>, memref<2x2xf32>) outs(%p : memref<1x16x8x8xf32>)
+    return %p : memref<1x16x8x8xf32>
+  }
+}
+
+// -----
+
+// One image whose input the program computes (here a ReLU; in a U-Net the
+// layer before, kept in SBUF) in rows of at least a DMA descriptor's
+// minimum: the convolution is PE-bound, so it stacks rows as with several
+// images (4 rows: [96, 64] filters, 2 groups a matmul) and the pooling gets
+// its own kernel.
+// CHECK-LABEL: func.func @one_image_computed_input(
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<96x64xf32, {{.*}}, memref<96x2x128xf32
+// CHECK-NOT: nki.matmul
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x8x64xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x4x64xf32
+// CHECK-NOT: "max"
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<16x3x3x16xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @one_image_computed_input(%arg0: memref<1x16x10x130xf32>) -> memref<1x16x4x64xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %w = memref.get_global @w : memref<16x3x3x16xf32>
+    %x = memref.alloc() {alignment = 64 : i64} : memref<1x16x10x130xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<1x16x10x130xf32>) outs(%x : memref<1x16x10x130xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.maximumf %in, %cst : f32
+      linalg.yield %r : f32
+    }
+    %y = memref.alloc() {alignment = 64 : i64} : memref<1x16x8x128xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<1x16x8x128xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x10x130xf32>, memref<16x3x3x16xf32>) outs(%y : memref<1x16x8x128xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %win = memref.alloc() : memref<2x2xf32>
+    %p = memref.alloc() {alignment = 64 : i64} : memref<1x16x4x64xf32>
+    linalg.fill ins(%ninf : f32) outs(%p : memref<1x16x4x64xf32>)
+    linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%y, %win : memref<1x16x8x128xf32>, memref<2x2xf32>) outs(%p : memref<1x16x4x64xf32>)
+    return %p : memref<1x16x4x64xf32>
+  }
+}
+
+// -----
+
+// The same with rows of 18 pixels (72 bytes, a descriptor each if
+// stacked): the convolution keeps the pooling, in eight bands.
+// CHECK-LABEL: func.func @one_image_short_rows(
+// CHECK-COUNT-9: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x128xf32
+// CHECK-NOT: nki.matmul
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x2x8xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x1x8xf32
+// CHECK-NOT: "max"
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<16x3x3x16xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @one_image_short_rows(%arg0: memref<1x16x18x18xf32>) -> memref<1x16x8x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %w = memref.get_global @w : memref<16x3x3x16xf32>
+    %x = memref.alloc() {alignment = 64 : i64} : memref<1x16x18x18xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<1x16x18x18xf32>) outs(%x : memref<1x16x18x18xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.maximumf %in, %cst : f32
+      linalg.yield %r : f32
+    }
+    %y = memref.alloc() {alignment = 64 : i64} : memref<1x16x16x16xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<1x16x16x16xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x16x18x18xf32>, memref<16x3x3x16xf32>) outs(%y : memref<1x16x16x16xf32>) {
     ^bb0(%in: f32, %in_3: f32, %out: f32):
       %2 = arith.mulf %in, %in_3 : f32
       %3 = arith.addf %out, %2 : f32
