@@ -164,6 +164,34 @@ channelDims(ArrayRef<int64_t> outer, ArrayRef<int64_t> inner, unsigned c) {
   return std::make_pair(first, last);
 }
 
+/// Whether `op`'s body is out + x * w (a convolution, not a pooling, whose
+/// window operand is not multiplied), so that scaling w scales the result.
+bool multipliesAndAdds(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto add =
+      body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  BlockArgument out = body->getArgument(op.getNumDpsInputs());
+  Value other = add.getLhs() == out   ? add.getRhs()
+                : add.getRhs() == out ? add.getLhs()
+                                      : Value();
+  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  // The filter's element reaches the multiply (maybe extended or rounded).
+  BlockArgument w = body->getArgument(1);
+  auto reaches = [&](Value v) {
+    while (Operation *def = v.getDefiningOp())
+      if (isa<arith::ExtFOp, arith::TruncFOp>(def))
+        v = def->getOperand(0);
+      else
+        break;
+    return v == w;
+  };
+  return reaches(mul.getLhs()) || reaches(mul.getRhs());
+}
+
 /// The convolution whose result E's input `y` is, through a bias add (its
 /// per-channel operand in `bias`) and reshapes, each its producer's only
 /// use; null if it is not one this file handles.
@@ -196,7 +224,7 @@ linalg::LinalgOp producingConvolution(Value y, OpOperand *&bias) {
   auto conv = y.getDefiningOp<linalg::LinalgOp>();
   if (!conv || !y.hasOneUse() || !linalg::isaConvolutionOpInterface(conv) ||
       conv.getNumDpsInputs() != 2 || conv.getNumDpsInits() != 1 ||
-      !getElementTypeOrSelf(y.getType()).isF32())
+      !getElementTypeOrSelf(y.getType()).isF32() || !multipliesAndAdds(conv))
     return {};
   // A zero accumulator: a nonzero one would have to be scaled too.
   auto fill = conv.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();

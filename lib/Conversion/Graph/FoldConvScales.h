@@ -1,5 +1,4 @@
-//===- FoldConvScales.h - Per-channel scales folded into filters -*- C++
-//-*-===//
+//===- FoldConvScales.h - Scales folded into filters ----------*- C++ -*-===//
 #ifndef NKI_LIB_CONVERSION_GRAPH_FOLDCONVSCALES_H
 #define NKI_LIB_CONVERSION_GRAPH_FOLDCONVSCALES_H
 
@@ -14,9 +13,10 @@ namespace nki {
 /// conv(x, w'), w'[.., f, ..] = w[.., f, ..] * a[f]; a bias the
 /// convolution adds on the way (ONNX Conv's B) is scaled too. The
 /// convolution is a named linalg convolution (any layout, grouped and
-/// depthwise ones included, its result possibly reshaped) with a zero
-/// accumulator and an f32 constant filter that only it reads; the factor
-/// must be finite. The elementwise op then adds the shift alone, which
+/// depthwise ones included, its result possibly reshaped) that
+/// multiplies and accumulates from zero, with an f32 constant filter (a
+/// new constant: another reader keeps the old one); the factor must be
+/// finite. The elementwise op then adds the shift alone, which
 /// the PSUM evacuation does in the same instruction as a ReLU (a
 /// tensor_scalar's second op) instead of a second pass. Runs before
 /// auto-cast rounds the filter, so the bf16 filter is round(w * a).

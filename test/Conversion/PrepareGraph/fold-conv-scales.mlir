@@ -183,3 +183,29 @@ func.func @not_folded(%x: tensor<1x1x4x4xf32>, %wa: tensor<2x1x1x1xf32>, %g: ten
   } -> tensor<1x2x4x4xf32>
   return %r0, %r1, %r2, %y2, %r3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+
+// A max pooling is a convolution-like op too, but its window is not
+// multiplied: a scale after it stays (even with a constant window).
+// CHECK-LABEL: func.func @max_pool
+// CHECK: arith.mulf %in, %in_{{[0-9]+}} : f32
+func.func @max_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %win = arith.constant dense<1.0> : tensor<2x2xf32>
+  %s = arith.constant dense<[[[2.0]], [[-1.0]]]> : tensor<2x1x1xf32>
+  %e = tensor.empty() : tensor<1x2x2x2xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %p = linalg.pooling_nchw_max {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %win : tensor<1x2x4x4xf32>, tensor<2x2xf32>) outs(%i : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %r = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+         ins(%p, %s : tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) outs(%e : tensor<1x2x2x2xf32>) {
+  ^bb0(%a: f32, %sc: f32, %o: f32):
+    %m = arith.mulf %a, %sc : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x2x2xf32>
+  return %r : tensor<1x2x2x2xf32>
+}
