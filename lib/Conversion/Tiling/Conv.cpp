@@ -64,6 +64,9 @@ using namespace nki::tiling;
 /// batch 8, its SiLU evacuations of 7 x 7 and 14 x 14 images: 1,373.7 ->
 /// 1,348.5 us.
 constexpr int64_t kEvacuationColumns = 256;
+/// Pixels an image has at most for its evacuations to be merged whatever the
+/// epilogue.
+constexpr int64_t kFewPixels = 8;
 
 namespace {
 constexpr int64_t kChunksPerGroup = 4;
@@ -332,7 +335,7 @@ struct ConvKernel {
   /// instruction per epilogue op instead of one per image (pays an engine's
   /// fixed cost once; a 7 x 7 image is 49 columns). Not with stacked rows or
   /// bands, a pooling, or a per-image epilogue operand.
-  bool evacuatesImages() const;
+  bool evacuatesImages(int64_t pixels) const;
   /// The clamps that evacuate put in place on a resident output (ReLU6's,
   /// clampInto) in a kernel of several images, with the chunk each covers,
   /// since the last joinClamps.
@@ -857,32 +860,38 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                         target(j));
 }
 
-bool ConvKernel::evacuatesImages() const {
-  // An epilogue of a function only the ACT computes (SiLU, sigmoid, GELU:
-  // a math op): its instructions cannot spread over the engines, so each
-  // one's fixed cost is the ACT's alone. Others spread over three engines,
-  // where more, smaller evacuations finish sooner (and the scheduler's
-  // balance moves: ResNet-50's ReLU epilogues at batch 8 under auto-cast
-  // ran 1,706 -> 1,839 us merged).
-  if (!epilogue || blocks() != 1 || bands > 1 || poolInKernel || globalPool ||
-      scale)
+bool ConvKernel::evacuatesImages(int64_t pixels) const {
+  if (blocks() != 1 || bands > 1 || poolInKernel || globalPool || scale)
     return false;
-  bool actOnly = false;
-  linalg::GenericOp body = epilogue;
-  body.getBody()->walk([&](Operation *op) {
-    actOnly |= op->getDialect() && op->getDialect()->getNamespace() == "math";
-  });
   // Every per-channel operand is the same for every image.
-  return actOnly && llvm::all_of(epi.operands, [](const Access &e) {
-           bool column = e.buffer && e.strides[2] == 0 && e.strides[3] == 0;
-           return !column || e.strides[0] == 0;
-         });
+  if (epilogue && !llvm::all_of(epi.operands, [](const Access &e) {
+        bool column = e.buffer && e.strides[2] == 0 && e.strides[3] == 0;
+        return !column || e.strides[0] == 0;
+      }))
+    return false;
+  // Images of a few pixels (a squeeze-and-excitation's 1x1 convolutions):
+  // an instruction's fixed cost is nearly all of it.
+  if (pixels <= kFewPixels)
+    return true;
+  // Else an epilogue of a function only the ACT computes (SiLU, sigmoid,
+  // GELU: a math op): its instructions cannot spread over the engines, so
+  // each one's fixed cost is the ACT's alone. Others spread over three
+  // engines, where more, smaller evacuations finish sooner (and the
+  // scheduler's balance moves: ResNet-50's ReLU epilogues at batch 8 under
+  // auto-cast ran 1,706 -> 1,839 us merged).
+  bool actOnly = false;
+  if (linalg::GenericOp body = epilogue)
+    body.getBody()->walk([&](Operation *op) {
+      actOnly |= op->getDialect() && op->getDialect()->getNamespace() == "math";
+    });
+  return actOnly;
 }
 
 void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                           int64_t oh, int64_t ow0, int64_t rc, int64_t wc,
                           Value acc, int64_t imgs) {
-  assert((imgs == 1 || evacuatesImages()) && "images evacuated one by one");
+  assert((imgs == 1 || evacuatesImages(rc * wc)) &&
+         "images evacuated one by one");
   int64_t cols = rc * wc * imgs;
   // Packed bands or stacked rows: partitions [j * F, (j + 1) * F) of the
   // chunk are output rows blockRow(oh, j), blockRow(oh, j) + blockRowStep(),
@@ -1302,7 +1311,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       // engines share the chunk.
       for (auto [ch, acc] : llvm::zip_equal(group, accs)) {
         int64_t pixels = ch.rc * ch.wc;
-        int64_t step = evacuatesImages()
+        int64_t step = evacuatesImages(pixels)
                            ? std::max<int64_t>(1, kEvacuationColumns / pixels)
                            : 1;
         for (int64_t i = 0; i < ch.imgs; i += step) {
