@@ -7,7 +7,7 @@
 // writes its sums there (its zero init is not read), the convolutions read
 // and write them there (the SiLU both images at once), and the scaled
 // convolution reads the sigmoid's operand there (it scales its filter's
-// rows by the factor). The pooling sums x per channel and divides each sum
+// rows by the factor, the sigmoid computed for both images at once). The pooling sums x per channel and divides each sum
 // once. No vector goes through HBM. Batch 2, against numpy in float64.
 // RUN: nki-compile %s --compile-to=tiled -o - | FileCheck %s --check-prefix=TILED
 // RUN: nki-compile %s -o %t.nkb
@@ -26,7 +26,7 @@
 // TILED:     nki.tensor_scalar %[[SUM]] into %{{.*}} {imm0 = 6.400000e+01 : f32, op0 = "div"}
 // TILED:     nki.copy %{{.*}} into %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> into memref<16x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
 // TILED:     nki.activation "silu" %{{.*}} into %{{.*}} : memref<4x2xf32, #nki.memory<psum>> into memref<4x2x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
-// TILED:     nki.activation "sigmoid" %{{.*}} into %{{.*}} : memref<16x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>> into memref<16x1xf32, #nki.memory<sbuf>>
+// TILED:     nki.activation "sigmoid" %{{.*}} into %{{.*}} : memref<16x2xf32, strided<[2, 1]>, #nki.memory<sbuf>> into memref<16x2xf32, #nki.memory<sbuf>>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #col = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
 func.func @main(%x: tensor<2x16x8x8xf32> {nki.name = "x"}, %w1: tensor<4x16x1x1xf32> {nki.name = "w1"}, %w2: tensor<16x4x1x1xf32> {nki.name = "w2"}, %w3: tensor<8x16x1x1xf32> {nki.name = "w3"}) -> tensor<2x8x8x8xf32> {

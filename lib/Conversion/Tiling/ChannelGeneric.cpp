@@ -408,16 +408,17 @@ SmallVector<Value> tiling::channelScaleColumns(const ChannelScale &scale) {
   return columns;
 }
 
-FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
+FailureOr<Value> tiling::channelScaleImages(OpBuilder &b, Location loc,
                                             const ChannelScale &scale,
-                                            int64_t n, int64_t c0, int64_t cs,
+                                            int64_t c0, int64_t cs,
+                                            int64_t images,
                                             const Residents *residents) {
   linalg::GenericOp op = scale.op;
   std::optional<Space> space = spaceOf(op);
   if (!space)
     return failure();
   Block &body = op.getRegion().front();
-  BodyLowering lowering(b, loc, cs, 1);
+  BodyLowering lowering(b, loc, cs, images);
   for (auto [i, a] : llvm::enumerate(space->operands)) {
     BlockArgument arg = body.getArgument(i);
     if (arg.use_empty() || space->kinds[i] == Kind::Full)
@@ -426,14 +427,35 @@ FailureOr<Value> tiling::channelScaleColumn(OpBuilder &b, Location loc,
       lowering.bind(arg, {TileValue::Scalar, a.scalar, {}, a.elementType});
       continue;
     }
-    lowering.bind(arg, {TileValue::Column, 0.0,
-                        loadColumn(b, loc, a, n, c0, cs, residents),
-                        a.elementType});
+    if (a.strides[0] == 0 || images == 1) {
+      lowering.bind(arg, {TileValue::Column, 0.0,
+                          loadColumn(b, loc, a, 0, c0, cs, residents),
+                          a.elementType});
+      continue;
+    }
+    // Per image ([N, C, 1, 1]): every image's column, [cs, images].
+    Value t;
+    if (std::optional<ResidentRef> r = residents && a.buffer
+                                           ? residents->lookup(a.buffer)
+                                           : std::nullopt) {
+      t = residents->imageColumns(b, loc, *r, c0, cs);
+    } else {
+      t = allocTile(b, loc, {cs, images}, a.elementType);
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(b, loc, a.buffer,
+                  indexConst(b, loc, a.offset + c0 * a.strides[1]),
+                  {cs, images}, {a.strides[1], a.strides[0]}),
+          t);
+    }
+    lowering.bind(arg, {TileValue::Full, 0.0, t, a.elementType});
   }
   FailureOr<TileValue> factor = lowering.lower(scale.factor);
   if (failed(factor))
     return failure();
-  return lowering.materializeColumn(*factor, b.getF32Type());
+  if (images == 1)
+    return lowering.materializeColumn(*factor, b.getF32Type());
+  return lowering.materializeFull(*factor, b.getF32Type());
 }
 
 LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,

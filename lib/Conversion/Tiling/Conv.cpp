@@ -232,6 +232,8 @@ struct ConvKernel {
   int64_t bandColOffset = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
+  /// A channel scale's factors of every image, [cs, N], by channel block.
+  llvm::DenseMap<int64_t, Value> scaleFactors;
   /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
   /// in emission order, whether the vector engines compute it (the PE does
   /// the others with the diagonal filter), and the next chunk's index.
@@ -1705,17 +1707,24 @@ LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
   for (int64_t cb = 0; cb < int64_t(tiles.size()); ++cb) {
     Value &t = tiles[cb];
     int64_t cs = cbAt(cb);
-    FailureOr<Value> column =
-        channelScaleColumn(b, loc, *scale, n, cb * P(), cs, options.residents);
-    if (failed(column)) {
-      status = op->emitOpError("cannot compute the channel scale it absorbs");
-      return failure();
+    // Every image's factors at the first (their sources are whole tensors
+    // that earlier kernels wrote), each image's a column of them.
+    Value &factors = scaleFactors[cb];
+    if (!factors) {
+      FailureOr<Value> all = channelScaleImages(b, loc, *scale, cb * P(), cs,
+                                                g.n, options.residents);
+      if (failed(all)) {
+        status = op->emitOpError("cannot compute the channel scale it absorbs");
+        return failure();
+      }
+      factors = *all;
     }
+    Value column = tileSlice(b, loc, factors, 0, cs, n, 1);
     int64_t row = cast<MemRefType>(t.getType()).getDimSize(1);
     BodyLowering lowering(b, loc, cs, row);
     FailureOr<TileValue> scaled = lowering.binary(
         "mul", {TileValue::Full, 0.0, t, g.filterType},
-        {TileValue::Column, 0.0, *column, b.getF32Type()}, g.filterType);
+        {TileValue::Column, 0.0, column, b.getF32Type()}, g.filterType);
     if (failed(scaled)) {
       status = failure();
       return failure();

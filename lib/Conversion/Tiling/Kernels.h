@@ -211,10 +211,14 @@ void storePooledSum(mlir::OpBuilder &b, mlir::Location loc,
 /// The channel scale's matcher and its factor (ChannelGeneric.cpp), its
 /// per-channel operands read from SBUF when `residents` keeps them there.
 std::optional<ChannelScale> matchChannelScale(mlir::linalg::GenericOp op);
+/// The factor of channels [c0, c0 + cs) of images [0, images) as an fp32
+/// [cs, images] tile, each op of its body one instruction over every image
+/// (a squeeze-and-excitation's sigmoid of 8 images is one ACT instruction
+/// of 8 elements, not eight of one).
 mlir::FailureOr<mlir::Value>
-channelScaleColumn(mlir::OpBuilder &b, mlir::Location loc,
-                   const ChannelScale &scale, int64_t n, int64_t c0,
-                   int64_t cs, const Residents *residents);
+channelScaleImages(mlir::OpBuilder &b, mlir::Location loc,
+                   const ChannelScale &scale, int64_t c0, int64_t cs,
+                   int64_t images, const Residents *residents);
 /// The per-channel operands of a channel scale (buffers read as [P, 1]
 /// columns).
 llvm::SmallVector<mlir::Value> channelScaleColumns(const ChannelScale &scale);

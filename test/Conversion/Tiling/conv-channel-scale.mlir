@@ -3,7 +3,8 @@
 // kernel of its own: the convolution reads x and multiplies its filter's
 // rows by the factor, once per image (Tiling/Conv.cpp scaleFilters): C x F
 // multiplies instead of C x H x W. The factor (a sigmoid here) is computed
-// on an [8, 1] column, as one ACT sigmoid.
+// for both images at once on an [8, 2] tile, as one ACT sigmoid, and each
+// image's filter scaled by its column.
 // RUN: nki-opt %s --nki-tile=pack-bands=false | FileCheck %s
 // RUN: nki-opt %s --nki-tile | FileCheck %s --check-prefix=PACKED
 
@@ -11,12 +12,12 @@
 // band) pack each image's filter after it is scaled: the block-diagonal
 // [32, 16] filter is built from the scaled [8, 4] one, once per image.
 // PACKED-LABEL: func.func @main(
-// PACKED: nki.tensor_scalar %{{.*}} into %[[WS0:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// PACKED: nki.tensor_scalar %{{.*}} into %[[WS0:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, strided<[2, 1]>, #nki.memory<sbuf>> {op0 = "mul"}
 // PACKED-COUNT-4: nki.dma %[[WS0]] to %{{.*}} : memref<8x4xf32, #nki.memory<sbuf>> to memref<8x4xf32
 // PACKED: nki.affine_select
 // PACKED: nki.affine_select
 // PACKED: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<32x16xf32, #nki.memory<sbuf>>, memref<32x1x4xf32
-// PACKED: nki.tensor_scalar %{{.*}} into %[[WS1:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// PACKED: nki.tensor_scalar %{{.*}} into %[[WS1:[^ ]*]] s0 %{{.*}} : memref<8x1xf32, strided<[2, 1], offset: 1>, #nki.memory<sbuf>> {op0 = "mul"}
 // PACKED-COUNT-4: nki.dma %[[WS1]] to %{{.*}} : memref<8x4xf32, #nki.memory<sbuf>> to memref<8x4xf32
 // PACKED: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<32x16xf32, #nki.memory<sbuf>>, memref<32x1x4xf32
 
@@ -24,12 +25,14 @@
 // CHECK-SAME: %[[X:[^:]*]]: memref<2x8x4x4xf32>
 // CHECK: %[[W:.*]] = nki.alloc : memref<8x4xf32, #nki.memory<sbuf>>
 // CHECK: nki.dma %{{.*}} to %[[W]]
-// CHECK: %[[S:.*]] = nki.alloc : memref<8x1xf32, #nki.memory<sbuf>>
-// CHECK: nki.dma %{{.*}} to %[[S]] : memref<8x1xf32
-// CHECK: %[[F:.*]] = nki.alloc : memref<8x1xf32, #nki.memory<sbuf>>
+// CHECK: %[[S:.*]] = nki.alloc : memref<8x2xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %[[S]] : memref<8x2xf32, strided<[1, 8], offset: ?>>
+// CHECK: %[[F:.*]] = nki.alloc : memref<8x2xf32, #nki.memory<sbuf>>
 // CHECK: nki.activation "sigmoid" %[[S]] into %[[F]]
+// CHECK: %[[F0:.*]] = memref.subview %[[F]][0, 0] [8, 1] [1, 1]
 // CHECK: %[[WS:.*]] = nki.alloc : memref<8x4xf32, #nki.memory<sbuf>>
-// CHECK: nki.tensor_scalar %[[W]] into %[[WS]] s0 %[[F]] : memref<8x1xf32, #nki.memory<sbuf>> {op0 = "mul"}
+// CHECK: nki.tensor_scalar %[[W]] into %[[WS]] s0 %[[F0]] : memref<8x1xf32, strided<[2, 1]>, #nki.memory<sbuf>> {op0 = "mul"}
+// CHECK-NOT: "sigmoid"
 // CHECK: memref.reinterpret_cast %[[X]] to offset: [%{{.*}}], sizes: [8, 4, 4]
 // CHECK: nki.matmul %[[WS]], %{{.*}} into
 // CHECK-NOT: memref<8x16xf32
