@@ -141,13 +141,11 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
 /// cycles (`diagonal`: a depthwise filter; `scale`: a channel scale the
 /// kernel absorbs; neither stacks). With one image, only when the input is
 /// computed by the program (`inputIsArgument`: it is a function argument,
-/// which the kernel loads from HBM).
+/// which the kernel loads from HBM) in rows of at least a DMA descriptor's
+/// minimum.
 bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
                              bool scale, bool inputIsArgument,
                              const TileOptions &options);
-/// `scale`: a channel scale the kernel absorbs; neither stacks).
-bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
-                             bool scale, const TileOptions &options);
 
 /// linalg.pooling_nchw_max / pooling_nchw_sum (`isMax`) with the input
 /// channels on the partitions: bands of input rows in SBUF, the window's
