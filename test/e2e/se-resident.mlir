@@ -5,10 +5,12 @@
 // next convolution. The pooled vector, the SiLU's output and the second
 // convolution's output stay in SBUF ([C, 1, 1, 1, 1] tiles): the pooling
 // writes its sums there (its zero init is not read), the convolutions read
-// and write them there (the SiLU both images at once), and the scaled
-// convolution reads the sigmoid's operand there (it scales its filter's
-// rows by the factor, the sigmoid computed for both images at once). The pooling sums x per channel and divides each sum
-// once. No vector goes through HBM. Batch 2, against numpy in float64.
+// and write them there (the SiLU and the second convolution's copy for
+// both images at once: one pixel each), and the scaled convolution reads
+// the sigmoid's operand there (it scales its filter's rows by the factor,
+// the sigmoid computed for both images at once). The pooling sums x per
+// channel and divides each sum once. No vector goes through HBM. Batch 2,
+// against numpy in float64.
 // RUN: nki-compile %s --compile-to=tiled -o - | FileCheck %s --check-prefix=TILED
 // RUN: nki-compile %s -o %t.nkb
 // RUN: %system_python %S/Inputs/se_resident_ref.py %t
@@ -26,6 +28,7 @@
 // TILED:     nki.tensor_scalar %[[SUM]] into %{{.*}} {imm0 = 6.400000e+01 : f32, op0 = "div"}
 // TILED:     nki.copy %{{.*}} into %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> into memref<16x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
 // TILED:     nki.activation "silu" %{{.*}} into %{{.*}} : memref<4x2xf32, #nki.memory<psum>> into memref<4x2x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
+// TILED:     nki.copy %{{.*}} into %{{.*}} : memref<16x2xf32, #nki.memory<psum>> into memref<16x2x1x1xf32, strided<{{.*}}>, #nki.memory<sbuf>>
 // TILED:     nki.activation "sigmoid" %{{.*}} into %{{.*}} : memref<16x2xf32, strided<[2, 1]>, #nki.memory<sbuf>> into memref<16x2xf32, #nki.memory<sbuf>>
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #col = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>

@@ -91,6 +91,8 @@ static StringRef activationOf(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
+bool tiling::isActivationOp(Operation *op) { return !activationOf(op).empty(); }
+
 /// `y` if `v` is 1 / (1 + exp(-y)) in f32 (either order of the sum).
 static Value matchSigmoid(Value v) {
   auto div = v.getDefiningOp<arith::DivFOp>();

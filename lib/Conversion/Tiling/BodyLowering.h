@@ -127,6 +127,10 @@ private:
 /// The ISA ALU name of a binary arith/math op, or "" if it is not one.
 llvm::StringRef aluNameOf(mlir::Operation *op);
 
+/// Whether `op` lowers to an ACT function (exp, tanh, erf, sqrt, ...): an
+/// op no other engine computes.
+bool isActivationOp(mlir::Operation *op);
+
 /// A reduction body `out = combine(out, expr)`.
 struct ReductionBody {
   llvm::StringRef combine; // add, max or min

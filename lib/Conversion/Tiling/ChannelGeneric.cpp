@@ -285,20 +285,24 @@ tiling::channelTensors(linalg::GenericOp op) {
 }
 
 /// The per-channel operand `a` of image n, channels [c0, c0 + cs), as a
-/// [cs, 1] tile: a view of it in SBUF when it is kept there, else loaded
-/// by DMA.
+/// [cs, 1] tile; with `images` > 1 (then from image 0: every image of the
+/// tensor), the [cs, images] columns of them all. A view of it in SBUF
+/// when it is kept there, else loaded by DMA.
 static Value loadColumn(OpBuilder &b, Location loc, const Access &a, int64_t n,
-                        int64_t c0, int64_t cs, const Residents *residents) {
+                        int64_t c0, int64_t cs, const Residents *residents,
+                        int64_t images = 1) {
   if (std::optional<ResidentRef> r =
           residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt)
-    return residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1);
-  Value column = allocTile(b, loc, {cs, 1}, a.elementType);
+    return images == 1
+               ? residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1)
+               : residents->imageColumns(b, loc, *r, c0, cs);
+  Value column = allocTile(b, loc, {cs, images}, a.elementType);
   tile::DmaOp::create(
       b, loc,
       hbmView(
           b, loc, a.buffer,
           indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
-          {cs, 1}, {a.strides[1], 1}),
+          {cs, images}, {a.strides[1], images == 1 ? 1 : a.strides[0]}),
       column);
   return column;
 }
@@ -434,21 +438,9 @@ FailureOr<Value> tiling::channelScaleImages(OpBuilder &b, Location loc,
       continue;
     }
     // Per image ([N, C, 1, 1]): every image's column, [cs, images].
-    Value t;
-    if (std::optional<ResidentRef> r = residents && a.buffer
-                                           ? residents->lookup(a.buffer)
-                                           : std::nullopt) {
-      t = residents->imageColumns(b, loc, *r, c0, cs);
-    } else {
-      t = allocTile(b, loc, {cs, images}, a.elementType);
-      tile::DmaOp::create(
-          b, loc,
-          hbmView(b, loc, a.buffer,
-                  indexConst(b, loc, a.offset + c0 * a.strides[1]),
-                  {cs, images}, {a.strides[1], a.strides[0]}),
-          t);
-    }
-    lowering.bind(arg, {TileValue::Full, 0.0, t, a.elementType});
+    lowering.bind(arg, {TileValue::Full, 0.0,
+                        loadColumn(b, loc, a, 0, c0, cs, residents, images),
+                        a.elementType});
   }
   FailureOr<TileValue> factor = lowering.lower(scale.factor);
   if (failed(factor))

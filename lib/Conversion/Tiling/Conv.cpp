@@ -70,6 +70,12 @@ constexpr int64_t kFewPixels = 8;
 
 namespace {
 constexpr int64_t kChunksPerGroup = 4;
+
+/// Whether an epilogue operand [N, C, H, W] is read per channel (and
+/// maybe per image): a [P, 1] column of a chunk.
+bool perChannel(const Access &e) {
+  return e.strides[2] == 0 && e.strides[3] == 0;
+}
 // Kernel rows are folded into the contraction up to this many channels
 // (beyond it the contraction is large enough and the folded input tile,
 // which holds every input row KH / stride times, would cost SBUF and DMA).
@@ -232,6 +238,9 @@ struct ConvKernel {
   int64_t bandColOffset = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
+  /// Whether the epilogue computes a function only the ACT has
+  /// (BodyLowering's isActivationOp): evacuatesImages.
+  bool actEpilogue = false;
   /// A channel scale's factors of every image, [cs, N], by channel block.
   llvm::DenseMap<int64_t, Value> scaleFactors;
   /// A depthwise convolution's compact weights [C, KH * KW]; and, per chunk
@@ -700,6 +709,9 @@ LogicalResult ConvKernel::analyze() {
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
     return failure();
+  if (epilogue)
+    epilogue.getBody()->walk(
+        [&](Operation *o) { actEpilogue |= isActivationOp(o); });
   // A chunk of whole output rows is one free dim of every operand in HBM
   // when the rows are consecutive in memory (a resident operand's chunk is
   // a [rows, columns] view of its tile, which may step over both);
@@ -867,26 +879,20 @@ bool ConvKernel::evacuatesImages(int64_t pixels) const {
     return false;
   // Every per-channel operand is the same for every image.
   if (epilogue && !llvm::all_of(epi.operands, [](const Access &e) {
-        bool column = e.buffer && e.strides[2] == 0 && e.strides[3] == 0;
-        return !column || e.strides[0] == 0;
+        return !e.buffer || !perChannel(e) || e.strides[0] == 0;
       }))
     return false;
   // Images of a few pixels (a squeeze-and-excitation's 1x1 convolutions):
   // an instruction's fixed cost is nearly all of it.
   if (pixels <= kFewPixels)
     return true;
-  // Else an epilogue of a function only the ACT computes (SiLU, sigmoid,
-  // GELU: a math op): its instructions cannot spread over the engines, so
-  // each one's fixed cost is the ACT's alone. Others spread over three
-  // engines, where more, smaller evacuations finish sooner (and the
-  // scheduler's balance moves: ResNet-50's ReLU epilogues at batch 8 under
-  // auto-cast ran 1,706 -> 1,839 us merged).
-  bool actOnly = false;
-  if (linalg::GenericOp body = epilogue)
-    body.getBody()->walk([&](Operation *op) {
-      actOnly |= op->getDialect() && op->getDialect()->getNamespace() == "math";
-    });
-  return actOnly;
+  // Else an epilogue with a function only the ACT computes (SiLU, sigmoid,
+  // GELU): its instructions cannot spread over the engines, so each one's
+  // fixed cost is the ACT's alone. Others spread over three engines, where
+  // more, smaller evacuations finish sooner (and the scheduler's balance
+  // moves: ResNet-50's ReLU epilogues at batch 8 under auto-cast ran
+  // 1,706 -> 1,839 us merged).
+  return actEpilogue;
 }
 
 void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
@@ -1046,7 +1052,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   FailureOr<Value> t = epi.compute(
       b, loc, lowering, product, acc, elt, fb, cols,
       [&](const Access &e) -> std::pair<Value, bool> {
-        bool column = e.strides[2] == 0 && e.strides[3] == 0;
+        bool column = perChannel(e);
         Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
         return {load(l, e.elementType, column), column};
       },
