@@ -306,19 +306,27 @@ TEST(PlannerPolicy, RotateNarrowsItsWindowBeforeFirstFit) {
   // A loop of 1 KiB tiles over 16 KiB; at position 41 a buffer that lives
   // to the end arrives, then one of 10.5 KiB. Rotating over all sixteen
   // slots puts the long-lived one in the middle of memory, where it leaves
-  // no such hole (nor does a window of 25 positions); a window of 6 keeps
-  // the loop in four low slots, so it lands at 4 KiB and the big one fits
-  // above it, and the loop still rotates (first-fit would put every tile
-  // in one slot).
+  // no such hole, nor does a window of 25 positions (100 / 4); one of 6
+  // (100 / 4 / 4) does, and bisection between the two finds the widest that
+  // fits, 22 (23 does not, and 25 - 22 is within an eighth of 22): the loop
+  // still rotates, over more slots than the four a window of 6 leaves it
+  // (first-fit would put every tile in one slot).
   PlannerProblem problem = loadUseLoop(32, 1024, 16384);
   problem.buffers.push_back(buffer("long", 1024, 41, 100));
   problem.buffers.push_back(buffer("big", 10752, 70, 100));
   PlannerSolution solution = plan(problem);
   EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
-  EXPECT_EQ(solution.rotateWindow, 6); // 100 positions / 4 / 4
-  for (size_t i = 0; i < 32; ++i)
-    EXPECT_EQ(solution.offsets[i], 1024 * int64_t(i % 4)) << i;
-  EXPECT_EQ(solution.offsets[32], 4096);
+  EXPECT_EQ(solution.rotateWindow, 22);
+  std::set<int64_t> slots;
+  for (size_t i = 0; i < 32; ++i) {
+    slots.insert(solution.offsets[i]);
+    if (i + 1 < 32)
+      EXPECT_NE(solution.offsets[i], solution.offsets[i + 1]) << i;
+  }
+  EXPECT_GT(slots.size(), 4u);
+  // A window asked for is kept when it fits, narrowed when it does not.
+  EXPECT_EQ(plan(problem, {ReusePolicy::Rotate, 22}).rotateWindow, 22);
+  EXPECT_LT(plan(problem, {ReusePolicy::Rotate, 23}).rotateWindow, 23);
   PlannerSolution unbounded = plan(loadUseLoop(32, 1024, 16384));
   EXPECT_EQ(unbounded.rotateWindow, std::numeric_limits<int64_t>::max());
 }
