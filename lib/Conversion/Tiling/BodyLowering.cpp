@@ -547,9 +547,10 @@ std::optional<SumFactor> tiling::sumFactor(const ReductionBody &reduction) {
 }
 
 Value tiling::scaleBySumFactor(OpBuilder &b, Location loc, Value column,
-                               const SumFactor &factor) {
+                               const SumFactor &factor, Value into) {
   auto type = cast<MemRefType>(column.getType());
-  Value scaled = allocTile(b, loc, type.getShape(), b.getF32Type());
+  Value scaled =
+      into ? into : allocTile(b, loc, type.getShape(), b.getF32Type());
   tile::TensorScalarOp::create(b, loc, column, scaled, Value(), Value(),
                                b.getStringAttr(factor.divide ? "div" : "mul"),
                                b.getF32FloatAttr(float(factor.c)),

@@ -155,9 +155,11 @@ struct SumFactor {
 /// instead of one per element, as reductions over the partitions do.
 std::optional<SumFactor> sumFactor(const ReductionBody &reduction);
 /// `column` (an f32 sum: [P, 1], or a [1, C] row) scaled by `factor` into
-/// a new tile of its shape.
+/// `into` (a view of its shape, rounding to its type), by default a new f32
+/// tile of its shape.
 mlir::Value scaleBySumFactor(mlir::OpBuilder &b, mlir::Location loc,
-                             mlir::Value column, const SumFactor &factor);
+                             mlir::Value column, const SumFactor &factor,
+                             mlir::Value into = {});
 
 } // namespace nki::tiling
 

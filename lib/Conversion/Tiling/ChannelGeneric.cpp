@@ -307,25 +307,48 @@ static Value loadColumn(OpBuilder &b, Location loc, const Access &a, int64_t n,
   return column;
 }
 
-/// The [cs, 1] column `column` as channels [c0, c0 + cs) of image n of a
-/// per-channel operand `a` ([N, C, 1, 1], or a global pooling's [N * C]):
-/// into its SBUF tile when it is kept there, else stored by DMA.
+/// The SBUF view of channels [c0, c0 + cs) of images [n, n + images) of a
+/// per-channel operand `a` ([N, C, 1, 1], or a global pooling's [N * C])
+/// when it is kept there and the images are one view's columns, else null.
+static Value residentColumns(OpBuilder &b, Location loc, const Access &a,
+                             int64_t n, int64_t c0, int64_t cs,
+                             const Residents *residents, int64_t images) {
+  std::optional<ResidentRef> r =
+      residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt;
+  if (!r)
+    return {};
+  if (images == 1)
+    return residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1);
+  if (n + images > r->tensor->n - r->n)
+    return {};
+  return tileSlice(b, loc, residents->imageColumns(b, loc, *r, c0, cs), 0, cs,
+                   n, images);
+}
+
+/// The [cs, images] columns `columns` as channels [c0, c0 + cs) of images
+/// [n, n + images) of a per-channel operand `a`: into its SBUF tile when it
+/// is kept there, else stored by DMA.
 static void storeColumn(OpBuilder &b, Location loc, const Access &a,
-                        Value column, int64_t n, int64_t c0, int64_t cs,
-                        const Residents *residents) {
+                        Value columns, int64_t n, int64_t c0, int64_t cs,
+                        const Residents *residents, int64_t images = 1) {
+  if (Value view = residentColumns(b, loc, a, n, c0, cs, residents, images)) {
+    tile::CopyOp::create(b, loc, columns, view);
+    return;
+  }
   if (std::optional<ResidentRef> r =
           residents && a.buffer ? residents->lookup(a.buffer) : std::nullopt) {
-    tile::CopyOp::create(
-        b, loc, column,
-        residents->view(b, loc, *r, n, c0, cs, 0, 1, 1, 0, 1, 1));
+    for (int64_t i = 0; i < images; ++i)
+      tile::CopyOp::create(
+          b, loc, tileSlice(b, loc, columns, 0, cs, i, 1),
+          residents->view(b, loc, *r, n + i, c0, cs, 0, 1, 1, 0, 1, 1));
     return;
   }
   tile::DmaOp::create(
-      b, loc, column,
+      b, loc, columns,
       hbmView(
           b, loc, a.buffer,
           indexConst(b, loc, a.offset + n * a.strides[0] + c0 * a.strides[1]),
-          {cs, 1}, {a.strides[1], 1}));
+          {cs, images}, {a.strides[1], images == 1 ? 1 : a.strides[0]}));
 }
 
 std::optional<GlobalPoolSum> tiling::matchGlobalPoolSum(linalg::GenericOp op) {
@@ -365,11 +388,18 @@ std::optional<GlobalPoolSum> tiling::matchGlobalPoolSum(linalg::GenericOp op) {
 
 void tiling::storePooledSum(OpBuilder &b, Location loc,
                             const GlobalPoolSum &pool, Value sum, int64_t n,
-                            int64_t c0, int64_t cs,
+                            int64_t images, int64_t c0, int64_t cs,
                             const Residents *residents) {
+  // Kept in SBUF: the scaling writes the pooling's tile itself.
+  if (pool.factor)
+    if (Value view =
+            residentColumns(b, loc, pool.out, n, c0, cs, residents, images)) {
+      scaleBySumFactor(b, loc, sum, *pool.factor, view);
+      return;
+    }
   if (pool.factor)
     sum = scaleBySumFactor(b, loc, sum, *pool.factor);
-  storeColumn(b, loc, pool.out, sum, n, c0, cs, residents);
+  storeColumn(b, loc, pool.out, sum, n, c0, cs, residents, images);
 }
 
 std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {

@@ -114,13 +114,16 @@ struct ConvKernel {
   /// chunk's sum per partition goes to a column of its image's `poolSums`
   /// tile, from the accumulator of the ACT pass that computes the chunk
   /// when there is one; after the image's last chunk the columns are summed
-  /// (and the blocks of packed bands added) into the pooling's result.
+  /// (and the blocks of packed bands added) into column n of the filter
+  /// block's `imageSums`, which is scaled and stored once every image has
+  /// its column (one instruction over [F', N], not N of one element).
   const FusedGlobalPool *globalPool;
   struct PoolSums {
     Value tile;
     int64_t next = 0;
   };
   llvm::DenseMap<std::pair<int64_t, int64_t>, PoolSums> poolSums;
+  llvm::DenseMap<int64_t, PoolSums> imageSums;
   /// evacuate's calls per image and filter block (set by analyze).
   int64_t evacuationsPerImage = 0;
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
@@ -1078,39 +1081,66 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
   // replaced by the column.
   int64_t count = evacuationsPerImage;
   PoolSums &sums = poolSums[{n, f0}];
+  int64_t fs = fb / blocks();
+  PoolSums &images = imageSums[f0];
+  // Image n's column of the block's [fs, N] sums; allocated before the
+  // instruction that first writes it.
+  auto imageColumn = [&](Operation *before) {
+    if (!images.tile) {
+      OpBuilder::InsertionGuard guard(b);
+      if (before)
+        b.setInsertionPoint(before);
+      images.tile = allocTile(b, loc, {fs, g.n}, f32);
+    }
+    return tileSlice(b, loc, images.tile, 0, fs, n, 1);
+  };
+  // The new tile a reduction made (allocated before the instruction that
+  // writes it) replaced by `column`.
+  auto redirect = [&](Value tile, Value column) {
+    Operation *alloc = tile.getDefiningOp();
+    tile.replaceAllUsesWith(column);
+    alloc->erase();
+  };
   Value sum = *part;
+  bool direct = count == 1 && blocks() == 1;
   if (count > 1) {
+    // The chunk's [fb, 1] sum goes straight into its column.
     Operation *alloc = sum.getDefiningOp();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(alloc);
     if (!sums.tile)
       sums.tile = allocTile(b, loc, {fb, count}, f32);
-    Value column = tileSlice(b, loc, sums.tile, 0, fb, sums.next, 1);
-    sum.replaceAllUsesWith(column);
-    alloc->erase();
+    redirect(sum, tileSlice(b, loc, sums.tile, 0, fb, sums.next, 1));
+  } else if (direct) {
+    Operation *alloc = sum.getDefiningOp();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(alloc);
+    redirect(sum, imageColumn(alloc));
   }
   if (++sums.next < count)
     return;
   if (count > 1) {
-    sum = allocTile(b, loc, {fb, 1}, f32);
+    sum =
+        blocks() == 1 ? imageColumn(nullptr) : allocTile(b, loc, {fb, 1}, f32);
     tile::ReduceOp::create(b, loc, b.getStringAttr("add"), sums.tile, sum,
                            b.getI64IntegerAttr(1), Value());
   }
   // Packed bands or stacked rows: block j of the partitions summed other
   // rows of the same channels; a DMA within SBUF puts each block's column
   // beside the others on the first block's partitions.
-  int64_t fs = fb / blocks();
   if (blocks() > 1) {
     Value side = allocTile(b, loc, {fs, blocks()}, f32);
     for (int64_t j = 0; j < blocks(); ++j)
       tile::DmaOp::create(b, loc, tileSlice(b, loc, sum, j * fs, fs, 0, 1),
                           tileSlice(b, loc, side, 0, fs, j, 1));
-    sum = allocTile(b, loc, {fs, 1}, f32);
-    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), side, sum,
-                           b.getI64IntegerAttr(1), Value());
+    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), side,
+                           imageColumn(nullptr), b.getI64IntegerAttr(1),
+                           Value());
   }
-  storePooledSum(b, loc, *globalPool->pool, sum, n, globalPool->c0 + f0, fs,
-                 options.residents);
+  if (++images.next < g.n)
+    return;
+  storePooledSum(b, loc, *globalPool->pool, images.tile, 0, g.n,
+                 globalPool->c0 + f0, fs, options.residents);
 }
 
 void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,

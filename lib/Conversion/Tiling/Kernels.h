@@ -199,12 +199,14 @@ struct FusedGlobalPool {
   const GlobalPoolSum *pool = nullptr;
   int64_t c0 = 0;
 };
-/// Stores `sum`, the f32 [cs, 1] sum over H and W of channels [c0, c0 +
-/// cs) of image n, as the pooling's result (scaled by its factor): into its
-/// SBUF tile when it is kept there, else by DMA.
+/// Stores `sum`, the f32 [cs, images] sums over H and W of channels [c0,
+/// c0 + cs) of images [n, n + images), as the pooling's result (scaled by
+/// its factor, one instruction for them all): into its SBUF tile when it
+/// is kept there, else by DMA.
 void storePooledSum(mlir::OpBuilder &b, mlir::Location loc,
                     const GlobalPoolSum &pool, mlir::Value sum, int64_t n,
-                    int64_t c0, int64_t cs, const Residents *residents);
+                    int64_t images, int64_t c0, int64_t cs,
+                    const Residents *residents);
 
 /// The channel scale's matcher and its factor (ChannelGeneric.cpp), its
 /// per-channel operands read from SBUF when `residents` keeps them there.
