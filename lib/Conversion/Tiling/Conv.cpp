@@ -128,6 +128,12 @@ struct ConvKernel {
   int64_t evacuationsPerImage = 0;
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
                   int64_t f0, int64_t fb);
+  /// Copies `rows` resident rows from row h of image n whole, `shift`
+  /// elements on (a folded kernel column), to rows [r, r + rows) of the
+  /// band tile `tile` at partition p0: one run a partition.
+  void copyShiftedRows(OpBuilder &b, const ResidentRef &ref, int64_t n,
+                       int64_t h, int64_t rows, int64_t shift, Value tile,
+                       int64_t p0, int64_t r);
   const TileOptions &options;
   Location loc;
   WindowInput input;
@@ -1143,6 +1149,40 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
                  globalPool->c0 + f0, fs, options.residents);
 }
 
+void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
+                                 int64_t n, int64_t h, int64_t rows,
+                                 int64_t shift, Value tile, int64_t p0,
+                                 int64_t r) {
+  const ResidentTensor &rt = *ref.tensor;
+  auto type = cast<MemRefType>(rt.tile.getType());
+  ArrayRef<int64_t> shape = type.getShape(); // [P, blocks, N, Hp, Wp]
+  int64_t planeRows = shape[3], width = shape[4];
+  int64_t pitch = shape[1] * shape[2] * planeRows * width;
+  int64_t c = ref.c, row = rt.top + ref.h + h;
+  int64_t plane = ((c / P()) * shape[2] + ref.n + n) * planeRows;
+  // Within the image's plane: the tensor's last row takes no element of
+  // the next image's.
+  int64_t len = rows * width - (row + rows == planeRows ? shift : 0);
+  auto flat = [&](Value of, MemRefType ofType, int64_t offset,
+                  int64_t ofPitch) -> Value {
+    auto layout = StridedLayoutAttr::get(b.getContext(), offset, {ofPitch, 1});
+    auto viewType = MemRefType::get({g.c, len}, ofType.getElementType(), layout,
+                                    ofType.getMemorySpace());
+    return memref::ReinterpretCastOp::create(
+        b, loc, viewType, of, b.getIndexAttr(offset),
+        {b.getIndexAttr(g.c), b.getIndexAttr(len)},
+        {b.getIndexAttr(ofPitch), b.getIndexAttr(1)});
+  };
+  auto tileType = cast<MemRefType>(tile.getType());
+  int64_t tilePitch = tileType.getShape()[1] * tileType.getShape()[2];
+  tile::DmaOp::create(
+      b, loc,
+      flat(rt.tile, type, (c % P()) * pitch + (plane + row) * width + shift,
+           pitch),
+      flat(tile, tileType, p0 * tilePitch + r * tileType.getShape()[2],
+           tilePitch));
+}
+
 void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                           int64_t rows, ArrayRef<Value> filters) {
   // Per channel block, the band tile of every image.
@@ -1164,18 +1204,24 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     int64_t shiftMax = (foldCols - 1) * g.dilationW;
     int64_t tr = tileRows(rows);
     int64_t parts = bands * bandParts();
-    // From a resident input with consecutive rows and no column shift, the
-    // band tile takes the resident rows whole (border included), so that
-    // each copy is one contiguous run a partition: a DMA pays a descriptor
-    // of at least 512 bytes per run, and a U-Net phase's rows of 65 bf16
-    // (130 bytes) cost four times their bytes. The kernel's windows then
-    // start bandColOffset columns in.
+    // From a resident input with consecutive rows, the band tile takes the
+    // resident rows whole (border included), so that each copy is one
+    // contiguous run a partition: a DMA pays a descriptor of at least 512
+    // bytes per run, and a U-Net phase's rows of 65 bf16 (130 bytes) cost
+    // four times their bytes. The kernel's windows then start bandColOffset
+    // columns in. A folded kernel column's copy, shifted by `shift`
+    // columns, is the same run `shift` elements later: each row's last
+    // columns come from the next row's first (its border or data, columns
+    // no window of that kernel column reads but for a zero filter row, so
+    // not under an infinite border: inf x 0 is NaN), the tensor's last
+    // row's from a memset.
     std::optional<ResidentRef> ref = input.resident;
     int64_t width = input.width; // the source's when trimmed, else g.w
     bandColOffset = 0;
-    bool fullRows = ref && step == 1 && shiftMax == 0 && ref->rowStep == 1 &&
+    bool fullRows = ref && step == 1 && ref->rowStep == 1 &&
                     ref->colStep == 1 && ref->w == 0 &&
-                    ref->tensor->left >= (pad ? pad->left : 0);
+                    ref->tensor->left >= (pad ? pad->left : 0) &&
+                    (!shiftMax || std::isfinite(ref->tensor->padValue));
     if (fullRows) {
       const ResidentTensor &rt = *ref->tensor;
       width = rt.left + rt.w + rt.right;
@@ -1231,7 +1277,12 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     // Shifted copies leave their last columns unloaded (and past the
     // source's, padding): set, on every partition, since the matmuls of a
     // last group of fewer kernel columns read them (times a zero filter).
-    if (shiftMax) {
+    if (shiftMax && fullRows) {
+      tile::MemsetOp::create(b, loc,
+                             windowOf(b, loc, t, parts, tr - 1, 1, 1,
+                                      width - shiftMax, shiftMax, 1),
+                             b.getF32FloatAttr(0.0f));
+    } else if (shiftMax) {
       int64_t from = g.w - shiftMax;
       if (pad && !input.resident)
         from = std::max<int64_t>(0, pad->left + pad->width - shiftMax);
@@ -1260,6 +1311,11 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             int64_t rs = (tr + pieces - 1) / pieces;
             for (int64_t r = 0; r < tr; r += rs) {
               int64_t m = std::min(rs, tr - r);
+              if (fullRows && shift) {
+                copyShiftedRows(b, *ref, n, h0 + r - (pad ? pad->top : 0), m,
+                                shift, t, p0, r);
+                continue;
+              }
               if (fullRows) {
                 const ResidentTensor &rt = *ref->tensor;
                 int64_t top = pad ? pad->top : 0;

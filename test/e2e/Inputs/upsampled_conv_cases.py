@@ -19,7 +19,9 @@ from onnx_cases import run_cases, save_case
 
 # name: (parts, F, kernel, pads (begin..., end...), dilations, bias[,
 # activation after the convolution])
-# A part is ("up", [N, C, H, W], (fh, fw)) or ("skip", [N, C, H, W]).
+# A part is ("up", [N, C, H, W], (fh, fw)), ("up_conv", ...: a 1x1
+# convolution of the input upsampled, so that the upsample's source is
+# computed on chip) or ("skip", [N, C, H, W]).
 CASES = {
     # A U-Net decoder: the upsample concatenated with the skip.
     "unet": ([("up", [1, 8, 6, 6], (2, 2)), ("skip", [1, 4, 12, 12])], 6,
@@ -52,6 +54,12 @@ CASES = {
     # A U-Net's top decoder at 64x64 (chunks of rows, bands of the skip).
     "big": ([("up", [1, 32, 32, 32], (2, 2)), ("skip", [1, 16, 64, 64])], 16,
             [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # The same with the upsample's source computed (a 1x1 convolution), so
+    # kept in SBUF with a border: each folded kernel column's shifted copy
+    # of its rows is one run a partition.
+    "big_computed": ([("up_conv", [1, 32, 32, 32], (2, 2)),
+                      ("skip", [1, 16, 64, 64])], 16, [3, 3], [1, 1, 1, 1],
+                     [1, 1], False),
     # A result of 128 KiB a partition, more than half of it: the phases
     # are stacked in HBM and interleaved on chip (nki-interleave-phases),
     # the skip's convolution adding to the interleaved result.
@@ -99,14 +107,27 @@ def reference(parts, w, b, pads, dil):
 def build(name, case, rng, root):
     parts, f, k, pads, dil, with_bias = case[:6]
     act = case[6] if len(case) > 6 else None
-    inputs, nodes, inits, arrays, cat = [], [], [], [], []
+    inputs, nodes, inits, arrays, cat, feeds = [], [], [], [], [], {}
     for i, part in enumerate(parts):
         x = rng.standard_normal(part[1]).astype(np.float32)
-        arrays.append((x, part[2] if part[0] == "up" else None))
+        up = part[0] in ("up", "up_conv")
+        source = x
+        if part[0] == "up_conv":
+            cs = part[1][1]
+            w0 = rng.standard_normal([cs, cs, 1, 1]).astype(np.float32)
+            inits.append(numpy_helper.from_array(w0, f"w{i}"))
+            source = np.einsum("nchw,fc->nfhw", x.astype(np.float64),
+                               w0[:, :, 0, 0].astype(np.float64))
+        arrays.append((source, part[2] if up else None))
         xn = f"x{i}"
+        feeds[xn] = x
         inputs.append(helper.make_tensor_value_info(xn, TensorProto.FLOAT,
                                                     part[1]))
-        if part[0] == "up":
+        if part[0] == "up_conv":
+            nodes.append(helper.make_node("Conv", [xn, f"w{i}"], [f"c{i}"],
+                                          kernel_shape=[1, 1]))
+            xn = f"c{i}"
+        if up:
             scales = np.array([1, 1, *part[2]], dtype=np.float32)
             inits.append(numpy_helper.from_array(scales, f"s{i}"))
             nodes.append(helper.make_node("Resize", [xn, "", f"s{i}"],
@@ -138,8 +159,7 @@ def build(name, case, rng, root):
     if act == "Sigmoid":
         expected = 1 / (1 + np.exp(-expected))
     expected = expected.astype(np.float32)
-    return save_case(root, name, nodes, inputs, inits, expected,
-                     {f"x{i}": x for i, (x, _) in enumerate(arrays)})
+    return save_case(root, name, nodes, inputs, inits, expected, feeds)
 
 
 def main():
