@@ -177,6 +177,60 @@ PlannerLoad computePeakLoad(const PlannerProblem &problem) {
   return peak;
 }
 
+namespace {
+/// A Rotate placement and the window it used.
+struct Rotation {
+  std::vector<int64_t> offsets;
+  int64_t window;
+};
+} // namespace
+
+/// The Rotate scan of the widest window that fits, from `window` down.
+/// Rotating as far as memory allows can fragment it where it is nearly
+/// full; then rotate less far before giving rotation up for the whole
+/// program (first-fit puts every loop's tiles in one slot, each load
+/// waiting for the previous tile's last reader): a quarter of the window
+/// each time, down to kMinRotateWindow positions, until one fits, then the
+/// widest window between that one and the last that failed, by bisection to
+/// within an eighth (the narrower the window, the more writers wait for the
+/// readers of the bytes they reuse: one tile more in EfficientNet-B0 at
+/// batch 8 fell from the whole span to a quarter of a quarter, 1,273 ->
+/// 1,445 us).
+static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
+                                              int64_t window,
+                                              int64_t largeFromTop) {
+  auto scan = [&](int64_t w) {
+    return planner_detail::scanAllocate(problem,
+                                        {ReusePolicy::Rotate, w, largeFromTop});
+  };
+  planner_detail::ScanResult result = scan(window);
+  if (!result.failed)
+    return Rotation{std::move(result.offsets), window};
+  int64_t span = 0;
+  for (const PlannerBuffer &buffer : problem.buffers)
+    span = std::max(span, buffer.liveEnd);
+  int64_t failedWindow = std::min(window, span);
+  for (int64_t w = failedWindow / 4; w >= kMinRotateWindow; w /= 4) {
+    result = scan(w);
+    if (result.failed) {
+      failedWindow = w;
+      continue;
+    }
+    while (failedWindow - w > std::max<int64_t>(1, w / 8)) {
+      int64_t middle = w + (failedWindow - w) / 2;
+      planner_detail::ScanResult wider = scan(middle);
+      if (wider.failed) {
+        failedWindow = middle;
+      } else {
+        w = middle;
+        result = std::move(wider);
+      }
+    }
+    return Rotation{std::move(result.offsets), w};
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
                                          const PlannerOptions &options) {
   if (absl::Status status = problem.check(); !status.ok())
@@ -209,51 +263,26 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
     return solution;
   };
 
-  planner_detail::ScanResult scan =
-      planner_detail::scanAllocate(problem, options);
-  if (!scan.failed)
-    return options.policy == ReusePolicy::Rotate
-               ? solved(std::move(scan.offsets), PlannerAlgorithm::RotateScan,
-                        options.rotateWindow)
-               : solved(std::move(scan.offsets),
-                        PlannerAlgorithm::FirstFitScan);
-  // Rotating as far as memory allows can fragment it where it is nearly
-  // full; then rotate less far before giving rotation up for the whole
-  // program (first-fit puts every loop's tiles in one slot, each load
-  // waiting for the previous tile's last reader): a quarter of the window
-  // each time, down to kMinRotateWindow positions, until one fits, then the
-  // widest window between that one and the last that failed, by bisection
-  // to within an eighth (the narrower the window, the more writers wait for
-  // the readers of the bytes they reuse: one tile more in EfficientNet-B0 at
-  // batch 8 fell from the whole span to a quarter of a quarter, 1,273 ->
-  // 1,445 us).
+  planner_detail::ScanResult scan;
   if (options.policy == ReusePolicy::Rotate) {
-    int64_t span = 0;
-    for (const PlannerBuffer &buffer : problem.buffers)
-      span = std::max(span, buffer.liveEnd);
-    int64_t failedWindow = std::min(options.rotateWindow, span);
-    for (int64_t window = failedWindow / 4; window >= kMinRotateWindow;
-         window /= 4) {
-      scan =
-          planner_detail::scanAllocate(problem, {ReusePolicy::Rotate, window});
-      if (scan.failed) {
-        failedWindow = window;
-        continue;
-      }
-      while (failedWindow - window > window / 8) {
-        int64_t middle = window + (failedWindow - window) / 2;
-        planner_detail::ScanResult wider = planner_detail::scanAllocate(
-            problem, {ReusePolicy::Rotate, middle});
-        if (wider.failed) {
-          failedWindow = middle;
-        } else {
-          window = middle;
-          scan = std::move(wider);
-        }
-      }
-      return solved(std::move(scan.offsets), PlannerAlgorithm::RotateScan,
-                    window);
+    // Large buffers from the top only when the lowest-address placement had
+    // to narrow its window, and only for a wider one.
+    std::optional<Rotation> best =
+        widestRotation(problem, options.rotateWindow, 0);
+    if (options.largeFromTop > 0 &&
+        (!best || best->window < options.rotateWindow)) {
+      std::optional<Rotation> top =
+          widestRotation(problem, options.rotateWindow, options.largeFromTop);
+      if (top && (!best || top->window > best->window))
+        best = std::move(top);
     }
+    if (best)
+      return solved(std::move(best->offsets), PlannerAlgorithm::RotateScan,
+                    best->window);
+  } else {
+    scan = planner_detail::scanAllocate(problem, options);
+    if (!scan.failed)
+      return solved(std::move(scan.offsets), PlannerAlgorithm::FirstFitScan);
   }
   if (options.policy != ReusePolicy::FirstFit) {
     scan = planner_detail::scanAllocate(problem, {ReusePolicy::FirstFit});

@@ -5,8 +5,9 @@
 // free address that fits. Under Rotate, freed ranges first rest in a FIFO and
 // return to the free map only when nothing else fits (oldest first) or when
 // they have rested longer than the window; this is what spreads a loop's
-// tiles over several slots. Free ranges are coalesced, so the search visits
-// at most one fragment per live or resting buffer.
+// tiles over several slots. Large buffers may take the highest address that
+// fits instead (PlannerOptions::largeFromTop). Free ranges are coalesced, so
+// the search visits at most one fragment per live or resting buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,17 +115,33 @@ ScanResult scanAllocate(const PlannerProblem &problem,
       resting.pop_front();
     }
 
+    bool top = rotate && options.largeFromTop > 0 && problem.boundary == 0 &&
+               buffer.size * options.largeFromTop >= problem.capacity;
+    auto fit = [&](int64_t lo, int64_t hi) {
+      if (!top)
+        return fitIn(lo, hi, buffer, problem.boundary);
+      int64_t at = (hi - buffer.size) / buffer.alignment * buffer.alignment;
+      return at >= lo ? at : kUnplaced;
+    };
     int64_t at = kUnplaced;
     FreeMap::Iterator range = free.end();
-    for (auto it = free.begin(); it != free.end() && at == kUnplaced; ++it) {
-      at = fitIn(it->first, it->second, buffer, problem.boundary);
-      range = it;
+    if (top) {
+      for (auto it = free.end(); it != free.begin() && at == kUnplaced;) {
+        --it;
+        at = fit(it->first, it->second);
+        range = it;
+      }
+    } else {
+      for (auto it = free.begin(); it != free.end() && at == kUnplaced; ++it) {
+        at = fit(it->first, it->second);
+        range = it;
+      }
     }
     // Only the range a release grew can newly fit; the others already failed.
     while (at == kUnplaced && !resting.empty()) {
       range = free.release(resting.front().start, resting.front().end);
       resting.pop_front();
-      at = fitIn(range->first, range->second, buffer, problem.boundary);
+      at = fit(range->first, range->second);
     }
     if (at == kUnplaced) {
       result.failed = index;

@@ -73,6 +73,15 @@ struct PlannerOptions {
   /// count as fresh memory (taken lowest address first). Bounds how far the
   /// rotation spreads; 0 behaves as FirstFit.
   int64_t rotateWindow = std::numeric_limits<int64_t>::max();
+  /// Rotate only, with no boundary: when the window has to narrow,
+  /// allocate() plans again with each buffer of at least capacity /
+  /// largeFromTop bytes taking the highest address that fits instead of the
+  /// lowest (0: never), and keeps the plan of the wider window. Long-lived
+  /// large buffers (tensors kept in SBUF between kernels) then collect at
+  /// the top while the kernels' tiles rotate below them, rather than
+  /// landing amid the rotation where they leave holes too small for the
+  /// next large one.
+  int64_t largeFromTop = 0;
 };
 
 /// The algorithm that produced a solution. allocate() falls back from the

@@ -331,6 +331,53 @@ TEST(PlannerPolicy, RotateNarrowsItsWindowBeforeFirstFit) {
   EXPECT_EQ(unbounded.rotateWindow, std::numeric_limits<int64_t>::max());
 }
 
+/// Two long-lived large buffers among short small ones (found by a random
+/// search): rotating places the 4-byte one where no 4 bytes are left at 6
+/// but with a window of 4 positions.
+PlannerProblem twoLargeBuffers() {
+  return {16,
+          0,
+          {buffer("t0", 3, 0, 0), buffer("large0", 7, 1, 10),
+           buffer("t1", 1, 2, 3), buffer("t2", 1, 3, 5), buffer("t3", 1, 4, 5),
+           buffer("t4", 2, 5, 7), buffer("large1", 4, 6, 17)}};
+}
+
+TEST(PlannerPolicy, RotateBisectsDownToTheSmallestWindow) {
+  // The widest window that fits is 4 and 5 does not: the bisection ends
+  // (it looped for ever when the two differed by one below 8 positions).
+  PlannerSolution solution = plan(twoLargeBuffers());
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(solution.rotateWindow, 4);
+}
+
+TEST(PlannerPolicy, LargeBuffersFromTheTop) {
+  // With largeFromTop = 4, a buffer of at least a quarter of the memory
+  // takes the highest address that fits: large0 the top 7 bytes, the small
+  // ones rotate below it from 3 up, and large1 finds [0, 4) free at 6; the
+  // rotation keeps its whole window where the lowest-address placement had
+  // to narrow it to 4.
+  PlannerOptions options;
+  options.largeFromTop = 4;
+  PlannerSolution solution = plan(twoLargeBuffers(), options);
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(solution.rotateWindow, std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> offsets = {0, 9, 3, 4, 5, 6, 0};
+  EXPECT_EQ(solution.offsets, offsets);
+  // Without narrowing, the lowest-address placement stays: a tiny problem
+  // puts its larger buffer first, at 0, either way.
+  PlannerProblem fits{16384,
+                      0,
+                      {buffer("tile", 1024, 0, 1), buffer("tensor", 4096, 0, 9),
+                       buffer("next", 4096, 2, 9)}};
+  std::vector<int64_t> lowest = {4096, 0, 5120};
+  EXPECT_EQ(plan(fits, options).offsets, lowest);
+  // A boundary (PSUM banks) keeps the lowest address for every buffer.
+  PlannerProblem banked = loadUseLoop(4, 2048, 8 * 2048);
+  banked.boundary = 2048;
+  options.largeFromTop = 1;
+  EXPECT_EQ(plan(banked, options).offsets[0], 0);
+}
+
 TEST(PlannerPolicy, GreedyBySizeWhenTheScanFragments) {
   // The scan puts a at 0 and b at 2; when a dies, c's 3 bytes find only two
   // holes of 2 and 1. Largest first, c takes 0..3 and b goes to 3.
