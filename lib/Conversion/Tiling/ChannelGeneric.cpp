@@ -520,6 +520,74 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
   std::optional<ResidentRef> outRes = residentOf(out);
   int64_t P = options.partitions;
   int64_t chunkRows = std::clamp<int64_t>(options.freeChunk / W, 1, H);
+  // A global pooling of small images kept in SBUF (the 7x7 maps before a
+  // classifier): several images in one pass ([cs, images, H, W] views),
+  // each image's sum a column of one reduce over the trailing axis, and
+  // the mean's scaling and the store one instruction for them all, where
+  // image by image each 49-element instruction pays the fixed cost.
+  int64_t images = std::min<int64_t>(N, options.freeChunk / (H * W));
+  bool batched = reduces && identityInit && images > 1 && chunkRows == H;
+  for (auto [i, a] : llvm::enumerate(operands)) {
+    if (!batched || body.getArgument(i).use_empty() || i == outArg)
+      continue;
+    if ((*kinds)[i] == Kind::Column)
+      batched = a.strides[0] == 0; // the same for every image
+    else if ((*kinds)[i] == Kind::Full)
+      batched = residentOf(a).has_value();
+  }
+  if (batched) {
+    for (int64_t n = 0; n < N; n += images)
+      for (int64_t c0 = 0; c0 < C; c0 += P) {
+        int64_t cs = std::min(P, C - c0), imgs = std::min(images, N - n);
+        BodyLowering lowering(b, loc, cs, imgs * H * W);
+        for (auto [i, a] : llvm::enumerate(operands)) {
+          BlockArgument arg = body.getArgument(i);
+          if (arg.use_empty() || i == outArg)
+            continue;
+          if ((*kinds)[i] == Kind::Scalar)
+            lowering.bind(arg,
+                          {TileValue::Scalar, a.scalar, {}, a.elementType});
+          else if ((*kinds)[i] == Kind::Column)
+            lowering.bind(arg, {TileValue::Column, 0.0,
+                                loadColumn(b, loc, a, 0, c0, cs, residents),
+                                a.elementType});
+          else
+            lowering.bind(arg, {TileValue::Full, 0.0,
+                                residents->view(b, loc, *residentOf(a), n, c0,
+                                                cs, 0, H, 1, 0, W, 1, imgs),
+                                a.elementType});
+        }
+        FailureOr<TileValue> v = lowering.lower(reduction->expr);
+        if (failed(v))
+          return failure();
+        Value full = lowering.materializeFull(*v, v->elementType);
+        // [cs, imgs, H * W] (or the bound [cs, imgs, H, W] view): one sum
+        // per image.
+        auto fullType = cast<MemRefType>(full.getType());
+        if (fullType.getRank() == 2)
+          full = memref::ExpandShapeOp::create(
+              b, loc,
+              MemRefType::get({cs, imgs, H * W}, fullType.getElementType(),
+                              MemRefLayoutAttrInterface(),
+                              fullType.getMemorySpace()),
+              full, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+        int64_t rank = cast<MemRefType>(full.getType()).getRank();
+        Value sums = allocTile(b, loc, {cs, imgs}, b.getF32Type());
+        tile::ReduceOp::create(b, loc, b.getStringAttr(reduction->combine),
+                               full, sums, b.getI64IntegerAttr(rank - 2),
+                               Value());
+        if (factor)
+          if (Value view =
+                  residentColumns(b, loc, out, n, c0, cs, residents, imgs)) {
+            scaleBySumFactor(b, loc, sums, *factor, view);
+            continue;
+          }
+        if (factor)
+          sums = scaleBySumFactor(b, loc, sums, *factor);
+        storeColumn(b, loc, out, sums, n, c0, cs, residents, imgs);
+      }
+    return success();
+  }
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c0 = 0; c0 < C; c0 += P) {
       int64_t cs = std::min(P, C - c0);

@@ -198,3 +198,53 @@ func.func @global_mean(%arg0: memref<2x16x8x8xf32>) -> memref<2x16xf32> {
   }
   return %alloc : memref<2x16xf32>
 }
+
+// -----
+
+// A global mean pooling of two 7x7 images kept in SBUF: one pass over
+// both ([16, 2, 7, 7] in, a [16, 98] tile out), one reduce of its [16, 2,
+// 49] view into a column per image, one division and one store for the
+// two; not a pass, a reduce and a division per image.
+// CHECK-LABEL: func.func @images(
+// CHECK: %[[T:.*]] = nki.alloc : memref<16x1x2x7x7xf32, #nki.memory<sbuf>>
+// CHECK: %[[V:.*]] = memref.subview %[[T]][0, 0, 0, 0, 0] [16, 1, 2, 7, 7]
+// CHECK: nki.tensor_scalar %[[V]] into %[[P:[^ ]*]] s1 %{{.*}} : memref<16x1xf32, #nki.memory<sbuf>> {op0 = "max", op1 = "add"} : memref<16x2x7x7xf32, {{.*}}> into memref<16x98xf32, #nki.memory<sbuf>>
+// CHECK: %[[E:.*]] = memref.expand_shape %[[P]] {{\[}}[0], [1, 2]] output_shape [16, 2, 49]
+// CHECK: nki.reduce "add" %[[E]] into %[[S:[^ ]*]] : memref<16x2x49xf32, #nki.memory<sbuf>> into memref<16x2xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_scalar %[[S]] into %[[M:[^ ]*]] {imm0 = 4.900000e+01 : f32, op0 = "div"} : memref<16x2xf32
+// CHECK: nki.dma %[[M]] to %{{.*}} : memref<16x2xf32, #nki.memory<sbuf>> to memref<16x2xf32, strided<[1, 16], offset: ?>>
+// CHECK-NOT: nki.reduce
+// CHECK-NOT: op0 = "div"
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+#map5 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+module {
+  memref.global "private" constant @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @images(%arg0: memref<2x16x7x7xf32>, %arg1: memref<16x1x1xf32>) -> memref<2x16xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %n = arith.constant 4.900000e+01 : f32
+    %0 = memref.get_global @__constant_16x1x1x16xf32 : memref<16x1x1x16xf32>
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<2x16x7x7xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc : memref<2x16x7x7xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %0 : memref<2x16x7x7xf32>, memref<16x1x1x16xf32>) outs(%alloc : memref<2x16x7x7xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %1 = arith.mulf %in, %in_1 : f32
+      %2 = arith.addf %out, %1 : f32
+      linalg.yield %2 : f32
+    }
+    %alloc_0 = memref.alloc() {alignment = 64 : i64} : memref<2x16xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc_0 : memref<2x16xf32>)
+    linalg.generic {indexing_maps = [#map3, #map4, #map5], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%alloc, %arg1 : memref<2x16x7x7xf32>, memref<16x1x1xf32>) outs(%alloc_0 : memref<2x16xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %1 = arith.maximumf %in, %cst : f32
+      %2 = arith.addf %1, %in_1 : f32
+      %3 = arith.divf %2, %n : f32
+      %4 = arith.addf %out, %3 : f32
+      linalg.yield %4 : f32
+    }
+    return %alloc_0 : memref<2x16xf32>
+  }
+}
