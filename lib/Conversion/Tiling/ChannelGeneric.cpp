@@ -561,8 +561,9 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
         if (failed(v))
           return failure();
         Value full = lowering.materializeFull(*v, v->elementType);
-        // [cs, imgs, H * W] (or the bound [cs, imgs, H, W] view): one sum
-        // per image.
+        // [cs, imgs, H * W] (or the bound view: [cs, imgs, H, W], [cs, H,
+        // W] for one image): one sum per image, over the axes after the
+        // images'.
         auto fullType = cast<MemRefType>(full.getType());
         if (fullType.getRank() == 2)
           full = memref::ExpandShapeOp::create(
@@ -571,11 +572,10 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
                               MemRefLayoutAttrInterface(),
                               fullType.getMemorySpace()),
               full, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-        int64_t rank = cast<MemRefType>(full.getType()).getRank();
+        int64_t axes = fullType.getRank() == 2 ? 1 : 2;
         Value sums = allocTile(b, loc, {cs, imgs}, b.getF32Type());
         tile::ReduceOp::create(b, loc, b.getStringAttr(reduction->combine),
-                               full, sums, b.getI64IntegerAttr(rank - 2),
-                               Value());
+                               full, sums, b.getI64IntegerAttr(axes), Value());
         if (factor)
           if (Value view =
                   residentColumns(b, loc, out, n, c0, cs, residents, imgs)) {

@@ -1162,6 +1162,7 @@ void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
   int64_t plane = ((c / P()) * shape[2] + ref.n + n) * planeRows;
   // Within the image's plane: the tensor's last row takes no element of
   // the next image's.
+  assert(row + rows <= planeRows && "a band's rows past the resident plane");
   int64_t len = rows * width - (row + rows == planeRows ? shift : 0);
   auto flat = [&](Value of, MemRefType ofType, int64_t offset,
                   int64_t ofPitch) -> Value {

@@ -248,3 +248,42 @@ module {
     return %alloc_0 : memref<2x16xf32>
   }
 }
+
+// -----
+
+// Three 32x32 images, two at a time: the sum of the first two reduces
+// their [8, 2, 32, 32] view's last two axes into two columns, the third's
+// [8, 32, 32] view into one.
+// CHECK-LABEL: func.func @remainder(
+// CHECK: nki.reduce "add" %{{.*}} into %[[A:[^ ]*]] {axes = 2 : i64} : memref<8x2x32x32xf32, {{.*}}> into memref<8x2xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %[[A]] to %{{.*}} : memref<8x2xf32, #nki.memory<sbuf>> to memref<8x2xf32, strided<[1, 8], offset: ?>>
+// CHECK: nki.reduce "add" %{{.*}} into %[[B:[^ ]*]] {axes = 2 : i64} : memref<8x32x32xf32, {{.*}}> into memref<8x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %[[B]] to
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map5 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w8 : memref<8x1x1x8xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @remainder(%arg0: memref<3x8x32x32xf32>) -> memref<3x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = memref.get_global @w8 : memref<8x1x1x8xf32>
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<3x8x32x32xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc : memref<3x8x32x32xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %0 : memref<3x8x32x32xf32>, memref<8x1x1x8xf32>) outs(%alloc : memref<3x8x32x32xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %1 = arith.mulf %in, %in_1 : f32
+      %2 = arith.addf %out, %1 : f32
+      linalg.yield %2 : f32
+    }
+    %alloc_0 = memref.alloc() {alignment = 64 : i64} : memref<3x8xf32>
+    linalg.fill ins(%cst : f32) outs(%alloc_0 : memref<3x8xf32>)
+    linalg.generic {indexing_maps = [#map3, #map5], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%alloc : memref<3x8x32x32xf32>) outs(%alloc_0 : memref<3x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1 = arith.addf %out, %in : f32
+      linalg.yield %1 : f32
+    }
+    return %alloc_0 : memref<3x8xf32>
+  }
+}
