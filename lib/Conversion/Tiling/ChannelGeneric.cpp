@@ -386,20 +386,30 @@ std::optional<GlobalPoolSum> tiling::matchGlobalPoolSum(linalg::GenericOp op) {
   return pool;
 }
 
+/// The f32 [cs, images] sums `sum` times `factor` (when there is one) as
+/// channels [c0, c0 + cs) of images [n, n + images) of a pooling's result
+/// `out`: kept in SBUF, the scaling writes its tile itself.
+static void storeScaledSums(OpBuilder &b, Location loc, const Access &out,
+                            const std::optional<SumFactor> &factor, Value sum,
+                            int64_t n, int64_t images, int64_t c0, int64_t cs,
+                            const Residents *residents) {
+  if (factor)
+    if (Value view =
+            residentColumns(b, loc, out, n, c0, cs, residents, images)) {
+      scaleBySumFactor(b, loc, sum, *factor, view);
+      return;
+    }
+  if (factor)
+    sum = scaleBySumFactor(b, loc, sum, *factor);
+  storeColumn(b, loc, out, sum, n, c0, cs, residents, images);
+}
+
 void tiling::storePooledSum(OpBuilder &b, Location loc,
                             const GlobalPoolSum &pool, Value sum, int64_t n,
                             int64_t images, int64_t c0, int64_t cs,
                             const Residents *residents) {
-  // Kept in SBUF: the scaling writes the pooling's tile itself.
-  if (pool.factor)
-    if (Value view =
-            residentColumns(b, loc, pool.out, n, c0, cs, residents, images)) {
-      scaleBySumFactor(b, loc, sum, *pool.factor, view);
-      return;
-    }
-  if (pool.factor)
-    sum = scaleBySumFactor(b, loc, sum, *pool.factor);
-  storeColumn(b, loc, pool.out, sum, n, c0, cs, residents, images);
+  storeScaledSums(b, loc, pool.out, pool.factor, sum, n, images, c0, cs,
+                  residents);
 }
 
 std::optional<ChannelScale> tiling::matchChannelScale(linalg::GenericOp op) {
@@ -576,15 +586,7 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
         Value sums = allocTile(b, loc, {cs, imgs}, b.getF32Type());
         tile::ReduceOp::create(b, loc, b.getStringAttr(reduction->combine),
                                full, sums, b.getI64IntegerAttr(axes), Value());
-        if (factor)
-          if (Value view =
-                  residentColumns(b, loc, out, n, c0, cs, residents, imgs)) {
-            scaleBySumFactor(b, loc, sums, *factor, view);
-            continue;
-          }
-        if (factor)
-          sums = scaleBySumFactor(b, loc, sums, *factor);
-        storeColumn(b, loc, out, sums, n, c0, cs, residents, imgs);
+        storeScaledSums(b, loc, out, factor, sums, n, imgs, c0, cs, residents);
       }
     return success();
   }
