@@ -60,6 +60,8 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     prepare.autoCast = options.autoCast;
     pm.addPass(createNKIPrepareGraph(prepare));
     pm.addPass(createNKIFuseElementwise());
+    // Biases constant and next to their convolutions.
+    pm.addNestedPass<func::FuncOp>(createNKIComposeConvs());
     // After fusion: nothing elementwise fuses into an interleave.
     pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     NKISplitBatchOptions split;

@@ -154,6 +154,44 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def NKIComposeConvs : Pass<"nki-compose-convs", "mlir::func::FuncOp"> {
+  let summary = "Compose a 1x1 convolution with the convolution it reads";
+  let description = [{
+    A convolution whose result, plus at most a per-channel bias, only a
+    1x1 stride-1 convolution reads (a linear bottleneck's projection, then
+    the next block's expansion, with no residual or activation between) is
+    one convolution: `conv(conv(x, W1) + b1, W2) = conv(x, W)` with
+    `W[c, kh, kw, f] = sum_m W1[c, kh, kw, m] * W2[m, 0, 0, f]`, and
+    `W2^T b1` joins the bias the second convolution's epilogue adds. The
+    intermediate tensor, its PSUM evacuation and its HBM traffic go, and
+    the narrow layer's matmuls (16 of the PE's 128 rows or columns in
+    MobileNetV2 and EfficientNet-B0) with it. Both filters are constants
+    (f32 or bf16, computed in double and rounded once to their type); the
+    second convolution's result has one reader, an elementwise op adding a
+    per-channel constant (its bias, BatchNormalization's shift) unless the
+    first adds none. Taken when the composite needs at most as many
+    matmuls per output column as the two (taps x input blocks x output
+    blocks of 128 channels against the sum of both), so a wide projection
+    into a wider expansion (MobileNetV2's 960 -> 320 -> 1280) stays two.
+    Runs after nki-fuse-elementwise (BatchNormalization folded, biases
+    constant), on the convolution generics nki-prepare-graph writes.
+
+    ```mlir
+    %p = linalg.generic {conv} ins(%x, %w1 : tensor<1x32x8x8xf32>, tensor<32x1x1x16xf32>) outs(%zero16) ...
+    %q = linalg.generic {add} ins(%p, %b1 : tensor<1x16x8x8xf32>, tensor<16x1x1xf32>) ...
+    %e = linalg.generic {conv} ins(%q, %w2 : tensor<1x16x8x8xf32>, tensor<16x1x1x96xf32>) outs(%zero96) ...
+    %y = linalg.generic {add, clamp} ins(%e, %b2 : tensor<1x96x8x8xf32>, tensor<96x1x1xf32>) ...
+    ```
+    becomes
+    ```mlir
+    %e = linalg.generic {conv} ins(%x, %w : tensor<1x32x8x8xf32>, tensor<32x1x1x96xf32>) outs(%zero96) ...
+    %y = linalg.generic {add, clamp} ins(%e, %b : tensor<1x96x8x8xf32>, tensor<96x1x1xf32>) ...
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def NKIInterleavePhases
     : Pass<"nki-interleave-phases", "mlir::func::FuncOp"> {
   let summary = "Assemble large phase results on chip, not element by element";

@@ -16,6 +16,7 @@
 
 #include "FoldConvScales.h"
 
+#include "ElementwiseMatch.h"
 #include "FoldConstantGenerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,37 +29,11 @@
 #include <cmath>
 
 using namespace mlir;
+using nki::binaryWithInput;
+using nki::isElementwise;
+using nki::perChannelPosition;
 
 namespace {
-
-/// The position of the one result of `op`'s indexing map for `operand`
-/// that varies, when it is a plain loop dim (in `dim`) and every other
-/// result is the constant 0 or a dim of a single iteration: an operand read
-/// per channel, broadcast over the rest ([C, 1, 1] against [N, C, H, W],
-/// also through (d1, d2, d3) when H = W = 1).
-std::optional<unsigned> perChannelPosition(linalg::GenericOp op,
-                                           OpOperand &operand, unsigned &dim) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  std::optional<unsigned> pos;
-  for (auto [i, e] :
-       llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults())) {
-    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-      if (c.getValue() != 0)
-        return std::nullopt;
-      continue;
-    }
-    auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d)
-      return std::nullopt;
-    if (ranges[d.getPosition()] == 1)
-      continue;
-    if (pos)
-      return std::nullopt;
-    pos = i;
-    dim = d.getPosition();
-  }
-  return pos;
-}
 
 /// An input of elementwise `op` read per channel along loop dim `dim`, as
 /// its block argument's values by channel: the operand is evaluated to a
@@ -111,32 +86,6 @@ DenseElementsAttr constantThroughReshapes(Value v) {
   if (!matchPattern(v, m_Constant(&value)))
     return {};
   return value.reshape(type);
-}
-
-/// An elementwise generic with one result and an identity output map.
-bool isElementwise(linalg::GenericOp op) {
-  return op && op->getNumResults() == 1 &&
-         op.getNumParallelLoops() == op.getNumLoops() &&
-         op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity();
-}
-
-/// The body op that is `operand`'s block argument's only use when it is a
-/// binary `OpTy` of that argument and another input's; that input.
-template <typename OpTy>
-std::pair<OpTy, OpOperand *> binaryWithInput(linalg::GenericOp op,
-                                             OpOperand &operand) {
-  BlockArgument arg = op.getMatchingBlockArgument(&operand);
-  if (!arg.hasOneUse())
-    return {};
-  auto bin = dyn_cast<OpTy>(*arg.getUsers().begin());
-  if (!bin)
-    return {};
-  Value other = bin.getLhs() == arg ? bin.getRhs() : bin.getLhs();
-  auto otherArg = dyn_cast<BlockArgument>(other);
-  if (!otherArg || otherArg.getOwner() != op.getBody() ||
-      otherArg.getArgNumber() >= op.getNumDpsInputs() || otherArg == arg)
-    return {};
-  return {bin, op.getDpsInputOperand(otherArg.getArgNumber())};
 }
 
 /// Dims [first, last) of `outer` that linearize dim `c` of `inner` when a
