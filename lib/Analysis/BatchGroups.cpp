@@ -18,8 +18,10 @@ absl::Status BatchGroupProblem::check() const {
     return absl::InvalidArgumentError("DMA bandwidth must be positive");
   if (vectorEngines < 1)
     return absl::InvalidArgumentError("no vector engine");
-  if (!(margin >= 0))
+  if (!(margin >= 0) || !(peBoundMargin >= 0))
     return absl::InvalidArgumentError("negative margin");
+  if (!(peBoundRatio >= 1))
+    return absl::InvalidArgumentError("PE-bound ratio below 1");
   for (const BatchLayer &l : layers)
     if (l.bytes < 0 || l.hbmBytes < 0 || !(l.peNs >= 0) || !(l.vectorNs >= 0))
       return absl::InvalidArgumentError(
@@ -97,13 +99,17 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
     return absl::OkStatus();
   }
   solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
-  solution.computeNs = std::max(pe, vector / double(problem.vectorEngines));
-  if (forcedGroups < 2 &&
-      !(solution.hbmNs > problem.margin * solution.computeNs)) {
+  double perEngine = vector / double(problem.vectorEngines);
+  solution.computeNs = std::max(pe, perEngine);
+  solution.peBound = pe >= problem.peBoundRatio * perEngine;
+  double margin = solution.peBound ? problem.peBoundMargin : problem.margin;
+  if (forcedGroups < 2 && !(solution.hbmNs > margin * solution.computeNs)) {
     solution.why = absl::StrFormat(
         "the HBM time it saves, %.1f us, is not %g times the %.1f us of "
-        "compute of its %d ops",
-        solution.hbmNs / 1e3, problem.margin, solution.computeNs / 1e3, end);
+        "compute of its %d ops (PE time %.1f times the vector time per "
+        "engine)",
+        solution.hbmNs / 1e3, margin, solution.computeNs / 1e3, end,
+        perEngine > 0 ? pe / perEngine : 0.0);
     return absl::OkStatus();
   }
   solution.layers = end;

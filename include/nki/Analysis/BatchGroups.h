@@ -50,6 +50,14 @@ struct BatchGroupProblem {
   /// The split pays when the HBM time saved exceeds the compute time of the
   /// layers split by this factor, >= 0.
   double margin = 1.5;
+  /// The factor instead when the PE bounds those layers by far (its time
+  /// at least `peBoundRatio` >= 1 times the vector time per vector engine),
+  /// >= 0: the groups then run the same matmuls, narrower, while the vector
+  /// engines, with time to spare, fill and drain each group's pipeline
+  /// (ResNet-50 and MobileNetV2 in f32 at batch 8, PE 5x: a split costs
+  /// -1 to +1 %; MobileNetV2 under auto-cast, 1.4x: +16 %).
+  double peBoundMargin = 0.25;
+  double peBoundRatio = 2;
   std::vector<BatchLayer> layers;
 
   /// Input errors, naming the layer.
@@ -62,6 +70,7 @@ struct BatchGroupSolution {
   /// The estimates compared (also when the split was declined for them).
   double hbmNs = 0;     ///< HBM time the split saves.
   double computeNs = 0; ///< Compute time of the prefix.
+  bool peBound = false; ///< Whether peBoundMargin applied.
   /// Why nothing is split (empty when something is), for --report.
   std::string why;
 };
@@ -74,7 +83,9 @@ struct BatchGroupSolution {
 /// of N > 1 at which every result of the prefix fits; the split is taken
 /// when the HBM time of the results that do not fit exceeds `margin` times
 /// the prefix's compute time (max of PE time and vector time per vector
-/// engine). Otherwise no split. `forcedGroups` > 1 takes that G (a divisor
+/// engine), `peBoundMargin` times when the PE time is at least
+/// `peBoundRatio` times the vector time per engine.
+/// Otherwise no split. `forcedGroups` > 1 takes that G (a divisor
 /// of N) and skips the time comparison; 1 never splits. Errors: check()'s,
 /// a forced G that does not divide N.
 absl::Status solve(const BatchGroupProblem &problem,

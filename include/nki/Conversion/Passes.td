@@ -258,9 +258,15 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     results that do not fit (written once, read by each reader, at the
     target's DMA bandwidth) exceeds `margin` times the estimated compute
     time of those ops (PE time, or ACT + DVE + POOL time per engine),
-    which is the case of ResNet-50's f32 residual stream, not of the
-    depthwise layers of MobileNetV2 (vector-bound: smaller kernels there
-    cost more than the DMA saved). `nki/Analysis/BatchGroups.h` makes the
+    `pe-bound-margin` times when the PE time is at least twice the vector
+    time per engine: then the groups
+    run the same matmuls, narrower, and the split costs little (ResNet-50
+    and MobileNetV2 in f32 at batch 8), while where the vector engines
+    bound the layers (MobileNetV2's depthwise layers under auto-cast) each
+    group's pipeline fills and drains on them. Before that comparison, the
+    ops of the prefix that neither compute a result that does not fit nor
+    read one (through channel-block slices and pads), nor feed such an op,
+    move after it and run on the whole batch. `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
     decision, its estimates and why nothing was split, which `nki-compile
     --report` prints. Runs after fusion.
@@ -290,6 +296,9 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     Option<"margin", "margin", "double", /*default=*/"1.5",
            "Split when the HBM time saved exceeds the compute time split "
            "by this factor">,
+    Option<"peBoundMargin", "pe-bound-margin", "double", /*default=*/"0.25",
+           "The factor instead when the PE time of the ops split is at "
+           "least twice their vector time per engine">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

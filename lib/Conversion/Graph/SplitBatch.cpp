@@ -210,6 +210,65 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   return l;
 }
 
+/// Moves the ops of the prefix `run[0, end)` after its last op that the
+/// groups must run: one whose result does not fit at the whole batch, one
+/// reading such a result, and what those read. The others (ResNet-50's
+/// layer3.0 conv2 and conv3, between conv1 and the downsample that both
+/// read layer2's 512 channels) run once on the whole batch, as they did:
+/// per image their matmuls would be half as wide and their filters loaded
+/// once per group. Their order among themselves is kept. Returns whether
+/// any moved.
+bool sinkUnneeded(ArrayRef<BatchOp> run, const nki::BatchGroupProblem &problem,
+                  int64_t end) {
+  DenseSet<Operation *> inPrefix, need;
+  for (int64_t i = 0; i < end; ++i)
+    inPrefix.insert(run[i].op);
+  // The results that do not fit, and their readers, through the views
+  // that take no memory of their own (a depthwise convolution's channel
+  // block, its padding): at the whole batch such a view would be the
+  // large tensor in HBM again.
+  SmallVector<Operation *> work, readers;
+  for (int64_t i = 0; i < end; ++i)
+    if (problem.layers[i].bytes > problem.capacity)
+      readers.push_back(run[i].op);
+  while (!readers.empty()) {
+    Operation *op = readers.pop_back_val();
+    work.push_back(op);
+    for (Operation *user : op->getUsers())
+      if (inPrefix.contains(user)) {
+        if (isa<tensor::ExtractSliceOp, tensor::PadOp>(user))
+          readers.push_back(user);
+        else
+          work.push_back(user);
+      }
+  }
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!need.insert(op).second)
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp(); def && inPrefix.contains(def))
+        work.push_back(def);
+  }
+  Operation *last = nullptr;
+  for (int64_t i = 0; i < end; ++i)
+    if (need.contains(run[i].op))
+      last = run[i].op;
+  if (!last)
+    return false;
+  Operation *after = last;
+  bool moved = false;
+  for (int64_t i = 0; i < end; ++i) {
+    Operation *op = run[i].op;
+    if (need.contains(op) || !op->isBeforeInBlock(last))
+      continue;
+    op->moveAfter(after);
+    after = op;
+    moved = true;
+  }
+  return moved;
+}
+
 struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
   using Base::Base;
 
@@ -234,50 +293,59 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     int64_t n = input.getDimSize(0);
     if (n < 2)
       return;
-    // The first ops that can run on a slice of it.
+    const nki::isa::TargetDesc &t = **target;
     SmallVector<BatchOp> run;
-    DenseSet<Value> batchValues;
-    for (Operation &op : func.getBody().front()) {
-      if (isa<arith::ConstantOp>(op))
-        continue;
-      // Ops of neither the batch nor what depends on it (a pooling's window
-      // tensor) stay where they are, shared by the groups.
-      if (llvm::none_of(op.getOperands(),
-                        [&](Value v) { return batchValues.contains(v); }) &&
-          llvm::none_of(op.getResultTypes(),
-                        [&](Type t) { return batchType(t, n); }))
-        continue;
-      std::optional<BatchOp> b = matchBatchOp(&op, n, batchValues);
-      if (!b)
-        break;
-      run.push_back(*b);
-      batchValues.insert(op.getResults().begin(), op.getResults().end());
-    }
+    nki::BatchGroupProblem problem;
+    nki::BatchGroupSolution solution;
+    // The first ops that can run on a slice of the batch, as a problem.
+    auto analyze = [&]() -> absl::Status {
+      run.clear();
+      DenseSet<Value> batchValues;
+      for (Operation &op : func.getBody().front()) {
+        if (isa<arith::ConstantOp>(op))
+          continue;
+        // Ops of neither the batch nor what depends on it (a pooling's
+        // window tensor) stay where they are, shared by the groups.
+        if (llvm::none_of(op.getOperands(),
+                          [&](Value v) { return batchValues.contains(v); }) &&
+            llvm::none_of(op.getResultTypes(),
+                          [&](Type t) { return batchType(t, n); }))
+          continue;
+        std::optional<BatchOp> b = matchBatchOp(&op, n, batchValues);
+        if (!b)
+          break;
+        run.push_back(*b);
+        batchValues.insert(op.getResults().begin(), op.getResults().end());
+      }
+      problem = nki::BatchGroupProblem();
+      problem.batch = n;
+      problem.capacity = t.sbufBytesPerPartition / 4;
+      problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
+      problem.margin = margin;
+      problem.peBoundMargin = peBoundMargin;
+      DenseMap<Operation *, int64_t> index;
+      for (auto [i, b] : llvm::enumerate(run))
+        index[b.op] = int64_t(i);
+      for (const BatchOp &b : run) {
+        nki::BatchLayer &layer = problem.layers.emplace_back(layerOf(b, t));
+        // A result the function returns is stored in HBM whatever the
+        // split; the groups' parts are stored in place there.
+        for (Operation *user : b.op->getUsers())
+          if (!isa<func::ReturnOp>(user))
+            layer.lastReader = std::max(
+                layer.lastReader, index.lookup_or(user, int64_t(run.size())));
+      }
+      absl::Status status = nki::solve(problem, solution, groups);
+      return status.ok() ? nki::verify(problem, solution) : status;
+    };
+    absl::Status status = analyze();
     if (run.empty())
       return;
-
-    const nki::isa::TargetDesc &t = **target;
-    nki::BatchGroupProblem problem;
-    problem.batch = n;
-    problem.capacity = t.sbufBytesPerPartition / 4;
-    problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
-    problem.margin = margin;
-    DenseMap<Operation *, int64_t> index;
-    for (auto [i, b] : llvm::enumerate(run))
-      index[b.op] = int64_t(i);
-    for (const BatchOp &b : run) {
-      nki::BatchLayer &layer = problem.layers.emplace_back(layerOf(b, t));
-      // A result the function returns is stored in HBM whatever the split;
-      // the groups' parts are stored in place there.
-      for (Operation *user : b.op->getUsers())
-        if (!isa<func::ReturnOp>(user))
-          layer.lastReader = std::max(
-              layer.lastReader, index.lookup_or(user, int64_t(run.size())));
-    }
-    nki::BatchGroupSolution solution;
-    absl::Status status = nki::solve(problem, solution, groups);
-    if (status.ok())
-      status = nki::verify(problem, solution);
+    // Ops the groups need not run move after them and take the whole
+    // batch; the prefix shrinks to what it must hold, so solve again.
+    if (status.ok() && solution.layers > 0 &&
+        sinkUnneeded(run, problem, solution.layers))
+      status = analyze();
     if (!status.ok()) {
       func.emitError("nki-split-batch: ") << std::string(status.message());
       return signalPassFailure();
@@ -295,6 +363,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
              b.getNamedAttr("hbm_us", b.getF64FloatAttr(solution.hbmNs / 1e3)),
              b.getNamedAttr("compute_us",
                             b.getF64FloatAttr(solution.computeNs / 1e3)),
+             b.getNamedAttr("pe_bound", b.getBoolAttr(solution.peBound)),
              b.getNamedAttr("why", b.getStringAttr(solution.why))}));
     if (solution.layers == 0)
       return;

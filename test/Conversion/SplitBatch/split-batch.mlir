@@ -177,3 +177,50 @@ func.func @channel_blocks(%x: tensor<2x144x64x64xf32>) -> tensor<2x144x64x64xf32
   %1 = tensor.insert_slice %rb into %0[0, 128, 0, 0] [2, 16, 64, 64] [1, 1, 1, 1] : tensor<2x16x64x64xf32> into tensor<2x144x64x64xf32>
   return %1 : tensor<2x144x64x64xf32>
 }
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#sum = affine_map<(n, c, h, w) -> (n, c)>
+#v = affine_map<(n, c) -> (n, c)>
+
+// %t reads only the pooled sums, which fit, and nothing the groups need
+// reads it: it moves after the split and runs once on the whole batch,
+// while %u, after it in the function, reads the large %a and stays in the
+// groups.
+// FORCED-LABEL: func.func @sink(
+// FORCED-NOT: ins(%{{[^ ]*}} : tensor<1x128xf32>)
+// FORCED: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x128x64x128xf32>) outs(%{{.*}} : tensor<1x128xf32>)
+// FORCED: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x128x64x128xf32>, tensor<1x128x64x128xf32>)
+// FORCED-NOT: ins(%{{[^ ]*}} : tensor<1x128xf32>)
+// FORCED: tensor.insert_slice {{.*}} : tensor<1x128xf32> into tensor<2x128xf32>
+// FORCED: %[[S:.*]] = tensor.insert_slice {{.*}} : tensor<1x128xf32> into tensor<2x128xf32>
+// FORCED: linalg.generic {{.*}} ins(%[[S]] : tensor<2x128xf32>) outs(%{{.*}} : tensor<2x128xf32>)
+func.func @sink(%x: tensor<2x128x64x128xf32>) -> (tensor<2x128xf32>, tensor<2x128x64x128xf32>) {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<2x128xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x128xf32>) -> tensor<2x128xf32>
+  %s = linalg.generic {indexing_maps = [#id, #sum], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%a : tensor<2x128x64x128xf32>) outs(%pf : tensor<2x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.addf %i, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x128xf32>
+  %t = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<2x128xf32>) outs(%pe : tensor<2x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %x : tensor<2x128x64x128xf32>, tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %r = arith.addf %i, %j : f32
+    linalg.yield %r : f32
+  } -> tensor<2x128x64x128xf32>
+  return %t, %u : tensor<2x128xf32>, tensor<2x128x64x128xf32>
+}
+

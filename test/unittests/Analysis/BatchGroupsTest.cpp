@@ -75,14 +75,18 @@ TEST(BatchGroupsTest, ThePrefixEndsWhereNoResultThatDoesNotFitIsRead) {
 
 TEST(BatchGroupsTest, ComputeBoundPrefixIsNotSplit) {
   BatchGroupProblem p = problem({layer("a", 200, 1000, 1000)});
+  // The PE bounds it, but not by twice the vector time per engine.
+  p.layers[0].vectorNs = 3 * 600;
   BatchGroupSolution declined = solved(p);
   EXPECT_EQ(declined.layers, 0);
   EXPECT_EQ(declined.groups, 1);
+  EXPECT_FALSE(declined.peBound);
   // What was weighed is said.
   EXPECT_DOUBLE_EQ(declined.hbmNs, 1000);
   EXPECT_DOUBLE_EQ(declined.computeNs, 1000);
   EXPECT_EQ(declined.why, "the HBM time it saves, 1.0 us, is not 1.5 times "
-                          "the 1.0 us of compute of its 1 ops");
+                          "the 1.0 us of compute of its 1 ops (PE time 1.7 "
+                          "times the vector time per engine)");
   // The vector engines' time counts per engine.
   p.layers[0].peNs = 0;
   p.layers[0].vectorNs = 3 * 700;
@@ -90,6 +94,26 @@ TEST(BatchGroupsTest, ComputeBoundPrefixIsNotSplit) {
   p.layers[0].vectorNs = 3 * 600;
   EXPECT_EQ(solved(p).layers, 1); // 1000 > 1.5 x 600
   EXPECT_EQ(solved(p).groups, 2);
+}
+
+TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
+  // PE 1000 against 400 per vector engine: the PE bounds it by 2.5x, so
+  // the HBM time need only exceed a quarter of the compute.
+  BatchGroupProblem p = problem({layer("a", 200, 1000, 300)});
+  p.layers[0].vectorNs = 3 * 400;
+  BatchGroupSolution split = solved(p);
+  EXPECT_TRUE(split.peBound);
+  EXPECT_EQ(split.layers, 1);
+  EXPECT_EQ(split.groups, 2);
+  p.layers[0].hbmBytes = 200; // 200 < 0.25 x 1000
+  BatchGroupSolution declined = solved(p);
+  EXPECT_EQ(declined.layers, 0);
+  EXPECT_THAT(declined.why, HasSubstr("is not 0.25 times the 1.0 us"));
+  // Below the ratio the usual margin applies.
+  p.layers[0].hbmBytes = 300;
+  p.peBoundRatio = 3;
+  EXPECT_EQ(solved(p).layers, 0);
+  EXPECT_FALSE(solved(p).peBound);
 }
 
 TEST(BatchGroupsTest, NothingToSplit) {
@@ -136,6 +160,13 @@ TEST(BatchGroupsTest, CheckAndVerifyNameTheProblem) {
   p.margin = -1;
   EXPECT_THAT(std::string(solve(p, s).message()), HasSubstr("negative margin"));
   p.margin = 1.5;
+  p.peBoundMargin = -1;
+  EXPECT_THAT(std::string(solve(p, s).message()), HasSubstr("negative margin"));
+  p.peBoundMargin = 0.25;
+  p.peBoundRatio = 0.5;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("PE-bound ratio below 1"));
+  p.peBoundRatio = 2;
   p.dmaBytesPerNs = 0;
   EXPECT_THAT(std::string(solve(p, s).message()),
               HasSubstr("DMA bandwidth must be positive"));
