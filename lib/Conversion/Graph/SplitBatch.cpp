@@ -368,13 +368,12 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     if (solution.layers == 0)
       return;
     split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
-          solution.groups, solution.peBound);
+          solution.groups);
   }
 
   /// Clones `prefix` once per group after its last op, the batch operands
   /// from outside sliced, and concatenates what later ops read.
-  void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups,
-             bool overlap) {
+  void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups) {
     int64_t m = n / groups;
     DenseSet<Operation *> inPrefix;
     for (const BatchOp &b : prefix)
@@ -402,59 +401,36 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       return s;
     };
     SmallVector<IRMapping> maps(groups);
-    auto emit = [&](int64_t g, const BatchOp &b) {
-      for (auto [operand, sliced] : llvm::zip(b.op->getOperands(), b.sliced)) {
-        if (!sliced || maps[g].contains(operand))
-          continue;
-        auto type = cast<RankedTensorType>(operand.getType());
-        RankedTensorType part = sliceType(type);
-        Value slice = tensor::ExtractSliceOp::create(
-            builder, b.op->getLoc(), part, operand,
-            offsetsOf(g * m, type.getRank()), sizesOf(part),
-            unitStrides(type.getRank()));
-        maps[g].map(operand, slice);
-      }
-      Operation *clone = builder.clone(*b.op, maps[g]);
-      for (Value r : clone->getResults())
-        r.setType(sliceType(r.getType()));
-      // A slice's sizes hold the batch too.
-      if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(clone)) {
-        SmallVector<int64_t> sizes(slice.getStaticSizes());
-        sizes[0] = m;
-        clone->setAttr(isa<tensor::ExtractSliceOp>(clone)
-                           ? tensor::ExtractSliceOp::getStaticSizesAttrName(
-                                 clone->getName())
-                           : tensor::InsertSliceOp::getStaticSizesAttrName(
-                                 clone->getName()),
-                       builder.getDenseI64ArrayAttr(sizes));
-      }
-    };
-    // Units: a contraction with the ops before it and its elementwise
-    // epilogue, kept together (the tiler fuses them when adjacent).
-    SmallVector<int64_t> unitStart = {0};
-    bool contraction = false;
-    for (auto [i, b] : llvm::enumerate(prefix)) {
-      auto lin = dyn_cast<linalg::LinalgOp>(b.op);
-      if (lin && lin.getNumReductionLoops() > 0)
-        contraction = true;
-      else if (lin && contraction && !isa<linalg::FillOp>(b.op)) {
-        unitStart.push_back(int64_t(i) + 1);
-        contraction = false;
+    for (int64_t g = 0; g < groups; ++g) {
+      for (const BatchOp &b : prefix) {
+        for (auto [operand, sliced] :
+             llvm::zip(b.op->getOperands(), b.sliced)) {
+          if (!sliced || maps[g].contains(operand))
+            continue;
+          auto type = cast<RankedTensorType>(operand.getType());
+          RankedTensorType part = sliceType(type);
+          Value slice = tensor::ExtractSliceOp::create(
+              builder, b.op->getLoc(), part, operand,
+              offsetsOf(g * m, type.getRank()), sizesOf(part),
+              unitStrides(type.getRank()));
+          maps[g].map(operand, slice);
+        }
+        Operation *clone = builder.clone(*b.op, maps[g]);
+        for (Value r : clone->getResults())
+          r.setType(sliceType(r.getType()));
+        // A slice's sizes hold the batch too.
+        if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(clone)) {
+          SmallVector<int64_t> sizes(slice.getStaticSizes());
+          sizes[0] = m;
+          clone->setAttr(isa<tensor::ExtractSliceOp>(clone)
+                             ? tensor::ExtractSliceOp::getStaticSizesAttrName(
+                                   clone->getName())
+                             : tensor::InsertSliceOp::getStaticSizesAttrName(
+                                   clone->getName()),
+                         builder.getDenseI64ArrayAttr(sizes));
+        }
       }
     }
-    if (unitStart.back() != int64_t(prefix.size()))
-      unitStart.push_back(prefix.size());
-    // Each group starts `lag` units after the previous one: all of them
-    // (one group after another), or half when `overlap`, so that two
-    // groups are in flight at most and the next one's first layers fill
-    // the engines while this one's last layers drain.
-    int64_t units = int64_t(unitStart.size()) - 1;
-    int64_t lag = overlap ? std::max<int64_t>(1, (units + 1) / 2) : units;
-    for (int64_t step = 0; step < (groups - 1) * lag + units; ++step)
-      for (int64_t g = 0; g < groups; ++g)
-        if (int64_t u = step - g * lag; u >= 0 && u < units)
-          for (int64_t i = unitStart[u]; i < unitStart[u + 1]; ++i)
-            emit(g, prefix[i]);
     // What later ops read: the groups' parts, concatenated.
     for (const BatchOp &b : prefix) {
       if (isa<tensor::EmptyOp>(b.op))
