@@ -5,9 +5,11 @@
 // the layers up to the last one whose result does not fit once per group
 // (G chains, one after another), and the tensors between them stay on chip
 // (docs/compiler.md, "Batch groups"). Worth it where those tensors' trips
-// through HBM, not the layers' compute, bound the layers (ResNet-50's f32
-// residual stream); elsewhere the smaller kernels' start-up costs more than
-// the DMA saved.
+// through HBM, not the layers' compute, bound the layers (ResNet-50's
+// residual stream under auto-cast), and where the PE bounds them by far
+// (fp32 convolutions: the groups run the same matmuls, narrower, at little
+// cost); elsewhere the smaller kernels' start-up costs more than the DMA
+// saved.
 //
 // A pure algorithm core like the residency choice (Residency.h): a problem
 // with check(), solve() and verify(), tested without IR; nki-split-batch
