@@ -168,11 +168,9 @@ bool pays(const Chain &c, int64_t partitions) {
 SmallVector<double> toDoubles(DenseElementsAttr value) {
   SmallVector<double> out;
   out.reserve(value.getNumElements());
-  for (APFloat v : value.getValues<APFloat>()) {
-    bool lost;
-    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  // f32 and bf16 values are exact in double.
+  for (const APFloat &v : value.getValues<APFloat>())
     out.push_back(v.convertToDouble());
-  }
   return out;
 }
 

@@ -3,6 +3,9 @@
 // RUN: nki-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=3}))'
 // RUN: not nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=-2}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: nki-split-batch: groups must be >= 0, not -2
+// A negative margin for PE-bound layers is an input error of the choice.
+// RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{pe-bound-margin=-1}))' 2>&1 | FileCheck %s --check-prefix=MARGIN
+// MARGIN: error: nki-split-batch: negative margin
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 

@@ -5,6 +5,7 @@
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=1}))' | FileCheck %s --check-prefix=NEVER
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=FORCED
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{margin=0.1}))' | FileCheck %s --check-prefix=MARGIN
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{pe-bound-margin=1.5}))' | FileCheck %s --check-prefix=PEMARGIN
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #col = affine_map<(n, c, h, w) -> (c)>
@@ -224,3 +225,59 @@ func.func @sink(%x: tensor<2x128x64x128xf32>) -> (tensor<2x128xf32>, tensor<2x12
   return %t, %u : tensor<2x128xf32>, tensor<2x128x64x128xf32>
 }
 
+
+// -----
+
+#in = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#fl = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#out = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// Two f32 1x3 convolutions of 128 channels, each with its ReLU: the PE's
+// time is six times the vector engines' per engine, so the HBM time of
+// their 64 KiB results, less than 1.5 times their compute but more than a
+// quarter of it, splits them (the groups one after another); with the
+// PE-bound margin at 1.5 they stay whole.
+// CHECK-LABEL: func.func @pe_bound(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x128x64x128xf32>, %[[W1:[^:]*]]: tensor<128x1x3x128xf32>, %[[W2:[^:]*]]: tensor<128x1x3x128xf32>
+// CHECK-SAME: pe_bound = true
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: ins(%{{.*}}, %[[W1]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W2]] : tensor<1x128x64x126xf32>
+// CHECK: tensor.extract_slice %[[X]][1, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: ins(%{{.*}}, %[[W1]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W2]] : tensor<1x128x64x126xf32>
+// CHECK: tensor.insert_slice
+// PEMARGIN-LABEL: func.func @pe_bound(
+// PEMARGIN-NOT: tensor.extract_slice
+// PEMARGIN: return
+func.func @pe_bound(%x: tensor<2x128x64x128xf32>, %w1: tensor<128x1x3x128xf32>, %w2: tensor<128x1x3x128xf32>) -> tensor<2x128x64x124xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x128x64x126xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x128x64x126xf32>) -> tensor<2x128x64x126xf32>
+  %e2 = tensor.empty() : tensor<2x128x64x124xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x128x64x124xf32>) -> tensor<2x128x64x124xf32>
+  %c1 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w1 : tensor<2x128x64x128xf32>, tensor<128x1x3x128xf32>) outs(%z1 : tensor<2x128x64x126xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x126xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<2x128x64x126xf32>) outs(%e1 : tensor<2x128x64x126xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x126xf32>
+  %c2 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%r1, %w2 : tensor<2x128x64x126xf32>, tensor<128x1x3x128xf32>) outs(%z2 : tensor<2x128x64x124xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x124xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c2 : tensor<2x128x64x124xf32>) outs(%e2 : tensor<2x128x64x124xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x124xf32>
+  return %r2 : tensor<2x128x64x124xf32>
+}
