@@ -20,6 +20,8 @@ absl::Status BatchGroupProblem::check() const {
     return absl::InvalidArgumentError("no vector engine");
   if (!(margin >= 0) || !(peBoundMargin >= 0))
     return absl::InvalidArgumentError("negative margin");
+  if (!(barrierNs >= 0))
+    return absl::InvalidArgumentError("negative barrier time");
   if (!(peBoundRatio >= 1))
     return absl::InvalidArgumentError("PE-bound ratio below 1");
   for (const BatchLayer &l : layers)
@@ -81,8 +83,10 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   }
   int64_t largest = 0;
   double hbmBytes = 0, pe = 0, vector = 0;
+  int64_t barriers = 0;
   for (int64_t i = 0; i < end; ++i) {
     const BatchLayer &l = problem.layers[i];
+    barriers += l.barrier;
     largest = std::max(largest, l.bytes);
     if (l.bytes > problem.capacity)
       hbmBytes += double(l.hbmBytes);
@@ -100,16 +104,20 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   }
   solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
   double perEngine = vector / double(problem.vectorEngines);
-  solution.computeNs = std::max(pe, perEngine);
+  solution.computeNs =
+      std::max(pe, perEngine) + double(barriers * groups) * problem.barrierNs;
   solution.peBound = pe >= problem.peBoundRatio * perEngine;
   double margin = solution.peBound ? problem.peBoundMargin : problem.margin;
   if (forcedGroups < 2 && !(solution.hbmNs > margin * solution.computeNs)) {
     solution.why = absl::StrFormat(
         "the HBM time it saves, %.1f us, is not %g times the %.1f us of "
         "compute of its %d ops (PE time %.1f times the vector time per "
-        "engine)",
+        "engine%s)",
         solution.hbmNs / 1e3, margin, solution.computeNs / 1e3, end,
-        perEngine > 0 ? pe / perEngine : 0.0);
+        perEngine > 0 ? pe / perEngine : 0.0,
+        barriers ? absl::StrFormat("; %d global pooling(s) in %d groups",
+                                   barriers, groups)
+                 : std::string());
     return absl::OkStatus();
   }
   solution.layers = end;

@@ -41,6 +41,10 @@ struct BatchLayer {
   /// The last layer that reads its result (an index after its own), the
   /// number of layers or more when an op after them does, -1 when none.
   int64_t lastReader = -1;
+  /// A global pooling (a squeeze-and-excitation's squeeze): what follows it
+  /// in a group waits for the whole of the group's earlier layers, and the
+  /// engines idle while the pooled vector's short chain runs.
+  bool barrier = false;
   std::string name; ///< For diagnostics only.
 };
 
@@ -60,6 +64,11 @@ struct BatchGroupProblem {
   /// -1 to +1 %; MobileNetV2 under auto-cast, 1.4x: +16 %).
   double peBoundMargin = 0.25;
   double peBoundRatio = 2;
+  /// Compute time each barrier of the prefix adds per group, >= 0
+  /// (EfficientNet-B0 at batch 8, one image a group: the PE idled 4.6 us in
+  /// f32 and 6.9 us under auto-cast more per squeeze and group than at the
+  /// whole batch).
+  double barrierNs = 5000;
   std::vector<BatchLayer> layers;
 
   /// Input errors, naming the layer.
@@ -85,7 +94,8 @@ struct BatchGroupSolution {
 /// of N > 1 at which every result of the prefix fits; the split is taken
 /// when the HBM time of the results that do not fit exceeds `margin` times
 /// the prefix's compute time (max of PE time and vector time per vector
-/// engine), `peBoundMargin` times when the PE time is at least
+/// engine, plus `barrierNs` per barrier and group), `peBoundMargin` times
+/// when the PE time is at least
 /// `peBoundRatio` times the vector time per engine.
 /// Otherwise no split. `forcedGroups` > 1 takes that G (a divisor
 /// of N) and skips the time comparison; 1 never splits. Errors: check()'s,

@@ -248,16 +248,22 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     result is read after them (each of them batch-parallel:
     its result and the operands it reads the batch from have the batch as
     their first dim; a linalg op, `tensor.pad`, a `tensor.extract_slice`
-    or `tensor.insert_slice` of the whole batch, `tensor.empty`) are
-    cloned once per group, the groups one after another, reading slices of
-    the batch operands from outside, and the results later ops read are
-    concatenated with `tensor.insert_slice`. G is the smallest divisor of N
+    or `tensor.insert_slice` of the whole batch, `tensor.empty`, a
+    `tensor.collapse_shape` or `tensor.expand_shape` that keeps each
+    image's rows together, such as the importer's global pooling of
+    `[N * C, H * W]`) are cloned once per group, the groups one after
+    another, reading slices of the batch operands from outside (a filled
+    empty tensor, such as a pooling's zero init, is filled anew per group),
+    and the results later ops read are concatenated with
+    `tensor.insert_slice`. G is the smallest divisor of N
     at which every one of those results fits in a quarter of an SBUF
     partition of the chosen target (a result shares SBUF with its input, a
     residual and the kernel's own tiles). The split is made when the HBM time of the
     results that do not fit (written once, read by each reader, at the
     target's DMA bandwidth) exceeds `margin` times the estimated compute
-    time of those ops (PE time, or ACT + DVE + POOL time per engine),
+    time of those ops (PE time, or ACT + DVE + POOL time per engine, plus
+    `barrier-us` per global pooling and group: what follows a
+    squeeze-and-excitation's squeeze waits for its group's whole layer),
     `pe-bound-margin` times when the PE time is at least twice the vector
     time per engine: then the groups
     run the same matmuls, narrower, and the split costs little (ResNet-50
@@ -299,6 +305,9 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     Option<"peBoundMargin", "pe-bound-margin", "double", /*default=*/"0.25",
            "The factor instead when the PE time of the ops split is at "
            "least twice their vector time per engine">,
+    Option<"barrierUs", "barrier-us", "double", /*default=*/"5.0",
+           "Compute time each global pooling of the ops split adds per "
+           "group, in microseconds (its group's engines drain)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

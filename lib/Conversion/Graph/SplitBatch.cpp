@@ -47,61 +47,34 @@ namespace {
 struct BatchOp {
   Operation *op;
   SmallVector<bool> sliced;
+  /// Rows of its results' first dim per image (a global pooling's rows of
+  /// N x C: C).
+  int64_t rows = 1;
 };
 
 int64_t elementBytes(Type t) {
   return (getElementTypeOrSelf(t).getIntOrFloatBitWidth() + 7) / 8;
 }
 
-/// A static tensor of numbers whose first dim is the batch of `n`.
-bool batchType(Type t, int64_t n) {
+/// A static tensor of numbers whose first dim is `rows` rows for each
+/// image of a batch of `n`.
+bool batchType(Type t, int64_t n, int64_t rows = 1) {
   auto r = dyn_cast<RankedTensorType>(t);
-  return r && r.hasStaticShape() && r.getRank() >= 1 && r.getDimSize(0) == n &&
-         r.getElementType().isIntOrFloat();
+  return r && r.hasStaticShape() && r.getRank() >= 1 &&
+         r.getDimSize(0) == n * rows && r.getElementType().isIntOrFloat();
 }
 
-/// Whether `op` can run on a slice of the batch of `n`, and if so which
-/// operands it reads the batch from. `batchValues` are the results of the
-/// ops before it that can: any of them read without the batch (broadcast
-/// over it) makes `op` whole-batch.
-std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
-                                    const DenseSet<Value> &batchValues) {
-  BatchOp b{op, SmallVector<bool>(op->getNumOperands(), false)};
-  if (op->getNumResults() == 0 ||
-      !llvm::all_of(op->getResultTypes(),
-                    [&](Type t) { return batchType(t, n); }))
-    return std::nullopt;
-  if (isa<tensor::EmptyOp>(op))
-    return b;
-  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-    if (low[0] != 0 || high[0] != 0 || !batchType(pad.getSourceType(), n) ||
-        llvm::any_of(op->getOperands().drop_front(),
-                     [&](Value v) { return batchValues.contains(v); }))
-      return std::nullopt;
-    b.sliced[0] = true;
-    return b;
-  }
-  // Slices of other dims (a channel block, a concat's part, a phase): the
-  // whole batch, from offset 0 with unit stride.
-  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
-    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
-    Value source = op->getOperand(0);
-    if (slice.getStaticOffsets()[0] != 0 || slice.getStaticStrides()[0] != 1 ||
-        slice.getStaticSizes()[0] != n || !batchType(source.getType(), n) ||
-        llvm::any_of(op->getOperands().drop_front(
-                         isa<tensor::InsertSliceOp>(op) ? 2 : 1),
-                     [&](Value v) { return batchValues.contains(v); }))
-      return std::nullopt;
-    b.sliced[0] = true;
-    if (isa<tensor::InsertSliceOp>(op)) {
-      if (!batchType(op->getOperand(1).getType(), n))
-        return std::nullopt;
-      b.sliced[1] = true;
-    }
-    return b;
-  }
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+/// The batch values of the ops matched so far and how many rows of their
+/// first dim each image has: 1, or more where a reshape merged the batch
+/// with the next dims (a global pooling's [N * C, H * W] rows).
+using BatchRows = DenseMap<Value, int64_t>;
+
+/// `b.op`, a linalg op, when its first init's first dim is a parallel loop
+/// that every operand read per image reads as its own first dim, with the
+/// same rows per image.
+std::optional<BatchOp> matchBatchLinalg(BatchOp b, int64_t n,
+                                        const BatchRows &batch) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(b.op);
   if (!linalgOp || linalgOp.getNumDpsInits() == 0 ||
       !linalgOp.hasPureTensorSemantics() ||
       !linalgOp.getBlock()->getOps<linalg::IndexOp>().empty())
@@ -114,22 +87,96 @@ std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
   if (!dim || linalgOp.getIteratorTypesArray()[dim.getPosition()] !=
                   utils::IteratorType::parallel)
     return std::nullopt;
-  for (OpOperand &operand : op->getOpOperands()) {
+  // The rows per image of the batch operands, all the same.
+  for (OpOperand &operand : b.op->getOpOperands())
+    if (int64_t rows = batch.lookup_or(operand.get(), 0)) {
+      if (b.rows > 1 && rows != b.rows)
+        return std::nullopt;
+      b.rows = std::max(b.rows, rows);
+    }
+  for (OpOperand &operand : b.op->getOpOperands()) {
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
     unsigned uses = 0;
     for (AffineExpr e : map.getResults())
       uses += e.isFunctionOfDim(dim.getPosition());
     if (uses == 0) {
-      if (batchValues.contains(operand.get()))
+      if (batch.contains(operand.get()))
         return std::nullopt;
       continue;
     }
     if (uses != 1 || map.getResult(0) != dim ||
-        !batchType(operand.get().getType(), n))
+        !batchType(operand.get().getType(), n, b.rows))
       return std::nullopt;
     b.sliced[operand.getOperandNumber()] = true;
   }
+  if (!llvm::all_of(b.op->getResultTypes(),
+                    [&](Type t) { return batchType(t, n, b.rows); }))
+    return std::nullopt;
   return b;
+}
+
+/// Whether `op` can run on a slice of the batch of `n`, and if so which
+/// operands it reads the batch from. `batch` holds the results of the ops
+/// before it that can: any of them read without the batch (broadcast over
+/// it) makes `op` whole-batch.
+std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
+                                    const BatchRows &batch) {
+  BatchOp b{op, SmallVector<bool>(op->getNumOperands(), false)};
+  auto rowsOf = [&](Value v) { return batch.lookup_or(v, 0); };
+  if (op->getNumResults() == 0)
+    return std::nullopt;
+  // A reshape that keeps the batch leading its first group of dims: each
+  // image's rows stay contiguous.
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+    int64_t in = rowsOf(op->getOperand(0));
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!in || !type.hasStaticShape() || type.getDimSize(0) % n)
+      return std::nullopt;
+    b.rows = type.getDimSize(0) / n;
+    if (isa<tensor::ExpandShapeOp>(op) && in % b.rows)
+      return std::nullopt;
+    b.sliced[0] = true;
+    return b;
+  }
+  if (isa<linalg::LinalgOp>(op))
+    return matchBatchLinalg(b, n, batch);
+  if (!llvm::all_of(op->getResultTypes(),
+                    [&](Type t) { return batchType(t, n); }))
+    return std::nullopt;
+  if (isa<tensor::EmptyOp>(op))
+    return b;
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    if (low[0] != 0 || high[0] != 0 || !batchType(pad.getSourceType(), n) ||
+        rowsOf(pad.getSource()) > 1 ||
+        llvm::any_of(op->getOperands().drop_front(),
+                     [&](Value v) { return batch.contains(v); }))
+      return std::nullopt;
+    b.sliced[0] = true;
+    return b;
+  }
+  // Slices of other dims (a channel block, a concat's part, a phase): the
+  // whole batch, from offset 0 with unit stride.
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    Value source = op->getOperand(0);
+    if (slice.getStaticOffsets()[0] != 0 || slice.getStaticStrides()[0] != 1 ||
+        slice.getStaticSizes()[0] != n || !batchType(source.getType(), n) ||
+        rowsOf(source) > 1 ||
+        llvm::any_of(op->getOperands().drop_front(
+                         isa<tensor::InsertSliceOp>(op) ? 2 : 1),
+                     [&](Value v) { return batch.contains(v); }))
+      return std::nullopt;
+    b.sliced[0] = true;
+    if (isa<tensor::InsertSliceOp>(op)) {
+      if (!batchType(op->getOperand(1).getType(), n) ||
+          rowsOf(op->getOperand(1)) > 1)
+        return std::nullopt;
+      b.sliced[1] = true;
+    }
+    return b;
+  }
+  return std::nullopt;
 }
 
 /// The layer of `op` in the problem: its result's bytes and estimated
@@ -142,7 +189,8 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   // An empty tensor, a fill (a matmul's start flag) and a pad (the
   // convolution reading it loads its source with borders) are no data of
   // their own.
-  if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp>(op))
+  if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp,
+          tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return l;
   // A slice is a view or written in place (empty-tensor elimination): it
   // moves nothing, but a concatenation or a channel block's result is a
@@ -192,6 +240,14 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
       });
   if (perChannel) {
     l.vectorNs = total / double(lanes) * 1000.0 / double(t.dveClockMHz);
+    return l;
+  }
+  // A reduction of one input over rows (a global pooling of [N * C, H *
+  // W]): the vector engines, the rows on the lanes.
+  if (linalgOp.getNumDpsInputs() == 1) {
+    double rowLanes = std::min<double>(t.numPartitions, type.getDimSize(0));
+    l.vectorNs = total / rowLanes * 1000.0 / double(t.dveClockMHz);
+    l.barrier = b.rows > 1;
     return l;
   }
   double rows = std::min<double>(t.numPartitions, reduced);
@@ -300,22 +356,23 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     // The first ops that can run on a slice of the batch, as a problem.
     auto analyze = [&]() -> absl::Status {
       run.clear();
-      DenseSet<Value> batchValues;
+      BatchRows batch;
       for (Operation &op : func.getBody().front()) {
         if (isa<arith::ConstantOp>(op))
           continue;
         // Ops of neither the batch nor what depends on it (a pooling's
         // window tensor) stay where they are, shared by the groups.
         if (llvm::none_of(op.getOperands(),
-                          [&](Value v) { return batchValues.contains(v); }) &&
+                          [&](Value v) { return batch.contains(v); }) &&
             llvm::none_of(op.getResultTypes(),
                           [&](Type t) { return batchType(t, n); }))
           continue;
-        std::optional<BatchOp> b = matchBatchOp(&op, n, batchValues);
+        std::optional<BatchOp> b = matchBatchOp(&op, n, batch);
         if (!b)
           break;
         run.push_back(*b);
-        batchValues.insert(op.getResults().begin(), op.getResults().end());
+        for (Value r : op.getResults())
+          batch[r] = b->rows;
       }
       problem = nki::BatchGroupProblem();
       problem.batch = n;
@@ -323,11 +380,20 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
       problem.margin = margin;
       problem.peBoundMargin = peBoundMargin;
+      problem.barrierNs = barrierUs * 1e3;
       DenseMap<Operation *, int64_t> index;
       for (auto [i, b] : llvm::enumerate(run))
         index[b.op] = int64_t(i);
       for (const BatchOp &b : run) {
         nki::BatchLayer &layer = problem.layers.emplace_back(layerOf(b, t));
+        // A reshape or a pad is its source in another shape, as large: its
+        // readers read that result (a global pooling's [N * C, H * W] rows,
+        // a depthwise convolution's padded input).
+        if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp>(
+                b.op))
+          if (auto it = index.find(b.op->getOperand(0).getDefiningOp());
+              it != index.end())
+            layer.bytes = problem.layers[it->second].bytes;
         // A result the function returns is stored in HBM whatever the
         // split; the groups' parts are stored in place there.
         for (Operation *user : b.op->getUsers())
@@ -380,18 +446,20 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       inPrefix.insert(b.op);
     OpBuilder builder(prefix.back().op->getContext());
     builder.setInsertionPointAfter(prefix.back().op);
+    // A group's part of a batch value: m images of its rows per image.
     auto sliceType = [&](Type type) {
       auto r = cast<RankedTensorType>(type);
       SmallVector<int64_t> shape(r.getShape());
-      shape[0] = m;
+      shape[0] = shape[0] / n * m;
       return RankedTensorType::get(shape, r.getElementType(), r.getEncoding());
     };
     auto unitStrides = [&](int64_t rank) {
       return SmallVector<OpFoldResult>(rank, builder.getIndexAttr(1));
     };
-    auto offsetsOf = [&](int64_t first, int64_t rank) {
-      SmallVector<OpFoldResult> o(rank, builder.getIndexAttr(0));
-      o[0] = builder.getIndexAttr(first);
+    // Where group g's part starts in `type`.
+    auto offsetsOf = [&](int64_t g, RankedTensorType type) {
+      SmallVector<OpFoldResult> o(type.getRank(), builder.getIndexAttr(0));
+      o[0] = builder.getIndexAttr(g * m * (type.getDimSize(0) / n));
       return o;
     };
     auto sizesOf = [&](RankedTensorType type) {
@@ -409,16 +477,33 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
             continue;
           auto type = cast<RankedTensorType>(operand.getType());
           RankedTensorType part = sliceType(type);
-          Value slice = tensor::ExtractSliceOp::create(
-              builder, b.op->getLoc(), part, operand,
-              offsetsOf(g * m, type.getRank()), sizesOf(part),
-              unitStrides(type.getRank()));
+          Location loc = b.op->getLoc();
+          Value slice;
+          // A group's part of a filled empty tensor is a fill of its own,
+          // not a view of the whole: the kernels see a fresh init (a global
+          // pooling's zero sums, which the convolutions writing its source
+          // then compute as they evacuate).
+          auto fill = operand.getDefiningOp<linalg::FillOp>();
+          if (fill && fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
+            Value empty = tensor::EmptyOp::create(builder, loc, part.getShape(),
+                                                  part.getElementType());
+            slice = linalg::FillOp::create(builder, loc, fill.getInputs(),
+                                           ValueRange{empty})
+                        .getResult(0);
+          } else {
+            slice = tensor::ExtractSliceOp::create(
+                builder, loc, part, operand, offsetsOf(g, type), sizesOf(part),
+                unitStrides(type.getRank()));
+          }
           maps[g].map(operand, slice);
         }
         Operation *clone = builder.clone(*b.op, maps[g]);
         for (Value r : clone->getResults())
           r.setType(sliceType(r.getType()));
-        // A slice's sizes hold the batch too.
+        // A slice's sizes and an expand_shape's static shape hold the
+        // batch too.
+        if (auto expand = dyn_cast<tensor::ExpandShapeOp>(clone))
+          expand.setStaticOutputShape(expand.getResultType().getShape());
         if (auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(clone)) {
           SmallVector<int64_t> sizes(slice.getStaticSizes());
           sizes[0] = m;
@@ -447,7 +532,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         for (int64_t g = 0; g < groups; ++g) {
           Value part = maps[g].lookup(r);
           whole = tensor::InsertSliceOp::create(
-              builder, loc, part, whole, offsetsOf(g * m, type.getRank()),
+              builder, loc, part, whole, offsetsOf(g, type),
               sizesOf(cast<RankedTensorType>(part.getType())),
               unitStrides(type.getRank()));
         }

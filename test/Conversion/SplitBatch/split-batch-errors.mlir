@@ -6,6 +6,9 @@
 // A negative margin for PE-bound layers is an input error of the choice.
 // RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{pe-bound-margin=-1}))' 2>&1 | FileCheck %s --check-prefix=MARGIN
 // MARGIN: error: nki-split-batch: negative margin
+// So is a negative drain time per global pooling.
+// RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{barrier-us=-1}))' 2>&1 | FileCheck %s --check-prefix=BARRIER
+// BARRIER: error: nki-split-batch: negative barrier time
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 

@@ -6,6 +6,7 @@
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=FORCED
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{margin=0.1}))' | FileCheck %s --check-prefix=MARGIN
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{pe-bound-margin=1.5}))' | FileCheck %s --check-prefix=PEMARGIN
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{barrier-us=100}))' | FileCheck %s --check-prefix=BARRIER
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #col = affine_map<(n, c, h, w) -> (c)>
@@ -280,4 +281,105 @@ func.func @pe_bound(%x: tensor<2x128x64x128xf32>, %w1: tensor<128x1x3x128xf32>, 
     linalg.yield %m : f32
   } -> tensor<2x128x64x124xf32>
   return %r2 : tensor<2x128x64x124xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#rows = affine_map<(r, p) -> (r, p)>
+#row = affine_map<(r, p) -> (r)>
+
+// @dma_bound's pass with the global pooling in the importer's form: the
+// batch and channels merged into 256 rows, 128 per image. The collapse is
+// as large as the pass's result, so the pooling that reads it runs per
+// image too, on the image's 128 rows, summing into a zero fill of its own
+// (not a slice of the whole batch's fill, which the convolutions computing
+// a pooling's source could not take over); the pooled rows are
+// concatenated.
+// CHECK-LABEL: func.func @rows_pooling(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x128x64x128xf32>
+// CHECK: %[[X0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: %[[R0:.*]] = linalg.generic {{.*}} ins(%[[X0]] : tensor<1x128x64x128xf32>)
+// CHECK: %[[C0:.*]] = tensor.collapse_shape %[[R0]] {{\[}}[0, 1], [2, 3]] : tensor<1x128x64x128xf32> into tensor<128x8192xf32>
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<128xf32>
+// CHECK: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<128xf32>) -> tensor<128xf32>
+// CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%[[C0]] : tensor<128x8192xf32>) outs(%[[F0]] : tensor<128xf32>)
+// CHECK: %[[X1:.*]] = tensor.extract_slice %[[X]][1, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: %[[C1:.*]] = tensor.collapse_shape {{.*}} into tensor<128x8192xf32>
+// CHECK: %[[P1:.*]] = linalg.generic {{.*}} ins(%[[C1]] : tensor<128x8192xf32>) outs(%{{.*}} : tensor<128xf32>)
+// CHECK: %[[W:.*]] = tensor.empty() : tensor<256xf32>
+// CHECK: %[[W0:.*]] = tensor.insert_slice %[[P0]] into %[[W]][0] [128] [1]
+// CHECK: %[[W1:.*]] = tensor.insert_slice %[[P1]] into %[[W0]][128] [128] [1]
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[W1]] {{\[}}[0, 1, 2, 3]] output_shape [2, 128, 1, 1]
+// CHECK: return %[[V]]
+// NEVER-LABEL: func.func @rows_pooling(
+// NEVER-NOT: tensor.extract_slice
+// With 100 us of drain a pooling and group, the split costs more than the
+// HBM time it saves.
+// BARRIER-LABEL: func.func @rows_pooling(
+// BARRIER-NOT: tensor.extract_slice
+// BARRIER: tensor.collapse_shape {{.*}} into tensor<256x8192xf32>
+// BARRIER-NOT: tensor.insert_slice
+func.func @rows_pooling(%x: tensor<2x128x64x128xf32>) -> tensor<2x128x1x1xf32> {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %m = arith.maximumf %i, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %c = tensor.collapse_shape %r [[0, 1], [2, 3]] : tensor<2x128x64x128xf32> into tensor<256x8192xf32>
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<256xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<256xf32>) -> tensor<256xf32>
+  %p = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]} ins(%c : tensor<256x8192xf32>) outs(%pf : tensor<256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %s = arith.addf %i, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<256xf32>
+  %v = tensor.expand_shape %p [[0, 1, 2, 3]] output_shape [2, 128, 1, 1] : tensor<256xf32> into tensor<2x128x1x1xf32>
+  return %v : tensor<2x128x1x1xf32>
+}
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#sum = affine_map<(n, c, h, w) -> (n, c)>
+
+// A pad of a result that does not fit is as large: the op reading it runs
+// per group too, so the padded tensor never crosses the split at the
+// whole batch (it would go through HBM). Only the pooled [1, 128] vectors
+// are concatenated.
+// FORCED-LABEL: func.func @padded_reader(
+// FORCED: %[[R0:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x128x64x128xf32>)
+// FORCED: %[[P0:.*]] = tensor.pad %[[R0]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// FORCED: linalg.generic {{.*}} ins(%[[P0]] : tensor<1x128x66x130xf32>) outs(%{{.*}} : tensor<1x128xf32>)
+// FORCED: tensor.pad
+// FORCED-SAME: low[0, 0, 1, 1]
+// FORCED-NOT: tensor<2x128x66x130xf32>
+// FORCED: tensor.insert_slice {{.*}} : tensor<1x128xf32> into tensor<2x128xf32>
+// Only the importer's [N * C, H * W] pooling counts as a barrier: this
+// 4-D one splits at barrier-us=100 too.
+// BARRIER-LABEL: func.func @padded_reader(
+// BARRIER: tensor.insert_slice {{.*}} : tensor<1x128xf32> into tensor<2x128xf32>
+func.func @padded_reader(%x: tensor<2x128x64x128xf32>) -> tensor<2x128xf32> {
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = math.exp %i : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<2x128x64x128xf32> to tensor<2x128x66x130xf32>
+  %pe = tensor.empty() : tensor<2x128xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x128xf32>) -> tensor<2x128xf32>
+  %s = linalg.generic {indexing_maps = [#id, #sum], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%p : tensor<2x128x66x130xf32>) outs(%pf : tensor<2x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %a = arith.addf %i, %o : f32
+    linalg.yield %a : f32
+  } -> tensor<2x128xf32>
+  return %s : tensor<2x128xf32>
 }

@@ -116,6 +116,30 @@ TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
   EXPECT_FALSE(solved(p).peBound);
 }
 
+TEST(BatchGroupsTest, GlobalPoolingsCostEachGroupADrain) {
+  // a does not fit (3000 ns of HBM saved against 1000 of compute, PE and
+  // vector engines alike); b pools it globally (a squeeze), so each of the
+  // two groups' later layers wait for all of its a.
+  BatchGroupProblem p =
+      problem({layer("a", 200, 1000, 3000), layer("b", 10, 0, 0)});
+  p.layers[0].vectorNs = 3 * 1000;
+  p.layers[0].lastReader = 1;
+  p.layers[1].barrier = true;
+  p.barrierNs = 0;
+  BatchGroupSolution split = solved(p);
+  EXPECT_EQ(split.layers, 2);
+  EXPECT_EQ(split.groups, 2);
+  EXPECT_DOUBLE_EQ(split.computeNs, 1000);
+  // 1000 + 2 groups x 600 = 2200; 3000 is not 1.5 times that.
+  p.barrierNs = 600;
+  BatchGroupSolution declined = solved(p);
+  EXPECT_EQ(declined.layers, 0);
+  EXPECT_DOUBLE_EQ(declined.computeNs, 2200);
+  EXPECT_THAT(declined.why, HasSubstr("1 global pooling(s) in 2 groups"));
+  // Forced groups split whatever the cost.
+  EXPECT_EQ(solved(p, /*forced=*/4).layers, 2);
+}
+
 TEST(BatchGroupsTest, NothingToSplit) {
   // Everything fits.
   EXPECT_EQ(solved(problem({layer("a", 100, 0, 1000)})).why,
@@ -167,6 +191,10 @@ TEST(BatchGroupsTest, CheckAndVerifyNameTheProblem) {
   EXPECT_THAT(std::string(solve(p, s).message()),
               HasSubstr("PE-bound ratio below 1"));
   p.peBoundRatio = 2;
+  p.barrierNs = -1;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("negative barrier time"));
+  p.barrierNs = 5000;
   p.dmaBytesPerNs = 0;
   EXPECT_THAT(std::string(solve(p, s).message()),
               HasSubstr("DMA bandwidth must be positive"));
