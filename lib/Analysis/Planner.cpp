@@ -25,6 +25,11 @@ namespace {
 
 /// The narrowest window allocate() retries a failed Rotate scan with.
 constexpr int64_t kMinRotateWindow = 4;
+/// A narrowed window applied locally (PlannerOptions::localWindow): first
+/// over this fraction of the program's span before each position where the
+/// unbounded rotation fails, and at most this many scans.
+constexpr int64_t kLocalWindowFraction = 256;
+constexpr int kMaxLocalWindowScans = 64;
 
 bool isPowerOf2(int64_t value) {
   return value > 0 && (value & (value - 1)) == 0;
@@ -178,10 +183,12 @@ PlannerLoad computePeakLoad(const PlannerProblem &problem) {
 }
 
 namespace {
-/// A Rotate placement and the window it used.
+/// A Rotate placement, the window it used and where (nullopt: everywhere).
 struct Rotation {
   std::vector<int64_t> offsets;
   int64_t window;
+  int64_t largeFromTop = 0;
+  std::optional<std::vector<std::pair<int64_t, int64_t>>> regions;
 };
 } // namespace
 
@@ -205,7 +212,7 @@ static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
   };
   planner_detail::ScanResult result = scan(window);
   if (!result.failed)
-    return Rotation{std::move(result.offsets), window};
+    return Rotation{std::move(result.offsets), window, largeFromTop};
   int64_t span = 0;
   for (const PlannerBuffer &buffer : problem.buffers)
     span = std::max(span, buffer.liveEnd);
@@ -226,7 +233,54 @@ static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
         result = std::move(wider);
       }
     }
-    return Rotation{std::move(result.offsets), w};
+    return Rotation{std::move(result.offsets), w, largeFromTop};
+  }
+  return std::nullopt;
+}
+
+/// `narrowed`'s window applied only where the rotation needs it: from
+/// nowhere, each scan that fails at position p narrows the window over the
+/// span / kLocalWindowFraction positions before p, or, when p lies in a
+/// range narrowed already, over twice that range (the placements that
+/// fragmented the memory came before p). A loop far from where memory runs
+/// short keeps rotating over all of it (EfficientNet-B0 in f32 at batch 8,
+/// eight groups of one image, narrowed to 143 of 5,856 positions: 2,703 ->
+/// 2,613 us). nullopt after kMaxLocalWindowScans failed scans.
+static std::optional<Rotation> localRotation(const PlannerProblem &problem,
+                                             const Rotation &narrowed) {
+  int64_t span = 0;
+  for (const PlannerBuffer &buffer : problem.buffers)
+    span = std::max(span, buffer.liveEnd);
+  int64_t reach = std::max<int64_t>(1, span / kLocalWindowFraction);
+  PlannerOptions options{ReusePolicy::Rotate, narrowed.window,
+                         narrowed.largeFromTop};
+  options.windowRegions.emplace();
+  std::vector<std::pair<int64_t, int64_t>> &regions = *options.windowRegions;
+  for (int i = 0; i < kMaxLocalWindowScans; ++i) {
+    planner_detail::ScanResult result =
+        planner_detail::scanAllocate(problem, options);
+    if (!result.failed)
+      return Rotation{std::move(result.offsets), narrowed.window,
+                      narrowed.largeFromTop, std::move(regions)};
+    int64_t at = problem.buffers[*result.failed].liveStart;
+    auto within =
+        std::find_if(regions.begin(), regions.end(), [&](const auto &range) {
+          return range.first <= at && at <= range.second;
+        });
+    if (within != regions.end())
+      within->first = std::max<int64_t>(
+          0, within->first - (within->second - within->first + 1));
+    else
+      regions.push_back({std::max<int64_t>(0, at - reach), at});
+    // Sorted and disjoint again: grown ranges may reach their neighbours.
+    std::sort(regions.begin(), regions.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto &range : regions)
+      if (!merged.empty() && range.first <= merged.back().second + 1)
+        merged.back().second = std::max(merged.back().second, range.second);
+      else
+        merged.push_back(range);
+    regions = std::move(merged);
   }
   return std::nullopt;
 }
@@ -276,9 +330,15 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
       if (top && (!best || top->window > best->window))
         best = std::move(top);
     }
-    if (best)
-      return solved(std::move(best->offsets), PlannerAlgorithm::RotateScan,
-                    best->window);
+    if (best && best->window < options.rotateWindow && options.localWindow)
+      if (std::optional<Rotation> local = localRotation(problem, *best))
+        best = std::move(local);
+    if (best) {
+      PlannerSolution solution = solved(
+          std::move(best->offsets), PlannerAlgorithm::RotateScan, best->window);
+      solution.windowRegions = std::move(best->regions);
+      return solution;
+    }
   } else {
     scan = planner_detail::scanAllocate(problem, options);
     if (!scan.failed)

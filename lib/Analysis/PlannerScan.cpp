@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -96,9 +97,18 @@ ScanResult scanAllocate(const PlannerProblem &problem,
   using Live = std::pair<int64_t, size_t>; // (liveEnd, buffer)
   std::priority_queue<Live, std::vector<Live>, std::greater<Live>> live;
 
+  // The next of the regions where the window applies (positions only grow).
+  size_t region = 0;
   for (size_t index : order) {
     const PlannerBuffer &buffer = buffers[index];
     int64_t now = buffer.liveStart;
+    int64_t window = options.rotateWindow;
+    if (const auto &regions = options.windowRegions) {
+      while (region < regions->size() && (*regions)[region].second < now)
+        ++region;
+      if (region == regions->size() || (*regions)[region].first > now)
+        window = std::numeric_limits<int64_t>::max();
+    }
     while (!live.empty() && live.top().first < now) {
       auto [liveEnd, dead] = live.top();
       live.pop();
@@ -109,8 +119,7 @@ ScanResult scanAllocate(const PlannerProblem &problem,
       else
         free.release(start, end);
     }
-    while (!resting.empty() &&
-           now - resting.front().freedAt > options.rotateWindow) {
+    while (!resting.empty() && now - resting.front().freedAt > window) {
       free.release(resting.front().start, resting.front().end);
       resting.pop_front();
     }

@@ -19,7 +19,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nki {
@@ -82,6 +84,18 @@ struct PlannerOptions {
   /// landing amid the rotation where they leave holes too small for the
   /// next large one.
   int64_t largeFromTop = 0;
+  /// Rotate only: when the window has to narrow, allocate() narrows it only
+  /// around the positions where the rotation runs out of room (each scan
+  /// that fails at a position narrows the positions before it, a range that
+  /// doubles while the scan keeps failing within it) and keeps rotating over
+  /// the whole memory elsewhere; the whole program's narrowed window when
+  /// that does not fit within a bounded number of scans.
+  bool localWindow = true;
+  /// Rotate only, for one scan: the position ranges [first, last], sorted
+  /// and disjoint, where rotateWindow applies; elsewhere freed bytes rest
+  /// without bound. nullopt: everywhere. allocate() sets it itself
+  /// (localWindow); it ignores a caller's.
+  std::optional<std::vector<std::pair<int64_t, int64_t>>> windowRegions;
 };
 
 /// The algorithm that produced a solution. allocate() falls back from the
@@ -95,6 +109,9 @@ struct PlannerSolution {
   /// RotateScan: the window it used (the options' own, or a narrower one
   /// when rotating that far fragmented the memory).
   int64_t rotateWindow = 0;
+  /// RotateScan with a narrowed window: where it applied (localWindow), or
+  /// nullopt for everywhere.
+  std::optional<std::vector<std::pair<int64_t, int64_t>>> windowRegions;
 };
 
 /// The most bytes live at any one position, and the first position where that

@@ -331,6 +331,44 @@ TEST(PlannerPolicy, RotateNarrowsItsWindowBeforeFirstFit) {
   EXPECT_EQ(unbounded.rotateWindow, std::numeric_limits<int64_t>::max());
 }
 
+TEST(PlannerPolicy, RotateNarrowsItsWindowOnlyWhereItMust) {
+  // RotateNarrowsItsWindowBeforeFirstFit's program, then a second loop of
+  // twelve tiles once everything else is dead. The whole program's window
+  // narrows to 7 positions, which the second loop pays too: its tiles take
+  // 7 slots where all 16 are free. Narrowed locally, the window applies
+  // only before the 10.5 KiB buffer, where the unbounded rotation runs out
+  // of room ([69, 70] first, a 256th of the span but at least a position,
+  // then twice as long while the scan still fails there: [39, 70]), and the
+  // second loop rotates over twelve slots.
+  PlannerProblem problem = loadUseLoop(32, 1024, 16384);
+  problem.buffers.push_back(buffer("long", 1024, 41, 100));
+  problem.buffers.push_back(buffer("big", 10752, 70, 100));
+  for (int i = 0; i < 12; ++i)
+    problem.buffers.push_back(
+        buffer("second" + std::to_string(i), 1024, 102 + 2 * i, 103 + 2 * i));
+  auto secondSlots = [&](const PlannerSolution &solution) {
+    return std::set<int64_t>(solution.offsets.end() - 12,
+                             solution.offsets.end())
+        .size();
+  };
+  PlannerOptions global;
+  global.localWindow = false;
+  PlannerSolution whole = plan(problem, global);
+  EXPECT_EQ(whole.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(whole.rotateWindow, 7);
+  EXPECT_FALSE(whole.windowRegions);
+  EXPECT_EQ(secondSlots(whole), 7u);
+  PlannerSolution local = plan(problem);
+  EXPECT_EQ(local.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(local.rotateWindow, 7);
+  ASSERT_TRUE(local.windowRegions);
+  std::vector<std::pair<int64_t, int64_t>> regions = {{39, 70}};
+  EXPECT_EQ(*local.windowRegions, regions);
+  EXPECT_EQ(secondSlots(local), 12u);
+  // A program that rotates whole needs no regions.
+  EXPECT_FALSE(plan(loadUseLoop(8, 1024, 4096)).windowRegions);
+}
+
 /// Two long-lived large buffers among short small ones (found by a random
 /// search): rotating places the 4-byte one where no 4 bytes are left at 6
 /// but with a window of 4 positions.
