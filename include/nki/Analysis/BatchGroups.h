@@ -81,7 +81,9 @@ struct BatchGroupSolution {
   /// The estimates compared (also when the split was declined for them).
   double hbmNs = 0;     ///< HBM time the split saves.
   double computeNs = 0; ///< Compute time of the prefix.
-  bool peBound = false; ///< Whether peBoundMargin applied.
+  /// Whether peBoundMargin applied; nki-split-batch then starts each group
+  /// half way through the previous one's layers.
+  bool peBound = false;
   /// Why nothing is split (empty when something is), for --report.
   std::string why;
 };

@@ -269,7 +269,12 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     run the same matmuls, narrower, and the split costs little (ResNet-50
     and MobileNetV2 in f32 at batch 8), while where the vector engines
     bound the layers (MobileNetV2's depthwise layers under auto-cast) each
-    group's pipeline fills and drains on them. Before that comparison, the
+    group's pipeline fills and drains on them. The groups of a PE-bound
+    split overlap: each starts when the previous one is half way through
+    its layers (a layer: a contraction with the ops before it and its
+    epilogue), so that one group's first convolutions fill the PE while the
+    other's last drain; otherwise they run one after another. Before that
+    comparison, the
     ops of the prefix that neither compute a result that does not fit nor
     read one (through channel-block slices and pads), nor feed such an op,
     move after it and run on the whole batch. `nki/Analysis/BatchGroups.h` makes the

@@ -383,3 +383,81 @@ func.func @padded_reader(%x: tensor<2x128x64x128xf32>) -> tensor<2x128xf32> {
   } -> tensor<2x128xf32>
   return %s : tensor<2x128xf32>
 }
+
+// -----
+
+#in = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#fl = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#out = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// Four f32 1x1 convolutions of 128 channels, each with its ReLU: the PE's
+// time is six times the vector engines' per engine, so the HBM time of
+// their 64 KiB results (more than a quarter of it) splits them, and the
+// second group starts when the first is half way: its first convolution
+// comes before the first group's last.
+// CHECK-LABEL: func.func @overlap(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x128x64x128xf32>, %[[W1:[^:]*]]: tensor<128x1x1x128xf32>, %[[W2:[^:]*]]: tensor<128x1x1x128xf32>, %[[W3:[^:]*]]: tensor<128x1x1x128xf32>, %[[W4:[^:]*]]: tensor<128x1x1x128xf32>
+// CHECK: tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: ins(%{{.*}}, %[[W1]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W2]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W3]] : tensor<1x128x64x128xf32>
+// CHECK: tensor.extract_slice %[[X]][1, 0, 0, 0] [1, 128, 64, 128]
+// CHECK: ins(%{{.*}}, %[[W1]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W4]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W2]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W3]] : tensor<1x128x64x128xf32>
+// CHECK: ins(%{{.*}}, %[[W4]] : tensor<1x128x64x128xf32>
+// CHECK: tensor.insert_slice
+// NEVER-LABEL: func.func @overlap(
+// NEVER-NOT: tensor.extract_slice
+func.func @overlap(%x: tensor<2x128x64x128xf32>, %w1: tensor<128x1x1x128xf32>, %w2: tensor<128x1x1x128xf32>, %w3: tensor<128x1x1x128xf32>, %w4: tensor<128x1x1x128xf32>) -> tensor<2x128x64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x128x64x128xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x128x64x128xf32>) -> tensor<2x128x64x128xf32>
+  %c1 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w1 : tensor<2x128x64x128xf32>, tensor<128x1x1x128xf32>) outs(%z : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x128xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %c2 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%r1, %w2 : tensor<2x128x64x128xf32>, tensor<128x1x1x128xf32>) outs(%z : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x128xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c2 : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %c3 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%r2, %w3 : tensor<2x128x64x128xf32>, tensor<128x1x1x128xf32>) outs(%z : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x128xf32>
+  %r3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c3 : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  %c4 = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%r3, %w4 : tensor<2x128x64x128xf32>, tensor<128x1x1x128xf32>) outs(%z : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x128x64x128xf32>
+  %r4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c4 : tensor<2x128x64x128xf32>) outs(%e : tensor<2x128x64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x128x64x128xf32>
+  return %r4 : tensor<2x128x64x128xf32>
+}
