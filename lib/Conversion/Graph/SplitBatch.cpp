@@ -186,9 +186,10 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   l.splittable = true;
   Operation *op = b.op;
   l.name = op->getName().getStringRef().str();
-  // An empty tensor, a fill (a matmul's start flag) and a pad (the
-  // convolution reading it loads its source with borders) are no data of
-  // their own.
+  // An empty tensor, a fill (a matmul's start flag), a pad (the
+  // convolution reading it loads its source with borders) and a reshape are
+  // no data of their own; the analysis gives a pad and a reshape their
+  // source's bytes (as large a tensor, for the prefix's end).
   if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp,
           tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return l;
