@@ -192,6 +192,14 @@ struct Rotation {
 };
 } // namespace
 
+/// The last position any buffer is live at.
+static int64_t programSpan(const PlannerProblem &problem) {
+  int64_t span = 0;
+  for (const PlannerBuffer &buffer : problem.buffers)
+    span = std::max(span, buffer.liveEnd);
+  return span;
+}
+
 /// The Rotate scan of the widest window that fits, from `window` down.
 /// Rotating as far as memory allows can fragment it where it is nearly
 /// full; then rotate less far before giving rotation up for the whole
@@ -213,9 +221,7 @@ static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
   planner_detail::ScanResult result = scan(window);
   if (!result.failed)
     return Rotation{std::move(result.offsets), window, largeFromTop};
-  int64_t span = 0;
-  for (const PlannerBuffer &buffer : problem.buffers)
-    span = std::max(span, buffer.liveEnd);
+  int64_t span = programSpan(problem);
   int64_t failedWindow = std::min(window, span);
   for (int64_t w = failedWindow / 4; w >= kMinRotateWindow; w /= 4) {
     result = scan(w);
@@ -248,9 +254,7 @@ static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
 /// 2,613 us). nullopt after kMaxLocalWindowScans failed scans.
 static std::optional<Rotation> localRotation(const PlannerProblem &problem,
                                              const Rotation &narrowed) {
-  int64_t span = 0;
-  for (const PlannerBuffer &buffer : problem.buffers)
-    span = std::max(span, buffer.liveEnd);
+  int64_t span = programSpan(problem);
   int64_t reach = std::max<int64_t>(1, span / kLocalWindowFraction);
   PlannerOptions options{ReusePolicy::Rotate, narrowed.window,
                          narrowed.largeFromTop};
