@@ -267,7 +267,10 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
   // Each table: a constant global, loaded right before its first reader.
   auto module = func->getParentOfType<ModuleOp>();
   SymbolTable &moduleSymbols = symbols.getSymbolTable(module);
-  Location loc = func.getLoc();
+  // The table serves many ops: in a profile its load is "constant table",
+  // not the function's (the model file's) location.
+  Location loc = NameLoc::get(
+      StringAttr::get(func.getContext(), "constant table"), func.getLoc());
   SmallVector<Operation *> byOrder(body.getOperations().size());
   for (auto &[op, i] : order)
     byOrder[i] = op;

@@ -1,5 +1,6 @@
 // RUN: nki-opt %s -split-input-file --nki-gather-constants | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-gather-constants=compact-min-bytes=0 --mlir-print-elementsattrs-with-hex-if-larger=1000 | FileCheck %s --check-prefix=COMPACT
+// RUN: nki-opt %s -split-input-file --nki-gather-constants --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 
 // Per-channel columns loaded from constants (a batch norm's scale and
 // shift) become columns of one table, computed at compile time and loaded
@@ -17,6 +18,11 @@
 // CHECK:         nki.activation "relu" %{{.*}} into %{{.*}} scale %{{.*}} : memref<32x1xf32, strided<[2, 1]>, #nki.memory<sbuf>> bias %{{.*}} : memref<32x1xf32, strided<[2, 1], offset: 1>, #nki.memory<sbuf>>
 // CHECK:         nki.activation "relu" %{{.*}} into %{{.*}} scale %{{.*}} : memref<32x1xf32, strided<[2, 1]>, #nki.memory<sbuf>> bias %{{.*}} : memref<32x1xf32, strided<[2, 1], offset: 1>, #nki.memory<sbuf>>
 // CHECK-NOT:     nki.dma {{.*}}x1xf32
+// The table's load serves every reader: a profile names it "constant
+// table", not the function's location.
+// LOC-LABEL: func.func @columns
+// LOC:         nki.dma %{{.*}} to %{{.*}} : memref<32x2xf32> to memref<32x2xf32, #nki.memory<sbuf>> loc(#[[TABLE:loc[0-9]*]])
+// LOC:       #[[TABLE]] = loc("constant table"(
 memref.global "private" constant @scale : memref<32x1x1xf32> = dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]], [[6.0]], [[7.0]], [[8.0]], [[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]], [[6.0]], [[7.0]], [[8.0]], [[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]], [[6.0]], [[7.0]], [[8.0]], [[1.0]], [[2.0]], [[3.0]], [[4.0]], [[5.0]], [[6.0]], [[7.0]], [[8.0]]]>
 memref.global "private" constant @shift : memref<32x1x1xf32> = dense<0.5>
 func.func @columns(%x: memref<32x64xf32>) -> memref<32x64xf32> {
