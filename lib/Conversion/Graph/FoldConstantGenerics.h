@@ -2,6 +2,7 @@
 #ifndef NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
 #define NKI_LIB_CONVERSION_GRAPH_FOLDCONSTANTGENERICS_H
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -16,6 +17,13 @@ namespace nki {
 /// convolution, where nki-tile fuses it into the PSUM evacuation. Also the
 /// rounding of a constant of any size to bf16 (through a permutation).
 void populateFoldConstantGenericsPatterns(mlir::RewritePatternSet &patterns);
+
+/// A pattern that folds a linalg.generic permuting a constant (a
+/// transpose) on the constant's raw bytes, where `control` allows it (as
+/// linalg::populateConstantFoldLinalgOperations, which it precedes: that
+/// one builds an APFloat per element).
+void populateFoldConstantPermutationPatterns(
+    mlir::RewritePatternSet &patterns, mlir::linalg::ControlFusionFn control);
 
 /// `v` rounded to bf16 (nearest even) at compile time when it is a dense
 /// f32 constant, as a new constant; null otherwise. Weights that

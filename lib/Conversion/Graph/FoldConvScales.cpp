@@ -26,7 +26,10 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <memory>
 
 using namespace mlir;
 using nki::binaryWithInput;
@@ -243,25 +246,44 @@ bool foldScale(RewriterBase &rewriter, linalg::GenericOp e, OpOperand &yOperand,
       return false;
   }
 
-  // w'[idx] = w[idx] * a[channel(idx)].
-  SmallVector<float> w(filter.getValues<float>());
+  // w'[idx] = w[idx] * a[channel(idx)], on the raw floats (not an APFloat
+  // or an iterator step per element: ResNet-50's 25 M weights): the channel
+  // is a sum over the filter's dims of index times a step, kept as the
+  // index moves in row-major order.
+  // (Not zero-filled first: a 100 MB memset of fresh pages.)
+  int64_t count = filterType.getNumElements();
+  std::unique_ptr<float[]> w(new float[count]);
+  ArrayRef<char> raw = filter.getRawData();
+  if (filter.isSplat())
+    std::fill(w.get(), w.get() + count, filter.getSplatValue<float>());
+  else
+    std::memcpy(w.get(), raw.data(), count * sizeof(float));
   ArrayRef<int64_t> shape = filterType.getShape();
-  SmallVector<int64_t> idx(shape.size(), 0);
-  for (float &v : w) {
-    int64_t c = 0;
-    for (auto [p, s] : llvm::zip_equal(filterPos, sizes))
-      c = c * s + idx[p];
-    v *= scale[c];
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+  int64_t rank = shape.size();
+  SmallVector<int64_t> step(rank, 0);
+  int64_t channelStride = 1;
+  for (int64_t i = int64_t(filterPos.size()) - 1; i >= 0; --i) {
+    step[filterPos[i]] += channelStride;
+    channelStride *= sizes[i];
+  }
+  SmallVector<int64_t> idx(rank, 0);
+  int64_t inner = rank - 1, rows = count / shape[inner], c = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = w.get() + r * shape[inner];
+    for (int64_t i = 0; i < shape[inner]; ++i)
+      row[i] *= scale[c + i * step[inner]];
+    for (int64_t d = inner - 1; d >= 0; --d) {
+      c += step[d];
       if (++idx[d] < shape[d])
         break;
+      c -= idx[d] * step[d];
       idx[d] = 0;
     }
   }
   rewriter.setInsertionPoint(conv);
   Value newFilter = arith::ConstantOp::create(
       rewriter, conv.getLoc(), filterType,
-      DenseElementsAttr::get(filterType, ArrayRef<float>(w)));
+      DenseElementsAttr::get(filterType, ArrayRef<float>(w.get(), count)));
   rewriter.modifyOpInPlace(conv, [&] { filterOperand->set(newFilter); });
   if (biasOperand) {
     for (auto [b, s] : llvm::zip_equal(bias, scale))

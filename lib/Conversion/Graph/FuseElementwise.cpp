@@ -800,6 +800,7 @@ struct NKIFuseElementwisePass
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
+    nki::populateFoldConstantPermutationPatterns(patterns, fuse);
     linalg::populateConstantFoldLinalgOperations(patterns, fuse);
     nki::populateFoldConstantGenericsPatterns(patterns);
     // Not converging leaves valid, less fused IR (upstream's pass ignores
