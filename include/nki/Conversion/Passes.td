@@ -114,7 +114,10 @@ def NKIFuseElementwise : Pass<"nki-fuse-elementwise"> {
     it computes (each body op evaluated by its folder): an inference
     BatchNormalization's scale and shift then cost no kernel, and the
     normalisation follows its convolution or matmul directly, where nki-tile
-    fuses it as the epilogue.
+    fuses it as the epilogue. A permutation of a constant (a transposed
+    weight: ONNX Gemm's B) is folded on the constant's raw bytes, ahead of
+    upstream's constant transpose fold, which builds an APFloat per element
+    (an eighth of ResNet-50's compile time).
 
     After fusion, the leading parallel dims (before the last) of every
     generic that is not a contraction are collapsed into one where all its
