@@ -323,8 +323,9 @@ struct FoldConstantBF16Cast : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// linalg.generic that permutes a constant (a transposed weight: ONNX
-/// Gemm's B, a filter's layout), folded on its raw bytes: what upstream's
+/// A linalg.generic or linalg.transpose that permutes a constant (a
+/// transposed weight: ONNX Gemm's B, a filter's layout), folded on its raw
+/// bytes: what upstream's
 /// FoldConstantTranspose computes through one APFloat per element, which
 /// took an eighth of ResNet-50's compile. The same ops (one input and one
 /// output of one element type, permutation maps, a body that yields the

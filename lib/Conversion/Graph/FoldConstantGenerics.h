@@ -18,8 +18,8 @@ namespace nki {
 /// rounding of a constant of any size to bf16 (through a permutation).
 void populateFoldConstantGenericsPatterns(mlir::RewritePatternSet &patterns);
 
-/// A pattern that folds a linalg.generic permuting a constant (a
-/// transpose) on the constant's raw bytes, where `control` allows it (as
+/// A pattern that folds a linalg.generic or linalg.transpose permuting a
+/// constant on the constant's raw bytes, where `control` allows it (as
 /// linalg::populateConstantFoldLinalgOperations, which it precedes: that
 /// one builds an APFloat per element).
 void populateFoldConstantPermutationPatterns(

@@ -249,8 +249,8 @@ bool foldScale(RewriterBase &rewriter, linalg::GenericOp e, OpOperand &yOperand,
   // w'[idx] = w[idx] * a[channel(idx)], on the raw floats (not an APFloat
   // or an iterator step per element: ResNet-50's 25 M weights): the channel
   // is a sum over the filter's dims of index times a step, kept as the
-  // index moves in row-major order.
-  // (Not zero-filled first: a 100 MB memset of fresh pages.)
+  // index moves in row-major order. The copy is not zero-filled first (a
+  // 100 MB memset of fresh pages).
   int64_t count = filterType.getNumElements();
   std::unique_ptr<float[]> w(new float[count]);
   ArrayRef<char> raw = filter.getRawData();
@@ -267,7 +267,8 @@ bool foldScale(RewriterBase &rewriter, linalg::GenericOp e, OpOperand &yOperand,
     channelStride *= sizes[i];
   }
   SmallVector<int64_t> idx(rank, 0);
-  int64_t inner = rank - 1, rows = count / shape[inner], c = 0;
+  int64_t inner = rank - 1, c = 0;
+  int64_t rows = shape[inner] ? count / shape[inner] : 0;
   for (int64_t r = 0; r < rows; ++r) {
     float *row = w.get() + r * shape[inner];
     for (int64_t i = 0; i < shape[inner]; ++i)
