@@ -254,6 +254,18 @@ uint16_t bf16Bits(uint32_t f) {
 /// output index i read through the permutation `map` (output dims to input
 /// dims), on raw bits: 6 bytes per element, so that a large weight costs
 /// the compiler little.
+/// The row-major strides of a tensor of `shape` along the loop dims that
+/// the permutation `map` reads it through (loop dim d steps it by [d]).
+SmallVector<int64_t> loopStrides(AffineMap map, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 0);
+  int64_t stride = 1;
+  for (int64_t r = int64_t(shape.size()) - 1; r >= 0; --r) {
+    strides[map.getDimPosition(r)] = stride;
+    stride *= shape[r];
+  }
+  return strides;
+}
+
 DenseElementsAttr roundToBF16(DenseElementsAttr dense, RankedTensorType type,
                               AffineMap map) {
   if (dense.isSplat())
@@ -269,12 +281,7 @@ DenseElementsAttr roundToBF16(DenseElementsAttr dense, RankedTensorType type,
                     inShape = dense.getType().getShape();
   int64_t rank = shape.size();
   // The input's row-major strides along the output's dims.
-  SmallVector<int64_t> inStrides(rank, 0);
-  int64_t stride = 1;
-  for (int64_t r = rank - 1; r >= 0; --r) {
-    inStrides[map.getDimPosition(r)] = stride;
-    stride *= inShape[r];
-  }
+  SmallVector<int64_t> inStrides = loopStrides(map, inShape);
   std::vector<uint16_t> out;
   out.reserve(type.getNumElements());
   SmallVector<int64_t> idx(rank, 0);
@@ -372,19 +379,9 @@ struct FoldConstantPermutation : OpInterfaceRewritePattern<linalg::LinalgOp> {
     // the output by their row-major strides along the dims it indexes.
     int64_t rank = type.getRank();
     size_t bytes = type.getElementTypeBitWidth() / 8;
-    SmallVector<int64_t> bounds(rank), inStep(rank), outStep(rank);
-    auto strides = [&](AffineMap map, ArrayRef<int64_t> shape,
-                       SmallVector<int64_t> &step) {
-      int64_t stride = 1;
-      for (int64_t r = rank - 1; r >= 0; --r) {
-        unsigned d = map.getDimPosition(r);
-        step[d] = stride;
-        bounds[d] = shape[r];
-        stride *= shape[r];
-      }
-    };
-    strides(maps[0], inType.getShape(), inStep);
-    strides(maps[1], type.getShape(), outStep);
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+    SmallVector<int64_t> inStep = loopStrides(maps[0], inType.getShape());
+    SmallVector<int64_t> outStep = loopStrides(maps[1], type.getShape());
     ArrayRef<char> in = dense.getRawData();
     std::unique_ptr<char[]> out(new char[in.size()]); // not zero-filled
     SmallVector<int64_t> idx(rank, 0);
