@@ -84,7 +84,7 @@ Value filterCKKF(OpBuilder &b, Location loc, Value w) {
     if (dense.isSplat())
       return arith::ConstantOp::create(b, loc, dense.resizeSplat(outType));
     ArrayRef<char> raw = dense.getRawData();
-    int64_t bytes = int64_t(raw.size()) / type.getNumElements();
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
     std::unique_ptr<char[]> out(new char[raw.size()]); // not zero-filled
     // out[ckk * F + f] = in[f * CKK + ckk]
     transposeElements(raw.data(), out.get(), s[0], s[1] * s[2] * s[3], bytes);

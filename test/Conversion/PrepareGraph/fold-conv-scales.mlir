@@ -209,3 +209,29 @@ func.func @max_pool(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   } -> tensor<1x2x2x2xf32>
   return %r : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A filter with no elements (zero kernel columns) is scaled and laid out
+// as [C, KH, KW, F] without dividing by its element count (both used to:
+// a crash, not a diagnostic).
+// CHECK-LABEL: func.func @zero_size_filter
+// CHECK-NOT:     2.000000e+00, 3.000000e+00
+// CHECK:         arith.constant dense<> : tensor<3x1x0x4xf32>
+// CHECK-NOT:     2.000000e+00, 3.000000e+00
+// CHECK:         return
+func.func @zero_size_filter(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x9xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x1x0xf32>
+  %e = tensor.empty() : tensor<1x4x8x9xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x8x9xf32>) -> tensor<1x4x8x9xf32>
+  %c = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x1x0xf32>) outs(%f : tensor<1x4x8x9xf32>) -> tensor<1x4x8x9xf32>
+  %s = arith.constant dense<[2.0, 3.0, 4.0, 5.0]> : tensor<4xf32>
+  %e2 = tensor.empty() : tensor<1x4x8x9xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %s : tensor<1x4x8x9xf32>, tensor<4xf32>) outs(%e2 : tensor<1x4x8x9xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<1x4x8x9xf32>
+  return %m : tensor<1x4x8x9xf32>
+}
