@@ -194,29 +194,6 @@ void encodeInstruction(const Instruction &inst, nkb::Instruction *out) {
   out->set_loc(inst.loc);
 }
 
-/// The fields of nkb.Program before its streams (ProgramEncoder writes
-/// those one instruction at a time).
-/// `P` is `const Program &` (the constants copied) or `Program &&` (moved:
-/// a model's weights are not held twice).
-template <typename P> void encodeHeader(P &&program, nkb::Program &msg) {
-  msg.set_target(program.target);
-  for (auto &t : program.tensors) {
-    nkb::Tensor *pt = msg.add_tensors();
-    pt->set_name(t.name);
-    pt->set_kind(uint32_t(t.kind));
-    pt->set_dtype(uint32_t(t.dtype));
-    for (int64_t d : t.shape)
-      pt->add_shape(d);
-    pt->set_hbm_offset(t.hbmOffset);
-    if constexpr (std::is_const_v<std::remove_reference_t<P>>)
-      pt->set_data(t.data);
-    else
-      pt->set_data(std::move(t.data));
-    pt->set_host_type(uint32_t(t.host));
-  }
-  msg.set_num_semaphores(program.numSemaphores);
-}
-
 //===----------------------------------------------------------------------===//
 // Decoding
 //===----------------------------------------------------------------------===//
@@ -403,18 +380,25 @@ void appendSerialized(const google::protobuf::MessageLite &msg,
       reinterpret_cast<uint8_t *>(out.data() + at));
 }
 
-/// Appends a length-delimited field (`tag`, varint length, bytes).
-void appendField(uint32_t tag, std::string_view bytes, std::string &out) {
+/// Appends a length-delimited field's tag and length (its bytes follow).
+void appendFieldPrefix(uint32_t tag, size_t size, std::string &out) {
   using google::protobuf::io::CodedOutputStream;
   uint8_t prefix[2 * 10]; // two varints of at most 10 bytes
   uint8_t *end = CodedOutputStream::WriteTagToArray(tag, prefix);
-  end = CodedOutputStream::WriteVarint64ToArray(bytes.size(), end);
+  end = CodedOutputStream::WriteVarint64ToArray(size, end);
   out.append(reinterpret_cast<const char *>(prefix), size_t(end - prefix));
+}
+
+/// Appends a length-delimited field (`tag`, varint length, bytes).
+void appendField(uint32_t tag, std::string_view bytes, std::string &out) {
+  appendFieldPrefix(tag, bytes.size(), out);
   out.append(bytes);
 }
 
-/// Field tags of nkb.Program.streams and nkb.Stream.instructions
-/// (length-delimited, wire type 2).
+/// Field tags (length-delimited, wire type 2) of nkb.Program.tensors,
+/// nkb.Tensor.data, nkb.Program.streams and nkb.Stream.instructions.
+constexpr uint32_t kTensorsTag = (2 << 3) | 2;
+constexpr uint32_t kDataTag = (6 << 3) | 2;
 constexpr uint32_t kStreamsTag = (4 << 3) | 2;
 constexpr uint32_t kInstructionsTag = (2 << 3) | 2;
 
@@ -423,27 +407,68 @@ constexpr uint32_t kInstructionsTag = (2 << 3) | 2;
 // The payload is written as Protobuf would serialize the whole nkb.Program
 // (fields in number order, streams last): the header's fields, then each
 // stream as a length-delimited field holding its id and its instructions.
-// The header (a model's weights) is serialized once, by finish(), into a
-// file allocated at its final size: growing it past the weights as the
-// streams were appended had copied them again into twice their size.
+// The header's fields are serialized here but for the constants' bytes,
+// which finish() copies once, from where the header holds or borrows them,
+// into a file allocated at its final size (through an nkb.Program they
+// were copied into the message and again into the file).
 ProgramEncoder::ProgramEncoder(const Program &header)
-    : headerMsg(std::make_unique<nkb::Program>()),
-      scratch(std::make_unique<nkb::Instruction>()) {
-  encodeHeader(header, *headerMsg);
-  checkHeaderSize();
+    : scratch(std::make_unique<nkb::Instruction>()) {
+  encodeHeader(header);
 }
 
 ProgramEncoder::ProgramEncoder(Program &&header)
-    : headerMsg(std::make_unique<nkb::Program>()),
+    : owned(std::make_unique<Program>(std::move(header))),
       scratch(std::make_unique<nkb::Instruction>()) {
-  encodeHeader(std::move(header), *headerMsg);
+  encodeHeader(*owned);
+}
+
+void ProgramEncoder::encodeHeader(const Program &program) {
+  auto append = [&](google::protobuf::MessageLite &msg) {
+    msg.ByteSizeLong();
+    appendSerialized(msg, header);
+  };
+  nkb::Program target;
+  target.set_target(program.target);
+  append(target);
+  for (const TensorDecl &t : program.tensors) {
+    // A Tensor's fields before and after `data`, which goes between them.
+    nkb::Tensor before, after;
+    before.set_name(t.name);
+    before.set_kind(uint32_t(t.kind));
+    before.set_dtype(uint32_t(t.dtype));
+    for (int64_t d : t.shape)
+      before.add_shape(d);
+    before.set_hbm_offset(t.hbmOffset);
+    after.set_host_type(uint32_t(t.host));
+    std::string_view data = t.bytes();
+    size_t dataField =
+        data.empty()
+            ? 0
+            : google::protobuf::io::CodedOutputStream::VarintSize32(kDataTag) +
+                  google::protobuf::io::CodedOutputStream::VarintSize64(
+                      data.size()) +
+                  data.size();
+    appendFieldPrefix(kTensorsTag,
+                      before.ByteSizeLong() + dataField + after.ByteSizeLong(),
+                      header);
+    appendSerialized(before, header);
+    if (!data.empty()) {
+      appendFieldPrefix(kDataTag, data.size(), header);
+      constants.push_back({header.size(), data});
+      constantBytes += data.size();
+    }
+    appendSerialized(after, header);
+  }
+  nkb::Program semaphores;
+  semaphores.set_num_semaphores(program.numSemaphores);
+  append(semaphores);
   checkHeaderSize();
 }
 
 void ProgramEncoder::checkHeaderSize() {
-  size_t size = headerMsg->ByteSizeLong(); // cached for finish()
+  size_t size = header.size() + constantBytes;
   if (size > size_t(INT_MAX))
-    tooLarge = size; // Protobuf cannot serialize it; finish() says so
+    tooLarge = size; // Protobuf cannot parse it; finish() says so
 }
 
 ProgramEncoder::~ProgramEncoder() = default;
@@ -480,7 +505,7 @@ void ProgramEncoder::endStream() {
 
 absl::StatusOr<std::string> ProgramEncoder::finish() && {
   endStream();
-  size_t headerSize = tooLarge ? 0 : size_t(headerMsg->GetCachedSize());
+  size_t headerSize = tooLarge ? 0 : header.size() + constantBytes;
   size_t size = std::max(tooLarge, headerSize + streams.size());
   if (size > size_t(INT_MAX))
     return absl::ResourceExhaustedError(
@@ -489,8 +514,13 @@ absl::StatusOr<std::string> ProgramEncoder::finish() && {
   std::string payload;
   payload.reserve(kBinaryHeaderBytes + size);
   payload.assign(kBinaryHeaderBytes, '\0');
-  appendSerialized(*headerMsg, payload);
-  headerMsg.reset();
+  size_t from = 0;
+  for (const Constant &c : constants) {
+    payload.append(header, from, c.at - from);
+    payload.append(c.bytes);
+    from = c.at;
+  }
+  payload.append(header, from, std::string::npos);
   payload.append(streams);
   payload.replace(0, kBinaryMagic.size(), kBinaryMagic);
   putLE(payload, kVersionAt, 4, kBinaryFormatVersion);

@@ -684,11 +684,11 @@ absl::Status verifyProgram(const Program &program) {
       return err("HBM bytes [", t.hbmOffset, ", ",
                  int64_t(Int128(t.hbmOffset) + bytes), ") are outside [0, ",
                  target->hbmBytes, ")");
-    if (t.kind == TensorKind::Constant && Int128(t.data.size()) != bytes)
-      return err("constant has ", t.data.size(), " data bytes but its type ",
+    if (t.kind == TensorKind::Constant && Int128(t.bytes().size()) != bytes)
+      return err("constant has ", t.bytes().size(), " data bytes but its type ",
                  "needs ", int64_t(bytes));
-    if (t.kind != TensorKind::Constant && !t.data.empty())
-      return err(tensorKindName(t.kind), " tensor carries ", t.data.size(),
+    if (t.kind != TensorKind::Constant && !t.bytes().empty())
+      return err(tensorKindName(t.kind), " tensor carries ", t.bytes().size(),
                  " data bytes; only constants have data");
     if (t.host != HostType::Device) {
       if (t.kind != TensorKind::Input && t.kind != TensorKind::Output)

@@ -15,9 +15,10 @@ std::string makeHbmImage(const isa::Program &program) {
     extent = std::max(extent, t.hbmOffset + t.sizeBytes());
   std::string image(size_t(extent), '\0');
   for (const isa::TensorDecl &t : program.tensors)
-    if (t.kind == isa::TensorKind::Constant && !t.data.empty())
-      std::memcpy(image.data() + t.hbmOffset, t.data.data(),
-                  std::min<size_t>(t.data.size(), size_t(t.sizeBytes())));
+    if (std::string_view bytes = t.bytes();
+        t.kind == isa::TensorKind::Constant && !bytes.empty())
+      std::memcpy(image.data() + t.hbmOffset, bytes.data(),
+                  std::min<size_t>(bytes.size(), size_t(t.sizeBytes())));
   return image;
 }
 

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nki::nkb {
 class Instruction;
@@ -51,9 +52,11 @@ absl::StatusOr<Program> decodeProgram(std::string_view bytes);
 class ProgramEncoder {
 public:
   /// `header`'s target, tensors and semaphore count; its streams are not
-  /// written (add them with beginStream and add).
+  /// written (add them with beginStream and add). The constants are copied
+  /// once, into the file, by finish(): `header` (and what its constants
+  /// borrow) must outlive the encoder.
   explicit ProgramEncoder(const Program &header);
-  /// The same, taking the tensors' constants instead of copying them.
+  /// The same, the encoder holding `header`.
   explicit ProgramEncoder(Program &&header);
   ~ProgramEncoder();
   ProgramEncoder(const ProgramEncoder &) = delete;
@@ -66,11 +69,20 @@ public:
   absl::StatusOr<std::string> finish() &&;
 
 private:
+  void encodeHeader(const Program &program);
   void endStream();
   void checkHeaderSize();
 
-  std::unique_ptr<nkb::Program> headerMsg; // serialized by finish()
-  std::string streams;                     // the finished streams' fields
+  std::unique_ptr<Program> owned; // the header, when moved in
+  /// The header's fields but the constants' bytes, which go at `at`.
+  std::string header;
+  struct Constant {
+    size_t at;
+    std::string_view bytes;
+  };
+  std::vector<Constant> constants;
+  size_t constantBytes = 0;
+  std::string streams;     // the finished streams' fields
   std::string stream;      // the current stream's fields
   std::string instruction; // scratch: one instruction's bytes
   std::unique_ptr<nkb::Instruction> scratch; // reused for each

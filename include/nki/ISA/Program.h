@@ -50,11 +50,20 @@ struct TensorDecl {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   int64_t hbmOffset = 0;
-  std::string data; // constants: raw little-endian element bytes
+  /// Constants: raw little-endian element bytes, owned (`data`) or borrowed
+  /// (`borrowed`, when `data` is empty: bytes its builder keeps alive while
+  /// the program is used, such as an IR attribute's, so that a model's
+  /// weights are not copied to be checked or encoded).
+  std::string data;
   HostType host = HostType::Device; // inputs and outputs only
+  std::string_view borrowed = {};
 
   int64_t numElements() const;
   int64_t sizeBytes() const { return numElements() * dtypeBytes(dtype); }
+  /// The constant's bytes, owned or borrowed.
+  std::string_view bytes() const {
+    return data.empty() ? borrowed : std::string_view(data);
+  }
 };
 
 struct Stream {

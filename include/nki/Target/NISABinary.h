@@ -20,7 +20,8 @@ namespace nki {
 
 /// The program `op` stands for, checked by isa::verifyProgram; a failure is
 /// reported as a diagnostic on `op`. `op` must have passed the MLIR verifier
-/// (known stream names, a representable semaphore count).
+/// (known stream names, a representable semaphore count). Its constants
+/// borrow the bytes of `op`'s attributes: use it while the context lives.
 mlir::FailureOr<isa::Program> programFromNISA(nisa::ProgramOp op);
 
 /// The .nkb bytes of `op`, the bytes isa::encodeProgram writes for

@@ -252,7 +252,7 @@ isa::TensorDecl TensorOp::toISA() {
       for (int64_t i = 0, e = data.getNumElements(); i < e; ++i)
         decl.data.append(raw.begin(), raw.end());
     } else {
-      decl.data.assign(raw.begin(), raw.end());
+      decl.borrowed = std::string_view(raw.data(), raw.size());
     }
   }
   return decl;

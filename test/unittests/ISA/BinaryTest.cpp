@@ -2,6 +2,7 @@
 
 #include "nki/ISA/Binary.h"
 #include "ISATestUtil.h"
+#include "nkb.pb.h"
 #include "nki/ISA/Verify.h"
 
 #include "absl/strings/str_cat.h"
@@ -239,6 +240,36 @@ TEST(Binary, ProgramEncoderWritesOneInstructionAtATime) {
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_TRUE(h->streams.empty());
   EXPECT_EQ(h->numSemaphores, p.numSemaphores);
+}
+
+// The encoder writes the header's fields itself, each constant's bytes
+// copied once from where its program holds or borrows them: the payload is
+// what Protobuf's own serializer writes for the same message.
+TEST(Binary, PayloadIsProtobufsSerialization) {
+  Program p = everyOpcode();
+  p.tensors.push_back(
+      {"idx", TensorKind::Input, DType::I32, {4}, 400000, "", HostType::I64});
+  std::string weights(300, '\x05'); // a two-byte length varint
+  TensorDecl w{"w2", TensorKind::Constant, DType::U8, {300}, 400064};
+  w.borrowed = weights;
+  p.tensors.push_back(w);
+  std::string bytes = encodeProgram(p);
+  std::string payload = payloadOf(bytes);
+  nki::nkb::Program msg;
+  ASSERT_TRUE(msg.ParseFromString(payload));
+  EXPECT_EQ(msg.SerializeAsString(), payload);
+  ASSERT_EQ(msg.tensors_size(), 6);
+  EXPECT_EQ(msg.tensors(5).data(), weights);
+  EXPECT_EQ(msg.tensors(4).host_type(), uint32_t(HostType::I64));
+  // Borrowed or owned, the same bytes; decoded, owned.
+  Program owned = p;
+  owned.tensors.back().data = weights;
+  owned.tensors.back().borrowed = {};
+  EXPECT_EQ(encodeProgram(owned), bytes);
+  absl::StatusOr<Program> q = decodeProgram(bytes);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->tensors.back().data, weights);
+  EXPECT_TRUE(q->tensors.back().borrowed.empty());
 }
 
 TEST(Binary, DoubleRowRoundTrip) {

@@ -616,8 +616,19 @@ TEST(VerifyProgram, Tensors) {
   p.tensors[1].data = "abc";
   EXPECT_EQ(checkProgram(p), "tensor 'w': constant has 3 data bytes but its "
                              "type needs 4");
+  p = validProgram(); // borrowed bytes count as owned ones
+  p.tensors[1].data.clear();
+  p.tensors[1].borrowed = "abc";
+  EXPECT_EQ(checkProgram(p), "tensor 'w': constant has 3 data bytes but its "
+                             "type needs 4");
+  p.tensors[1].borrowed = "abcd";
+  EXPECT_EQ(checkProgram(p), "ok");
   p = validProgram();
   p.tensors[0].data = "x";
+  EXPECT_EQ(checkProgram(p), "tensor 'x': input tensor carries 1 data bytes; "
+                             "only constants have data");
+  p.tensors[0].data.clear();
+  p.tensors[0].borrowed = "x";
   EXPECT_EQ(checkProgram(p), "tensor 'x': input tensor carries 1 data bytes; "
                              "only constants have data");
   p = validProgram();

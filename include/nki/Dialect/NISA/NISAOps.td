@@ -83,6 +83,8 @@ def NISA_TensorOp : NISA_Op<"tensor", [HasParent<"ProgramOp">]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// The declaration; a constant's bytes are borrowed from `data` (valid
+    /// while the context lives), a splat's expanded.
     ::nki::isa::TensorDecl toISA();
   }];
 }
