@@ -43,6 +43,12 @@ endfunction()
 function(nki_add_tool name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK_LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
+  # Large blocks on transparent huge pages (the file says why); sanitizer
+  # runtimes bring their own allocation functions.
+  if(NOT NKI_SANITIZE)
+    target_sources(${name} PRIVATE
+      ${NKI_SOURCE_DIR}/tools/common/LargeAllocations.cpp)
+  endif()
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS})
   set_property(GLOBAL APPEND PROPERTY NKI_TOOLS ${name})
 endfunction()

@@ -250,7 +250,7 @@ TEST(Binary, PayloadIsProtobufsSerialization) {
   p.tensors.push_back(
       {"idx", TensorKind::Input, DType::I32, {4}, 400000, "", HostType::I64});
   std::string weights(300, '\x05'); // a two-byte length varint
-  TensorDecl w{"w2", TensorKind::Constant, DType::U8, {300}, 400064};
+  TensorDecl w{"w2", TensorKind::Constant, DType::U8, {300}, 400064, ""};
   w.borrowed = weights;
   p.tensors.push_back(w);
   std::string bytes = encodeProgram(p);
