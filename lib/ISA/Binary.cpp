@@ -328,11 +328,12 @@ absl::StatusOr<Instruction> decodeInstruction(const nkb::Instruction &in,
   return inst;
 }
 
-absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
+/// The program of `msg`, whose constants it takes (not copies).
+absl::StatusOr<Program> decodeMessage(nkb::Program &msg) {
   Program program;
   program.target = msg.target();
   for (int i = 0; i < msg.tensors_size(); ++i) {
-    const nkb::Tensor &pt = msg.tensors(i);
+    nkb::Tensor &pt = *msg.mutable_tensors(i);
     if (pt.kind() >= kNumTensorKinds || pt.dtype() >= kNumDTypes ||
         pt.host_type() >= kNumHostTypes)
       return corrupt(
@@ -343,7 +344,7 @@ absl::StatusOr<Program> decodeMessage(const nkb::Program &msg) {
     t.dtype = DType(pt.dtype());
     t.shape.assign(pt.shape().begin(), pt.shape().end());
     t.hbmOffset = pt.hbm_offset();
-    t.data = pt.data();
+    t.data = std::move(*pt.mutable_data());
     t.host = HostType(pt.host_type());
     program.tensors.push_back(std::move(t));
   }
@@ -503,6 +504,32 @@ void ProgramEncoder::endStream() {
   open = false;
 }
 
+template <typename F> void ProgramEncoder::forEachPiece(F &&piece) const {
+  std::string_view fields = header;
+  size_t from = 0;
+  for (const Constant &c : constants) {
+    piece(fields.substr(from, c.at - from));
+    piece(c.bytes);
+    from = c.at;
+  }
+  piece(fields.substr(from));
+  piece(std::string_view(streams));
+}
+
+bool ProgramEncoder::matchesPayload(std::string_view payload) && {
+  endStream();
+  if (tooLarge ||
+      header.size() + constantBytes + streams.size() != payload.size())
+    return false;
+  bool same = true;
+  size_t at = 0;
+  forEachPiece([&](std::string_view piece) {
+    same = same && payload.compare(at, piece.size(), piece) == 0;
+    at += piece.size();
+  });
+  return same;
+}
+
 absl::StatusOr<std::string> ProgramEncoder::finish() && {
   endStream();
   size_t headerSize = tooLarge ? 0 : header.size() + constantBytes;
@@ -514,14 +541,7 @@ absl::StatusOr<std::string> ProgramEncoder::finish() && {
   std::string payload;
   payload.reserve(kBinaryHeaderBytes + size);
   payload.assign(kBinaryHeaderBytes, '\0');
-  size_t from = 0;
-  for (const Constant &c : constants) {
-    payload.append(header, from, c.at - from);
-    payload.append(c.bytes);
-    from = c.at;
-  }
-  payload.append(header, from, std::string::npos);
-  payload.append(streams);
+  forEachPiece([&](std::string_view piece) { payload.append(piece); });
   payload.replace(0, kBinaryMagic.size(), kBinaryMagic);
   putLE(payload, kVersionAt, 4, kBinaryFormatVersion);
   std::string_view body = std::string_view(payload).substr(kBinaryHeaderBytes);
@@ -534,14 +554,27 @@ namespace {
 
 /// The whole file, or an error when the message exceeds Protobuf's 2 GiB
 /// limit (constants that large do not fit a version-1 container).
-absl::StatusOr<std::string> encodeChecked(const Program &program) {
-  ProgramEncoder encoder(program);
+/// An encoder holding `program`'s streams (its constants borrowed).
+void addStreams(const Program &program, ProgramEncoder &encoder) {
   for (const Stream &s : program.streams) {
     encoder.beginStream(s.id);
     for (const Instruction &inst : s.instructions)
       encoder.add(inst);
   }
+}
+
+absl::StatusOr<std::string> encodeChecked(const Program &program) {
+  ProgramEncoder encoder(program);
+  addStreams(program, encoder);
   return std::move(encoder).finish();
+}
+
+/// Whether `payload` is `program`'s encoding (the decoder's check that a
+/// file is canonical), without writing the constants again.
+bool matchesEncoding(const Program &program, std::string_view payload) {
+  ProgramEncoder encoder(program);
+  addStreams(program, encoder);
+  return std::move(encoder).matchesPayload(payload);
 }
 
 } // namespace
@@ -610,7 +643,7 @@ absl::StatusOr<Program> decodeProgram(std::string_view bytes) {
   if (absl::Status s = verifyProgram(*program); !s.ok())
     return absl::InvalidArgumentError(
         detail::cat("invalid .nkb program: ", s.message()));
-  if (encodeProgram(*program) != bytes)
+  if (!matchesEncoding(*program, payload))
     return absl::DataLossError(
         "corrupted .nkb binary: not in canonical form (it holds fields its "
         "opcodes do not use, unknown fields, or fields out of order)");
@@ -639,11 +672,28 @@ absl::StatusOr<Program> readProgramFile(const std::string &path) {
   if (!in)
     return absl::NotFoundError(
         detail::cat("cannot open '", path, "': ", std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return absl::InternalError(detail::cat("cannot read '", path, "'"));
-  absl::StatusOr<Program> program = decodeProgram(buffer.str());
+  // A file of known size is read once into a buffer of that size; a pipe's
+  // bytes through a stream.
+  std::streamoff size = in.seekg(0, std::ios::end) ? std::streamoff(in.tellg())
+                                                   : std::streamoff(-1);
+  std::unique_ptr<char[]> data;
+  std::string streamed;
+  std::string_view bytes;
+  if (size >= 0 && in.seekg(0)) {
+    data.reset(new char[size_t(size)]);
+    if (!in.read(data.get(), size) || in.gcount() != size)
+      return absl::InternalError(detail::cat("cannot read '", path, "'"));
+    bytes = std::string_view(data.get(), size_t(size));
+  } else {
+    in.clear();
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad())
+      return absl::InternalError(detail::cat("cannot read '", path, "'"));
+    streamed = std::move(buffer).str();
+    bytes = streamed;
+  }
+  absl::StatusOr<Program> program = decodeProgram(bytes);
   if (!program.ok())
     return absl::Status(program.status().code(),
                         detail::cat(path, ": ", program.status().message()));

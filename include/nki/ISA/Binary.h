@@ -67,8 +67,14 @@ public:
   void add(const Instruction &inst);
   /// The file; an error when the payload exceeds the format's 2 GiB.
   absl::StatusOr<std::string> finish() &&;
+  /// Whether finish()'s payload (the file after its header) would be
+  /// exactly `payload`, compared piece by piece, the constants not copied
+  /// (the decoder's canonical-form check).
+  bool matchesPayload(std::string_view payload) &&;
 
 private:
+  /// Calls piece(bytes) for each piece of the payload, in order.
+  template <typename F> void forEachPiece(F &&piece) const;
   void encodeHeader(const Program &program);
   void endStream();
   void checkHeaderSize();

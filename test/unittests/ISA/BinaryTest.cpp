@@ -270,6 +270,28 @@ TEST(Binary, PayloadIsProtobufsSerialization) {
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(q->tensors.back().data, weights);
   EXPECT_TRUE(q->tensors.back().borrowed.empty());
+
+  // The decoder's canonical check compares the pieces without a copy: a
+  // byte of a constant, of a header field or of a stream differs, or the
+  // length does.
+  auto matches = [&](std::string_view candidate) {
+    ProgramEncoder e(p);
+    for (const Stream &st : p.streams) {
+      e.beginStream(st.id);
+      for (const Instruction &inst : st.instructions)
+        e.add(inst);
+    }
+    return std::move(e).matchesPayload(candidate);
+  };
+  EXPECT_TRUE(matches(payload));
+  size_t inWeights = payload.find(weights) + 7;
+  for (size_t at : {size_t(3), inWeights, payload.size() - 1}) {
+    std::string changed = payload;
+    changed[at] ^= 1;
+    EXPECT_FALSE(matches(changed)) << "byte " << at;
+  }
+  EXPECT_FALSE(matches(payload.substr(0, payload.size() - 1)));
+  EXPECT_FALSE(matches(payload + "x"));
 }
 
 TEST(Binary, DoubleRowRoundTrip) {
