@@ -371,6 +371,27 @@ linalg::MatmulOp tiling::findSiblingMatmul(ArrayRef<Operation *> ops,
 /// middle a memref.copy writes from the source, read by nothing but `conv`.
 /// The fill, the copy and the view are returned in `ops` (the kernel reads
 /// the source instead, so they become dead).
+/// Whether `a` comes before `b` in their block, by walking out from `a` in
+/// both directions at once: steps in proportion to how far apart they are.
+/// Operation::isBeforeInBlock renumbers the whole block after any
+/// insertion, and nki-tile inserts a kernel's ops between two questions,
+/// which made the matchers it asks then (padding, channel scale) quadratic
+/// in the block (7 % of EfficientNet-B0's compile at batch 8).
+static bool comesBefore(Operation *a, Operation *b) {
+  if (a->getBlock() != b->getBlock() || a == b)
+    return false;
+  Operation *next = a->getNextNode(), *prev = a->getPrevNode();
+  while (next || prev) {
+    if (next == b)
+      return true;
+    if (prev == b)
+      return false;
+    next = next ? next->getNextNode() : nullptr;
+    prev = prev ? prev->getPrevNode() : nullptr;
+  }
+  return false;
+}
+
 std::optional<ConvPadding>
 tiling::findConvPadding(Value x, Operation *conv,
                         SmallVectorImpl<Operation *> &ops) {
@@ -411,9 +432,9 @@ tiling::findConvPadding(Value x, Operation *conv,
     if (!copy || copy.getTarget() != sv.getResult())
       return std::nullopt;
   }
-  if (!fill || !view || !fill->isBeforeInBlock(copy) ||
-      !copy->isBeforeInBlock(conv) || !view.hasUnitStride() ||
-      view.getSourceType().getRank() != 4 || view.getType().getRank() != 4)
+  if (!fill || !view || !comesBefore(fill, copy) || !comesBefore(copy, conv) ||
+      !view.hasUnitStride() || view.getSourceType().getRank() != 4 ||
+      view.getType().getRank() != 4)
     return std::nullopt;
   // The kernel reads the source where the convolution (or, fused, its
   // epilogue right after it) is, not where the copy was: nothing may use the
@@ -476,8 +497,7 @@ std::optional<ChannelScale> tiling::findChannelScale(Value x, Operation *conv) {
       return std::nullopt;
     writer = g;
   }
-  if (!writer || writer->getBlock() != conv->getBlock() ||
-      !writer->isBeforeInBlock(conv))
+  if (!writer || !comesBefore(writer, conv))
     return std::nullopt;
   std::optional<ChannelScale> scale = matchChannelScale(writer);
   if (!scale)
