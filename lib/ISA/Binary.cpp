@@ -554,7 +554,7 @@ namespace {
 
 /// The whole file, or an error when the message exceeds Protobuf's 2 GiB
 /// limit (constants that large do not fit a version-1 container).
-/// An encoder holding `program`'s streams (its constants borrowed).
+/// Adds `program`'s streams to `encoder`.
 void addStreams(const Program &program, ProgramEncoder &encoder) {
   for (const Stream &s : program.streams) {
     encoder.beginStream(s.id);

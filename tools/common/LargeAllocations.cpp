@@ -45,8 +45,11 @@ void *allocate(std::size_t size, std::size_t align) {
     if (posix_memalign(&p, align > kHugePage ? align : kHugePage, size))
       return nullptr;
 #if defined(MADV_HUGEPAGE)
-    // Advice only: a kernel without THP leaves the block as it was.
-    madvise(p, (size + kHugePage - 1) / kHugePage * kHugePage, MADV_HUGEPAGE);
+    // Advice only: a kernel without THP leaves the block as it was. The
+    // block's own pages (the kernel rounds the length up to a page): a
+    // last partial huge page stays in small pages rather than the advice
+    // reaching past the block's mapping.
+    madvise(p, size, MADV_HUGEPAGE);
 #endif
     return p;
   }
