@@ -6,7 +6,7 @@
 // aligned to 2 MiB and advised as a transparent huge page region, so that
 // the kernel maps it 2 MiB at a time instead of faulting it in 4 KiB
 // pages. On the project's machine (a VM, where kernel time went mostly to
-// page faults) ResNet-50 at batch 1 compiles in 0.72 and simulates in 0.48
+// page faults) ResNet-50 at batch 1 compiles in 0.65 and simulates in 0.49
 // of the time (docs/performance.md, "Compile time", session 35). Smaller
 // blocks are malloc's as before; every block is released by free().
 //
