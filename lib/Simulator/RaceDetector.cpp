@@ -48,8 +48,9 @@ RaceDetector::access(isa::Memory mem, int32_t start, int32_t count,
   std::optional<RaceConflict> conflict;
 
   auto visit = [&](int64_t segStart, Segment &seg) {
-    std::vector<Record> &recs = seg.records;
-    for (const Record &r : recs) {
+    Records &recs = seg.records;
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const Record &r = recs[i];
       if (r.stream == stream || (!write && !r.write))
         continue;
       PartitionMask overlap = r.mask & mask;
@@ -69,7 +70,7 @@ RaceDetector::access(isa::Memory mem, int32_t start, int32_t count,
       if (r.mask.any())
         recs[out++] = r;
     }
-    recs.resize(out);
+    recs.truncate(out);
     recs.push_back(Record{mask, index, uint8_t(stream), write});
   };
 

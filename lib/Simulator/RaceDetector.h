@@ -74,13 +74,41 @@ public:
 private:
   struct Record {
     PartitionMask mask;
-    uint32_t index;
-    uint8_t stream;
-    bool write;
+    uint32_t index = 0;
+    uint8_t stream = 0;
+    bool write = false;
+  };
+  /// A segment's records, the first kInline of them in the segment itself:
+  /// most segments hold one to three, and reaching them through a vector's
+  /// heap block was the race check's main cache miss.
+  class Records {
+  public:
+    size_t size() const { return size_; }
+    Record &operator[](size_t i) {
+      return i < kInline ? inline_[i] : more_[i - kInline];
+    }
+    void push_back(const Record &r) {
+      if (size_ < kInline)
+        inline_[size_] = r;
+      else
+        more_.push_back(r);
+      ++size_;
+    }
+    /// Keeps the first `n` (n <= size()).
+    void truncate(size_t n) {
+      size_ = uint32_t(n);
+      more_.resize(n > kInline ? n - kInline : 0);
+    }
+
+  private:
+    static constexpr size_t kInline = 3;
+    Record inline_[kInline];
+    uint32_t size_ = 0;
+    std::vector<Record> more_;
   };
   struct Segment {
     int64_t end;
-    std::vector<Record> records;
+    Records records;
   };
   using SegmentMap = std::map<int64_t, Segment>;
 
