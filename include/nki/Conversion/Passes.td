@@ -459,6 +459,11 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
            "descriptor's minimum), and a global "
            "average or sum pooling of convolutions' results, are computed "
            "by the convolutions' kernels">,
+    Option<"chainConvs", "chain-convs", "bool", /*default=*/"true",
+           "A 1x1 convolution that alone reads a convolution's result "
+           "(a segmentation head) is computed by that convolution's kernel "
+           "from each chunk it evacuates; the result in between is never "
+           "stored">,
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
            "softmax(Q K^T) V runs as one kernel whose scores stay on chip "
            "(docs/compiler.md, \"Attention\")">,

@@ -91,10 +91,11 @@ struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
              Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-             const FusedGlobalPool *globalPool, const TileOptions &options)
+             const FusedGlobalPool *globalPool, const ChainedConv *chained,
+             const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
         diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
-        options(options), loc(op.getLoc()) {}
+        chained(chained), options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -124,6 +125,19 @@ struct ConvKernel {
   };
   llvm::DenseMap<std::pair<int64_t, int64_t>, PoolSums> poolSums;
   llvm::DenseMap<int64_t, PoolSums> imageSums;
+  /// A 1x1 convolution of the result (Match.h's findChainedConv): each
+  /// chunk's final values, in the 1x1's input type, times `chainFilter`
+  /// (the 1x1's [C, F'] filter once per block of packed bands or stacked
+  /// rows, block-diagonal: the 1x1 reads pixel by pixel) into PSUM,
+  /// evacuated with `chainEpi` into `chainY` a block at a time. The
+  /// kernel's own result is not stored.
+  const ChainedConv *chained;
+  std::optional<conv::ConvGeneric> chainG;
+  Layout chainW, chainY;
+  Epilogue chainEpi;
+  Value chainFilter;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> chainColumns;
+  Value loadChainFilter();
   /// evacuate's calls per image and filter block (set by analyze).
   int64_t evacuationsPerImage = 0;
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
@@ -718,6 +732,28 @@ LogicalResult ConvKernel::analyze() {
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
     return failure();
+  if (chained) {
+    linalg::GenericOp one = chained->op, oneEpilogue = chained->epilogue;
+    chainG = conv::matchConvGeneric(one);
+    Value product = one.getDpsInits()[0];
+    FailureOr<Layout> lw2 = hbmLayoutOf(one, one.getDpsInputs()[1]),
+                      ly2 = oneEpilogue
+                                ? hbmLayoutOf(oneEpilogue,
+                                              oneEpilogue.getDpsInits()[0])
+                                : hbmLayoutOf(one, product);
+    if (!chainG || failed(lw2) || failed(ly2) ||
+        (oneEpilogue && failed(chainEpi.analyze(oneEpilogue, product))))
+      return failure();
+    chainW = *lw2;
+    chainY = *ly2;
+    // Its epilogue's operands are per channel (read as [P, 1] columns).
+    for (size_t i = 0; i + 1 < chainEpi.operands.size(); ++i)
+      if (!chainEpi.readsProduct[i] && chainEpi.operands[i].buffer &&
+          !perChannel(chainEpi.operands[i]))
+        return one.emitOpError(
+            "is computed by the convolution before it, whose kernel reads "
+            "its epilogue's operands per channel only");
+  }
   if (epilogue)
     epilogue.getBody()->walk(
         [&](Operation *o) { actEpilogue |= isActivationOp(o); });
@@ -922,18 +958,21 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   // [fs, rc * wc] of block j of a 4-D operand: partitions along f, the
   // chunk's pixels along the free axis (whole rows merge; else rc == 1);
   // [fs, rc, wc] when the block's rows step over the others'.
-  auto view2d = [&](const Layout &l, int64_t width, int64_t j) {
+  // (`parts` partitions: a chained 1x1's result or operand has its own.)
+  auto view2d = [&](const Layout &l, int64_t width, int64_t j,
+                    int64_t parts = 0) {
+    parts = parts ? parts : fs;
     SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
                               indexConst(b, loc, blockRow(oh, j)),
                               indexConst(b, loc, ow0)};
     if (imgs > 1 && width != 1)
-      return hbm(b, l, ivs, {fs, imgs, width / imgs},
+      return hbm(b, l, ivs, {parts, imgs, width / imgs},
                  {l.strides[1], l.strides[0], l.strides[3]});
     if (width != 1 && blockRowStep() > 1)
-      return hbm(b, l, ivs, {fs, rc, wc},
+      return hbm(b, l, ivs, {parts, rc, wc},
                  {l.strides[1], blockRowStep() * l.strides[2], l.strides[3]});
     int64_t free = width == 1 ? 1 : l.strides[3];
-    return hbm(b, l, ivs, {fs, width}, {l.strides[1], free});
+    return hbm(b, l, ivs, {parts, width}, {l.strides[1], free});
   };
   // A resident operand's chunk: [fs, rc, wc] of its SBUF tile.
   auto resident = [&](Value buffer, int64_t j) -> Value {
@@ -1011,11 +1050,75 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     }
     tile::CopyOp::create(b, loc, t, view);
   };
+  // The chained 1x1 convolution of the chunk's value `t`: multiplied in
+  // the 1x1's input type, evacuated with its epilogue (per-channel
+  // operands, a column per block) and stored a block at a time.
+  auto chain = [&](Value t) {
+    // Its instructions carry the 1x1's location (the per-op profile).
+    Location loc = linalg::GenericOp(chained->op).getLoc();
+    auto type = cast<MemRefType>(t.getType());
+    if (type.getElementType() != chainG->inputType || tile::isPsum(type)) {
+      Value m = allocTile(b, loc, {fb, cols}, chainG->inputType);
+      tile::CopyOp::create(b, loc, t, m);
+      t = m;
+    }
+    int64_t f2 = chainG->f, parts = nb * f2;
+    Value acc2 = allocTile(b, loc, {parts, cols}, b.getF32Type(),
+                           tile::MemorySpace::PSUM);
+    tile::MatmulOp::create(b, loc,
+                           tileSlice(b, loc, chainFilter, 0, fb, 0, parts), t,
+                           acc2, UnitAttr());
+    Type outType = cast<MemRefType>(chainY.buffer.getType()).getElementType();
+    Value r;
+    if (!chained->epilogue) {
+      r = allocTile(b, loc, {parts, cols}, outType);
+      tile::CopyOp::create(b, loc, acc2, r);
+    } else {
+      BodyLowering lowering2(b, loc, parts, cols);
+      FailureOr<Value> v = chainEpi.compute(
+          b, loc, lowering2, {TileValue::Full, 0.0, acc2, b.getF32Type()}, acc2,
+          b.getF32Type(), parts, cols,
+          [&](const Access &e) -> std::pair<Value, bool> {
+            Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
+            std::pair<Value, int64_t> key = {e.buffer,
+                                             e.offset + n * e.strides[0]};
+            bool cache = nb == blocks();
+            if (Value cached = cache ? chainColumns.lookup(key) : Value())
+              return {cached, true};
+            Value col = allocTile(b, loc, {parts, 1}, e.elementType);
+            for (int64_t j = 0; j < nb; ++j)
+              tile::DmaOp::create(b, loc, view2d(l, 1, j, f2),
+                                  tileSlice(b, loc, col, j * f2, f2, 0, 1));
+            if (cache)
+              chainColumns[key] = col;
+            return {col, true};
+          },
+          /*roundOnStore=*/true);
+      if (failed(v)) {
+        status = failure();
+        return;
+      }
+      r = *v;
+    }
+    std::optional<ResidentRef> ref =
+        options.residents ? options.residents->lookup(chainY.buffer)
+                          : std::nullopt;
+    for (int64_t j = 0; j < nb; ++j)
+      tile::DmaOp::create(
+          b, loc, tileSlice(b, loc, r, j * f2, f2, 0, cols),
+          ref ? options.residents->view(b, loc, *ref, n, 0, f2, blockRow(oh, j),
+                                        rc, blockRowStep(), ow0, wc, 1, imgs)
+              : view2d(chainY, cols, j, f2));
+  };
   // Writes the chunk's value `t` (a full SBUF or PSUM tile) out: into the
   // resident tensor (a fresh tile of its type is replaced by the view, so
   // the last instruction writes there), else by DMA. A fused pooling then
   // reads it where it is.
   auto store = [&](Value t) {
+    if (chained) {
+      chain(t);
+      return;
+    }
     if (!outView) {
       // Stored narrower (a bf16 tensor in HBM): the last instruction
       // writes that type, so the DMA moves half the bytes.
@@ -1761,6 +1864,8 @@ void ConvKernel::emit() {
   // A scaled filter is packed per image, after its scaling.
   if (bands > 1 && filters.front() && !scale)
     filters = {packFilter(filters.front())};
+  if (chained)
+    chainFilter = loadChainFilter();
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
   if (bands > 1 && (anyOn(ChunkPath::PsumSums) || anyOn(ChunkPath::SbufSums))) {
@@ -1790,6 +1895,24 @@ void ConvKernel::emit() {
       partialGroup = false;
     }
   }
+}
+
+/// The chained 1x1's filter [C, F'] once per block of the result's
+/// partitions (packed bands or stacked rows), block-diagonal: [blocks * C,
+/// blocks * F'], zero off the blocks.
+Value ConvKernel::loadChainFilter() {
+  Location loc = linalg::GenericOp(chained->op).getLoc();
+  int64_t nb = blocks(), f2 = chainG->f;
+  Value t = allocTile(b, loc, {nb * g.f, nb * f2}, chainG->filterType);
+  if (nb > 1)
+    tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+  for (int64_t j = 0; j < nb; ++j)
+    tile::DmaOp::create(b, loc,
+                        hbmView(b, loc, chainW.buffer,
+                                indexConst(b, loc, chainW.offset), {g.f, f2},
+                                {chainW.strides[0], 1}),
+                        tileSlice(b, loc, t, j * g.f, g.f, j * f2, f2));
+  return t;
 }
 
 /// Squeeze-and-excitation before the convolution: x * s[n, c] convolved is
@@ -1833,9 +1956,10 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
                                linalg::GenericOp epilogue, Value diagonal,
                                const ChannelScale *scale, const FusedPool *pool,
                                const TileOptions &options,
-                               const FusedGlobalPool *globalPool) {
+                               const FusedGlobalPool *globalPool,
+                               const ChainedConv *chained) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, options);
+                    globalPool, chained, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -21,6 +21,7 @@ struct ConvGeneric;
 namespace nki::tiling {
 
 class Residents;
+struct ChainedConv;
 
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
@@ -125,13 +126,16 @@ struct ChannelScale {
 /// `pool` (Match.h's findFusedPool), the kernel also computes that max
 /// pooling of its result (from each chunk of rows when they pair up, else
 /// by the pooling's own kernel right after it). With `globalPool`, it also
-/// sums each image's result for that global pooling.
+/// sums each image's result for that global pooling. With `chained`
+/// (Match.h's findChainedConv), it computes that 1x1 convolution of each
+/// chunk instead of storing its own result.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
                              mlir::Value diagonal, const ChannelScale *scale,
                              const FusedPool *pool, const TileOptions &options,
-                             const FusedGlobalPool *globalPool = nullptr);
+                             const FusedGlobalPool *globalPool = nullptr,
+                             const ChainedConv *chained = nullptr);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

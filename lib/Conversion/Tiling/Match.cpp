@@ -120,6 +120,72 @@ std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
   return std::nullopt;
 }
 
+std::optional<ChainedConv> tiling::findChainedConv(linalg::GenericOp conv,
+                                                   linalg::GenericOp epilogue,
+                                                   int64_t partitions) {
+  std::optional<conv::ConvGeneric> g = conv::matchConvGeneric(conv);
+  Operation *last = epilogue ? epilogue.getOperation() : conv.getOperation();
+  Value mid = epilogue ? epilogue.getDpsInits()[0] : conv.getDpsInits()[0];
+  if (!g || g->f > partitions || !mid.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  // What the producer reads: nothing the kernel's new place (after the
+  // ops up to the 1x1) may have written.
+  DenseSet<Value> reads;
+  for (Value v : conv.getDpsInputs())
+    reads.insert(viewRoot(v));
+  if (epilogue)
+    for (Value v : epilogue.getDpsInputs())
+      reads.insert(viewRoot(v));
+  // The next op past bookkeeping and fills (the 1x1's own, checked below)
+  // of buffers the producer does not read.
+  Operation *next = last->getNextNode();
+  while (next && ((isBufferBookkeeping(next) && !isa<func::ReturnOp>(next)) ||
+                  isa<linalg::FillOp>(next))) {
+    if (auto fill = dyn_cast<linalg::FillOp>(next);
+        fill && reads.contains(viewRoot(fill.getDpsInits()[0])))
+      return std::nullopt;
+    next = next->getNextNode();
+  }
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+  std::optional<conv::ConvGeneric> c =
+      consumer ? conv::matchConvGeneric(consumer) : std::nullopt;
+  if (!c || consumer.getDpsInputs()[0] != mid ||
+      reads.contains(viewRoot(consumer.getDpsInits()[0])) || c->kh != 1 ||
+      c->kw != 1 || c->strideH != 1 || c->strideW != 1 || c->n != g->n ||
+      c->c != g->f || c->h != g->oh || c->w != g->ow || c->f > g->f)
+    return std::nullopt;
+  // The producer's result has no other reader (nor writer but the
+  // producer's zero fill: the epilogue may write the product's buffer in
+  // place); it is not a result of the function.
+  linalg::FillOp zero = findZeroFill(conv.getDpsInits()[0], conv);
+  for (Operation *user : usersThroughViews(mid))
+    if (isa<func::ReturnOp>(user) ||
+        (!isBufferBookkeeping(user) && user != conv.getOperation() &&
+         user != last && user != consumer.getOperation() &&
+         user != zero.getOperation()))
+      return std::nullopt;
+  linalg::FillOp fill = findZeroFill(consumer.getDpsInits()[0], consumer);
+  if (!fill)
+    return std::nullopt;
+  // Its epilogue reads nothing else pixel by pixel (a bias, not a residual):
+  // the kernel loads those operands as per-channel columns.
+  linalg::GenericOp epi = findEpilogue(cast<linalg::LinalgOp>(*consumer), fill);
+  if (epi && reads.contains(viewRoot(epi.getDpsInits()[0])))
+    return std::nullopt;
+  if (epi)
+    for (OpOperand *in : epi.getDpsInputOperands()) {
+      if (in->get() == consumer.getDpsInits()[0])
+        continue;
+      AffineMap map = epi.getMatchingIndexingMap(in);
+      if (map.getNumDims() != 4 ||
+          llvm::any_of(map.getResults(), [](AffineExpr e) {
+            return e.isFunctionOfDim(2) || e.isFunctionOfDim(3);
+          }))
+        return std::nullopt;
+    }
+  return ChainedConv{consumer, fill, epi};
+}
+
 /// The convolution whose epilogue `epilogue` is: the op before it, past
 /// buffer bookkeeping.
 static linalg::GenericOp convOfEpilogue(linalg::GenericOp epilogue) {

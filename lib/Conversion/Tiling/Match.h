@@ -61,6 +61,25 @@ struct FusedPool {
 };
 std::optional<FusedPool> findFusedPool(mlir::Value out, mlir::Operation *last);
 
+/// A 1x1 convolution that reads the result of the convolution `conv` (of
+/// its epilogue `epilogue`, when there is one) right after it, as its only
+/// reader: stride 1, the same images and pixels, the producer's channels
+/// all in one block of `partitions` and at least as many as the 1x1's
+/// filters (a segmentation head: a U-Net's 16 -> 2 classes). The
+/// producer's kernel multiplies each chunk it evacuates by the 1x1's filter
+/// (block-diagonal over its bands or stacked rows, which the 1x1 reads
+/// pixel by pixel) and evacuates that with the 1x1's epilogue, emitted
+/// where the 1x1 (its epilogue) was: the producer's result, which only the
+/// 1x1 read, is never stored, nor loaded back into bands.
+struct ChainedConv {
+  mlir::linalg::GenericOp op;       // the 1x1 convolution
+  mlir::linalg::FillOp fill;        // its zero init
+  mlir::linalg::GenericOp epilogue; // its epilogue, or null
+};
+std::optional<ChainedConv> findChainedConv(mlir::linalg::GenericOp conv,
+                                           mlir::linalg::GenericOp epilogue,
+                                           int64_t partitions);
+
 /// The global poolings of `ops` (the function's body, in order) that the
 /// convolutions writing their source compute (GlobalPoolSum): each writer
 /// of the source is a convolution's epilogue storing a block of whole

@@ -146,6 +146,7 @@ struct Planner {
   const isa::TargetDesc &target;
   const DenseMap<Operation *, FusedPool> &fusedPools;
   const DenseMap<Operation *, FusedGlobalPool> &globalPools;
+  const DenseMap<Operation *, ChainedConv> &chainedConvs;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -157,9 +158,11 @@ struct Planner {
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
           const isa::TargetDesc &target,
           const DenseMap<Operation *, FusedPool> &fusedPools,
-          const DenseMap<Operation *, FusedGlobalPool> &globalPools)
+          const DenseMap<Operation *, FusedGlobalPool> &globalPools,
+          const DenseMap<Operation *, ChainedConv> &chainedConvs)
       : ops(ops), absorbed(absorbed), target(target), fusedPools(fusedPools),
-        globalPools(globalPools), sbufBytes(target.sbufBytesPerPartition),
+        globalPools(globalPools), chainedConvs(chainedConvs),
+        sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
@@ -254,6 +257,14 @@ struct Planner {
       fused.insert(epilogue);
       kpos = llvm::find(ops, epilogue.getOperation()) - ops.begin();
     }
+    // A chained 1x1 convolution (absorbed): the kernel runs where it ends.
+    std::optional<ChainedConv> chain;
+    if (auto it = chainedConvs.find(op); it != chainedConvs.end())
+      chain = it->second;
+    if (chain)
+      kpos = llvm::find(ops, chain->epilogue ? chain->epilogue.getOperation()
+                                             : chain->op.getOperation()) -
+             ops.begin();
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;
     Value in = pad ? pad->source : x;
@@ -293,8 +304,25 @@ struct Planner {
     } else if (!fill) {
       use(y, kpos, false); // the old output is added
     }
-    // The output may be one phase of a transposed convolution's result.
-    use(out, kpos, true, nullptr, std::nullopt, false, {}, /*stepped=*/true);
+    if (chain) {
+      // The result in between is never stored; the 1x1's result is
+      // written here, its epilogue's other operands read from HBM.
+      reject(out);
+      reject(chain->op.getDpsInputs()[1]); // its filter
+      Value product = chain->op.getDpsInits()[0];
+      Value result = product;
+      if (chain->epilogue) {
+        result = chain->epilogue.getDpsInits()[0];
+        for (Value v : chain->epilogue.getDpsInputs())
+          if (v != product)
+            reject(v);
+      }
+      use(result, kpos, true);
+    } else {
+      // The output may be one phase of a transposed convolution's result.
+      use(out, kpos, true, nullptr, std::nullopt, false, {},
+          /*stepped=*/true);
+    }
     // A max pooling the kernel computes too.
     if (auto it = fusedPools.find(op); it != fusedPools.end()) {
       linalg::PoolingNchwMaxOp pool = it->second.op;
@@ -579,14 +607,16 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   return {t, elt ? elt : type.getElementType()};
 }
 
-Residents tiling::planResidents(
-    OpBuilder &b, ArrayRef<Operation *> ops,
-    const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
-    const DenseMap<Operation *, FusedPool> &fusedPools,
-    const DenseMap<Operation *, FusedGlobalPool> &globalPools) {
+Residents
+tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
+                      const DenseSet<Operation *> &absorbed,
+                      const isa::TargetDesc &target,
+                      const DenseMap<Operation *, FusedPool> &fusedPools,
+                      const DenseMap<Operation *, FusedGlobalPool> &globalPools,
+                      const DenseMap<Operation *, ChainedConv> &chainedConvs) {
   Residents residents;
   residents.partitions = target.numPartitions;
-  Planner planner(ops, absorbed, target, fusedPools, globalPools);
+  Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

@@ -29,6 +29,7 @@ namespace nki::tiling {
 
 struct FusedPool;
 struct FusedGlobalPool;
+struct ChainedConv;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
@@ -88,13 +89,16 @@ public:
 /// A pooling in `fusedPools` (Match.h's findFusedPool, by the convolution
 /// whose kernel computes it) writes its result at that convolution; so does
 /// a global pooling in `globalPools` (findFusedGlobalPools; the pooling
-/// itself is in `absorbed`).
+/// itself is in `absorbed`). A convolution in `chainedConvs`
+/// (findChainedConv; the 1x1 in `absorbed`) runs where the 1x1 ends and
+/// writes its result; its own is never stored.
 Residents planResidents(
     mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
     const llvm::DenseSet<mlir::Operation *> &absorbed,
     const isa::TargetDesc &target,
     const llvm::DenseMap<mlir::Operation *, FusedPool> &fusedPools,
-    const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools);
+    const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools,
+    const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs);
 
 } // namespace nki::tiling
 
