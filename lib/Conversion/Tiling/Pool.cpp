@@ -15,10 +15,11 @@
 // (KH + KW - 2 ops instead of KH * KW - 1), but on SBUF views instead of
 // element-strided HBM windows.
 //
-// Few channels of a resident input: bands of output rows side by side on
-// the partitions, as Conv.cpp packs them (band j's input rows moved by DMA
-// to partitions [j * C, (j + 1) * C), its output rows moved back), so that
-// each op spans up to 128 partitions instead of C.
+// Few channels of a resident input, or of one image's input in HBM: bands
+// of output rows side by side on the partitions, as Conv.cpp packs them
+// (band j's input rows moved or loaded by DMA to partitions [j * C, (j + 1)
+// * C), its output rows moved back), so that each op spans up to 128
+// partitions instead of C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,11 +94,12 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
                     const TileOptions &options) {
   const TileOptions::Rates &t = options.rates;
   int64_t P = options.partitions;
-  // Only a resident input: bands loaded from HBM onto their partitions
-  // made ResNet-50's stem pool at batch 8 (auto-cast) hold up the DMA
-  // queues the next layers' transfers needed (2,525 -> 7,664 us), for
-  // 8 us saved on the U-Net at batch 1 in f32.
-  if (!input.resident || !options.packBands || g.c > P / 2 ||
+  // An input in HBM only with one image (loaded onto the bands' partitions
+  // for the same bytes): with several, ResNet-50's stem pool at batch 8
+  // (auto-cast) held up the DMA queues the next layers' transfers needed
+  // (2,525 -> 7,664 us), while with one the pooling is on the path to the
+  // next layer (the U-Net's 16-channel 128 x 128 pool at batch 1).
+  if ((!input.resident && g.n > 1) || !options.packBands || g.c > P / 2 ||
       !t.dveClockMHz || !t.dmaQueues)
     return 1;
   int64_t bands = P / g.c;
@@ -113,12 +115,16 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
         double(g.n) * double(g.kw * inRowsOf(g, g.oh) + g.kh * g.oh) * g.ow;
     return elements / double(2 * j) * 1000.0 / double(t.dveClockMHz);
   };
-  // The input, and a resident output, move once more by DMA: their bytes,
-  // and the completion latency of a transfer that the next step waits for.
-  double dmaBytes = double(g.n * g.c) *
-                    double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
-                    double(input.width * bytes),
-         hops = 1;
+  // A resident input, and a resident output, move once more by DMA: their
+  // bytes, and the completion latency of a transfer that the next step
+  // waits for. (An input in HBM is loaded anyway.)
+  double dmaBytes =
+             input.resident
+                 ? double(g.n * g.c) *
+                       double(inRowsOf(g, g.oh) + (bands - 1) * (g.kh - g.sh)) *
+                       double(input.width * bytes)
+                 : 0.0,
+         hops = input.resident ? 1 : 0;
   if (residentOut) {
     dmaBytes += double(g.n * g.c * g.oh) *
                 double(std::max(g.ow * bytes, t.dmaMinDescriptorBytes));
@@ -134,8 +140,9 @@ int64_t chooseBands(const PoolShape &g, const WindowInput &input,
 
 /// The packed kernel: per image and group of rows of every band, one
 /// [bands * C, ir, W] input tile moved from the resident input (its border
-/// is the padding), the ops over all of it, and the result's bands moved to
-/// the output (resident or HBM).
+/// is the padding) or loaded from HBM (the border set first), the ops over
+/// all of it, and the result's bands moved to the output (resident or
+/// HBM).
 LogicalResult tilePacked(OpBuilder &b, linalg::LinalgOp op, const PoolShape &g,
                          StringRef combine, const WindowInput &input,
                          Value yBuffer, const HbmLayout &y,
@@ -158,8 +165,18 @@ LogicalResult tilePacked(OpBuilder &b, linalg::LinalgOp op, const PoolShape &g,
     for (int64_t oh0 = 0; oh0 < bandH; oh0 += groupRows) {
       int64_t rb = std::min(groupRows, bandH - oh0), ir = inRowsOf(g, rb);
       Value in = allocTile(b, loc, {parts, ir, input.width}, work);
+      // From HBM: the padding's value everywhere first (one op on every
+      // band's partitions), the source's rows over it.
+      if (!input.resident && input.pad)
+        tile::MemsetOp::create(b, loc, in,
+                               b.getF32FloatAttr(float(input.pad->value)));
       for (int64_t j = 0; j < bands; ++j) {
         int64_t h0 = (oh0 + j * bandH) * g.sh;
+        if (!input.resident) {
+          input.loadBand(b, loc, n, 0, g.c, h0, ir, in, j * g.c,
+                         /*rowStep=*/1, /*fillBorder=*/false);
+          continue;
+        }
         int64_t pieces = loadPieces(ir * input.width * bytes);
         int64_t rs = (ir + pieces - 1) / pieces;
         for (int64_t r = 0; r < ir; r += rs) {
