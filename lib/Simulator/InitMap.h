@@ -5,7 +5,7 @@
 // range touches is handled at once, its partial first and last words by a
 // mask, so a check or a write costs bytes / 64 + 2 word operations (the
 // simulator's runs are often a few hundred bytes: a bit at a time, their
-// ragged ends were most of the simulator's own time).
+// ragged ends were most of Simulation::run's own time).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_LIB_SIMULATOR_INITMAP_H
