@@ -94,8 +94,38 @@ RaceDetector::access(isa::Memory mem, int32_t start, int32_t count,
       pos = it->second.end;
       ++it;
     }
+    coalesce(map, a, b);
   }
   return conflict;
+}
+
+bool RaceDetector::Records::operator==(const Records &o) const {
+  if (size_ != o.size_)
+    return false;
+  for (size_t i = 0; i < size_; ++i) {
+    const Record &x = i < kInline ? inline_[i] : more_[i - kInline];
+    const Record &y = i < kInline ? o.inline_[i] : o.more_[i - kInline];
+    if (x.mask.bits[0] != y.mask.bits[0] || x.mask.bits[1] != y.mask.bits[1] ||
+        x.index != y.index || x.stream != y.stream || x.write != y.write)
+      return false;
+  }
+  return true;
+}
+
+void RaceDetector::coalesce(SegmentMap &map, int64_t a, int64_t b) {
+  auto it = map.find(a);
+  if (it == map.end())
+    return;
+  for (auto next = std::next(it); next != map.end() && next->first < b;
+       next = std::next(it)) {
+    if (it->second.end == next->first &&
+        it->second.records == next->second.records) {
+      it->second.end = next->second.end;
+      map.erase(next);
+    } else {
+      it = next;
+    }
+  }
 }
 
 } // namespace nki::sim

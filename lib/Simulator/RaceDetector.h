@@ -94,6 +94,7 @@ private:
         more_.push_back(r);
       ++size_;
     }
+    bool operator==(const Records &o) const;
     /// Keeps the first `n` (n <= size()).
     void truncate(size_t n) {
       size_ = uint32_t(n);
@@ -113,6 +114,10 @@ private:
   using SegmentMap = std::map<int64_t, Segment>;
 
   static void splitAt(SegmentMap &map, int64_t pos);
+  /// Merges the adjacent ranges within [a, b) that hold the same records
+  /// (an access over many small ranges leaves them alike, most of all a
+  /// write): later accesses there then visit one range, not many.
+  static void coalesce(SegmentMap &map, int64_t a, int64_t b);
   std::array<SegmentMap, 3> memories_;
 };
 
