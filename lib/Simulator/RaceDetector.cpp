@@ -105,8 +105,7 @@ bool RaceDetector::Records::operator==(const Records &o) const {
   for (size_t i = 0; i < size_; ++i) {
     const Record &x = i < kInline ? inline_[i] : more_[i - kInline];
     const Record &y = i < kInline ? o.inline_[i] : o.more_[i - kInline];
-    if (x.mask.bits[0] != y.mask.bits[0] || x.mask.bits[1] != y.mask.bits[1] ||
-        x.index != y.index || x.stream != y.stream || x.write != y.write)
+    if (!(x == y))
       return false;
   }
   return true;

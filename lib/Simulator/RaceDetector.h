@@ -42,6 +42,9 @@ struct PartitionMask {
   uint64_t bits[2] = {0, 0};
   static PartitionMask range(int32_t start, int32_t count);
   bool any() const { return bits[0] | bits[1]; }
+  bool operator==(const PartitionMask &o) const {
+    return bits[0] == o.bits[0] && bits[1] == o.bits[1];
+  }
   PartitionMask operator&(const PartitionMask &o) const {
     return {{bits[0] & o.bits[0], bits[1] & o.bits[1]}};
   }
@@ -77,6 +80,10 @@ private:
     uint32_t index = 0;
     uint8_t stream = 0;
     bool write = false;
+    bool operator==(const Record &o) const {
+      return mask == o.mask && index == o.index && stream == o.stream &&
+             write == o.write;
+    }
   };
   /// A segment's records, the first kInline of them in the segment itself:
   /// most segments hold one to three, and reaching them through a vector's

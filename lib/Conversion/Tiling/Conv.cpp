@@ -136,7 +136,6 @@ struct ConvKernel {
   Layout chainW, chainY;
   Epilogue chainEpi;
   Value chainFilter;
-  llvm::DenseMap<std::pair<Value, int64_t>, Value> chainColumns;
   Value loadChainFilter();
   /// evacuate's calls per image and filter block (set by analyze).
   int64_t evacuationsPerImage = 0;
@@ -260,7 +259,7 @@ struct ConvKernel {
   /// otherwise.
   int64_t bandColOffset = 0;
   /// Per-channel epilogue operands loaded so far, by buffer and offset.
-  llvm::DenseMap<std::pair<Value, int64_t>, Value> columns;
+  llvm::DenseMap<std::tuple<Value, int64_t, int64_t>, Value> columns;
   /// Whether the epilogue computes a function only the ACT has
   /// (BodyLowering's isActivationOp): evacuatesImages.
   bool actEpilogue = false;
@@ -746,13 +745,12 @@ LogicalResult ConvKernel::analyze() {
       return failure();
     chainW = *lw2;
     chainY = *ly2;
-    // Its epilogue's operands are per channel (read as [P, 1] columns).
+    // Its epilogue's operands are per channel (findChainedConv checked
+    // their maps), read as [P, 1] columns.
     for (size_t i = 0; i + 1 < chainEpi.operands.size(); ++i)
-      if (!chainEpi.readsProduct[i] && chainEpi.operands[i].buffer &&
-          !perChannel(chainEpi.operands[i]))
-        return one.emitOpError(
-            "is computed by the convolution before it, whose kernel reads "
-            "its epilogue's operands per channel only");
+      assert((chainEpi.readsProduct[i] || !chainEpi.operands[i].buffer ||
+              perChannel(chainEpi.operands[i])) &&
+             "a chained 1x1's epilogue reads per-channel operands only");
   }
   if (epilogue)
     epilogue.getBody()->walk(
@@ -985,24 +983,27 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   };
   // An operand's tile, [fb, cols] or a per-channel [fb, 1] `column`: a
   // resident view (one band), else one DMA per band; a column once per
-  // image and filter block.
-  auto load = [&](const Layout &l, Type type, bool column) -> Value {
+  // image and filter block. (`parts` partitions a block: a chained 1x1's
+  // columns have its filters'.)
+  auto load = [&](const Layout &l, Type type, bool column,
+                  int64_t parts = 0) -> Value {
+    parts = parts ? parts : fs;
     if (Value v = !column && blocks() == 1 ? resident(l.buffer, 0) : Value())
       return v;
     int64_t width = column ? 1 : cols;
-    std::pair<Value, int64_t> key = {l.buffer, l.offset + n * l.strides[0] +
-                                                   f0 * l.strides[1]};
+    std::tuple<Value, int64_t, int64_t> key = {
+        l.buffer, l.offset + n * l.strides[0] + f0 * l.strides[1], parts};
     // A last group's shorter column is not cached: it covers fewer blocks.
     bool cache = column && nb == blocks();
     if (Value cached = cache ? columns.lookup(key) : Value())
       return cached;
-    Value t = allocTile(b, loc, {fb, width}, type);
+    Value t = allocTile(b, loc, {nb * parts, width}, type);
     if (cache)
       columns[key] = t;
     for (int64_t j = 0; j < nb; ++j) {
       Value r = column ? Value() : resident(l.buffer, j);
-      tile::DmaOp::create(b, loc, r ? r : view2d(l, width, j),
-                          tileSlice(b, loc, t, j * fs, fs, 0, width));
+      tile::DmaOp::create(b, loc, r ? r : view2d(l, width, j, parts),
+                          tileSlice(b, loc, t, j * parts, parts, 0, width));
     }
     return t;
   };
@@ -1080,18 +1081,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
           b.getF32Type(), parts, cols,
           [&](const Access &e) -> std::pair<Value, bool> {
             Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
-            std::pair<Value, int64_t> key = {e.buffer,
-                                             e.offset + n * e.strides[0]};
-            bool cache = nb == blocks();
-            if (Value cached = cache ? chainColumns.lookup(key) : Value())
-              return {cached, true};
-            Value col = allocTile(b, loc, {parts, 1}, e.elementType);
-            for (int64_t j = 0; j < nb; ++j)
-              tile::DmaOp::create(b, loc, view2d(l, 1, j, f2),
-                                  tileSlice(b, loc, col, j * f2, f2, 0, 1));
-            if (cache)
-              chainColumns[key] = col;
-            return {col, true};
+            return {load(l, e.elementType, /*column=*/true, f2), true};
           },
           /*roundOnStore=*/true);
       if (failed(v)) {

@@ -121,12 +121,12 @@ std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
 }
 
 std::optional<ChainedConv> tiling::findChainedConv(linalg::GenericOp conv,
+                                                   const conv::ConvGeneric &g,
                                                    linalg::GenericOp epilogue,
                                                    int64_t partitions) {
-  std::optional<conv::ConvGeneric> g = conv::matchConvGeneric(conv);
   Operation *last = epilogue ? epilogue.getOperation() : conv.getOperation();
   Value mid = epilogue ? epilogue.getDpsInits()[0] : conv.getDpsInits()[0];
-  if (!g || g->f > partitions || !mid.getDefiningOp<memref::AllocOp>())
+  if (g.f > partitions || !mid.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   // What the producer reads: nothing the kernel's new place (after the
   // ops up to the 1x1) may have written.
@@ -151,8 +151,8 @@ std::optional<ChainedConv> tiling::findChainedConv(linalg::GenericOp conv,
       consumer ? conv::matchConvGeneric(consumer) : std::nullopt;
   if (!c || consumer.getDpsInputs()[0] != mid ||
       reads.contains(viewRoot(consumer.getDpsInits()[0])) || c->kh != 1 ||
-      c->kw != 1 || c->strideH != 1 || c->strideW != 1 || c->n != g->n ||
-      c->c != g->f || c->h != g->oh || c->w != g->ow || c->f > g->f)
+      c->kw != 1 || c->strideH != 1 || c->strideW != 1 || c->n != g.n ||
+      c->c != g.f || c->h != g.oh || c->w != g.ow || c->f > g.f)
     return std::nullopt;
   // The producer's result has no other reader (nor writer but the
   // producer's zero fill: the epilogue may write the product's buffer in

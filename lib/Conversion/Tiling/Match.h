@@ -77,6 +77,7 @@ struct ChainedConv {
   mlir::linalg::GenericOp epilogue; // its epilogue, or null
 };
 std::optional<ChainedConv> findChainedConv(mlir::linalg::GenericOp conv,
+                                           const conv::ConvGeneric &g,
                                            mlir::linalg::GenericOp epilogue,
                                            int64_t partitions);
 

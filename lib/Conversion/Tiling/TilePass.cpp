@@ -268,7 +268,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           absorbed.insert(fill);
           poolingFills[op] = fill;
         }
-      bool isConv = generic && nki::conv::matchConvGeneric(generic);
+      std::optional<nki::conv::ConvGeneric> convShape =
+          generic ? nki::conv::matchConvGeneric(generic) : std::nullopt;
+      bool isConv = convShape.has_value();
       SmallVector<Operation *> padOps;
       std::optional<ConvPadding> padding;
       if (isConv &&
@@ -326,7 +328,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                           epilogue ? epilogue.getOperation() : op);
         Value input = padding ? padding->source : generic.getDpsInputs()[0];
         if (pool && !poolingCostsStackedRows(
-                        *nki::conv::matchConvGeneric(generic), diagonal, scaled,
+                        *convShape, diagonal, scaled,
                         isa<BlockArgument>(viewRoot(input)), options))
           fusedPools[op] = *pool;
       }
@@ -340,13 +342,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // a global pooling (it reads the result too) nor after a depthwise
       // block (the vector engines may compute its chunks).
       if (isConv && chainConvs && !diagonal && !fusedPools.contains(op) &&
-          !globalPools.contains(op) &&
-          nki::conv::matchConvGeneric(generic)->n == 1) {
+          !globalPools.contains(op) && convShape->n == 1) {
         Value out = generic.getDpsInits()[0];
         linalg::GenericOp epilogue =
             findEpilogue(cast<linalg::LinalgOp>(op), findZeroFill(out, op));
-        if (std::optional<ChainedConv> chain =
-                findChainedConv(generic, epilogue, options.partitions)) {
+        if (std::optional<ChainedConv> chain = findChainedConv(
+                generic, *convShape, epilogue, options.partitions)) {
           absorbed.insert(chain->op);
           absorbed.insert(chain->fill);
           if (chain->epilogue)
