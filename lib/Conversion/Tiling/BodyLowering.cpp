@@ -93,6 +93,18 @@ static StringRef activationOf(Operation *op) {
 
 bool tiling::isActivationOp(Operation *op) { return !activationOf(op).empty(); }
 
+/// Whether `user` is max(v, 0) (a ReLU, which BodyLowering::binary makes
+/// one activation of v's pending scale and bias).
+static bool isReluOf(Operation *user, Value v) {
+  if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(user))
+    return false;
+  Value other =
+      user->getOperand(0) == v ? user->getOperand(1) : user->getOperand(0);
+  FloatAttr zero;
+  return matchPattern(other, m_Constant(&zero)) &&
+         zero.getValueAsDouble() == 0.0;
+}
+
 /// `y` if `v` is 1 / (1 + exp(-y)) in f32 (either order of the sum).
 static Value matchSigmoid(Value v) {
   auto div = v.getDefiningOp<arith::DivFOp>();
@@ -320,6 +332,38 @@ Value BodyLowering::materializeFull(const TileValue &value, Type type) {
                                b.getStringAttr("bypass"), b.getF32FloatAttr(0),
                                UnitAttr(), UnitAttr());
   return full;
+}
+
+/// (a + c) + t, with a per-partition or constant c still pending on a, as
+/// (a + t) + c: the tensor add reads a where it is (a matmul's PSUM tile:
+/// one cycle an element on the DVE, where two SBUF inputs take two) and c
+/// stays pending for the op that reads the sum to absorb (a ReLU's bias).
+/// fp32 only. A convolution's batch norm shift, residual and ReLU: a DVE
+/// add and an ACT ReLU instead of an ACT pass, an SBUF add and the ReLU.
+FailureOr<TileValue> BodyLowering::addBeforePending(const TileValue &x,
+                                                    const TileValue &y,
+                                                    Type resultType) {
+  using K = TileValue::Kind;
+  auto f32Tile = [](const TileValue &v) {
+    return v.elementType.isF32() &&
+           cast<MemRefType>(v.tile.getType()).getElementType().isF32();
+  };
+  if (x.kind != K::Full || y.kind != K::Full || !resultType.isF32() ||
+      x.pending.empty() == y.pending.empty() || !f32Tile(x) || !f32Tile(y))
+    return TileValue{};
+  const TileValue &p = x.pending.empty() ? y : x;
+  const TileValue &t = x.pending.empty() ? x : y;
+  if (tile::isPsum(p.tile.getType()) && tile::isPsum(t.tile.getType()))
+    return TileValue{};
+  if (!llvm::all_of(p.pending, [](const ScalarStep &s) {
+        return s.op == "add" || (s.op == "sub" && !s.reversed);
+      }))
+    return TileValue{};
+  TileValue sum{K::Full, 0.0, newTile(freeSize, resultType), resultType,
+                p.pending};
+  tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), p.tile, t.tile,
+                               sum.tile);
+  return sum;
 }
 
 FailureOr<TileValue> BodyLowering::binary(StringRef op, const TileValue &x,
@@ -634,6 +678,19 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
        (in[0].tile == in[1].tile && in[0].pending.empty() &&
         in[1].pending.empty())))
     return activation("square", in[0], resultType);
+  // A sum whose only reader takes per-partition ops as its scale and bias
+  // (an activation, or a max with 0: a ReLU) keeps them pending past the
+  // add.
+  if (alu == "add" && in.size() == 2 && op->getResult(0).hasOneUse()) {
+    Operation *user = *op->getResult(0).getUsers().begin();
+    bool absorbs =
+        !activationOf(user).empty() || isReluOf(user, op->getResult(0));
+    if (absorbs) {
+      FailureOr<TileValue> sum = addBeforePending(in[0], in[1], resultType);
+      if (failed(sum) || sum->tile)
+        return sum;
+    }
+  }
   if (!alu.empty() && in.size() == 2)
     return binary(alu, in[0], in[1], resultType);
 
