@@ -340,6 +340,7 @@ Value BodyLowering::materializeFull(const TileValue &value, Type type) {
 /// stays pending for the op that reads the sum to absorb (a ReLU's bias).
 /// fp32 only. A convolution's batch norm shift, residual and ReLU: a DVE
 /// add and an ACT ReLU instead of an ACT pass, an SBUF add and the ReLU.
+/// (Only the order of f32 additions changes.)
 FailureOr<TileValue> BodyLowering::addBeforePending(const TileValue &x,
                                                     const TileValue &y,
                                                     Type resultType) {
@@ -348,20 +349,26 @@ FailureOr<TileValue> BodyLowering::addBeforePending(const TileValue &x,
     return v.elementType.isF32() &&
            cast<MemRefType>(v.tile.getType()).getElementType().isF32();
   };
+  auto additive = [](const TileValue &v) {
+    return llvm::all_of(v.pending, [](const ScalarStep &s) {
+      return s.op == "add" || (s.op == "sub" && !s.reversed);
+    });
+  };
   if (x.kind != K::Full || y.kind != K::Full || !resultType.isF32() ||
-      x.pending.empty() == y.pending.empty() || !f32Tile(x) || !f32Tile(y))
+      (x.pending.empty() && y.pending.empty()) ||
+      x.pending.size() + y.pending.size() > 2 || !additive(x) || !additive(y) ||
+      !f32Tile(x) || !f32Tile(y) ||
+      (tile::isPsum(x.tile.getType()) && tile::isPsum(y.tile.getType())))
     return TileValue{};
-  const TileValue &p = x.pending.empty() ? y : x;
-  const TileValue &t = x.pending.empty() ? x : y;
-  if (tile::isPsum(p.tile.getType()) && tile::isPsum(t.tile.getType()))
-    return TileValue{};
-  if (!llvm::all_of(p.pending, [](const ScalarStep &s) {
-        return s.op == "add" || (s.op == "sub" && !s.reversed);
-      }))
-    return TileValue{};
+  // Both sides' deferred adds carry over ((x + c) + (y + d) = (x + y) + c +
+  // d: a ResNet block's projection shortcut, the two batch norms' shifts).
   TileValue sum{K::Full, 0.0, newTile(freeSize, resultType), resultType,
-                p.pending};
-  tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), p.tile, t.tile,
+                x.pending};
+  sum.pending.append(y.pending.begin(), y.pending.end());
+  // The accumulator first: its PSUM tile is the DVE's one PSUM input.
+  bool swap = tile::isPsum(y.tile.getType());
+  tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"),
+                               swap ? y.tile : x.tile, swap ? x.tile : y.tile,
                                sum.tile);
   return sum;
 }
