@@ -334,16 +334,17 @@ Value BodyLowering::materializeFull(const TileValue &value, Type type) {
   return full;
 }
 
-/// (a + c) + t, with a per-partition or constant c still pending on a, as
-/// (a + t) + c: the tensor add reads a where it is (a matmul's PSUM tile:
-/// one cycle an element on the DVE, where two SBUF inputs take two) and c
-/// stays pending for the op that reads the sum to absorb (a ReLU's bias).
-/// fp32 only. A convolution's batch norm shift, residual and ReLU: a DVE
-/// add and an ACT ReLU instead of an ACT pass, an SBUF add and the ReLU.
-/// (Only the order of f32 additions changes.)
-FailureOr<TileValue> BodyLowering::addBeforePending(const TileValue &x,
-                                                    const TileValue &y,
-                                                    Type resultType) {
+/// (a + c) + (t + d), with per-partition or constant c and d still pending
+/// (either may be none), as (a + t) + c + d: the tensor add reads a and t
+/// where they are (a matmul's PSUM tile: one cycle an element on the DVE,
+/// where two SBUF inputs take two) and c, d stay pending for the op that
+/// reads the sum to absorb (a ReLU's bias). fp32 only; only the order of
+/// the additions changes. A convolution's batch norm shift, residual and
+/// ReLU: a DVE add and an ACT ReLU instead of an ACT pass, an SBUF add and
+/// the ReLU.
+std::optional<TileValue> BodyLowering::addBeforePending(const TileValue &x,
+                                                        const TileValue &y,
+                                                        Type resultType) {
   using K = TileValue::Kind;
   auto f32Tile = [](const TileValue &v) {
     return v.elementType.isF32() &&
@@ -359,9 +360,9 @@ FailureOr<TileValue> BodyLowering::addBeforePending(const TileValue &x,
       x.pending.size() + y.pending.size() > 2 || !additive(x) || !additive(y) ||
       !f32Tile(x) || !f32Tile(y) ||
       (tile::isPsum(x.tile.getType()) && tile::isPsum(y.tile.getType())))
-    return TileValue{};
-  // Both sides' deferred adds carry over ((x + c) + (y + d) = (x + y) + c +
-  // d: a ResNet block's projection shortcut, the two batch norms' shifts).
+    return std::nullopt;
+  // Both sides' deferred adds carry over (a ResNet block's projection
+  // shortcut: the two batch norms' shifts).
   TileValue sum{K::Full, 0.0, newTile(freeSize, resultType), resultType,
                 x.pending};
   sum.pending.append(y.pending.begin(), y.pending.end());
@@ -692,11 +693,10 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     Operation *user = *op->getResult(0).getUsers().begin();
     bool absorbs =
         !activationOf(user).empty() || isReluOf(user, op->getResult(0));
-    if (absorbs) {
-      FailureOr<TileValue> sum = addBeforePending(in[0], in[1], resultType);
-      if (failed(sum) || sum->tile)
-        return sum;
-    }
+    if (absorbs)
+      if (std::optional<TileValue> sum =
+              addBeforePending(in[0], in[1], resultType))
+        return *sum;
   }
   if (!alu.empty() && in.size() == 2)
     return binary(alu, in[0], in[1], resultType);

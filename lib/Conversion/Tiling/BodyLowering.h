@@ -106,11 +106,11 @@ private:
   /// f(a +- c): a TileValue with a null tile when the pattern does not apply.
   mlir::FailureOr<TileValue> lowerBiasedActivation(mlir::Operation *op,
                                                    llvm::StringRef func);
-  /// (a + c) + t as (a + t) + c with c pending on a: a null tile when it
-  /// does not apply (see the definition).
-  mlir::FailureOr<TileValue> addBeforePending(const TileValue &x,
-                                              const TileValue &y,
-                                              mlir::Type resultType);
+  /// (a + c) + (t + d) as (a + t) + c + d with c, d pending (see the
+  /// definition); nothing when that does not apply.
+  std::optional<TileValue> addBeforePending(const TileValue &x,
+                                            const TileValue &y,
+                                            mlir::Type resultType);
   mlir::Value newTile(int64_t free, mlir::Type type);
   /// The pending ops of `t` as an activation's scale and bias (x * scale +
   /// bias), emitting the [P,1] arithmetic that needs; failure if they are
