@@ -74,8 +74,28 @@ Value WindowInput::band(OpBuilder &b, Location loc, int64_t n, int64_t c0,
     Value v = residentRows(b, loc, n, c0, cs, h0, rows, 1, 0, images);
     if (cast<MemRefType>(v.getType()).getElementType() == type)
       return v;
+    // Kept in another type (an f32 tensor a bf16 convolution reads): copied
+    // in pieces of about a chunk (rows of one image, or whole small
+    // images), so that a chunk's matmuls wait for the rows they read, not
+    // for the whole band.
     Value t = allocTile(b, loc, shape, type);
-    tile::CopyOp::create(b, loc, v, t);
+    int64_t perRow = std::max<int64_t>(width, 1);
+    int64_t pieceRows =
+        std::clamp<int64_t>(kCastPieceElements / perRow, 1, rows);
+    int64_t pieceImages =
+        pieceRows < rows ? 1
+                         : std::clamp<int64_t>(
+                               kCastPieceElements / (rows * perRow), 1, images);
+    for (int64_t i = 0; i < images; i += pieceImages)
+      for (int64_t r = 0; r < rows; r += pieceRows) {
+        int64_t k = std::min(pieceImages, images - i);
+        int64_t m = std::min(pieceRows, rows - r);
+        tile::CopyOp::create(
+            b, loc, residentRows(b, loc, n + i, c0, cs, h0 + r, m, 1, 0, k),
+            images == 1
+                ? windowOf(b, loc, t, cs, r, m, 1, 0, width, 1)
+                : imagesWindowOf(b, loc, t, cs, i, k, r, m, 1, 0, width, 1));
+      }
     return t;
   }
   Value t = allocTile(b, loc, shape, type);
