@@ -569,9 +569,6 @@ void ConvKernel::chooseBands() {
     return oneBand ? int64_t(1) : mostBands(g, parts, P());
   };
   const Residents *residents = options.residents;
-  auto isResident = [&](Value v) {
-    return residents && residents->lookup(v).has_value();
-  };
   Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
   std::optional<ResidentRef> outRef =
       residents ? residents->lookup(out) : std::nullopt;
@@ -581,15 +578,25 @@ void ConvKernel::chooseBands() {
             failed(getStaticLayout(cast<MemRefType>(out.getType()), outStrides,
                                    outOffset)) ||
             outStrides[3] != 1;
-  // Tensors read or written per band by DMA once bands are packed.
-  int64_t perBand = outRef.has_value();
+  // Tensors read or written per band by DMA once bands are packed, and
+  // whether each one's rows continue one another (a resident tensor
+  // without border columns: a chunk of whole rows is one run a partition).
+  int64_t perBand = 0;
+  bool rowsContinue = !oneBand;
+  auto countPerBand = [&](const ResidentRef &r) {
+    ++perBand;
+    rowsContinue &= r.tensor->left == 0 && r.tensor->right == 0 && r.w == 0;
+  };
+  if (outRef)
+    countPerBand(*outRef);
   if (epilogue)
     for (Value v : epilogue.getDpsInputs())
       if (v != y.buffer && llvm::isa<MemRefType>(v.getType()) &&
           cast<MemRefType>(v.getType()).getShape() ==
-              cast<MemRefType>(out.getType()).getShape() &&
-          isResident(v))
-        ++perBand;
+              cast<MemRefType>(out.getType()).getShape())
+        if (std::optional<ResidentRef> r =
+                residents ? residents->lookup(v) : std::nullopt)
+          countPerBand(*r);
   int64_t inBytes = tile::storageBytes(g.inputType);
   int64_t outBytes = tile::storageBytes(elt);
   int64_t pixels = g.n * g.oh * g.ow;
@@ -629,9 +636,23 @@ void ConvKernel::chooseBands() {
       dma += inputBytes * (1 + shifted);
     else
       dma += inputBytes * shifted;
-    if (c.bands > 1 || c.stack > 1)
-      dma += double(perBand * g.n * g.f * g.oh) *
-             std::max(g.ow * outBytes, t.dmaMinDescriptorBytes);
+    if (c.bands > 1 || c.stack > 1) {
+      // A DMA descriptor per row, or, with several images, per chunk of
+      // whole rows when those rows continue one another (packed bands;
+      // stacked rows step over the other blocks' rows). With one image the
+      // row's charge stays: the layer then waits on these transfers, and on
+      // its first chunk needing every band's rows, which this model does
+      // not count (charged by their runs, MobileNetV2 and unet_convt at
+      // batch 1 under auto-cast packed four more layers each and ran 8 %
+      // slower); with several, one image's transfers overlap the next
+      // image's matmuls.
+      int64_t run = g.ow * outBytes;
+      if (c.stack == 1 && rowsContinue && g.n > 1)
+        run *=
+            std::clamp<int64_t>(options.bankColumns / g.ow, 1, g.oh / c.bands);
+      dma += double(perBand * g.n * g.f * g.oh * g.ow * outBytes) *
+             double(std::max(run, t.dmaMinDescriptorBytes)) / double(run);
+    }
     return columns * peCycleNs + dma * dmaNsPerByte;
   };
   Choice best{foldRows, 1, 1};
