@@ -54,8 +54,8 @@ struct WindowInput {
                            const Residents *residents);
   /// The [cs, rows, width] band of padded rows h0, h0 + 1, ... of channels
   /// [c0, c0 + cs) of image n, in `type`: a view of the resident input
-  /// (copied in pieces of about kCastPieceElements when it is kept in
-  /// another type), else a tile loaded by
+  /// (copied in pieces of at most kCastPieceElements a partition when it is
+  /// kept in another type), else a tile loaded by
   /// loadBand; for more `images`, those of images n, n + 1, ... in one
   /// [cs, images, rows, width] view or tile.
   mlir::Value band(mlir::OpBuilder &b, mlir::Location loc, int64_t n,
@@ -94,8 +94,10 @@ mlir::Value imagesWindowOf(mlir::OpBuilder &b, mlir::Location loc,
                            int64_t imgs, int64_t r0, int64_t rn, int64_t rs,
                            int64_t q0, int64_t qn, int64_t qs);
 
-/// Elements a partition of one piece of a resident band's copy into
-/// another type holds at least (a PSUM bank's fp32 columns: one chunk).
+/// Elements a partition a piece of a resident band's copy into another
+/// type holds at most (a PSUM bank's fp32 columns: about one chunk): whole
+/// rows of one image up to it (one row when a row is longer), or whole
+/// small images.
 constexpr int64_t kCastPieceElements = 512;
 
 /// Loads are split into at most kMaxLoadPieces DMAs of at least
