@@ -359,7 +359,8 @@ std::optional<TileValue> BodyLowering::addBeforePending(const TileValue &x,
       (x.pending.empty() && y.pending.empty()) ||
       x.pending.size() + y.pending.size() > 2 || !additive(x) || !additive(y) ||
       !f32Tile(x) || !f32Tile(y) ||
-      (tile::isPsum(x.tile.getType()) && tile::isPsum(y.tile.getType())))
+      (tile::isPsum(x.tile.getType()) && tile::isPsum(y.tile.getType())) ||
+      (chooseAddBeforePending && !chooseAddBeforePending()))
     return std::nullopt;
   // Both sides' deferred adds carry over (a ResNet block's projection
   // shortcut: the two batch norms' shifts).

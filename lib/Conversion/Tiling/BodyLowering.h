@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
@@ -101,6 +102,15 @@ public:
   /// The tile dtype an MLIR element type is computed in (i1 -> f32).
   static mlir::Type storageType(mlir::Type t);
 
+  /// Asked, where a sum of a PSUM accumulator and another tile may take
+  /// the adds deferred on either side after it (addBeforePending), whether
+  /// it should: the caller weighs the engines (the reassociated sum is a
+  /// DVE add reading PSUM; the other order an ACT pass out of PSUM and an
+  /// add that the POOL can take). Unset: always.
+  void setAddBeforePendingChoice(llvm::function_ref<bool()> choose) {
+    chooseAddBeforePending = choose;
+  }
+
 private:
   mlir::FailureOr<TileValue> lowerOp(mlir::Operation *op);
   /// f(a +- c): a TileValue with a null tile when the pattern does not apply.
@@ -125,6 +135,7 @@ private:
   llvm::DenseMap<mlir::Value, tile::ActivationOp> activations;
   /// Tiles of bound values: others may read them after this body.
   llvm::DenseSet<mlir::Value> bound;
+  llvm::function_ref<bool()> chooseAddBeforePending;
   /// Values with pending ops already resolved, and their tiles.
   llvm::SmallVector<std::pair<TileValue, mlir::Value>> resolved;
 };
