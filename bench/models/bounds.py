@@ -46,6 +46,15 @@ puts at most T on every engine (exact: the PE takes as much depthwise
 work as fits, and the rest is a small linear feasibility problem solved
 at its vertices). Lanes are all used, no latency, clamp or DMA is
 counted: the kernels stay above it.
+
+The fourth (`layer by layer`) sums each convolution's or matmul's own
+bound (the larger of the second and the third, over that layer and the
+ops that read its output) over the layers: what a schedule that runs one
+layer after another, none overlapping the next, allows at best by those
+models. The difference from the whole-model bounds is what overlapping
+layers could gain (the PE running one layer's matmuls while the vector
+engines run another's depthwise taps). Like the second, it does not
+credit bands of pixels side by side.
 """
 import argparse
 import itertools
@@ -84,12 +93,13 @@ def load(path):
     return g, shapes
 
 
-def bound(model, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
+def bound(model, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False,
+          nodes=None):
     g, shapes = model
     column_ns = column_cycles / pe_ghz  # a matmul column
     dense_ns = 0.0
     lane_macs = 0.0  # depthwise multiply-accumulates per partition lane
-    for n in g.node:
+    for n in g.node if nodes is None else nodes:
         if n.op_type == "Conv":
             w, y = shapes[n.input[1]], shapes[n.output[0]]
             group = next((helper.get_attribute_value(a) for a in n.attribute
@@ -129,6 +139,30 @@ def bound(model, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False):
 
 
 ACT_ONLY = ("Sigmoid", "Tanh", "Exp", "Log", "Erf", "Softplus", "Gelu")
+
+
+def layer_bound(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles):
+    """Each layer's own bound (the larger of the bound with minimums and
+    the engines bound, over that layer alone), summed: what running one
+    layer after another, none overlapping the next, allows at best."""
+    g, shapes = model
+    total = 0.0
+    for n in g.node:
+        if n.op_type not in ("Conv", "Gemm", "MatMul"):
+            continue
+        # The layer and the other ops that read its output (its epilogue:
+        # an activation only the ACT computes reads it out of PSUM).
+        sub = type(g)()
+        sub.node.extend([n] + [
+            r for r in g.node if n.output[0] in r.input and
+            r.op_type not in ("Conv", "Gemm", "MatMul")])
+        one = (sub, shapes)
+        total += max(
+            bound(one, pe_ghz, dve_ghz, pool_ghz, column_cycles,
+                  minimums=True)[2],
+            engines_bound(one, pe_ghz, act_ghz, dve_ghz, pool_ghz,
+                          column_cycles))
+    return total
 
 
 def engine_work(model):
@@ -248,8 +282,8 @@ def main():
     args = p.parse_args()
     print("| model | dense PE us | depthwise MACs per lane | bound us | "
           "dense PE us with minimums | bound us with minimums | "
-          "engines bound us |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "engines bound us | layer by layer us |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for path in args.models:
         model = load(path)
         cycles = 1 if args.bf16 else 4
@@ -259,8 +293,11 @@ def main():
                                     args.pool_ghz, cycles, minimums=True)
         engines = engines_bound(model, args.pe_ghz, args.act_ghz,
                                 args.dve_ghz, args.pool_ghz, cycles)
+        layers = layer_bound(model, args.pe_ghz, args.act_ghz, args.dve_ghz,
+                             args.pool_ghz, cycles)
         print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} | "
-              f"{dense_min:.1f} | {t_min:.1f} | {engines:.1f} |")
+              f"{dense_min:.1f} | {t_min:.1f} | {engines:.1f} | "
+              f"{layers:.1f} |")
     return 0
 
 

@@ -1,6 +1,6 @@
-"""Writes the two one-layer ONNX models of bounds.test into argv[1]: a 1x1
-convolution of 128 channels and a 3x3 depthwise one followed by a sigmoid,
-both on a [1, 128, 64, 64] input."""
+"""Writes the ONNX models of bounds.test into argv[1]: a 1x1 convolution
+of 128 channels, a 3x3 depthwise one followed by a sigmoid, both on a
+[1, 128, 64, 64] input, and the two one after the other."""
 import os
 import sys
 
@@ -11,12 +11,12 @@ from onnx import TensorProto, helper, numpy_helper
 SHAPE = [1, 128, 64, 64]
 
 
-def save(path, nodes, weight):
+def save(path, nodes, *weights):
     graph = helper.make_graph(
         nodes, os.path.basename(path),
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, SHAPE)],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, SHAPE)],
-        [numpy_helper.from_array(weight, "w")])
+        [numpy_helper.from_array(w, name) for name, w in weights])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, path)
 
@@ -24,9 +24,16 @@ def save(path, nodes, weight):
 out = sys.argv[1]
 save(os.path.join(out, "dense.onnx"),
      [helper.make_node("Conv", ["input", "w"], ["output"])],
-     np.ones((128, 128, 1, 1), np.float32))
+     ("w", np.ones((128, 128, 1, 1), np.float32)))
 save(os.path.join(out, "depthwise.onnx"),
      [helper.make_node("Conv", ["input", "w"], ["y"], group=128,
                        pads=[1, 1, 1, 1]),
       helper.make_node("Sigmoid", ["y"], ["output"])],
-     np.ones((128, 1, 3, 3), np.float32))
+     ("w", np.ones((128, 1, 3, 3), np.float32)))
+save(os.path.join(out, "chain.onnx"),
+     [helper.make_node("Conv", ["input", "w1"], ["x"]),
+      helper.make_node("Conv", ["x", "w2"], ["y"], group=128,
+                       pads=[1, 1, 1, 1]),
+      helper.make_node("Sigmoid", ["y"], ["output"])],
+     ("w1", np.ones((128, 128, 1, 1), np.float32)),
+     ("w2", np.ones((128, 1, 3, 3), np.float32)))
