@@ -454,6 +454,9 @@ FailureOr<TileValue> BodyLowering::activation(StringRef func,
     r.scalar = roundTo(foldActivation(func, x.scalar + biasImm), resultType);
     return r;
   }
+  if (func == "silu" && x.kind == TileValue::Full && !bias && biasImm == 0.0f &&
+      chooseSilu && chooseSilu())
+    return siluOnVectorEngines(x, resultType);
   int64_t free = x.kind == TileValue::Full ? freeSize : 1;
   // Pending ops of the form x * scale + bias become the ACT's own.
   Value scaleTile;
@@ -476,6 +479,46 @@ FailureOr<TileValue> BodyLowering::activation(StringRef func,
       b, loc, b.getStringAttr(func), src, r.tile, scaleTile, bias, Value(),
       b.getF32FloatAttr(scaleImm), b.getF32FloatAttr(biasImm));
   activations[r.tile] = op;
+  return r;
+}
+
+/// silu(x) = x * 1 / (1 + e^-x) in fp32 on the DVE and the POOL, for an
+/// evacuation whose layer the ACT bounds (its SiLU is a function only the
+/// ACT computes): x (the pending scale and shift applied) by the DVE, which
+/// alone of the two reads PSUM; e^-x as the power of e (DVE or POOL, like
+/// the rest); 1 / (1 + u); the product. Within a few fp32 ulps of the
+/// ACT's x * sigmoid(x) (e rounded to fp32 scales the exponent by 1 -
+/// 2e-8); a large -x gives e^-x = inf and the product -0.
+TileValue BodyLowering::siluOnVectorEngines(const TileValue &x,
+                                            Type resultType) {
+  Type f32 = b.getF32Type();
+  auto dve = b.getStringAttr("dve");
+  Value y = x.tile;
+  if (!x.pending.empty() || tile::isPsum(y.getType())) {
+    y = newTile(freeSize, f32);
+    ScalarStep s0 = x.pending.empty() ? ScalarStep{"add"} : x.pending[0];
+    ScalarStep s1 = x.pending.size() > 1 ? x.pending[1] : ScalarStep{"bypass"};
+    auto flag = [&](bool set) { return set ? b.getUnitAttr() : UnitAttr(); };
+    tile::TensorScalarOp::create(
+        b, loc, x.tile, y, s0.column, s1.column, b.getStringAttr(s0.op),
+        b.getF32FloatAttr(float(s0.imm)), b.getStringAttr(s1.op),
+        b.getF32FloatAttr(float(s1.imm)), flag(s0.reversed), flag(s1.reversed))
+        ->setAttr(tile::kEngineAttr, dve);
+  }
+  auto scalarOps = [&](Value src, StringRef op0, float imm0, StringRef op1,
+                       float imm1) {
+    Value dst = newTile(freeSize, f32);
+    // `imm1 op1 (src op0 imm0)`.
+    tile::TensorScalarOp::create(b, loc, src, dst, Value(), Value(),
+                                 b.getStringAttr(op0), b.getF32FloatAttr(imm0),
+                                 b.getStringAttr(op1), b.getF32FloatAttr(imm1),
+                                 UnitAttr(), b.getUnitAttr());
+    return dst;
+  };
+  Value u = scalarOps(y, "mul", -1.0f, "pow", 2.718281828459045f);
+  Value v = scalarOps(u, "add", 1.0f, "div", 1.0f);
+  TileValue r{TileValue::Full, 0.0, newTile(freeSize, resultType), resultType};
+  tile::TensorTensorOp::create(b, loc, b.getStringAttr("mul"), y, v, r.tile);
   return r;
 }
 

@@ -110,12 +110,18 @@ public:
   void setAddBeforePendingChoice(llvm::function_ref<bool()> choose) {
     chooseAddBeforePending = choose;
   }
+  /// Asked, where a SiLU of a full tile with no bias of its own could run
+  /// on the DVE and the POOL instead of the ACT (siluOnVectorEngines),
+  /// whether it should. Unset: never.
+  void setSiluChoice(llvm::function_ref<bool()> choose) { chooseSilu = choose; }
 
 private:
   mlir::FailureOr<TileValue> lowerOp(mlir::Operation *op);
   /// f(a +- c): a TileValue with a null tile when the pattern does not apply.
   mlir::FailureOr<TileValue> lowerBiasedActivation(mlir::Operation *op,
                                                    llvm::StringRef func);
+  /// silu(x) as x / (1 + e^-x) without the ACT (see the definition).
+  TileValue siluOnVectorEngines(const TileValue &x, mlir::Type resultType);
   /// (a + c) + (t + d) as (a + t) + c + d with c, d pending (see the
   /// definition); nothing when that does not apply.
   std::optional<TileValue> addBeforePending(const TileValue &x,
@@ -136,6 +142,7 @@ private:
   /// Tiles of bound values: others may read them after this body.
   llvm::DenseSet<mlir::Value> bound;
   llvm::function_ref<bool()> chooseAddBeforePending;
+  llvm::function_ref<bool()> chooseSilu;
   /// Values with pending ops already resolved, and their tiles.
   llvm::SmallVector<std::pair<TileValue, mlir::Value>> resolved;
 };

@@ -286,6 +286,11 @@ struct ConvKernel {
   /// to the accumulator before the batch norm's shift (BodyLowering's
   /// addBeforePending), by evacuationLoads.
   bool chooseAddOrder(int64_t cols);
+  /// Whether the evacuation of a chunk of `cols` columns computes its SiLU
+  /// on the DVE and the POOL (BodyLowering::siluOnVectorEngines), by
+  /// evacuationLoads; `siluColumns` the columns asked about so far.
+  bool chooseSiluEngines(int64_t cols);
+  int64_t siluColumns = 0;
   LogicalResult status = success();
 
   int64_t P() const { return options.partitions; }
@@ -1173,6 +1178,8 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   BodyLowering lowering(b, loc, fb, cols);
   auto addOrder = [&] { return chooseAddOrder(cols); };
   lowering.setAddBeforePendingChoice(addOrder);
+  auto siluEngines = [&] { return chooseSiluEngines(cols); };
+  lowering.setSiluChoice(siluEngines);
   auto storeAndSum = [&](Value t) {
     if (globalPool)
       sumForPool(b, lowering, t, n, f0, fb);
@@ -1856,6 +1863,46 @@ bool ConvKernel::chooseAddOrder(int64_t cols) {
   }
   l.dve += dve;
   return true;
+}
+
+/// A SiLU on the ACT (one pass) or on the DVE and the POOL (a DVE pass out
+/// of PSUM, then two one-input passes and a product, about four times the
+/// engine time), whichever finishes the chunks so far first: an expansion
+/// whose matmuls take less time than its evacuations (EfficientNet-B0's
+/// 16 -> 96 1x1 under auto-cast, 42 us of PE and 96 of ACT at batch 8)
+/// gives some chunks to the idle DVE and POOL. Not the last ones: a chunk
+/// stays on the ACT when the ACT time of the chunks after it is less than
+/// the four passes' (the layer does not end behind their chain). Not in a
+/// depthwise kernel, whose vector engines' taps chooseVectorChunks counts.
+/// Only when the kernel multiplies bf16 (auto-cast): the passes are within
+/// a few fp32 ulps of the ACT's SiLU, not bit-identical to the body's fp32
+/// steps as the ACT's is; and with fp32 inputs the matmuls outlast any
+/// evacuation (four PE cycles a column).
+bool ConvKernel::chooseSiluEngines(int64_t cols) {
+  const TileOptions::Rates &t = options.rates;
+  if (diagonal || g.inputType.isF32() || !t.actClockMHz || !t.dveClockMHz ||
+      !t.poolClockMHz)
+    return false;
+  EngineLoads &l = evacuationLoads;
+  double act = vectorNs(cols, t.actClockMHz);
+  double dve = vectorNs(cols, t.dveClockMHz);
+  double pool = 2 * poolNs(cols, 1) + poolNs(cols, 2);
+  // Every output column is evacuated once a filter block (bands side by
+  // side share their columns).
+  int64_t total = fBlocks * g.n * g.ow * (bandH + (lastRows ? 1 : 0));
+  siluColumns += cols;
+  double after = double(std::max<int64_t>(0, total - siluColumns)) * 1000.0 /
+                 double(t.actClockMHz);
+  bool vector = after >= dve + pool &&
+                std::max({l.pe, l.act, l.dve + dve, l.pool + pool}) <
+                    std::max({l.pe, l.act + act, l.dve, l.pool});
+  if (vector) {
+    l.dve += dve;
+    l.pool += pool;
+  } else {
+    l.act += act;
+  }
+  return vector;
 }
 
 /// Which chunks of a depthwise convolution the vector engines compute:
