@@ -238,6 +238,7 @@ def attention(seq, causal=False, mask=None, heads=1, kv_heads=None):
                 return o
             return o.transpose(0, 1).reshape(seq, heads * d)
 
+    Attention.one_sequence = True
     return Attention()
 
 
@@ -327,6 +328,7 @@ def llama_layer(d=768, heads=12, kv_heads=4, ff=2048, seq=512):
             g = self.gate(h)
             return x + self.down(g * torch.sigmoid(g) * self.up(h))
 
+    Layer.one_sequence = True
     return Layer()
 
 
@@ -361,6 +363,7 @@ def decode_step(d=768, heads=12, cached=2048):
             o = torch.softmax(s, dim=-1) @ vals            # [1, h, 1, dh]
             return self.out(o.transpose(1, 2).reshape(1, 1, d))
 
+    Decode.one_sequence = True
     return Decode()
 
 
@@ -519,6 +522,14 @@ GROUPS = sorted({v[2] for v in ZOO.values()})
 COMPILE_MODELS = [n for n, v in ZOO.items() if v[2] == "compile"]
 
 
+def one_sequence(name):
+    """Whether the zoo's model `name` takes one sequence, its input's
+    leading 1 no batch (attention's stacked Q, K and V, the Llama layer's
+    [S, d], a decode step's token and cache): it is exported at batch 1
+    only."""
+    return getattr(ZOO[name][0](), "one_sequence", False)
+
+
 def build(name):
     """The seeded eval-mode torch module `name` of the zoo."""
     import torch
@@ -627,6 +638,9 @@ def export(name, batch, out_dir, opset=13, fold_bn=False, bf16=False):
     import numpy as np
     import torch
     model = build(name)
+    if batch != 1 and getattr(model, "one_sequence", False):
+        raise ValueError(f"{name} takes one sequence: batch 1 only, not "
+                         f"{batch}")
     shape = (batch, *ZOO[name][1])
     g = torch.Generator().manual_seed(SEED + 2)
     x = torch.randn(*shape, generator=g)

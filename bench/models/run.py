@@ -324,6 +324,10 @@ def main():
     print(f"work directory: {args.work}", file=sys.stderr)
     for batch in args.batch:
         for name in names:
+            if batch != 1 and models.one_sequence(name):
+                print(f"{name}: one sequence, batch 1 only; no batch {batch} "
+                      "rows", file=sys.stderr)
+                continue
             for mode in args.mode:
                 try:
                     r = run_one(args, name, batch, mode)
