@@ -1845,10 +1845,12 @@ void ConvKernel::vectorChunk(OpBuilder &b, Value input, const Chunk &ch,
 /// which the POOL can take), whichever finishes the chunks so far first:
 /// a 1x1 convolution whose matmuls take less time than its evacuations
 /// (ResNet-50's 64-channel conv3 under auto-cast: 0.21 us of PE, 0.59 of
-/// DVE and 0.47 of ACT a chunk) gives some chunks to the POOL.
+/// DVE and 0.47 of ACT a chunk) gives some chunks to the POOL. A depthwise
+/// kernel keeps the reassociated order: its vector engines' taps are in
+/// chooseVectorChunks' loads, not these.
 bool ConvKernel::chooseAddOrder(int64_t cols) {
   const TileOptions::Rates &t = options.rates;
-  if (!t.actClockMHz || !t.dveClockMHz)
+  if (diagonal || !t.actClockMHz || !t.dveClockMHz)
     return true;
   EngineLoads &l = evacuationLoads;
   double act = vectorNs(cols, t.actClockMHz);
