@@ -684,6 +684,9 @@ def main(argv=None):
         for n, (_, shape, kind) in ZOO.items():
             print(f"{n}\t{'x'.join(map(str, shape))}\t{kind}")
         return 0
+    if args.batch != 1 and one_sequence(args.name):
+        p.error(f"{args.name} takes one sequence: --batch 1 only, not "
+                f"{args.batch}")
     # torch.onnx.export prints diagnostics on stdout; keep it for callers.
     export(args.name, args.batch, args.dir, args.opset, args.fold_bn,
            args.bf16_reference)

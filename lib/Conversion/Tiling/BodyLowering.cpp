@@ -240,7 +240,7 @@ Value BodyLowering::materializeColumn(const TileValue &t, Type type) {
   return col;
 }
 
-TileValue BodyLowering::resolve(const TileValue &t) {
+TileValue BodyLowering::resolve(const TileValue &t, StringRef engine) {
   if (t.pending.empty())
     return t;
   TileValue r{TileValue::Full, 0.0, {}, t.elementType, {}};
@@ -254,10 +254,12 @@ TileValue BodyLowering::resolve(const TileValue &t) {
   ScalarStep s0 = t.pending[0];
   ScalarStep s1 = t.pending.size() > 1 ? t.pending[1] : ScalarStep{"bypass"};
   auto flag = [&](bool set) { return set ? b.getUnitAttr() : UnitAttr(); };
-  tile::TensorScalarOp::create(
+  auto op = tile::TensorScalarOp::create(
       b, loc, t.tile, r.tile, s0.column, s1.column, b.getStringAttr(s0.op),
       b.getF32FloatAttr(float(s0.imm)), b.getStringAttr(s1.op),
       b.getF32FloatAttr(float(s1.imm)), flag(s0.reversed), flag(s1.reversed));
+  if (!engine.empty())
+    op->setAttr(tile::kEngineAttr, b.getStringAttr(engine));
   resolved.push_back({t, r.tile});
   return r;
 }
@@ -492,19 +494,11 @@ FailureOr<TileValue> BodyLowering::activation(StringRef func,
 TileValue BodyLowering::siluOnVectorEngines(const TileValue &x,
                                             Type resultType) {
   Type f32 = b.getF32Type();
-  auto dve = b.getStringAttr("dve");
-  Value y = x.tile;
-  if (!x.pending.empty() || tile::isPsum(y.getType())) {
-    y = newTile(freeSize, f32);
-    ScalarStep s0 = x.pending.empty() ? ScalarStep{"add"} : x.pending[0];
-    ScalarStep s1 = x.pending.size() > 1 ? x.pending[1] : ScalarStep{"bypass"};
-    auto flag = [&](bool set) { return set ? b.getUnitAttr() : UnitAttr(); };
-    tile::TensorScalarOp::create(
-        b, loc, x.tile, y, s0.column, s1.column, b.getStringAttr(s0.op),
-        b.getF32FloatAttr(float(s0.imm)), b.getStringAttr(s1.op),
-        b.getF32FloatAttr(float(s1.imm)), flag(s0.reversed), flag(s1.reversed))
-        ->setAttr(tile::kEngineAttr, dve);
-  }
+  // x out of PSUM on the DVE (a copy, x + 0, when nothing is pending).
+  TileValue pending = x;
+  if (pending.pending.empty() && tile::isPsum(x.tile.getType()))
+    pending.pending.push_back(ScalarStep{"add"});
+  Value y = resolve(pending, "dve").tile;
   auto scalarOps = [&](Value src, StringRef op0, float imm0, StringRef op1,
                        float imm1) {
     Value dst = newTile(freeSize, f32);

@@ -64,8 +64,9 @@ public:
   /// diagnostic at the offending op for unsupported ops or types.
   mlir::FailureOr<TileValue> lower(mlir::Value v);
 
-  /// `t` with its pending ops applied (one tensor_scalar, emitted once).
-  TileValue resolve(const TileValue &t);
+  /// `t` with its pending ops applied (one tensor_scalar, emitted once; on
+  /// `engine` when one is named).
+  TileValue resolve(const TileValue &t, llvm::StringRef engine = {});
 
   /// A full [P,F] tile of `t` (materializing constants and columns) with
   /// element type `type`.

@@ -277,11 +277,9 @@ struct ConvKernel {
   bool anyOn(ChunkPath p) const { return llvm::is_contained(chunkPaths, p); }
   bool onVector(ChunkPath p) const { return p != ChunkPath::PE; }
   size_t nextChunk = 0;
-  /// The engine time (ns) the chunks emitted so far take: the PE's matmuls,
-  /// and the evacuations whose order of adds chooseAddOrder picked.
-  struct EngineLoads {
-    double pe = 0, act = 0, dve = 0, pool = 0;
-  } evacuationLoads;
+  /// The engine time the chunks emitted so far take: the PE's matmuls, and
+  /// the evacuations chooseAddOrder and chooseSiluEngines placed.
+  TileOptions::EngineLoads evacuationLoads;
   /// Whether the evacuation of a chunk of `cols` columns adds the residual
   /// to the accumulator before the batch norm's shift (BodyLowering's
   /// addBeforePending), by evacuationLoads.
@@ -1852,19 +1850,14 @@ bool ConvKernel::chooseAddOrder(int64_t cols) {
   const TileOptions::Rates &t = options.rates;
   if (diagonal || !t.actClockMHz || !t.dveClockMHz)
     return true;
-  EngineLoads &l = evacuationLoads;
-  double act = vectorNs(cols, t.actClockMHz);
-  double dve = vectorNs(cols, t.dveClockMHz);
-  double pool = poolNs(cols, 2) + poolNs(cols, 1);
-  double reassociated = std::max({l.pe, l.act + act, l.dve + dve, l.pool});
-  double written = std::max({l.pe, l.act + act, l.dve, l.pool + pool});
-  l.act += act;
-  if (written < reassociated) {
-    l.pool += pool;
-    return false;
-  }
-  l.dve += dve;
-  return true;
+  TileOptions::EngineLoads reassociated = evacuationLoads;
+  reassociated.act += vectorNs(cols, t.actClockMHz);
+  TileOptions::EngineLoads written = reassociated;
+  reassociated.dve += vectorNs(cols, t.dveClockMHz);
+  written.pool += poolNs(cols, 2) + poolNs(cols, 1);
+  bool keep = !(written.finish() < reassociated.finish());
+  evacuationLoads = keep ? reassociated : written;
+  return keep;
 }
 
 /// A SiLU on the ACT (one pass) or on the DVE and the POOL (a DVE pass out
@@ -1885,25 +1878,20 @@ bool ConvKernel::chooseSiluEngines(int64_t cols) {
   if (diagonal || g.inputType.isF32() || !t.actClockMHz || !t.dveClockMHz ||
       !t.poolClockMHz)
     return false;
-  EngineLoads &l = evacuationLoads;
-  double act = vectorNs(cols, t.actClockMHz);
   double dve = vectorNs(cols, t.dveClockMHz);
   double pool = 2 * poolNs(cols, 1) + poolNs(cols, 2);
+  TileOptions::EngineLoads onAct = evacuationLoads, off = evacuationLoads;
+  onAct.act += vectorNs(cols, t.actClockMHz);
+  off.dve += dve;
+  off.pool += pool;
   // Every output column is evacuated once a filter block (bands side by
   // side share their columns).
   int64_t total = fBlocks * g.n * g.ow * (bandH + (lastRows ? 1 : 0));
   siluColumns += cols;
   double after = double(std::max<int64_t>(0, total - siluColumns)) * 1000.0 /
                  double(t.actClockMHz);
-  bool vector = after >= dve + pool &&
-                std::max({l.pe, l.act, l.dve + dve, l.pool + pool}) <
-                    std::max({l.pe, l.act + act, l.dve, l.pool});
-  if (vector) {
-    l.dve += dve;
-    l.pool += pool;
-  } else {
-    l.act += act;
-  }
+  bool vector = after >= dve + pool && off.finish() < onAct.finish();
+  evacuationLoads = vector ? off : onAct;
   return vector;
 }
 
@@ -1925,7 +1913,8 @@ void ConvKernel::chooseVectorChunks() {
   int64_t taps = g.kh * g.kw;
   // The channel blocks of one convolution continue from the loads the
   // blocks before them left.
-  TileOptions::DepthwiseLoads fresh{op.getLoc()};
+  TileOptions::DepthwiseLoads fresh;
+  fresh.source = op.getLoc();
   TileOptions::DepthwiseLoads &loads =
       options.depthwiseLoads ? *options.depthwiseLoads : fresh;
   if (loads.source != LocationAttr(op.getLoc()))

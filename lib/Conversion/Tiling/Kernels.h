@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <algorithm>
+
 namespace nki::conv {
 struct ConvGeneric;
 } // namespace nki::conv
@@ -58,12 +60,18 @@ struct TileOptions {
   /// ... or stack several output rows of a stride-1 convolution on the
   /// partitions, their input rows loaded once (Conv.cpp).
   bool stackRows = true;
-  /// The engine time a depthwise convolution's chunks have been given so
-  /// far (ns), carried across the kernels of its channel blocks (one source
-  /// location) so that they share the engines as one convolution would.
-  struct DepthwiseLoads {
-    mlir::LocationAttr source;
+  /// Engine time (ns) given to a kernel's chunks so far, which its greedy
+  /// choices of engines weigh (Conv.cpp).
+  struct EngineLoads {
     double pe = 0, act = 0, dve = 0, pool = 0;
+    /// When the busiest engine finishes.
+    double finish() const { return std::max({pe, act, dve, pool}); }
+  };
+  /// The engine time a depthwise convolution's chunks have been given so
+  /// far, carried across the kernels of its channel blocks (one source
+  /// location) so that they share the engines as one convolution would.
+  struct DepthwiseLoads : EngineLoads {
+    mlir::LocationAttr source;
   };
   DepthwiseLoads *depthwiseLoads = nullptr;
   /// f32 HBM buffers stored in bf16 instead, in the buffer given
