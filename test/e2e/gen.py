@@ -753,23 +753,36 @@ def case_conv_act_conv(rng, dims, dt):
 
 
 def case_conv_pool_conv(rng, dims, dt):
-    """conv_bn_act (dims as there), a 2x2 stride-2 max pool of its result
+    """conv_bn_act (dims[:9] as there), a stride-2 max pool of its result
     and a 1x1 convolution of F filters of the pooled tensor: both tensors
-    between the kernels stay in SBUF."""
-    mlir, inputs, ref1 = case_conv_bn_act(rng, dims, dt)
+    between the kernels stay in SBUF. The pool's windows are 2x2, or with
+    dims[9] = 3 3x3 over the result padded by one -inf row and column on
+    each side (a ResNet stem's pool)."""
+    window = dims[9] if len(dims) > 9 else 2
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
     f = dims[4]
     w2 = rand(rng, (f, f, 1, 1), dt)
     out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
     shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
     pooled = (shape[0], f, shape[2] // 2, shape[3] // 2)
     pt = ttype(pooled, "f32")
+    wt = ttype((window, window), "f32")
+    src, st, padding = "%a", out, ""
+    if window == 3:
+        src = "%padded"
+        st = ttype((shape[0], f, shape[2] + 2, shape[3] + 2), "f32")
+        padding = f"""
+  %padded = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  }} : {out} to {st}"""
     mlir = mlir.replace(
         f"  return %a : {out}",
-        f"""  %ninf = arith.constant 0xFF800000 : f32
+        f"""  %ninf = arith.constant 0xFF800000 : f32{padding}
   %pe = tensor.empty() : {pt}
   %pi = linalg.fill ins(%ninf : f32) outs(%pe : {pt}) -> {pt}
-  %win = tensor.empty() : {ttype((2, 2), "f32")}
-  %p = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %win : {out}, {ttype((2, 2), "f32")}) outs(%pi : {pt}) -> {pt}
+  %win = tensor.empty() : {wt}
+  %p = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins({src}, %win : {st}, {wt}) outs(%pi : {pt}) -> {pt}
   %ze = tensor.empty() : {pt}
   %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {pt}) -> {pt}
   %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%p, %w2 : {pt}, {ttype((f, f, 1, 1), dt)}) outs(%zz : {pt}) -> {pt}
@@ -781,7 +794,15 @@ def case_conv_pool_conv(rng, dims, dt):
     def ref(mm):
         a = ref1(mm)
         n, _, h, w = a.shape
-        p = a.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        if window == 2:
+            p = a.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        else:
+            x = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)),
+                       constant_values=-np.inf)
+            p = np.full((n, f, h // 2, w // 2), -np.inf)
+            for kh in range(3):
+                for kw in range(3):
+                    p = np.maximum(p, x[:, :, kh:kh + h - 1:2, kw:kw + w - 1:2])
         cols = np.moveaxis(p, 1, 0).reshape(f, -1)
         y = mm(w2[:, :, 0, 0], cols).reshape(f, n, h // 2, w // 2)
         return np.moveaxis(y, 0, 1)

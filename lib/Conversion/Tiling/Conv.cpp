@@ -105,12 +105,17 @@ struct ConvKernel {
   linalg::GenericOp epilogue;
   Value diagonal; // the compact weights of a diagonal (depthwise) filter
   const ChannelScale *scale; // per-image factors of the input's channels
-  /// A 2x2 max pooling of the result (Match.h's findFusedPool), computed
-  /// from each chunk (`poolInKernel`, into `pooled`'s layout) or, when the
-  /// chunks are not pairs of whole rows, right after the kernel.
+  /// A max pooling of the result (Match.h's findFusedPool), computed from
+  /// each chunk (`poolInKernel`, into `pooled`'s layout) or, when the
+  /// chunks are not pairs of whole rows, right after the kernel. 3x3
+  /// windows read the row above a chunk: the column maxes of a band's rows
+  /// go to one tile per image and filter block (`poolCols`), and with
+  /// packed bands the first pooled row of bands 1.. waits for the band
+  /// before's last row (`poolFirst`: the rows of the band's first chunk).
   const FusedPool *pool;
   bool poolInKernel = false;
   Layout pooled;
+  llvm::DenseMap<std::pair<int64_t, int64_t>, Value> poolCols, poolFirst;
   /// A global pooling of the result (Match.h's findFusedGlobalPools): each
   /// chunk's sum per partition goes to a column of its image's `poolSums`
   /// tile, from the accumulator of the ACT pass that computes the chunk
@@ -816,12 +821,17 @@ LogicalResult ConvKernel::analyze() {
     chunkRows = 1;
   }
   // The pooling's 2x2 windows lie within a chunk when every band and chunk
-  // is an even number of whole rows from an even row.
+  // is an even number of whole rows from an even row (3x3 windows reach
+  // one row before it).
   if (pool) {
     linalg::PoolingNchwMaxOp p = pool->op;
     FailureOr<Layout> lp = hbmLayoutOf(p, p.getOutputs()[0]);
     poolInKernel = succeeded(lp) && chunkCols == g.ow && chunkRows >= 2 &&
                    bandRows >= 2 && (bands == 1 || bandH % 2 == 0);
+    // 3x3: the column maxes of a band's rows in SBUF (fp32 at most).
+    if (pool->window == 3 &&
+        4 * bandH * (g.ow / 2) > options.sbufBytesPerPartition / 8)
+      poolInKernel = false;
     if (poolInKernel) {
       pooled = *lp;
       chunkRows -= chunkRows % 2;
@@ -912,7 +922,8 @@ void ConvKernel::joinClamps() {
 void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
                            int64_t oh, int64_t rc, Value chunk) {
   // The chunk's final values [fb, rc * ow] (or a [fb, rc, ow] view) in
-  // SBUF: the max over column pairs, then over row pairs (DVE or POOL),
+  // SBUF: the max over column pairs (and the column before each, 3x3),
+  // then over row pairs (and the row before each), on the DVE or the POOL,
   // and each band's pooled rows out.
   auto type = cast<MemRefType>(chunk.getType());
   Type work = type.getElementType();
@@ -927,35 +938,92 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         b, loc, SmallVector<int64_t>{fb, rc, g.ow}, chunk,
         SmallVector<ReassociationIndices>{{0}, {1, 2}});
   int64_t pw = g.ow / 2, pr = rc / 2, fs = fb / bands;
-  Value cols = allocTile(b, loc, {fb, rc, pw}, work);
-  tile::TensorTensorOp::create(
-      b, loc, "max", windowOf(b, loc, chunk, fb, 0, rc, 1, 0, pw, 2),
-      windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw, 2), cols);
+  bool three = pool->window == 3;
+  // Rows [c0, c0 + rc) of `cols` are the chunk's.
+  Value cols;
+  int64_t c0 = 0;
+  if (three) {
+    Value &band = poolCols[{n, f0}];
+    if (!band)
+      band = allocTile(b, loc, {fb, bandH, pw}, work);
+    cols = band;
+    c0 = oh;
+  } else {
+    cols = allocTile(b, loc, {fb, rc, pw}, work);
+  }
+  auto max = [&](Value x, Value y, Value dst) {
+    tile::TensorTensorOp::create(b, loc, "max", x, y, dst);
+  };
+  max(windowOf(b, loc, chunk, fb, 0, rc, 1, 0, pw, 2),
+      windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw, 2),
+      windowOf(b, loc, cols, fb, c0, rc, 1, 0, pw, 1));
+  // Column 2q - 1 for q >= 1 (q = 0's is the padding).
+  if (three && pw > 1) {
+    Value dst = windowOf(b, loc, cols, fb, c0, rc, 1, 1, pw - 1, 1);
+    max(dst, windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw - 1, 2), dst);
+  }
   std::optional<ResidentRef> out =
       options.residents ? options.residents->lookup(pooled.buffer)
                         : std::nullopt;
-  auto target = [&](int64_t j) -> Value {
-    int64_t row = (oh + j * bandH) / 2;
+  // Pooled rows [row, row + count) of a band.
+  auto target = [&](int64_t row, int64_t count) -> Value {
     if (out)
-      return options.residents->view(b, loc, *out, n, f0, fs, row, pr, 1, 0, pw,
-                                     1);
+      return options.residents->view(b, loc, *out, n, f0, fs, row, count, 1, 0,
+                                     pw, 1);
     SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
                               indexConst(b, loc, row), indexConst(b, loc, 0)};
-    return hbm(b, pooled, ivs, {fs, pr, pw},
+    return hbm(b, pooled, ivs, {fs, count, pw},
                {pooled.strides[1], pooled.strides[2], pooled.strides[3]});
   };
   // One band in SBUF: straight into the pooled tensor's tile.
-  Value rows =
-      bands == 1 && out ? target(0) : allocTile(b, loc, {fb, pr, pw}, work);
-  tile::TensorTensorOp::create(
-      b, loc, "max", windowOf(b, loc, cols, fb, 0, pr, 2, 0, pw, 1),
-      windowOf(b, loc, cols, fb, 1, pr, 2, 0, pw, 1), rows);
+  Value rows = bands == 1 && out ? target(oh / 2, pr)
+                                 : allocTile(b, loc, {fb, pr, pw}, work);
+  max(windowOf(b, loc, cols, fb, c0, pr, 2, 0, pw, 1),
+      windowOf(b, loc, cols, fb, c0 + 1, pr, 2, 0, pw, 1), rows);
+  // Row 2i - 1: the previous chunk's last for i = 0, but in a band's
+  // first chunk (the padding in the first band; the band before's last
+  // row, below, in the others).
+  int64_t first = three && oh == 0 ? 1 : 0;
+  if (three && pr > first) {
+    Value dst = windowOf(b, loc, rows, fb, first, pr - first, 1, 0, pw, 1);
+    max(dst,
+        windowOf(b, loc, cols, fb, c0 + 2 * first - 1, pr - first, 2, 0, pw, 1),
+        dst);
+  }
   if (bands == 1 && out)
     return;
-  for (int64_t j = 0; j < bands; ++j)
-    tile::DmaOp::create(b, loc,
-                        windowOf(b, loc, rows, fs, 0, pr, 1, 0, pw, 1, j * fs),
-                        target(j));
+  for (int64_t j = 0; j < bands; ++j) {
+    int64_t r0 = j > 0 ? first : 0;
+    if (pr > r0)
+      tile::DmaOp::create(
+          b, loc, windowOf(b, loc, rows, fs, r0, pr - r0, 1, 0, pw, 1, j * fs),
+          target((oh + j * bandH) / 2 + r0, pr - r0));
+  }
+  if (!three || bands == 1)
+    return;
+  if (oh == 0)
+    poolFirst[{n, f0}] = rows;
+  if (oh + rc < bandH)
+    return;
+  // The band's last chunk: each band's last row of column maxes moves to
+  // the next band's partitions (the first band's gets the padding), joins
+  // the first pooled row there, which goes out.
+  Value firstRows = poolFirst.lookup({n, f0});
+  Value above = allocTile(b, loc, {fb, 1, pw}, work);
+  tile::MemsetOp::create(
+      b, loc, above,
+      b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  for (int64_t j = 1; j < bands; ++j)
+    tile::DmaOp::create(
+        b, loc,
+        windowOf(b, loc, cols, fs, bandH - 1, 1, 1, 0, pw, 1, (j - 1) * fs),
+        windowOf(b, loc, above, fs, 0, 1, 1, 0, pw, 1, j * fs));
+  Value top = windowOf(b, loc, firstRows, fb, 0, 1, 1, 0, pw, 1);
+  max(top, above, top);
+  for (int64_t j = 1; j < bands; ++j)
+    tile::DmaOp::create(
+        b, loc, windowOf(b, loc, firstRows, fs, 0, 1, 1, 0, pw, 1, j * fs),
+        target(j * bandH / 2, 1));
 }
 
 bool ConvKernel::evacuatesImages(int64_t pixels) const {
@@ -1148,6 +1216,33 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   auto store = [&](Value t) {
     if (chained) {
       chain(t);
+      return;
+    }
+    // Only the fused pooling reads the result: it pools the values the
+    // result would hold, rounded to its type or to the pooled tensor's when
+    // that is narrower (rounding commutes with max; the last instruction
+    // writes that type when it can), and nothing is stored.
+    if (poolInKernel && pool->resultUnread) {
+      Type outType = cast<MemRefType>(out.buffer.getType()).getElementType();
+      Type pooledType =
+          cast<MemRefType>(pooled.buffer.getType()).getElementType();
+      if (std::optional<ResidentRef> r =
+              options.residents ? options.residents->lookup(pooled.buffer)
+                                : std::nullopt)
+        pooledType =
+            cast<MemRefType>(r->tensor->tile.getType()).getElementType();
+      if (tile::storageBytes(pooledType) < tile::storageBytes(outType))
+        outType = pooledType;
+      auto type = cast<MemRefType>(t.getType());
+      if (outType != type.getElementType()) {
+        Value narrow = retypeWrittenTile(b, t, outType);
+        if (!narrow) {
+          narrow = allocTile(b, loc, type.getShape(), outType);
+          tile::CopyOp::create(b, loc, t, narrow);
+        }
+        t = narrow;
+      }
+      poolChunk(b, n, f0, fb, oh, rc, t);
       return;
     }
     if (!outView) {
@@ -2066,6 +2161,7 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
     return kernel.status;
   // Chunks that are not pairs of whole rows: the pooling's own kernel,
   // right after this one.
-  return tilePool(b, pool->op, /*isMax=*/true, /*pad=*/nullptr,
+  return tilePool(b, pool->op, /*isMax=*/true,
+                  pool->padding ? &*pool->padding : nullptr,
                   /*identityInit=*/true, options);
 }

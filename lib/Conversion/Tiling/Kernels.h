@@ -133,7 +133,8 @@ struct ChannelScale {
 /// source and each image's filter rows are multiplied by its factor. With
 /// `pool` (Match.h's findFusedPool), the kernel also computes that max
 /// pooling of its result (from each chunk of rows when they pair up, else
-/// by the pooling's own kernel right after it). With `globalPool`, it also
+/// by the pooling's own kernel right after it), and stores the result only
+/// when something else reads it. With `globalPool`, it also
 /// sums each image's result for that global pooling. With `chained`
 /// (Match.h's findChainedConv), it computes that 1x1 convolution of each
 /// chunk instead of storing its own result.
@@ -145,7 +146,7 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const FusedGlobalPool *globalPool = nullptr,
                              const ChainedConv *chained = nullptr);
 
-/// Whether computing a 2x2 max pooling of the convolution `g`'s result in
+/// Whether computing a max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked
 /// output rows that take fewer PE columns than any fused alternative (a
 /// pooled pair of rows would span two partition blocks): the pooling then

@@ -85,37 +85,72 @@ linalg::FillOp tiling::findZeroFill(Value buffer, Operation *op) {
 }
 
 std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
-  SmallVector<linalg::FillOp> fills;
+  SmallVector<Operation *> between;
   for (Operation *next = last->getNextNode(); next;
        next = next->getNextNode()) {
     if (isa<memref::AllocOp>(next))
       continue;
-    if (auto fill = dyn_cast<linalg::FillOp>(next)) {
-      fills.push_back(fill);
+    if (isa<linalg::FillOp, linalg::MapOp, memref::SubViewOp, memref::CopyOp>(
+            next)) {
+      between.push_back(next);
       continue;
     }
     auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(next);
-    // Only the pooling's own fill may come in between: the kernel runs
-    // where the pooling was.
-    if (!pool || pool.getInputs()[0] != out ||
-        llvm::any_of(fills, [&](linalg::FillOp f) {
-          return f.getDpsInits()[0] != pool.getDpsInits()[0];
-        }))
+    if (!pool)
       return std::nullopt;
     auto window = dyn_cast<MemRefType>(pool.getInputs()[1].getType());
     auto in = dyn_cast<MemRefType>(out.getType());
-    if (!window || !in || window.getShape() != ArrayRef<int64_t>{2, 2} ||
+    auto pooled = dyn_cast<MemRefType>(pool.getOutputs()[0].getType());
+    if (!window || !in || !pooled ||
         !llvm::all_of(pool.getStrides().getValues<int64_t>(),
                       [](int64_t s) { return s == 2; }) ||
         !llvm::all_of(pool.getDilations().getValues<int64_t>(),
                       [](int64_t d) { return d == 1; }) ||
-        in.getDimSize(2) % 2 || in.getDimSize(3) % 2)
+        in.getDimSize(2) % 2 || in.getDimSize(3) % 2 ||
+        pooled.getDimSize(2) != in.getDimSize(2) / 2 ||
+        pooled.getDimSize(3) != in.getDimSize(3) / 2)
       return std::nullopt;
-    linalg::FillOp fill =
-        findFill(pool.getDpsInits()[0], pool, poolIdentity(true));
-    if (!fill)
+    FusedPool fused;
+    fused.op = pool;
+    Value x = pool.getInputs()[0];
+    if (x == out && window.getShape() == ArrayRef<int64_t>{2, 2}) {
+      fused.window = 2;
+    } else if (window.getShape() == ArrayRef<int64_t>{3, 3}) {
+      // Row 2i - 1 of pooled row i's window is the padding for i = 0 only.
+      fused.padding = findConvPadding(x, pool, fused.padOps);
+      const std::optional<ConvPadding> &p = fused.padding;
+      if (!p || p->source != out || p->top != 1 || p->left != 1 ||
+          !std::isinf(p->value) || p->value > 0)
+        return std::nullopt;
+      fused.window = 3;
+    } else {
       return std::nullopt;
-    return FusedPool{pool, fill};
+    }
+    fused.fill = findFill(pool.getDpsInits()[0], pool, poolIdentity(true));
+    if (!fused.fill)
+      return std::nullopt;
+    // Only the pooling's own fill and padding may come in between: the
+    // kernel runs where the pooling was.
+    for (Operation *o : between) {
+      auto fill = dyn_cast<linalg::FillOp>(o);
+      if (!(fill && fill.getDpsInits()[0] == pool.getDpsInits()[0]) &&
+          !llvm::is_contained(fused.padOps, o))
+        return std::nullopt;
+    }
+    // The result's readers after the kernel (its writers come before).
+    fused.resultUnread =
+        llvm::all_of(usersThroughViews(viewRoot(out)), [&](Operation *u) {
+          return isBufferBookkeeping(u) || u == pool.getOperation() ||
+                 llvm::is_contained(fused.padOps, u) ||
+                 (u->getBlock() == last->getBlock() &&
+                  (u == last || u->isBeforeInBlock(last)));
+        });
+    // 3x3 windows only then: a result kept in SBUF for other readers has
+    // no -inf border for the pooling's own kernel, which runs when the
+    // chunks are not pairs of rows.
+    if (fused.window == 3 && !fused.resultUnread)
+      return std::nullopt;
+    return fused;
   }
   return std::nullopt;
 }

@@ -49,15 +49,25 @@ std::optional<bool> isPooling(mlir::Operation *op);
 /// The identity of a pooling's combiner.
 double poolIdentity(bool isMax);
 
-/// A 2x2, stride-2 max pooling of a convolution's result `out` (the
-/// kernel's last op is `last`: the convolution or its epilogue) that comes
-/// right after it (nothing but allocations and the fill of the pooling's
-/// output, with the max's identity, in between): the convolution's kernel,
-/// emitted where the pooling was, pools each chunk of output rows it
-/// computes, so the pooled rows need no second pass over the result.
+/// A stride-2 max pooling of a convolution's result `out` (the kernel's
+/// last op is `last`: the convolution or its epilogue) that comes right
+/// after it (nothing but allocations, the fill of the pooling's output with
+/// the max's identity and the pooling's padding in between), with 2x2
+/// windows over the result, or 3x3 windows over the result padded with
+/// -inf by one row and column at the top and left (a ResNet stem's pool,
+/// OH and OW half the result's): the convolution's kernel, emitted where
+/// the pooling was, pools each chunk of output rows it computes, so the
+/// pooled rows need no second pass over the result.
 struct FusedPool {
   mlir::linalg::PoolingNchwMaxOp op;
   mlir::linalg::FillOp fill; // of op's output
+  int64_t window = 2;
+  /// The 3x3 pooling's padding, and its fill, copy and subview.
+  std::optional<ConvPadding> padding;
+  llvm::SmallVector<mlir::Operation *> padOps;
+  /// Nothing but the pooling reads the result: the kernel does not store
+  /// it.
+  bool resultUnread = false;
 };
 std::optional<FusedPool> findFusedPool(mlir::Value out, mlir::Operation *last);
 

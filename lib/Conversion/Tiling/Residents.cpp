@@ -327,7 +327,12 @@ struct Planner {
     if (auto it = fusedPools.find(op); it != fusedPools.end()) {
       linalg::PoolingNchwMaxOp pool = it->second.op;
       fused.insert(pool);
-      use(out, kpos, false);
+      // A result nothing else reads is not stored (in HBM when the
+      // pooling's own kernel has to read it after all).
+      if (it->second.resultUnread)
+        reject(out);
+      else
+        use(out, kpos, false);
       use(pool.getDpsInits()[0], kpos, true);
     }
     // A global pooling of the result it computes too: its result is

@@ -87,7 +87,9 @@ public:
 /// border set before the first kernel that writes them. Writing a stepped
 /// view in HBM would pay the target's DMA descriptor minimum per element.
 /// A pooling in `fusedPools` (Match.h's findFusedPool, by the convolution
-/// whose kernel computes it) writes its result at that convolution; so does
+/// whose kernel computes it) writes its result at that convolution (whose
+/// own result, when only the pooling reads it, is not kept: the kernel
+/// does not store it); so does
 /// a global pooling in `globalPools` (findFusedGlobalPools; the pooling
 /// itself is in `absorbed`). A convolution in `chainedConvs`
 /// (findChainedConv; the 1x1 in `absorbed`) runs where the 1x1 ends and

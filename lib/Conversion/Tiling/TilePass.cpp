@@ -64,7 +64,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (Match.h), and those convolutions.
   std::deque<GlobalPoolSum> globalPoolSums;
   DenseMap<Operation *, FusedGlobalPool> globalPools;
-  /// 2x2 max poolings that the convolution before them computes, by that
+  /// Max poolings that the convolution before them computes, by that
   /// convolution.
   DenseMap<Operation *, FusedPool> fusedPools;
   /// 1x1 convolutions that the convolution before them computes, by that
@@ -317,7 +317,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           scaleConvs[scale->op] = generic;
         }
       }
-      // A 2x2 max pooling right after a convolution (and its epilogue) is
+      // A max pooling right after a convolution (and its epilogue) is
       // computed by its kernel, unless that costs the kernel stacked rows.
       if (isConv && fusePools) {
         Value out = generic.getDpsInits()[0];
@@ -684,8 +684,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       std::optional<ChannelScale> scale =
           pad || diagonal ? std::nullopt
                           : findChannelScale(generic.getDpsInputs()[0], op);
-      // A 2x2 max pooling of the result right after it: pooled by this
-      // kernel (the residents plan saw it there too).
+      // A max pooling of the result right after it: pooled by this kernel
+      // (the residents plan saw it there too).
       std::optional<FusedPool> pool;
       if (auto it = fusedPools.find(op); it != fusedPools.end())
         pool = it->second;
@@ -710,8 +710,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
               chain ? &*chain : nullptr)))
         return failure();
       // The result the 1x1 read is never written now: its buffer goes too.
-      Value mid =
-          chain ? (epilogue ? epilogue.getDpsInits()[0] : out) : Value();
+      Value result = epilogue ? epilogue.getDpsInits()[0] : out;
+      Value mid = chain ? result : Value();
       eraseWindowed(op, pad.has_value(), padOps, fill, epilogue);
       if (chain) {
         erase(chain->op);
@@ -725,8 +725,17 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (scale)
         erase(scale->op);
       if (pool) {
+        Operation *padAlloc = pool->op.getInputs()[0].getDefiningOp();
         erase(pool->op);
         erase(pool->fill);
+        for (Operation *o : pool->padOps)
+          erase(o);
+        if (pool->padding && padAlloc->use_empty())
+          erase(padAlloc);
+        // A result only the pooling read, not stored: its buffer goes.
+        if (Operation *alloc = viewRoot(result).getDefiningOp();
+            pool->resultUnread && alloc && alloc->use_empty())
+          erase(alloc);
       }
       return success();
     }

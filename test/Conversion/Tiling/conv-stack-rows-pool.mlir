@@ -52,14 +52,17 @@ module {
 // -----
 
 // bf16 operands do not stack (one PE cycle a column): the convolution
-// keeps the pooling, computed from each chunk of its result (kernel rows
-// folded: 3 matmuls of [48, 16] for the image's 16 rows; the maxes along W
-// and then along H of the chunk).
+// keeps the pooling, computed from each chunk of its result, which only
+// the pooling reads and which is not stored: eight bands side by side then
+// move no rows of it (9 bf16 matmuls of [128, 128] for the image's 16
+// rows, against 3 of [48, 16] over every pixel with the kernel rows
+// folded; the maxes along W and then along H of the chunk, every band at
+// once).
 // CHECK-LABEL: func.func @bf16(
-// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<48x16xbf16
+// CHECK-COUNT-9: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x128xbf16
 // CHECK-NOT: nki.matmul
-// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x16x8xf32
-// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<16x8x8xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x2x8xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<128x1x8xf32
 // CHECK-NOT: "max"
 #map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
 #map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
