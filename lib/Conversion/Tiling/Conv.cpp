@@ -52,6 +52,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -2015,7 +2016,9 @@ void ConvKernel::chooseVectorChunks() {
   if (loads.source != LocationAttr(op.getLoc()))
     loads = fresh;
   double &pe = loads.pe, &act = loads.act, &dve = loads.dve, &pool = loads.pool;
-  for (int64_t n = 0; n < g.n; n += imageGroup)
+  SmallVector<size_t> starts; // the end of each group of images' chunks
+  for (int64_t n = 0; n < g.n;
+       n += imageGroup, starts.push_back(chunkPaths.size()))
     forEachChunk(std::min(imageGroup, g.n - n), [&](int64_t pixels,
                                                     int64_t group) {
       double peNs = peChunkNs(pixels, group, taps);
@@ -2044,6 +2047,23 @@ void ConvKernel::chooseVectorChunks() {
         pe += peNs;
       }
     });
+  // When most of an image's chunks take the vector paths, those go first
+  // and the PE's last: a vector chunk is a chain (products, then sums)
+  // that its engines start as soon as it is issued, a PE chunk an
+  // evacuation after its matmuls, which the PE runs whenever it is free.
+  // In the greedy's order EfficientNet-B0's 112 x 112 depthwise layer in
+  // f32 ended on 9 us of the DVE's sums alone. (When the PE takes most,
+  // its chunks keep their order: its evacuations, not the vector chains,
+  // must keep up.)
+  for (size_t i = 0, b0 = 0; i < starts.size(); b0 = starts[i++]) {
+    auto first = chunkPaths.begin() + b0, last = chunkPaths.begin() + starts[i];
+    if (2 * std::count(first, last, ChunkPath::PE) >= last - first)
+      continue;
+    SmallVector<ChunkPath> paths(first, last);
+    auto onVector = [](ChunkPath p) { return p != ChunkPath::PE; };
+    auto pe = std::copy_if(paths.begin(), paths.end(), first, onVector);
+    std::copy_if(paths.begin(), paths.end(), pe, std::not_fn(onVector));
+  }
 }
 
 void ConvKernel::emit() {
