@@ -2061,8 +2061,8 @@ void ConvKernel::chooseVectorChunks() {
       continue;
     SmallVector<ChunkPath> paths(first, last);
     auto onVector = [](ChunkPath p) { return p != ChunkPath::PE; };
-    auto pe = std::copy_if(paths.begin(), paths.end(), first, onVector);
-    std::copy_if(paths.begin(), paths.end(), pe, std::not_fn(onVector));
+    auto peChunks = std::copy_if(paths.begin(), paths.end(), first, onVector);
+    std::copy_if(paths.begin(), paths.end(), peChunks, std::not_fn(onVector));
   }
 }
 
