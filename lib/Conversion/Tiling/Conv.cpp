@@ -382,6 +382,8 @@ struct ConvKernel {
   Value loadStackedFilter();
   void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                 int64_t rows, ArrayRef<Value> filters);
+  void poolStackedChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
+                        int64_t oh, int64_t rc, Value chunk);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
   /// Writes a chunk's result out: rows [oh, oh + rc) and columns [ow0,
@@ -540,6 +542,13 @@ static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
   return counts;
 }
 
+/// Whether a row of `g`'s input is shorter than a DMA descriptor's minimum,
+/// which stacked rows' copies pay a row at a time.
+static bool shortRows(const conv::ConvGeneric &g, const TileOptions &options) {
+  return g.w * tile::storageBytes(g.inputType) <
+         options.rates.dmaMinDescriptorBytes;
+}
+
 bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
                                      bool scale, bool inputIsArgument,
                                      const TileOptions &options) {
@@ -553,15 +562,18 @@ bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
   // With several images the pooling overlaps the next images' convolutions
   // (the U-Nets at batch 8: -110 us each).
   SmallVector<int64_t> counts = stackCounts(g, diagonal, scale, options);
-  if (counts.empty() || (g.n == 1 && (inputIsArgument ||
-                                      g.w * tile::storageBytes(g.inputType) <
-                                          options.rates.dmaMinDescriptorBytes)))
+  if (counts.empty() ||
+      (g.n == 1 && (inputIsArgument || shortRows(g, options))))
     return false;
   int64_t P = options.partitions;
   // Matmul columns per output pixel, stacked and with the pooling fused
-  // (bands, or kernel rows and columns folded).
+  // (bands, kernel rows and columns folded, or an even number of stacked
+  // rows: poolStackedChunk pairs their blocks).
   double stacked = double(g.kw) / double(counts.back());
   double fused = double(g.kh * g.kw) / double(mostBands(g, g.c, P));
+  for (int64_t q : counts)
+    if (q % 2 == 0 && g.oh % 2 == 0)
+      fused = std::min(fused, double(g.kw) / double(q));
   if (convFoldsRows(g, P) && !scale)
     for (int64_t cols = 1;
          cols <= (options.foldColumns && !diagonal ? g.kw : 1) &&
@@ -698,14 +710,26 @@ void ConvKernel::chooseBands() {
   for (int64_t cols = 1; cols <= maxCols; ++cols)
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});
-  // Stacked output rows (stackCounts), not with a fused pooling or a
-  // stepped output; with a last group of fewer rows unless the kernel sums
-  // its result for a global pooling (the sums would count the missing
-  // rows).
+  // Stacked output rows (stackCounts), not with a stepped output; with a
+  // last group of fewer rows unless the kernel sums its result for a global
+  // pooling (the sums would count the missing rows). With a fused 2x2
+  // pooling an even number of them (poolStackedChunk pairs their blocks; an
+  // even OH leaves an even last group), whose pairs move by DMA once more
+  // per chunk: not for one image whose input the kernel loads from HBM
+  // (a function argument) in rows shorter than a descriptor's minimum, each
+  // partition group's rows one long DMA before the first matmul (a
+  // 16-channel 64 x 64 f32 layer and its pooling ran 26.4 -> 28.3 us
+  // stacked, a 32 x 32 one 17.5 -> 24.9; the U-Net's 64 x 64 layers, their
+  // input in SBUF, ran faster).
   bool ragged = !globalPool;
-  if (!pool && !oneBand)
+  bool loadsShortRows =
+      g.n == 1 && shortRows(g, options) &&
+      llvm::isa<BlockArgument>(viewRoot(pad ? pad->source : x.buffer));
+  if (!oneBand &&
+      (!pool || (pool->window == 2 && g.oh % 2 == 0 && !loadsShortRows)))
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options, ragged))
-      candidates.push_back(Choice{true, 1, 1, q});
+      if (!pool || q % 2 == 0)
+        candidates.push_back(Choice{true, 1, 1, q});
   for (Choice c : candidates)
     if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
         cost(c) < cost(best))
@@ -827,16 +851,20 @@ LogicalResult ConvKernel::analyze() {
   if (pool) {
     linalg::PoolingNchwMaxOp p = pool->op;
     FailureOr<Layout> lp = hbmLayoutOf(p, p.getOutputs()[0]);
-    poolInKernel = succeeded(lp) && chunkCols == g.ow && chunkRows >= 2 &&
-                   bandRows >= 2 && (bands == 1 || bandH % 2 == 0);
+    // Stacked rows pair blocks, not rows of a chunk.
+    poolInKernel = succeeded(lp) && chunkCols == g.ow &&
+                   (stack > 1 || (chunkRows >= 2 && bandRows >= 2 &&
+                                  (bands == 1 || bandH % 2 == 0)));
     // 3x3: the column maxes of a band's rows in SBUF (fp32 at most).
     if (pool->window == 3 &&
         4 * bandH * (g.ow / 2) > options.sbufBytesPerPartition / 8)
       poolInKernel = false;
     if (poolInKernel) {
       pooled = *lp;
-      chunkRows -= chunkRows % 2;
-      bandRows -= bandRows % 2;
+      if (stack == 1) {
+        chunkRows -= chunkRows % 2;
+        bandRows -= bandRows % 2;
+      }
     }
   }
   // Small images: whole images in one band and fewer chunks than a group
@@ -939,6 +967,10 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         b, loc, SmallVector<int64_t>{fb, rc, g.ow}, chunk,
         SmallVector<ReassociationIndices>{{0}, {1, 2}});
   int64_t pw = g.ow / 2, pr = rc / 2, fs = fb / bands;
+  if (stack > 1) {
+    poolStackedChunk(b, n, f0, fb, oh, rc, chunk);
+    return;
+  }
   bool three = pool->window == 3;
   // Rows [c0, c0 + rc) of `cols` are the chunk's.
   Value cols;
@@ -1025,6 +1057,46 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     tile::DmaOp::create(
         b, loc, windowOf(b, loc, firstRows, fs, 0, 1, 1, 0, pw, 1, j * fs),
         target(j * bandH / 2, 1));
+}
+
+void ConvKernel::poolStackedChunk(OpBuilder &b, int64_t n, int64_t f0,
+                                  int64_t fb, int64_t oh, int64_t rc,
+                                  Value chunk) {
+  // Block j of the chunk ([fb, rc, ow]) holds output rows stack * (oh + i)
+  // + j: a pooled pair of rows is blocks 2p and 2p + 1, on other
+  // partitions. After the max over column pairs each pair's blocks trade
+  // places by DMA, so that one max over every block leaves pair p's maxes
+  // in block 2p (and again in 2p + 1), pooled rows (stack / 2) * (oh + i) +
+  // p.
+  int64_t nb = validBlocks(), fs = fb / nb, pw = g.ow / 2, half = stack / 2;
+  Type work = cast<MemRefType>(chunk.getType()).getElementType();
+  Value cols = allocTile(b, loc, {fb, rc, pw}, work);
+  tile::TensorTensorOp::create(
+      b, loc, "max", windowOf(b, loc, chunk, fb, 0, rc, 1, 0, pw, 2),
+      windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw, 2), cols);
+  // Block j's rows of a [fb, rc, pw] tile.
+  auto block = [&](Value t, int64_t j) {
+    return windowOf(b, loc, t, fs, 0, rc, 1, 0, pw, 1, j * fs);
+  };
+  Value other = allocTile(b, loc, {fb, rc, pw}, work);
+  for (int64_t j = 0; j < nb; ++j)
+    tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
+  tile::TensorTensorOp::create(b, loc, "max", cols, other, cols);
+  std::optional<ResidentRef> out =
+      options.residents ? options.residents->lookup(pooled.buffer)
+                        : std::nullopt;
+  for (int64_t p = 0; 2 * p < nb; ++p) {
+    int64_t row = half * oh + p;
+    Value dst = out ? options.residents->view(b, loc, *out, n, f0, fs, row, rc,
+                                              half, 0, pw, 1)
+                    : hbm(b, pooled,
+                          {indexConst(b, loc, n), indexConst(b, loc, f0),
+                           indexConst(b, loc, row), indexConst(b, loc, 0)},
+                          {fs, rc, pw},
+                          {pooled.strides[1], half * pooled.strides[2],
+                           pooled.strides[3]});
+    tile::DmaOp::create(b, loc, block(cols, 2 * p), dst);
+  }
 }
 
 bool ConvKernel::evacuatesImages(int64_t pixels) const {

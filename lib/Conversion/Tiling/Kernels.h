@@ -146,16 +146,16 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const FusedGlobalPool *globalPool = nullptr,
                              const ChainedConv *chained = nullptr);
 
-/// Whether computing a max pooling of the convolution `g`'s result in
+/// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked
-/// output rows that take fewer PE columns than any fused alternative (a
-/// pooled pair of rows would span two partition blocks): the pooling then
-/// runs as its own kernel. fp32 only, where a column costs the PE four
-/// cycles (`diagonal`: a depthwise filter; `scale`: a channel scale the
-/// kernel absorbs; neither stacks). With one image, only when the input is
-/// computed by the program (`inputIsArgument`: it is a function argument,
-/// which the kernel loads from HBM) in rows of at least a DMA descriptor's
-/// minimum.
+/// output rows that take fewer PE columns than any fused alternative (an
+/// odd number of stacked rows: a fused pooling pairs the blocks of an even
+/// number): the pooling then runs as its own kernel. fp32 only, where a column
+/// costs the PE four cycles (`diagonal`: a depthwise filter; `scale`: a channel
+/// scale the kernel absorbs; neither stacks). With one image, only when the
+/// input is computed by the program (`inputIsArgument`: it is a function
+/// argument, which the kernel loads from HBM) in rows of at least a DMA
+/// descriptor's minimum.
 bool poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
                              bool scale, bool inputIsArgument,
                              const TileOptions &options);
