@@ -18,8 +18,9 @@
 // Under auto-cast the pooled tensor is read only by convolutions that round
 // it to bf16 (a max of rounded values is the rounded max): it is kept in
 // bf16, and the pool combines bf16 windows of the convolution's chunks,
-// which its evacuation writes in bf16. The reference rounds the convolutions' operands likewise
-// (the rounding of the fp32 conv result may differ by an ulp of bf16).
+// which its evacuation writes in bf16. The reference rounds the
+// convolutions' operands likewise (the rounding of the fp32 conv result may
+// differ by an ulp of bf16).
 // RUN: nki-compile %s --auto-cast=matmul --compile-to=tiled -o - | FileCheck %s --check-prefix=NARROW
 // RUN: nki-compile %s --auto-cast=matmul -o %t.bf16.nkb
 // RUN: %system_python %S/Inputs/conv_resident_ref.py %t.bf16 --bf16
