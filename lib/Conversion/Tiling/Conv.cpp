@@ -382,8 +382,6 @@ struct ConvKernel {
   Value loadStackedFilter();
   void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                 int64_t rows, ArrayRef<Value> filters);
-  void poolStackedChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
-                        int64_t oh, int64_t rc, Value chunk);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
   /// Writes a chunk's result out: rows [oh, oh + rc) and columns [ow0,
@@ -568,7 +566,7 @@ bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
   int64_t P = options.partitions;
   // Matmul columns per output pixel, stacked and with the pooling fused
   // (bands, kernel rows and columns folded, or an even number of stacked
-  // rows: poolStackedChunk pairs their blocks).
+  // rows: poolChunk pairs their blocks).
   double stacked = double(g.kw) / double(counts.back());
   double fused = double(g.kh * g.kw) / double(mostBands(g, g.c, P));
   for (int64_t q : counts)
@@ -713,7 +711,7 @@ void ConvKernel::chooseBands() {
   // Stacked output rows (stackCounts), not with a stepped output; with a
   // last group of fewer rows unless the kernel sums its result for a global
   // pooling (the sums would count the missing rows). With a fused 2x2
-  // pooling an even number of them (poolStackedChunk pairs their blocks; an
+  // pooling an even number of them (poolChunk pairs their blocks; an
   // even OH leaves an even last group), whose pairs move by DMA once more
   // per chunk: not for one image whose input the kernel loads from HBM
   // (a function argument) in rows shorter than a descriptor's minimum, each
@@ -966,11 +964,9 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     chunk = memref::ExpandShapeOp::create(
         b, loc, SmallVector<int64_t>{fb, rc, g.ow}, chunk,
         SmallVector<ReassociationIndices>{{0}, {1, 2}});
-  int64_t pw = g.ow / 2, pr = rc / 2, fs = fb / bands;
-  if (stack > 1) {
-    poolStackedChunk(b, n, f0, fb, oh, rc, chunk);
-    return;
-  }
+  // fs partitions a block: a band, or one of a chunk's stacked rows.
+  int64_t pw = g.ow / 2, pr = rc / 2,
+          fs = fb / (stack > 1 ? validBlocks() : bands);
   bool three = pool->window == 3;
   // Rows [c0, c0 + rc) of `cols` are the chunk's.
   Value cols;
@@ -998,16 +994,35 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   std::optional<ResidentRef> out =
       options.residents ? options.residents->lookup(pooled.buffer)
                         : std::nullopt;
-  // Pooled rows [row, row + count) of a band.
-  auto target = [&](int64_t row, int64_t count) -> Value {
+  // Pooled rows row, row + step, ... (count of them) of a block.
+  auto target = [&](int64_t row, int64_t count, int64_t step = 1) -> Value {
     if (out)
-      return options.residents->view(b, loc, *out, n, f0, fs, row, count, 1, 0,
-                                     pw, 1);
+      return options.residents->view(b, loc, *out, n, f0, fs, row, count, step,
+                                     0, pw, 1);
     SmallVector<Value> ivs = {indexConst(b, loc, n), indexConst(b, loc, f0),
                               indexConst(b, loc, row), indexConst(b, loc, 0)};
-    return hbm(b, pooled, ivs, {fs, count, pw},
-               {pooled.strides[1], pooled.strides[2], pooled.strides[3]});
+    return hbm(
+        b, pooled, ivs, {fs, count, pw},
+        {pooled.strides[1], step * pooled.strides[2], pooled.strides[3]});
   };
+  // Stacked rows: block j holds output rows stack * (oh + i) + j, so a
+  // pooled pair is blocks 2p and 2p + 1, on other partitions. Each pair's
+  // blocks trade places by DMA, one max over every block leaves pair p's
+  // maxes in block 2p (and again in 2p + 1): pooled rows (stack / 2) * (oh
+  // + i) + p.
+  if (stack > 1) {
+    auto block = [&](Value t, int64_t j) {
+      return windowOf(b, loc, t, fs, 0, rc, 1, 0, pw, 1, j * fs);
+    };
+    Value other = allocTile(b, loc, {fb, rc, pw}, work);
+    for (int64_t j = 0; j < validBlocks(); ++j)
+      tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
+    max(cols, other, cols);
+    for (int64_t p = 0; 2 * p < validBlocks(); ++p)
+      tile::DmaOp::create(b, loc, block(cols, 2 * p),
+                          target(stack / 2 * oh + p, rc, stack / 2));
+    return;
+  }
   // One band in SBUF: straight into the pooled tensor's tile.
   Value rows = bands == 1 && out ? target(oh / 2, pr)
                                  : allocTile(b, loc, {fb, pr, pw}, work);
@@ -1057,46 +1072,6 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     tile::DmaOp::create(
         b, loc, windowOf(b, loc, firstRows, fs, 0, 1, 1, 0, pw, 1, j * fs),
         target(j * bandH / 2, 1));
-}
-
-void ConvKernel::poolStackedChunk(OpBuilder &b, int64_t n, int64_t f0,
-                                  int64_t fb, int64_t oh, int64_t rc,
-                                  Value chunk) {
-  // Block j of the chunk ([fb, rc, ow]) holds output rows stack * (oh + i)
-  // + j: a pooled pair of rows is blocks 2p and 2p + 1, on other
-  // partitions. After the max over column pairs each pair's blocks trade
-  // places by DMA, so that one max over every block leaves pair p's maxes
-  // in block 2p (and again in 2p + 1), pooled rows (stack / 2) * (oh + i) +
-  // p.
-  int64_t nb = validBlocks(), fs = fb / nb, pw = g.ow / 2, half = stack / 2;
-  Type work = cast<MemRefType>(chunk.getType()).getElementType();
-  Value cols = allocTile(b, loc, {fb, rc, pw}, work);
-  tile::TensorTensorOp::create(
-      b, loc, "max", windowOf(b, loc, chunk, fb, 0, rc, 1, 0, pw, 2),
-      windowOf(b, loc, chunk, fb, 0, rc, 1, 1, pw, 2), cols);
-  // Block j's rows of a [fb, rc, pw] tile.
-  auto block = [&](Value t, int64_t j) {
-    return windowOf(b, loc, t, fs, 0, rc, 1, 0, pw, 1, j * fs);
-  };
-  Value other = allocTile(b, loc, {fb, rc, pw}, work);
-  for (int64_t j = 0; j < nb; ++j)
-    tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
-  tile::TensorTensorOp::create(b, loc, "max", cols, other, cols);
-  std::optional<ResidentRef> out =
-      options.residents ? options.residents->lookup(pooled.buffer)
-                        : std::nullopt;
-  for (int64_t p = 0; 2 * p < nb; ++p) {
-    int64_t row = half * oh + p;
-    Value dst = out ? options.residents->view(b, loc, *out, n, f0, fs, row, rc,
-                                              half, 0, pw, 1)
-                    : hbm(b, pooled,
-                          {indexConst(b, loc, n), indexConst(b, loc, f0),
-                           indexConst(b, loc, row), indexConst(b, loc, 0)},
-                          {fs, rc, pw},
-                          {pooled.strides[1], half * pooled.strides[2],
-                           pooled.strides[3]});
-    tile::DmaOp::create(b, loc, block(cols, 2 * p), dst);
-  }
 }
 
 bool ConvKernel::evacuatesImages(int64_t pixels) const {
