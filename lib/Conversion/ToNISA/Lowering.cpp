@@ -182,9 +182,16 @@ static_assert(kDependenceBlock <= 16, "a lane per partition of a block");
 constexpr uint32_t kMaxBlocks = 128 / kDependenceBlock;
 /// An HBM access is at most this many intervals (addAccess).
 constexpr int64_t kMaxHbmPieces = 128;
+/// An SBUF or PSUM access is at most this many intervals per partition
+/// block (addAccess).
+constexpr int64_t kMaxOnChipPieces = 16;
 
-void addAccess(std::vector<sched::MemoryAccess> &out,
-               const isa::AccessPattern &ap, bool isWrite) {
+/// The byte intervals an access pattern touches: one per index of its outer
+/// dims whose steps leave a gap after the bytes below them, up to
+/// `maxPieces`; else its hull. Calls f(begin, end) for each; none when out
+/// of bounds.
+template <typename F>
+void forEachPiece(const isa::AccessPattern &ap, int64_t maxPieces, F &&f) {
   int64_t eb = isa::dtypeBytes(ap.dtype);
   int64_t lo = 0, hi = 0; // element offsets of the first and last element
   for (int d = 0; d < ap.rank; ++d) {
@@ -194,46 +201,54 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   int64_t begin = ap.offset + lo * eb, end = ap.offset + (hi + 1) * eb;
   if (begin < 0 || end <= begin)
     return; // out of bounds: the ISA verifier rejected it already
+  auto spanFrom = [&](int from) {
+    int64_t span = 0;
+    for (int d = from; d < ap.rank; ++d)
+      span += ap.dims[d].stride * (ap.dims[d].size - 1);
+    return span;
+  };
+  int split = 0;
+  int64_t pieces = 1;
+  for (; lo == 0 && split < ap.rank; ++split) {
+    const isa::Dim &dim = ap.dims[split];
+    if ((dim.size > 1 && dim.stride <= spanFrom(split + 1) + 1) ||
+        pieces * dim.size > maxPieces)
+      break;
+    pieces *= dim.size;
+  }
+  if (split == 0) {
+    f(begin, end);
+    return;
+  }
+  // The dims before `split`, walked as an odometer; each piece spans the
+  // `below + 1` elements of the dims after them.
+  int64_t below = spanFrom(split);
+  std::array<int64_t, isa::AccessPattern::kMaxDims> index{};
+  for (int64_t p = 0; p < pieces; ++p) {
+    int64_t at = ap.offset;
+    for (int d = 0; d < split; ++d)
+      at += index[d] * ap.dims[d].stride * eb;
+    f(at, at + (below + 1) * eb);
+    for (int d = split - 1; d >= 0 && ++index[d] == ap.dims[d].size; --d)
+      index[d] = 0;
+  }
+}
+
+/// `ap`'s intervals, read or written; in SBUF and PSUM split into pieces only
+/// when `pieces` (a DMA's operand).
+void addAccess(std::vector<sched::MemoryAccess> &out,
+               const isa::AccessPattern &ap, bool isWrite,
+               bool pieces = false) {
   if (ap.memory == isa::Memory::HBM) {
-    // Outer dims whose steps leave a gap after the bytes below them (a band
-    // of rows of several channels) give one interval per index, up to
-    // kMaxHbmPieces: the bounding interval of one band would overlap every
-    // other band's and order all of a tensor's stores one after another.
-    // A dim whose step just clears them (whole rows) is contiguous: one
-    // interval, not a run per row for the analysis to keep.
-    auto spanFrom = [&](int from) {
-      int64_t span = 0;
-      for (int d = from; d < ap.rank; ++d)
-        span += ap.dims[d].stride * (ap.dims[d].size - 1);
-      return span;
-    };
-    int split = 0;
-    int64_t pieces = 1;
-    for (; lo == 0 && split < ap.rank; ++split) {
-      const isa::Dim &dim = ap.dims[split];
-      if ((dim.size > 1 && dim.stride <= spanFrom(split + 1) + 1) ||
-          pieces * dim.size > kMaxHbmPieces)
-        break;
-      pieces *= dim.size;
-    }
-    int64_t below = spanFrom(split);
-    if (split == 0) {
+    // Any gap splits (a band of rows of several channels): the bounding
+    // interval of one band would overlap every other band's and order all
+    // of a tensor's stores one after another. A dim whose step just clears
+    // the bytes below it (whole rows) is contiguous: one interval, not a
+    // run per row for the analysis to keep.
+    forEachPiece(ap, kMaxHbmPieces, [&](int64_t begin, int64_t end) {
       out.push_back(
           sched::MemoryAccess{0, uint64_t(begin), uint64_t(end), isWrite});
-      return;
-    }
-    // The dims before `split`, walked as an odometer; each piece spans the
-    // `below + 1` elements of the dims after them.
-    std::array<int64_t, isa::AccessPattern::kMaxDims> index{};
-    for (int64_t p = 0; p < pieces; ++p) {
-      int64_t at = ap.offset;
-      for (int d = 0; d < split; ++d)
-        at += index[d] * ap.dims[d].stride * eb;
-      out.push_back(sched::MemoryAccess{
-          0, uint64_t(at), uint64_t(at + (below + 1) * eb), isWrite});
-      for (int d = split - 1; d >= 0 && ++index[d] == ap.dims[d].size; --d)
-        index[d] = 0;
-    }
+    });
     return;
   }
   uint32_t base = ap.memory == isa::Memory::SBUF ? 1 : 1 + kMaxBlocks;
@@ -242,14 +257,22 @@ void addAccess(std::vector<sched::MemoryAccess> &out,
   // Partitions beyond the machine's are rejected by the ISA verifier; keep
   // their ids apart from the next memory's anyway.
   int32_t p0 = ap.startPartition, p1 = ap.startPartition + ap.numPartitions;
-  for (int32_t b = std::max(first, 0);
-       b <= std::min<int32_t>(last, kMaxBlocks - 1); ++b) {
-    int32_t lo = std::max(p0 - b * kDependenceBlock, 0);
-    int32_t hi = std::min(p1 - b * kDependenceBlock, kDependenceBlock);
-    uint16_t lanes = uint16_t(((1u << hi) - 1) & ~((1u << lo) - 1));
-    out.push_back(sched::MemoryAccess{base + uint32_t(b), uint64_t(begin),
-                                      uint64_t(end), isWrite, lanes});
-  }
+  // On chip only a DMA's rows split (every q-th row of stacked rows, copied
+  // block by block: their hulls interleave and had ordered a layer's row
+  // copies one after another); the compute instructions, most of the
+  // program, keep one interval (their pieces cost compile time and
+  // bought nothing).
+  forEachPiece(
+      ap, pieces ? kMaxOnChipPieces : 1, [&](int64_t begin, int64_t end) {
+        for (int32_t b = std::max(first, 0);
+             b <= std::min<int32_t>(last, kMaxBlocks - 1); ++b) {
+          int32_t lo = std::max(p0 - b * kDependenceBlock, 0);
+          int32_t hi = std::min(p1 - b * kDependenceBlock, kDependenceBlock);
+          uint16_t lanes = uint16_t(((1u << hi) - 1) & ~((1u << lo) - 1));
+          out.push_back(sched::MemoryAccess{base + uint32_t(b), uint64_t(begin),
+                                            uint64_t(end), isWrite, lanes});
+        }
+      });
 }
 
 /// A transfer that costs a queue at least this much (each partition's run
@@ -415,7 +438,10 @@ accessesOf(const LoweredInst &op, std::vector<sched::MemoryAccess> &scratch) {
 
 std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
   std::vector<sched::MemoryAccess> out;
-  auto read = [&](const isa::AccessPattern &ap) { addAccess(out, ap, false); };
+  bool dma = inst.opcode == isa::Opcode::DmaCopy;
+  auto read = [&](const isa::AccessPattern &ap) {
+    addAccess(out, ap, false, dma);
+  };
   auto readScalar = [&](const isa::ScalarOperand &s) {
     if (!s.isImmediate)
       read(s.ap);
@@ -469,7 +495,7 @@ std::vector<sched::MemoryAccess> getAccesses(const isa::Instruction &inst) {
     read(inst.src0);
     break;
   }
-  addAccess(out, inst.dst, true);
+  addAccess(out, inst.dst, true, dma);
   // Kept for every instruction until the dependences are computed: without
   // the slack of its growth (up to 128 row intervals per HBM operand).
   out.shrink_to_fit();

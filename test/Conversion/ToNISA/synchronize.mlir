@@ -64,3 +64,44 @@ nisa.program target("trn2") semaphores(0) {
     nisa.dma_copy sbuf[32:64, 0, f32][(1,32)], hbm[0, f32][(1,1024)] {nisa.seq = 1 : i64}
   }
 }
+
+// -----
+
+// A DMA's SBUF operand is its rows when they leave gaps: two copies of
+// interleaved rows of one tile (every other row, as stacked rows' result
+// blocks are copied) are independent though their hulls overlap; the
+// exp that reads all four rows waits for both.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(2)
+// CHECK:       nisa.activation exp {{.*}} wait(s0 >= 1, s1 >= 1){{$}}
+// CHECK:       nisa.dma_copy sbuf[0:16, 0, f32][(64,2),(1,32)], hbm[0, f32][(1,1024)] signal(s0){{$}}
+// CHECK:       nisa.dma_copy sbuf[0:16, 128, f32][(64,2),(1,32)], hbm[4096, f32][(1,1024)] signal(s1){{$}}
+nisa.program target("trn2") semaphores(0) {
+  nisa.tensor @arg0 input f32 [16, 128] at 0
+  nisa.stream @act {
+    nisa.activation exp sbuf[0:16, 1024, f32][(1,128)], sbuf[0:16, 0, f32][(1,128)] scale 1.0 bias 0.0 {nisa.seq = 2 : i64}
+  }
+  nisa.stream @dma0 {
+    nisa.dma_copy sbuf[0:16, 0, f32][(64,2),(1,32)], hbm[0, f32][(1,1024)] {nisa.seq = 0 : i64}
+  }
+  nisa.stream @dma1 {
+    nisa.dma_copy sbuf[0:16, 128, f32][(64,2),(1,32)], hbm[4096, f32][(1,1024)] {nisa.seq = 1 : i64}
+  }
+}
+
+// -----
+
+// A compute instruction's operand stays its hull (most of a program: its
+// pieces would cost compile time): an exp writing every other row orders a
+// DMA writing the rows between them.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(1)
+// CHECK:       nisa.activation exp sbuf[0:16, 0, f32][(64,2),(1,32)], {{.*}} signal(s0){{$}}
+// CHECK:       nisa.dma_copy sbuf[0:16, 128, f32][(64,2),(1,32)], hbm[0, f32][(1,1024)] wait(s0 >= 1){{$}}
+nisa.program target("trn2") semaphores(0) {
+  nisa.tensor @arg0 input f32 [16, 64] at 0
+  nisa.stream @act {
+    nisa.activation exp sbuf[0:16, 0, f32][(64,2),(1,32)], sbuf[0:16, 1024, f32][(1,64)] scale 1.0 bias 0.0 {nisa.seq = 0 : i64}
+  }
+  nisa.stream @dma0 {
+    nisa.dma_copy sbuf[0:16, 128, f32][(64,2),(1,32)], hbm[0, f32][(1,1024)] {nisa.seq = 1 : i64}
+  }
+}
