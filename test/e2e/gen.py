@@ -809,6 +809,52 @@ def case_conv_pool_conv(rng, dims, dt):
     return mlir, {**inputs, "w2": w2}, ref
 
 
+def case_conv_conv(rng, dims, dt):
+    """conv_bn_act (dims[:9] as there), optionally a 2x2 stride-2 max pool
+    of its result (dims[9] = 2), then a 3x3 convolution of F filters of that
+    tensor zero-padded by one: a U-Net block's two convolutions, the tensor
+    between them kept in SBUF (in the second's packed band tile when the
+    first moves its rows by DMA: docs/compiler.md, "Packed residents")."""
+    pool = len(dims) > 9 and dims[9] == 2
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
+    f = dims[4]
+    w2 = rand(rng, (f, f, 3, 3), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    mid, mt, body = "a", shape, ""
+    if pool:
+        mt = (shape[0], f, shape[2] // 2, shape[3] // 2)
+        pt = ttype(mt, "f32")
+        wt = ttype((2, 2), "f32")
+        body = f"""
+  %ninf = arith.constant 0xFF800000 : f32
+  %pe = tensor.empty() : {pt}
+  %pi = linalg.fill ins(%ninf : f32) outs(%pe : {pt}) -> {pt}
+  %win = tensor.empty() : {wt}
+  %p = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %win : {out}, {wt}) outs(%pi : {pt}) -> {pt}"""
+        mid = "p"
+    padding, padded = pad_mlir("mp", mid, mt, 1, "zero_f32")
+    yt = ttype(mt, "f32")
+    body += padding + f"""
+  %ze = tensor.empty() : {yt}
+  %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {yt}) -> {yt}
+  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%mp, %w2 : {ttype(padded, "f32")}, {ttype((f, f, 3, 3), dt)}) outs(%zz : {yt}) -> {yt}
+  return %y2 : {yt}"""
+    mlir = mlir.replace(f"  return %a : {out}", body).replace(
+        f") -> {out} {{", f") -> {yt} {{", 1).replace(
+        '%scale: ', f'%w2: {ttype((f, f, 3, 3), dt)} {{nki.name = "w2"}}, '
+        '%scale: ', 1)
+
+    def ref(mm):
+        a = ref1(mm)
+        if pool:
+            n, _, h, w = a.shape
+            a = a.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        ap = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        return conv_ref(ap, w2, 1, mm=mm)
+    return mlir, {**inputs, "w2": w2}, ref
+
+
 def case_depthwise(rng, dims, dt):
     """N x C x H x W input, a constant K x K filter per channel (what the
     ONNX importer writes for Conv with group = C), stride, zero padding."""
@@ -951,6 +997,7 @@ CASES = {
     "conv_bn_act": case_conv_bn_act,
     "conv_act_conv": case_conv_act_conv,
     "conv_pool_conv": case_conv_pool_conv,
+    "conv_conv": case_conv_conv,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,

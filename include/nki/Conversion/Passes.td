@@ -447,6 +447,10 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"foldColumns", "fold-columns", "bool", /*default=*/"true",
            "Convolutions with few fp32 input channels fold kernel columns "
            "into the contraction beside the kernel rows">,
+    Option<"packResidents", "pack-residents", "bool", /*default=*/"true",
+           "A tensor kept in SBUF that one convolution writes and one "
+           "convolution with packed bands or stacked rows reads is kept in "
+           "that reader's band tile, which it reads in place">,
     Option<"stackRows", "stack-rows", "bool", /*default=*/"true",
            "Stride-1 convolutions with few channels and filters compute "
            "several consecutive output rows at once, their input rows on "

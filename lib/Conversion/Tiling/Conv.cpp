@@ -156,6 +156,9 @@ struct ConvKernel {
   const TileOptions &options;
   Location loc;
   WindowInput input;
+  /// The input kept in this kernel's packed band tile (PackedLayout.h):
+  /// its bands are views of it, its band choice the layout's.
+  const PackedLayout *packedInput = nullptr;
 
   Layout x, w, y;
   Type elt; // the output's element type
@@ -323,6 +326,9 @@ struct ConvKernel {
   int64_t blockRowStep() const { return stack > 1 ? stack : 1; }
 
   LogicalResult analyze();
+  /// After analyze: the layout of its packed band tile, when its input is
+  /// a whole resident tensor that could be kept in it.
+  std::optional<PackedLayout> packedLayout() const;
   void chooseBands();
   void chooseVectorChunks();
   /// Calls fn(pixels, group) for each chunk of `images` images' output in
@@ -774,6 +780,14 @@ LogicalResult ConvKernel::analyze() {
   foldRows = convFoldsRows(g, P()) && !scale &&
              (!input.resident || g.inputType.isF32());
   chooseBands();
+  if (input.resident && input.resident->tensor->packed &&
+      input.resident->tensor->packed->reader == op) {
+    packedInput = &*input.resident->tensor->packed;
+    foldRows = packedInput->foldRows;
+    foldCols = 1;
+    bands = packedInput->bands;
+    stack = packedInput->stack;
+  }
   if (pad && !input.resident && foldCols == 1 && pad->value == 0.0 &&
       g.w > pad->width) {
     fullColumn = findFullColumn();
@@ -1005,6 +1019,16 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         b, pooled, ivs, {fs, count, pw},
         {pooled.strides[1], step * pooled.strides[2], pooled.strides[3]});
   };
+  // `src` ([fs, count, pw]) out to those rows: a DMA, or, into a packed
+  // tensor, its reader's band tile.
+  bool packedOut = out && out->tensor->packed;
+  auto put = [&](Value src, int64_t row, int64_t count, int64_t step = 1) {
+    if (packedOut)
+      options.residents->write(b, loc, *out, src, n, f0, fs, row, count, step,
+                               0, pw);
+    else
+      tile::DmaOp::create(b, loc, src, target(row, count, step));
+  };
   // Stacked rows: block j holds output rows stack * (oh + i) + j, so a
   // pooled pair is blocks 2p and 2p + 1, on other partitions. Each pair's
   // blocks trade places by DMA, one max over every block leaves pair p's
@@ -1019,13 +1043,13 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
     max(cols, other, cols);
     for (int64_t p = 0; 2 * p < validBlocks(); ++p)
-      tile::DmaOp::create(b, loc, block(cols, 2 * p),
-                          target(stack / 2 * oh + p, rc, stack / 2));
+      put(block(cols, 2 * p), stack / 2 * oh + p, rc, stack / 2);
     return;
   }
   // One band in SBUF: straight into the pooled tensor's tile.
-  Value rows = bands == 1 && out ? target(oh / 2, pr)
-                                 : allocTile(b, loc, {fb, pr, pw}, work);
+  bool inPlace = bands == 1 && out && !packedOut;
+  Value rows =
+      inPlace ? target(oh / 2, pr) : allocTile(b, loc, {fb, pr, pw}, work);
   max(windowOf(b, loc, cols, fb, c0, pr, 2, 0, pw, 1),
       windowOf(b, loc, cols, fb, c0 + 1, pr, 2, 0, pw, 1), rows);
   // Row 2i - 1: the previous chunk's last for i = 0, but in a band's
@@ -1038,14 +1062,13 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         windowOf(b, loc, cols, fb, c0 + 2 * first - 1, pr - first, 2, 0, pw, 1),
         dst);
   }
-  if (bands == 1 && out)
+  if (inPlace)
     return;
   for (int64_t j = 0; j < bands; ++j) {
     int64_t r0 = j > 0 ? first : 0;
     if (pr > r0)
-      tile::DmaOp::create(
-          b, loc, windowOf(b, loc, rows, fs, r0, pr - r0, 1, 0, pw, 1, j * fs),
-          target((oh + j * bandH) / 2 + r0, pr - r0));
+      put(windowOf(b, loc, rows, fs, r0, pr - r0, 1, 0, pw, 1, j * fs),
+          (oh + j * bandH) / 2 + r0, pr - r0);
   }
   if (!three || bands == 1)
     return;
@@ -1069,9 +1092,8 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   Value top = windowOf(b, loc, firstRows, fb, 0, 1, 1, 0, pw, 1);
   max(top, above, top);
   for (int64_t j = 1; j < bands; ++j)
-    tile::DmaOp::create(
-        b, loc, windowOf(b, loc, firstRows, fs, 0, 1, 1, 0, pw, 1, j * fs),
-        target(j * bandH / 2, 1));
+    put(windowOf(b, loc, firstRows, fs, 0, 1, 1, 0, pw, 1, j * fs),
+        j * bandH / 2, 1);
 }
 
 bool ConvKernel::evacuatesImages(int64_t pixels) const {
@@ -1133,7 +1155,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   auto resident = [&](Value buffer, int64_t j) -> Value {
     std::optional<ResidentRef> r =
         options.residents ? options.residents->lookup(buffer) : std::nullopt;
-    if (!r)
+    if (!r || r->tensor->packed) // written by DMA, never read here
       return {};
     return options.residents->view(b, loc, *r, n, f0, fs, blockRow(oh, j), rc,
                                    blockRowStep(), ow0, wc, 1, imgs);
@@ -1304,6 +1326,15 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         if (Value narrow = retypeWrittenTile(b, t, outType))
           t = narrow;
       for (int64_t j = 0; j < nb; ++j) {
+        if (outRef && outRef->tensor->packed) {
+          // Into its reader's band tile: each image's rows of the block.
+          for (int64_t i = 0; i < imgs; ++i)
+            options.residents->write(
+                b, loc, *outRef,
+                tileSlice(b, loc, t, j * fs, fs, i * rc * wc, rc * wc), n + i,
+                f0, fs, blockRow(oh, j), rc, blockRowStep(), ow0, wc);
+          continue;
+        }
         Value r = resident(out.buffer, j);
         tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
                             r ? r : view2d(out, cols, j));
@@ -1472,7 +1503,13 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
   assert((!packed || images.size() == 1) && "packed bands are per image");
   int64_t n = images.front();
-  if (packed) {
+  if (packedInput) {
+    // The input is kept in this layout: the band tile is its rows.
+    bandColOffset = 0;
+    inputs.push_back(options.residents->packedRows(
+        b, loc, *input.resident->tensor, n, foldRows ? oh0 : oh0 * g.strideH,
+        tileRows(rows)));
+  } else if (packed) {
     // Partition ((j * KWf + kwi) * KH' + kh) * C + c, row r, column q:
     // padded input row (oh0 + j * bandH + r) * sh + kh * dh of channel c
     // when folded (KH' = KH), row (oh0 + j * bandH) * sh + r otherwise
@@ -2209,6 +2246,51 @@ LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
     t = lowering.materializeFull(*scaled, g.filterType);
   }
   return success();
+}
+
+std::optional<PackedLayout> ConvKernel::packedLayout() const {
+  const std::optional<ResidentRef> &ref = input.resident;
+  if (!ref || !(foldRows || bands > 1) || foldCols != 1 || cBlocks != 1 ||
+      scale || trimmed)
+    return std::nullopt;
+  // The whole tensor, which the padding (if any) surrounds.
+  const ResidentTensor &t = *ref->tensor;
+  int64_t h = pad ? pad->height : g.h, w = pad ? pad->width : g.w;
+  if (ref->n || ref->c || ref->h || ref->w || ref->rowStep != 1 ||
+      ref->colStep != 1 || t.c != g.c || t.h != h || t.w != w)
+    return std::nullopt;
+  PackedLayout p;
+  p.reader = op;
+  p.rows = tileRows(bandH) + (lastRows ? 1 : 0);
+  p.width = g.w;
+  p.rowStep = foldRows ? foldRowStep() : 1;
+  p.top = pad ? pad->top : 0;
+  p.left = pad ? pad->left : 0;
+  int64_t fold = foldRows ? foldGroups() : 1;
+  for (int64_t j = 0; j < bands; ++j)
+    for (int64_t kh = 0; kh < fold; ++kh)
+      p.rowAt.push_back(j * bandH * foldRowStep() + kh * foldGroupStep());
+  p.bands = bands;
+  p.stack = stack;
+  p.foldRows = foldRows;
+  return p;
+}
+
+std::optional<ConvPacking> tiling::analyzeConvPacking(
+    OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
+    const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
+    Value diagonal, const ChannelScale *scale, const FusedPool *pool,
+    const TileOptions &options, const FusedGlobalPool *globalPool,
+    const ChainedConv *chained) {
+  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
+                    globalPool, chained, options);
+  // A kernel that cannot be analyzed says so when it is tiled.
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(kernel.analyze()))
+    return std::nullopt;
+  return ConvPacking{kernel.blocks(), kernel.poolInKernel ? kernel.blocks() : 0,
+                     kernel.packedLayout()};
 }
 
 LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,

@@ -10,6 +10,7 @@
 
 #include "Access.h"
 #include "BodyLowering.h"
+#include "PackedLayout.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -145,6 +146,23 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const FusedPool *pool, const TileOptions &options,
                              const FusedGlobalPool *globalPool = nullptr,
                              const ChainedConv *chained = nullptr);
+
+/// What tileConv's kernel, with the same arguments, would make of its
+/// operands: the partition blocks of its result and of its fused pooling's
+/// (packed bands or stacked rows, which leave by DMA; 1: evacuated in
+/// place into a resident result; 0: the pooling's own kernel writes it),
+/// and the packed input tile it would read when its input is a whole
+/// resident tensor that could be kept in that layout (PackedLayout.h).
+struct ConvPacking {
+  int64_t resultBlocks = 1, pooledBlocks = 0;
+  std::optional<PackedLayout> input;
+};
+std::optional<ConvPacking> analyzeConvPacking(
+    mlir::OpBuilder &b, mlir::linalg::GenericOp op, const conv::ConvGeneric &g,
+    const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
+    mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
+    const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
+    const ChainedConv *chained = nullptr);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

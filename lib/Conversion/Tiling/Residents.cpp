@@ -138,6 +138,11 @@ struct Candidate {
   /// The results of reads that commute with rounding to a narrower type
   /// (a max of rounded values is the rounded max; a copy moves them).
   SmallVector<Value> through;
+  /// Reads as a convolution's input (the last such convolution), and
+  /// writes as a convolution's result or its fused pooling's: a tensor one
+  /// of each touches may be packed for its reader (Residents::packable).
+  Operation *convReader = nullptr, *convWriter = nullptr;
+  int64_t convReads = 0, convWrites = 0;
 };
 
 struct Planner {
@@ -284,6 +289,10 @@ struct Planner {
       }
     }
     use(in, kpos, false, pad ? &*pad : nullptr, g.inputType);
+    if (Candidate *c = at(in)) {
+      c->convReader = op;
+      ++c->convReads;
+    }
     if (pad)
       recordPadding(x, *pad);
     reject(op.getDpsInputs()[1]); // the filter
@@ -322,6 +331,10 @@ struct Planner {
       // The output may be one phase of a transposed convolution's result.
       use(out, kpos, true, nullptr, std::nullopt, false, {},
           /*stepped=*/true);
+      if (Candidate *c = at(out)) {
+        c->convWriter = op;
+        ++c->convWrites;
+      }
     }
     // A max pooling the kernel computes too.
     if (auto it = fusedPools.find(op); it != fusedPools.end()) {
@@ -334,6 +347,10 @@ struct Planner {
       else
         use(out, kpos, false);
       use(pool.getDpsInits()[0], kpos, true);
+      if (Candidate *c = at(pool.getDpsInits()[0])) {
+        c->convWriter = op;
+        ++c->convWrites;
+      }
     }
     // A global pooling of the result it computes too: its result is
     // written here.
@@ -517,6 +534,7 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
                       int64_t rowStep, int64_t w, int64_t cols, int64_t colStep,
                       int64_t images) const {
   const ResidentTensor &t = *r.tensor;
+  assert(!t.packed && "a packed tensor is written with write(), read whole");
   int64_t ca = r.c + c, P = partitions;
   SmallVector<int64_t> offsets = {ca % P, ca / P, r.n + n,
                                   t.top + r.h + h * r.rowStep,
@@ -532,9 +550,160 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
   return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
 }
 
+void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
+                      Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
+                      int64_t rows, int64_t rowStep, int64_t w,
+                      int64_t cols) const {
+  const ResidentTensor &t = *r.tensor;
+  if (!t.packed) {
+    tile::DmaOp::create(
+        b, loc, src, view(b, loc, r, n, c, cs, h, rows, rowStep, w, cols, 1));
+    return;
+  }
+  const PackedLayout &p = *t.packed;
+  assert(r.rowStep == 1 && r.colStep == 1 && "a packed tensor's stepped view");
+  // Rows [i, i + m) of `src`.
+  auto srcRows = [&](int64_t i, int64_t m) -> Value {
+    auto type = cast<MemRefType>(src.getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()),
+        steps(rank, 1);
+    if (rank == 3) {
+      offsets[1] = i;
+      sizes[1] = m;
+    } else {
+      offsets[1] = i * cols;
+      sizes[1] = m * cols;
+    }
+    return memref::SubViewOp::create(b, loc, src, offsets, sizes, steps);
+  };
+  // Each block's rows of the write, in runs of consecutive tile rows that
+  // consecutive source rows fill.
+  for (int64_t k = 0; k < int64_t(p.rowAt.size()); ++k) {
+    int64_t at = p.rowAt[k], i0 = -1, r0 = 0, m = 0;
+    auto flush = [&] {
+      if (!m)
+        return;
+      SmallVector<int64_t> offsets = {k * t.c + r.c + c, r.n + n, r0,
+                                      p.left + r.w + w};
+      SmallVector<int64_t> sizes = {cs, 1, m, cols};
+      SmallVector<int64_t> steps(4, 1);
+      auto type = memref::SubViewOp::inferRankReducedResultType(
+          {cs, m, cols}, cast<MemRefType>(t.tile.getType()), offsets, sizes,
+          steps);
+      Value dst = memref::SubViewOp::create(b, loc, type, t.tile, offsets,
+                                            sizes, steps);
+      tile::DmaOp::create(b, loc, srcRows(i0, m), dst);
+      m = 0;
+    };
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t d = r.h + h + i * rowStep + p.top - at;
+      if (d < 0 || d % p.rowStep || d / p.rowStep >= p.rows)
+        continue;
+      int64_t row = d / p.rowStep;
+      if (m && i == i0 + m && row == r0 + m) {
+        ++m;
+        continue;
+      }
+      flush();
+      i0 = i;
+      r0 = row;
+      m = 1;
+    }
+    flush();
+  }
+}
+
+Value Residents::packedRows(OpBuilder &b, Location loc, const ResidentTensor &t,
+                            int64_t n, int64_t r0, int64_t rows) const {
+  const PackedLayout &p = *t.packed;
+  int64_t parts = int64_t(p.rowAt.size()) * t.c;
+  SmallVector<int64_t> offsets = {0, n, r0, 0};
+  SmallVector<int64_t> sizes = {parts, 1, rows, p.width};
+  SmallVector<int64_t> steps(4, 1);
+  auto type = memref::SubViewOp::inferRankReducedResultType(
+      {parts, rows, p.width}, cast<MemRefType>(t.tile.getType()), offsets,
+      sizes, steps);
+  return memref::SubViewOp::create(b, loc, type, t.tile, offsets, sizes, steps);
+}
+
+bool Residents::packingSavesDma(Value root, const PackedLayout &layout,
+                                int64_t minDescriptorBytes) const {
+  const ResidentTensor &t = tensors.find(root)->second;
+  int64_t eb =
+      tile::storageBytes(cast<MemRefType>(t.tile.getType()).getElementType());
+  // The rows of the tensor each block holds.
+  int64_t blockRows = 0;
+  for (int64_t at : layout.rowAt)
+    for (int64_t r = 0; r < layout.rows; ++r) {
+      int64_t h = at + r * layout.rowStep - layout.top;
+      blockRows += h >= 0 && h < t.h;
+    }
+  int64_t row = std::max(t.w * eb, minDescriptorBytes);
+  int64_t packed = blockRows * row;
+  int64_t copied =
+      layout.rowStep == 1
+          ? blockRows * layout.width * eb
+          : blockRows * std::max(layout.width * eb, minDescriptorBytes);
+  return packed <= t.h * row + copied;
+}
+
+void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
+  ResidentTensor &t = tensors.find(root)->second;
+  Operation *old = t.tile.getDefiningOp();
+  Location loc = old->getLoc();
+  // Only the border's memsets (through subviews) use the old tile yet.
+  for (Operation *view : llvm::make_early_inc_range(old->getUsers())) {
+    for (Operation *user : llvm::make_early_inc_range(view->getUsers()))
+      user->erase();
+    view->erase();
+  }
+  Type elt = cast<MemRefType>(t.tile.getType()).getElementType();
+  int64_t parts = int64_t(layout.rowAt.size()) * t.c;
+  b.setInsertionPoint(old);
+  t.tile = allocTile(b, loc, {parts, t.n, layout.rows, layout.width}, elt);
+  old->erase();
+  // The padding, before the first writer: the tile rows that are a padding
+  // row (or past the input) in some block, on every partition (a memset
+  // may not start at any partition; the writers then fill the blocks where
+  // they are rows of the tensor), and the border columns of the others.
+  b.setInsertionPoint(t.firstWriter);
+  auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
+    if (rn <= 0 || qn <= 0)
+      return;
+    SmallVector<int64_t> offsets = {0, 0, r0, q0};
+    SmallVector<int64_t> sizes = {parts, t.n, rn, qn};
+    SmallVector<int64_t> steps(4, 1);
+    Value v = memref::SubViewOp::create(b, loc, t.tile, offsets, sizes, steps);
+    tile::MemsetOp::create(b, loc, v, b.getF32FloatAttr(float(t.padValue)));
+  };
+  auto padRow = [&](int64_t r) {
+    return llvm::any_of(layout.rowAt, [&](int64_t at) {
+      int64_t h = at + r * layout.rowStep - layout.top;
+      return h < 0 || h >= t.h;
+    });
+  };
+  int64_t right = layout.width - layout.left - t.w;
+  for (int64_t r = 0; r < layout.rows;) {
+    int64_t e = r;
+    bool isPad = padRow(r);
+    while (e < layout.rows && padRow(e) == isPad)
+      ++e;
+    if (isPad) {
+      fill(r, e - r, 0, layout.width);
+    } else {
+      fill(r, e - r, 0, layout.left);
+      fill(r, e - r, layout.left + t.w, right);
+    }
+    r = e;
+  }
+  t.packed = std::move(layout);
+}
+
 Value Residents::imageColumns(OpBuilder &b, Location loc, const ResidentRef &r,
                               int64_t c, int64_t cs) const {
   const ResidentTensor &t = *r.tensor;
+  assert(!t.packed && "a packed tensor's columns");
   int64_t ca = r.c + c, P = partitions;
   SmallVector<int64_t> offsets = {ca % P, ca / P, r.n, t.top + r.h,
                                   t.left + r.w};
@@ -679,7 +848,8 @@ tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
     t.tile = allocTile(b, loc, {cs, blocks, t.n, hp, wp}, elt);
     // The border, set before the first kernel that writes the tensor: rows
     // above and below, then the columns left and right of the rows between.
-    b.setInsertionPoint(planner.anchor.lookup(ops[rc.liveStart]));
+    t.firstWriter = planner.anchor.lookup(ops[rc.liveStart]);
+    b.setInsertionPoint(t.firstWriter);
     auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
       if (rn <= 0 || qn <= 0)
         return;
@@ -694,6 +864,10 @@ tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
     fill(t.top + t.h, t.bottom, 0, wp);
     fill(t.top, t.h, 0, t.left);
     fill(t.top, t.h, t.left + t.w, t.right);
+    const Candidate &c = planner.candidates[root];
+    if (c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
+        c.convWrites == 1 && !c.steppedWrites && t.c <= P)
+      residents.packable[root] = {c.convWriter, c.convReader};
   }
   int64_t live = 0;
   std::vector<int64_t> liveAt(ops.size(), 0);

@@ -14,10 +14,14 @@
 #ifndef NKI_LIB_CONVERSION_TILING_RESIDENTS_H
 #define NKI_LIB_CONVERSION_TILING_RESIDENTS_H
 
+#include "PackedLayout.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -33,12 +37,17 @@ struct ChainedConv;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
-/// block c / 128, the border holding `padValue`.
+/// block c / 128, the border holding `padValue`; or, `packed`, its reader's
+/// band tile.
 struct ResidentTensor {
   mlir::Value tile;
   int64_t n = 0, c = 0, h = 0, w = 0;
   int64_t top = 0, left = 0, bottom = 0, right = 0;
   double padValue = 0.0;
+  std::optional<PackedLayout> packed;
+  /// Where the tile's padding is set: before the first kernel that writes
+  /// the tensor.
+  mlir::Operation *firstWriter = nullptr;
 };
 
 /// A view of a resident tensor: the tensor, the (n, c, h, w) it starts at
@@ -65,6 +74,34 @@ public:
                    int64_t rowStep, int64_t w, int64_t cols, int64_t colStep,
                    int64_t images = 1) const;
 
+  /// Copies `src` ([cs, rows * cols] or [cs, rows, cols] elements a
+  /// partition, row-major) to channels [c, c + cs), image n, rows h, h +
+  /// rowStep, ... and columns [w, w + cols) of `r` by DMA: into the view
+  /// (one DMA), or into each packed block that holds those rows (a DMA per
+  /// run of rows that step by one on both sides).
+  void write(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
+             mlir::Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
+             int64_t rows, int64_t rowStep, int64_t w, int64_t cols) const;
+
+  /// Tile rows [r0, r0 + rows) of image n of a packed tensor: [blocks * C,
+  /// rows, width].
+  mlir::Value packedRows(mlir::OpBuilder &b, mlir::Location loc,
+                         const ResidentTensor &t, int64_t n, int64_t r0,
+                         int64_t rows) const;
+
+  /// Whether `root`'s rows, written into `layout` (a DMA descriptor a row
+  /// and block, each charged at least `minDescriptorBytes`), cost less DMA
+  /// time than written into the resident tensor (a descriptor a row) and
+  /// copied from there into the reader's band tiles (rows whole, border
+  /// included: one run a block when the rows are consecutive, else a
+  /// descriptor a row).
+  bool packingSavesDma(mlir::Value root, const PackedLayout &layout,
+                       int64_t minDescriptorBytes) const;
+
+  /// Keeps `root`'s tensor in `layout` instead (the tensors `packable`
+  /// names; before any kernel is tiled): a new tile, its padding set.
+  void repack(mlir::OpBuilder &b, mlir::Value root, PackedLayout layout);
+
   /// The [cs, N] view of channels [c, c + cs) of every image of a resident
   /// [N, C, 1, 1] tensor (within one block of 128 channels).
   mlir::Value imageColumns(mlir::OpBuilder &b, mlir::Location loc,
@@ -79,6 +116,13 @@ public:
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
   llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer
   llvm::DenseMap<mlir::Operation *, int64_t> liveBytes;
+  /// Tensors that may be kept in their reader's packed layout (repack): one
+  /// convolution writes them (its result or its fused pooling's) and one
+  /// reads them as its input; by HBM buffer.
+  struct Packable {
+    mlir::Operation *writer = nullptr, *reader = nullptr;
+  };
+  llvm::MapVector<mlir::Value, Packable> packable;
 };
 
 /// Chooses the tensors of `ops` (the entry function's body, in order; the

@@ -379,6 +379,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                 globalPools, chainedConvs);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
+    if (packResidents)
+      repackForReaders(rewriter, residents, options);
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       TileOptions opOptions = options;
@@ -565,6 +567,87 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
   }
 
+  /// What a convolution's kernel absorbs around it (tileOne erases those
+  /// ops with it).
+  struct ConvSite {
+    SmallVector<Operation *> padOps;
+    std::optional<ConvPadding> pad;
+    linalg::FillOp fill;
+    linalg::GenericOp epilogue;
+    std::optional<Value> diagonal;
+    std::optional<ChannelScale> scale;
+    std::optional<FusedPool> pool;
+    std::optional<ChainedConv> chain;
+    const FusedGlobalPool *globalPool = nullptr;
+  };
+  ConvSite siteOf(linalg::GenericOp op) {
+    ConvSite s;
+    s.pad = findConvPadding(op.getDpsInputs()[0], op, s.padOps);
+    s.fill = findZeroFill(op.getDpsInits()[0], op);
+    s.epilogue =
+        findEpilogue(cast<linalg::LinalgOp>(op.getOperation()), s.fill);
+    linalg::GenericOp builder;
+    s.diagonal = findDiagonalFilter(op.getDpsInputs()[1], builder);
+    // A channel scale before an unpadded convolution scales its filter.
+    if (!s.pad && !s.diagonal)
+      s.scale = findChannelScale(op.getDpsInputs()[0], op);
+    // A max pooling of the result right after it: pooled by this kernel
+    // (the residents plan saw it there too).
+    if (auto it = fusedPools.find(op); it != fusedPools.end())
+      s.pool = it->second;
+    // A chained 1x1 convolution: the kernel goes where it (its epilogue)
+    // was, where its operands are all defined.
+    if (auto it = chainedConvs.find(op); it != chainedConvs.end())
+      s.chain = it->second;
+    if (auto it = globalPools.find(op); it != globalPools.end())
+      s.globalPool = &it->second;
+    return s;
+  }
+
+  /// Keeps each packable resident tensor (Residents.h) in its reader's
+  /// packed band tile when that reader's kernel packs one from it and its
+  /// writer's moves its rows by DMA anyway (packed bands or stacked rows):
+  /// the rows then go straight to where the reader takes them, rather than
+  /// to the resident tensor and, in a second DMA, from there to the band
+  /// tile; unless that costs more DMA time than the two copies (each row
+  /// goes to every block that holds it, a descriptor each, where the
+  /// reader copies whole rows in one run a partition). A writer that
+  /// evacuates into the tensor in place keeps it.
+  void repackForReaders(OpBuilder &b, Residents &residents,
+                        const TileOptions &options) {
+    auto analyze = [&](Operation *op,
+                       ConvSite &site) -> std::optional<ConvPacking> {
+      auto generic = cast<linalg::GenericOp>(op);
+      std::optional<nki::conv::ConvGeneric> g =
+          nki::conv::matchConvGeneric(generic);
+      site = siteOf(generic);
+      TileOptions opOptions = options;
+      opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
+      opOptions.residents = &residents;
+      return analyzeConvPacking(
+          b, generic, *g, site.pad ? &*site.pad : nullptr, bool(site.fill),
+          site.epilogue, site.diagonal.value_or(Value()),
+          site.scale ? &*site.scale : nullptr,
+          site.pool ? &*site.pool : nullptr, opOptions, site.globalPool,
+          site.chain ? &*site.chain : nullptr);
+    };
+    for (auto [root, p] : residents.packable) {
+      ConvSite writerSite, readerSite;
+      std::optional<ConvPacking> writer = analyze(p.writer, writerSite);
+      if (!writer)
+        continue;
+      bool pooled = writerSite.pool &&
+                    viewRoot(writerSite.pool->op.getDpsInits()[0]) == root;
+      if ((pooled ? writer->pooledBlocks : writer->resultBlocks) <= 1)
+        continue;
+      std::optional<ConvPacking> reader = analyze(p.reader, readerSite);
+      if (reader && reader->input &&
+          residents.packingSavesDma(root, *reader->input,
+                                    options.rates.dmaMinDescriptorBytes))
+        residents.repack(b, root, std::move(*reader->input));
+    }
+  }
+
   LogicalResult tileOne(IRRewriter &rewriter, Operation *op,
                         const TileOptions &options,
                         DenseSet<Operation *> &erased) {
@@ -671,29 +754,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (std::optional<nki::conv::ConvGeneric> g =
             generic ? nki::conv::matchConvGeneric(generic) : std::nullopt) {
-      SmallVector<Operation *> padOps;
-      std::optional<ConvPadding> pad =
-          findConvPadding(generic.getDpsInputs()[0], op, padOps);
+      ConvSite site = siteOf(generic);
+      auto &[padOps, pad, fill, epilogue, diagonal, scale, pool, chain,
+             globalPool] = site;
       Value out = generic.getDpsInits()[0];
-      linalg::FillOp fill = findZeroFill(out, op);
-      linalg::GenericOp epilogue = findEpilogue(linalgOp, fill);
-      linalg::GenericOp builder;
-      std::optional<Value> diagonal =
-          findDiagonalFilter(generic.getDpsInputs()[1], builder);
-      // A channel scale before an unpadded convolution scales its filter.
-      std::optional<ChannelScale> scale =
-          pad || diagonal ? std::nullopt
-                          : findChannelScale(generic.getDpsInputs()[0], op);
-      // A max pooling of the result right after it: pooled by this kernel
-      // (the residents plan saw it there too).
-      std::optional<FusedPool> pool;
-      if (auto it = fusedPools.find(op); it != fusedPools.end())
-        pool = it->second;
-      // A chained 1x1 convolution: the kernel goes where it (its epilogue)
-      // was, where its operands are all defined.
-      std::optional<ChainedConv> chain;
-      if (auto it = chainedConvs.find(op); it != chainedConvs.end())
-        chain = it->second;
       if (pool)
         rewriter.setInsertionPoint(pool->op);
       else if (chain)
@@ -701,13 +765,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                                    : chain->op);
       else if (epilogue)
         rewriter.setInsertionPoint(epilogue);
-      auto globalPool = globalPools.find(op);
-      if (failed(tileConv(
-              rewriter, generic, *g, pad ? &*pad : nullptr, bool(fill),
-              epilogue, diagonal.value_or(Value()), scale ? &*scale : nullptr,
-              pool ? &*pool : nullptr, options,
-              globalPool != globalPools.end() ? &globalPool->second : nullptr,
-              chain ? &*chain : nullptr)))
+      if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
+                          bool(fill), epilogue, diagonal.value_or(Value()),
+                          scale ? &*scale : nullptr, pool ? &*pool : nullptr,
+                          options, globalPool, chain ? &*chain : nullptr)))
         return failure();
       // The result the 1x1 read is never written now: its buffer goes too.
       Value result = epilogue ? epilogue.getDpsInits()[0] : out;

@@ -7,6 +7,7 @@
 // alone.
 // RUN: nki-opt %s -split-input-file --nki-tile="fold-columns=false stack-rows=false" | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s --check-prefix=OFF
+// RUN: nki-opt %s -split-input-file --nki-tile="fold-columns=false stack-rows=false pack-residents=false" | FileCheck %s --check-prefix=UNPACKED
 
 // 16 channels, 16 filters, 8 output rows: eight bands of one row. The
 // filter goes onto the eight partition groups by DMA and two POOL
@@ -52,21 +53,41 @@ module {
 // -----
 
 // Between two convolutions in SBUF: the 3x3 convolution's ReLU runs on
-// all 128 partitions of its packed result and each band's rows go into
-// the resident tensor by a DMA within SBUF; the 1x1 convolution (16 to 32
-// filters: four bands of two rows) copies each band's rows out of it the
-// same way.
+// all 128 partitions of its packed result (eight bands of one row), and
+// the 1x1 convolution (16 to 32 filters) packs four bands of two rows. The
+// tensor between them is kept in the 1x1's band tile ([4 x 16, 1 image,
+// 2 rows, 8 columns]; compiler.md, "Packed residents"): each of the 3x3's
+// band rows goes there by a DMA within SBUF, and the 1x1 reads it in place.
 // CHECK-LABEL: func.func @main(
-// CHECK: %[[T:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
+// CHECK: %[[T:.*]] = nki.alloc : memref<64x1x2x8xf32, #nki.memory<sbuf>>
 // CHECK: nki.tensor_scalar %{{.*}} into %[[R:.*]] {op0 = "max"} : memref<128x8xf32, #nki.memory<psum>> into memref<128x8xf32, #nki.memory<sbuf>>
-// CHECK: %[[ROW:.*]] = memref.subview %[[T]][0, 0, 0, 0, 0] [16, 1, 1, 1, 8]
 // CHECK: %[[PART:.*]] = memref.subview %[[R]][0, 0] [16, 8]
-// CHECK: nki.dma %[[PART]] to %[[ROW]]
-// CHECK: %[[BAND:.*]] = nki.alloc : memref<64x2x8xf32, #nki.memory<sbuf>>
-// CHECK: %[[ROWS:.*]] = memref.subview %[[T]][0, 0, 0, 2, 0] [16, 1, 1, 2, 8]
-// CHECK: %[[TO:.*]] = memref.subview %[[BAND]][16, 0, 0] [16, 2, 8]
-// CHECK: nki.dma %[[ROWS]] to %[[TO]]
-// CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<64x128xf32, #nki.memory<sbuf>>, memref<64x2x8xf32, strided<[16, 8, 1]>, #nki.memory<sbuf>> into memref<128x16xf32, #nki.memory<psum>>
+// CHECK: %[[ROW:.*]] = memref.subview %[[T]][0, 0, 0, 0] [16, 1, 1, 8]
+// CHECK: %[[SRC:.*]] = memref.subview %[[PART]][0, 0] [16, 8]
+// CHECK: nki.dma %[[SRC]] to %[[ROW]]
+// CHECK: %[[PART1:.*]] = memref.subview %[[R]][16, 0] [16, 8]
+// CHECK: %[[ROW1:.*]] = memref.subview %[[T]][0, 0, 1, 0] [16, 1, 1, 8]
+// CHECK: %[[SRC1:.*]] = memref.subview %[[PART1]][0, 0] [16, 8]
+// CHECK: nki.dma %[[SRC1]] to %[[ROW1]]
+// CHECK: %[[PART2:.*]] = memref.subview %[[R]][32, 0] [16, 8]
+// CHECK: %[[ROW2:.*]] = memref.subview %[[T]][16, 0, 0, 0] [16, 1, 1, 8]
+// CHECK-NOT: nki.alloc : memref<64x2x8xf32
+// CHECK: %[[IN:.*]] = memref.subview %[[T]][0, 0, 0, 0] [64, 1, 2, 8]
+// CHECK: %[[WIN:.*]] = memref.subview %[[IN]][0, 0, 0] [64, 2, 8]
+// CHECK: nki.matmul %{{.*}}, %[[WIN]] into %{{.*}} : memref<64x128xf32, #nki.memory<sbuf>>, memref<64x2x8xf32, strided<[16, 8, 1]>, #nki.memory<sbuf>> into memref<128x16xf32, #nki.memory<psum>>
+// Not packed: each band's rows go into the resident tensor by a DMA
+// within SBUF, and the 1x1 copies each band's rows out of it the same way.
+// UNPACKED-LABEL: func.func @main(
+// UNPACKED: %[[T:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
+// UNPACKED: nki.tensor_scalar %{{.*}} into %[[R:.*]] {op0 = "max"} : memref<128x8xf32, #nki.memory<psum>> into memref<128x8xf32, #nki.memory<sbuf>>
+// UNPACKED: %[[ROW:.*]] = memref.subview %[[T]][0, 0, 0, 0, 0] [16, 1, 1, 1, 8]
+// UNPACKED: %[[PART:.*]] = memref.subview %[[R]][0, 0] [16, 8]
+// UNPACKED: nki.dma %[[PART]] to %[[ROW]]
+// UNPACKED: %[[BAND:.*]] = nki.alloc : memref<64x2x8xf32, #nki.memory<sbuf>>
+// UNPACKED: %[[ROWS:.*]] = memref.subview %[[T]][0, 0, 0, 2, 0] [16, 1, 1, 2, 8]
+// UNPACKED: %[[TO:.*]] = memref.subview %[[BAND]][16, 0, 0] [16, 2, 8]
+// UNPACKED: nki.dma %[[ROWS]] to %[[TO]]
+// UNPACKED: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<64x128xf32, #nki.memory<sbuf>>, memref<64x2x8xf32, strided<[16, 8, 1]>, #nki.memory<sbuf>> into memref<128x16xf32, #nki.memory<psum>>
 
 #map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
 #map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
