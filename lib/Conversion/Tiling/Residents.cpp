@@ -654,8 +654,13 @@ void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
   Location loc = old->getLoc();
   // Only the border's memsets (through subviews) use the old tile yet.
   for (Operation *view : llvm::make_early_inc_range(old->getUsers())) {
-    for (Operation *user : llvm::make_early_inc_range(view->getUsers()))
+    assert(llvm::isa<memref::SubViewOp>(view) &&
+           "the old tile used by a kernel");
+    for (Operation *user : llvm::make_early_inc_range(view->getUsers())) {
+      assert(llvm::isa<tile::MemsetOp>(user) &&
+             "the old tile used by a kernel");
       user->erase();
+    }
     view->erase();
   }
   Type elt = cast<MemRefType>(t.tile.getType()).getElementType();

@@ -606,12 +606,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
 
   /// Keeps each packable resident tensor (Residents.h) in its reader's
   /// packed band tile when that reader's kernel packs one from it and its
-  /// writer's moves its rows by DMA anyway (packed bands or stacked rows):
-  /// the rows then go straight to where the reader takes them, rather than
-  /// to the resident tensor and, in a second DMA, from there to the band
-  /// tile; unless that costs more DMA time than the two copies (each row
-  /// goes to every block that holds it, a descriptor each, where the
-  /// reader copies whole rows in one run a partition). A writer that
+  /// writer's kernel moves its rows by DMA anyway (packed bands or stacked
+  /// rows): the rows then go straight to where the reader takes them,
+  /// rather than to the resident tensor and, in a second DMA, from there to
+  /// the band tile; unless that costs more DMA time than the two copies
+  /// (each row goes to every block that holds it, a descriptor each, where
+  /// the reader copies whole rows in one run a partition). A writer that
   /// evacuates into the tensor in place keeps it.
   void repackForReaders(OpBuilder &b, Residents &residents,
                         const TileOptions &options) {
