@@ -855,6 +855,48 @@ def case_conv_conv(rng, dims, dt):
     return mlir, {**inputs, "w2": w2}, ref
 
 
+def case_conv_depthwise(rng, dims, dt):
+    """conv_bn_act (dims[:9] as there), then a constant 3x3 depthwise
+    convolution of its result zero-padded by one (MobileNetV2's stem and
+    first depthwise layer), stride dims[9] (default 1): the tensor between
+    them kept in SBUF, in the depthwise kernel's packed bands when the
+    first convolution moves its rows by DMA."""
+    stride = dims[9] if len(dims) > 9 else 1
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
+    f = dims[4]
+    wt = rand(rng, (f, 3, 3), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    padding, padded = pad_mlir("ap", "a", shape, 1, "zero_f32")
+    oh = (padded[2] - 3) // stride + 1
+    ow = (padded[3] - 3) // stride + 1
+    yt = ttype((shape[0], f, oh, ow), "f32")
+
+    def nested(a):
+        if a.ndim == 0:
+            return f"{float(a):.9e}"
+        return "[" + ", ".join(nested(e) for e in a) + "]"
+    body = padding + f"""
+  %wk = arith.constant dense<{nested(wt.astype(np.float64))}> : {ttype((f, 3, 3), "f32")}
+  %de = tensor.empty() : {yt}
+  %dz = linalg.fill ins(%zero_f32 : f32) outs(%de : {yt}) -> {yt}
+  %d = linalg.depthwise_conv_2d_nchw_chw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%ap, %wk : {ttype(padded, "f32")}, {ttype((f, 3, 3), "f32")}) outs(%dz : {yt}) -> {yt}
+  return %d : {yt}"""
+    mlir = mlir.replace(f"  return %a : {out}", body).replace(
+        f") -> {out} {{", f") -> {yt} {{", 1)
+
+    def ref(mm):
+        ap = np.pad(ref1(mm), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        y = np.zeros((shape[0], f, oh, ow))
+        for i in range(3):
+            for j in range(3):
+                y += ap[:, :, i:i + (oh - 1) * stride + 1:stride,
+                        j:j + (ow - 1) * stride + 1:stride] * \
+                    wt[None, :, i, j, None, None].astype(np.float64)
+        return y
+    return mlir, inputs, ref
+
+
 def case_depthwise(rng, dims, dt):
     """N x C x H x W input, a constant K x K filter per channel (what the
     ONNX importer writes for Conv with group = C), stride, zero padding."""
@@ -998,6 +1040,7 @@ CASES = {
     "conv_act_conv": case_conv_act_conv,
     "conv_pool_conv": case_conv_pool_conv,
     "conv_conv": case_conv_conv,
+    "conv_depthwise": case_conv_depthwise,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,
