@@ -871,13 +871,8 @@ def case_conv_depthwise(rng, dims, dt):
     oh = (padded[2] - 3) // stride + 1
     ow = (padded[3] - 3) // stride + 1
     yt = ttype((shape[0], f, oh, ow), "f32")
-
-    def nested(a):
-        if a.ndim == 0:
-            return f"{float(a):.9e}"
-        return "[" + ", ".join(nested(e) for e in a) + "]"
     body = padding + f"""
-  %wk = arith.constant dense<{nested(wt.astype(np.float64))}> : {ttype((f, 3, 3), "f32")}
+  %wk = arith.constant dense<{dense_literal(wt)}> : {ttype((f, 3, 3), "f32")}
   %de = tensor.empty() : {yt}
   %dz = linalg.fill ins(%zero_f32 : f32) outs(%de : {yt}) -> {yt}
   %d = linalg.depthwise_conv_2d_nchw_chw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%ap, %wk : {ttype(padded, "f32")}, {ttype((f, 3, 3), "f32")}) outs(%dz : {yt}) -> {yt}

@@ -324,6 +324,12 @@ struct ConvKernel {
     return stack > 1 ? oh * stack + j : oh + j * bandH;
   }
   int64_t blockRowStep() const { return stack > 1 ? stack : 1; }
+  /// The padded input row at row 0 of band j's partition group kh in the
+  /// band tile of the group of rows from oh0 (its rows step by
+  /// foldRowStep() when folded, else by 1).
+  int64_t bandInputRow(int64_t oh0, int64_t j, int64_t kh) const {
+    return (oh0 + j * bandH) * foldRowStep() + kh * foldGroupStep();
+  }
 
   LogicalResult analyze();
   /// After analyze: the layout of its packed band tile, when its input is
@@ -1562,8 +1568,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       auto padRow = [&](int64_t r) {
         for (int64_t j = 0; j < bands; ++j)
           for (int64_t kh = 0; kh < fold; ++kh) {
-            int64_t h = (oh0 + j * bandH) * foldRowStep() +
-                        kh * foldGroupStep() + r * step;
+            int64_t h = bandInputRow(oh0, j, kh) + r * step;
             if (h < pad->top || h >= pad->top + pad->height)
               return true;
           }
@@ -1618,7 +1623,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     for (int64_t j = 0; j < bands; ++j)
       for (int64_t kwi = 0; kwi < foldCols; ++kwi)
         for (int64_t kh = 0; kh < fold; ++kh) {
-          int64_t h0 = (oh0 + j * bandH) * foldRowStep() + kh * foldGroupStep();
+          int64_t h0 = bandInputRow(oh0, j, kh);
           if (partialGroup && h0 >= g.h)
             continue;
           int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
@@ -2269,7 +2274,7 @@ std::optional<PackedLayout> ConvKernel::packedLayout() const {
   int64_t fold = foldRows ? foldGroups() : 1;
   for (int64_t j = 0; j < bands; ++j)
     for (int64_t kh = 0; kh < fold; ++kh)
-      p.rowAt.push_back(j * bandH * foldRowStep() + kh * foldGroupStep());
+      p.rowAt.push_back(bandInputRow(0, j, kh));
   p.bands = bands;
   p.stack = stack;
   p.foldRows = foldRows;

@@ -555,11 +555,7 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
                       int64_t rows, int64_t rowStep, int64_t w,
                       int64_t cols) const {
   const ResidentTensor &t = *r.tensor;
-  if (!t.packed) {
-    tile::DmaOp::create(
-        b, loc, src, view(b, loc, r, n, c, cs, h, rows, rowStep, w, cols, 1));
-    return;
-  }
+  assert(t.packed && "a channel-major tensor is written through view()");
   const PackedLayout &p = *t.packed;
   assert(r.rowStep == 1 && r.colStep == 1 && "a packed tensor's stepped view");
   // Rows [i, i + m) of `src`.

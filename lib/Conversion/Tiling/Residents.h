@@ -76,9 +76,9 @@ public:
 
   /// Copies `src` ([cs, rows * cols] or [cs, rows, cols] elements a
   /// partition, row-major) to channels [c, c + cs), image n, rows h, h +
-  /// rowStep, ... and columns [w, w + cols) of `r` by DMA: into the view
-  /// (one DMA), or into each packed block that holds those rows (a DMA per
-  /// run of rows that step by one on both sides).
+  /// rowStep, ... and columns [w, w + cols) of the packed tensor `r` by
+  /// DMA, into each block that holds those rows (a DMA per run of rows
+  /// that step by one on both sides).
   void write(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
              mlir::Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
              int64_t rows, int64_t rowStep, int64_t w, int64_t cols) const;
