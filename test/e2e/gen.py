@@ -811,14 +811,17 @@ def case_conv_pool_conv(rng, dims, dt):
 
 def case_conv_conv(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), optionally a 2x2 stride-2 max pool
-    of its result (dims[9] = 2), then a 3x3 convolution of F filters of that
-    tensor zero-padded by one: a U-Net block's two convolutions, the tensor
-    between them kept in SBUF (in the second's packed band tile when the
-    first moves its rows by DMA: docs/compiler.md, "Packed residents")."""
+    of its result (dims[9] = 2), then a 3x3 convolution of F2 filters
+    (dims[10], else F) of that tensor zero-padded by one: a U-Net block's
+    two convolutions, or a level's last and the next level's first, the
+    tensor between them kept in SBUF (in the second's packed band tile when
+    the first moves its rows by DMA: docs/compiler.md, "Packed
+    residents")."""
     pool = len(dims) > 9 and dims[9] == 2
     mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
     f = dims[4]
-    w2 = rand(rng, (f, f, 3, 3), dt)
+    f2 = dims[10] if len(dims) > 10 else f
+    w2 = rand(rng, (f2, f, 3, 3), dt)
     out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
     shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
     mid, mt, body = "a", shape, ""
@@ -834,15 +837,15 @@ def case_conv_conv(rng, dims, dt):
   %p = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %win : {out}, {wt}) outs(%pi : {pt}) -> {pt}"""
         mid = "p"
     padding, padded = pad_mlir("mp", mid, mt, 1, "zero_f32")
-    yt = ttype(mt, "f32")
+    yt = ttype((mt[0], f2) + mt[2:], "f32")
     body += padding + f"""
   %ze = tensor.empty() : {yt}
   %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {yt}) -> {yt}
-  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%mp, %w2 : {ttype(padded, "f32")}, {ttype((f, f, 3, 3), dt)}) outs(%zz : {yt}) -> {yt}
+  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%mp, %w2 : {ttype(padded, "f32")}, {ttype((f2, f, 3, 3), dt)}) outs(%zz : {yt}) -> {yt}
   return %y2 : {yt}"""
     mlir = mlir.replace(f"  return %a : {out}", body).replace(
         f") -> {out} {{", f") -> {yt} {{", 1).replace(
-        '%scale: ', f'%w2: {ttype((f, f, 3, 3), dt)} {{nki.name = "w2"}}, '
+        '%scale: ', f'%w2: {ttype((f2, f, 3, 3), dt)} {{nki.name = "w2"}}, '
         '%scale: ', 1)
 
     def ref(mm):

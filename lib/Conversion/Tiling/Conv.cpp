@@ -47,6 +47,7 @@
 #include "WindowInput.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -286,6 +287,12 @@ struct ConvKernel {
   bool anyOn(ChunkPath p) const { return llvm::is_contained(chunkPaths, p); }
   bool onVector(ChunkPath p) const { return p != ChunkPath::PE; }
   size_t nextChunk = 0;
+  /// Whether emitBand emits the kernel's last band, whose last group of
+  /// chunks may go a chunk at a time (splitLastGroup); whether it emits
+  /// that group, whose rows go to a packed result by engine copies where
+  /// they can (Residents::write).
+  bool lastBand = false, tailGroup = false;
+  bool splitLastGroup() const;
   /// The engine time the chunks emitted so far take: the PE's matmuls, and
   /// the evacuations chooseAddOrder and chooseSiluEngines placed.
   TileOptions::EngineLoads evacuationLoads;
@@ -1031,7 +1038,7 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   auto put = [&](Value src, int64_t row, int64_t count, int64_t step = 1) {
     if (packedOut)
       options.residents->write(b, loc, *out, src, n, f0, fs, row, count, step,
-                               0, pw);
+                               0, pw, tailGroup);
     else
       tile::DmaOp::create(b, loc, src, target(row, count, step));
   };
@@ -1338,7 +1345,8 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
             options.residents->write(
                 b, loc, *outRef,
                 tileSlice(b, loc, t, j * fs, fs, i * rc * wc, rc * wc), n + i,
-                f0, fs, blockRow(oh, j), rc, blockRowStep(), ow0, wc);
+                f0, fs, blockRow(oh, j), rc, blockRowStep(), ow0, wc,
+                tailGroup);
           continue;
         }
         Value r = resident(out.buffer, j);
@@ -1677,9 +1685,23 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   int64_t filterCols = blocks() * g.f;
   for (int64_t fbk = 0; fbk < fBlocks; ++fbk) {
     int64_t f0 = fbk * P(), fb = blocks() * fbAt(fbk);
-    for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup) {
-      ArrayRef<Chunk> group = ArrayRef<Chunk>(chunks).slice(
-          c0, std::min<size_t>(kChunksPerGroup, chunks.size() - c0));
+    // The kernel's last group goes a chunk at a time, so that its chunks
+    // are done one after another rather than all at the end.
+    SmallVector<size_t> groupEnds;
+    for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup)
+      groupEnds.push_back(std::min(c0 + kChunksPerGroup, chunks.size()));
+    bool lastOfKernel = lastBand && fbk + 1 == fBlocks && !chunks.empty();
+    size_t tailStart =
+        lastOfKernel ? (groupEnds.size() - 1) * kChunksPerGroup : chunks.size();
+    if (lastOfKernel && splitLastGroup()) {
+      groupEnds.pop_back();
+      for (size_t c = tailStart + 1; c <= chunks.size(); ++c)
+        groupEnds.push_back(c);
+    }
+    for (size_t gi = 0, c0 = 0; gi < groupEnds.size(); c0 = groupEnds[gi++]) {
+      ArrayRef<Chunk> group =
+          ArrayRef<Chunk>(chunks).slice(c0, groupEnds[gi] - c0);
+      tailGroup = c0 >= tailStart;
       SmallVector<Value> accs;
       SmallVector<bool> vec;
       for (const Chunk &ch : group) {
@@ -2155,6 +2177,38 @@ void ConvKernel::chooseVectorChunks() {
   }
 }
 
+/// Whether the kernel's last group of chunks goes a chunk at a time: when
+/// the result leaves the accumulators by more than an evacuation in place
+/// (a DMA to another layout, to HBM, or a pooling first), a group's
+/// chunks, all finished at once, leave the next kernel waiting for that
+/// chain; one at a time, the chains of all but the last overlap its
+/// matmuls. Worth it when the LoadStationary operations the group no
+/// longer shares cost less than a DMA's latency (a PE-bound f32 layer
+/// evacuated in place only pays them: ResNet-50 b1 734 -> 743 us).
+bool ConvKernel::splitLastGroup() const {
+  const TileOptions::Rates &t = options.rates;
+  Value out = epilogue ? epi.operands.back().buffer : y.buffer;
+  bool inPlace = blocks() == 1 && !pool && !globalPool && !chained &&
+                 options.residents &&
+                 options.residents->lookup(narrowedBuffer(out));
+  // Several images in flight (the batch, or nki-split-batch's groups): the
+  // next kernel has others to start on (ResNet-50 at batch 8 in f32, in
+  // groups of one image: 4,411 -> 4,422 us split).
+  auto groups =
+      op->getParentOfType<func::FuncOp>()->getAttrOfType<DictionaryAttr>(
+          tile::kBatchGroupsAttr);
+  auto groupCount =
+      groups ? groups.getAs<IntegerAttr>("groups") : IntegerAttr();
+  if (!t.peClockMHz || g.n > 1 || (groupCount && groupCount.getInt() > 1) ||
+      (inPlace && g.inputType.isF32()))
+    return false;
+  int64_t factor = g.inputType.isF32() ? t.peFp32Factor : 1;
+  double loads = double((kChunksPerGroup - 1) * cBlocks * taps() *
+                        t.peLoadStationaryCycles * factor) *
+                 1000.0 / double(t.peClockMHz);
+  return loads <= double(t.dmaLatencyNs);
+}
+
 void ConvKernel::emit() {
   if (diagonal) {
     compact = loadCompact();
@@ -2190,13 +2244,18 @@ void ConvKernel::emit() {
       imageFilters = {packFilter(imageFilters.front())};
     SmallVector<int64_t> images =
         llvm::to_vector(llvm::seq(n, std::min(n + imageGroup, g.n)));
-    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows)
+    bool lastImages = n + imageGroup >= g.n;
+    for (int64_t oh0 = 0; oh0 < bandH; oh0 += bandRows) {
+      lastBand = lastImages && !lastRows && oh0 + bandRows >= bandH;
       emitBand(b, images, oh0, std::min(bandRows, bandH - oh0), imageFilters);
+    }
     if (lastRows) {
       partialGroup = true;
+      lastBand = lastImages;
       emitBand(b, images, bandH, 1, imageFilters);
       partialGroup = false;
     }
+    lastBand = tailGroup = false;
   }
 }
 
@@ -2278,6 +2337,7 @@ std::optional<PackedLayout> ConvKernel::packedLayout() const {
   p.bands = bands;
   p.stack = stack;
   p.foldRows = foldRows;
+  p.engineCopies = !diagonal;
   return p;
 }
 

@@ -552,11 +552,13 @@ Value Residents::view(OpBuilder &b, Location loc, const ResidentRef &r,
 
 void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
                       Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
-                      int64_t rows, int64_t rowStep, int64_t w,
-                      int64_t cols) const {
+                      int64_t rows, int64_t rowStep, int64_t w, int64_t cols,
+                      bool engineCopies) const {
   const ResidentTensor &t = *r.tensor;
   assert(t.packed && "a channel-major tensor is written through view()");
   const PackedLayout &p = *t.packed;
+  std::optional<int64_t> srcPartition =
+      engineCopies && p.engineCopies ? startPartition(src) : std::nullopt;
   assert(r.rowStep == 1 && r.colStep == 1 && "a packed tensor's stepped view");
   // Rows [i, i + m) of `src`.
   auto srcRows = [&](int64_t i, int64_t m) -> Value {
@@ -589,7 +591,19 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
           steps);
       Value dst = memref::SubViewOp::create(b, loc, type, t.tile, offsets,
                                             sizes, steps);
-      tile::DmaOp::create(b, loc, srcRows(i0, m), dst);
+      // On the partitions the rows are already on, an engine may copy
+      // them (a DMA completes 1.3 us after its transfer: the U-Net's
+      // 64-channel stacked rows going to their reader's blocks).
+      int64_t p0 = k * t.c + r.c + c;
+      if (srcPartition == p0 && target->computeTileStartOk(p0, cs)) {
+        Value rows = srcRows(i0, m);
+        if (cast<MemRefType>(rows.getType()).getRank() == 2)
+          rows = memref::ExpandShapeOp::create(
+              b, loc, ArrayRef<int64_t>{cs, m, cols}, rows,
+              ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+        tile::CopyOp::create(b, loc, rows, dst);
+      } else
+        tile::DmaOp::create(b, loc, srcRows(i0, m), dst);
       m = 0;
     };
     for (int64_t i = 0; i < rows; ++i) {
@@ -624,7 +638,8 @@ Value Residents::packedRows(OpBuilder &b, Location loc, const ResidentTensor &t,
 }
 
 bool Residents::packingSavesDma(Value root, const PackedLayout &layout,
-                                int64_t minDescriptorBytes) const {
+                                int64_t minDescriptorBytes,
+                                int64_t latencyBytes) const {
   const ResidentTensor &t = tensors.find(root)->second;
   int64_t eb =
       tile::storageBytes(cast<MemRefType>(t.tile.getType()).getElementType());
@@ -641,7 +656,7 @@ bool Residents::packingSavesDma(Value root, const PackedLayout &layout,
       layout.rowStep == 1
           ? blockRows * layout.width * eb
           : blockRows * std::max(layout.width * eb, minDescriptorBytes);
-  return packed <= t.h * row + copied;
+  return packed <= t.h * row + copied + (t.n == 1 ? latencyBytes : 0);
 }
 
 void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
@@ -791,6 +806,7 @@ tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
                       const DenseMap<Operation *, ChainedConv> &chainedConvs) {
   Residents residents;
   residents.partitions = target.numPartitions;
+  residents.target = &target;
   Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs);
   planner.visit();
 

@@ -78,10 +78,13 @@ public:
   /// partition, row-major) to channels [c, c + cs), image n, rows h, h +
   /// rowStep, ... and columns [w, w + cols) of the packed tensor `r` by
   /// DMA, into each block that holds those rows (a DMA per run of rows
-  /// that step by one on both sides).
+  /// that step by one on both sides). With `engineCopies`, a run that
+  /// stays on its partitions is an engine copy instead (no DMA latency:
+  /// for a writer's last rows, which its reader waits for).
   void write(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
              mlir::Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
-             int64_t rows, int64_t rowStep, int64_t w, int64_t cols) const;
+             int64_t rows, int64_t rowStep, int64_t w, int64_t cols,
+             bool engineCopies = false) const;
 
   /// Tile rows [r0, r0 + rows) of image n of a packed tensor: [blocks * C,
   /// rows, width].
@@ -96,7 +99,7 @@ public:
   /// included: one run a block when the rows are consecutive, else a
   /// descriptor a row).
   bool packingSavesDma(mlir::Value root, const PackedLayout &layout,
-                       int64_t minDescriptorBytes) const;
+                       int64_t minDescriptorBytes, int64_t latencyBytes) const;
 
   /// Keeps `root`'s tensor in `layout` instead (the tensors `packable`
   /// names; before any kernel is tiled): a new tile, its padding set.
@@ -114,6 +117,7 @@ public:
   }
 
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
+  const isa::TargetDesc *target = nullptr;
   llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer
   llvm::DenseMap<mlir::Operation *, int64_t> liveBytes;
   /// Tensors that may be kept in their reader's packed layout (repack): one

@@ -642,8 +642,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         continue;
       std::optional<ConvPacking> reader = analyze(p.reader, readerSite);
       if (reader && reader->input &&
-          residents.packingSavesDma(root, *reader->input,
-                                    options.rates.dmaMinDescriptorBytes))
+          residents.packingSavesDma(
+              root, *reader->input, options.rates.dmaMinDescriptorBytes,
+              options.rates.dmaLatencyNs * options.rates.dmaBytesPerNs *
+                  options.rates.dmaQueues))
         residents.repack(b, root, std::move(*reader->input));
     }
   }

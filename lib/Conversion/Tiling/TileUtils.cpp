@@ -99,6 +99,26 @@ Value tiling::allocTile(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                                IntegerAttr());
 }
 
+std::optional<int64_t> tiling::startPartition(Value view) {
+  Value root = view;
+  while (auto v = root.getDefiningOp<ViewLikeOpInterface>())
+    root = v.getViewSource();
+  auto alloc = root.getDefiningOp<tile::AllocOp>();
+  auto type = cast<MemRefType>(view.getType());
+  auto rootType = cast<MemRefType>(root.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!alloc || type.getElementType() != rootType.getElementType() ||
+      rootType.getRank() == 0 || !rootType.getLayout().isIdentity() ||
+      failed(tile::getStridesAndOffset(type, strides, offset)) ||
+      ShapedType::isDynamic(offset))
+    return std::nullopt;
+  int64_t pitch = 1;
+  for (int64_t d : rootType.getShape().drop_front())
+    pitch *= d;
+  return offset / pitch;
+}
+
 Value tiling::tileSlice(OpBuilder &b, Location loc, Value tile, int64_t pOff,
                         int64_t pSize, int64_t fOff, int64_t fSize) {
   auto type = cast<MemRefType>(tile.getType());

@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
+
 namespace nki::tiling {
 
 /// Calls body(b, offset, size) for the tiles covering [0, extent) in steps of
@@ -60,6 +62,10 @@ mlir::Value allocTile(mlir::OpBuilder &b, mlir::Location loc,
 /// returns the new tile; else null.
 mlir::Value retypeWrittenTile(mlir::OpBuilder &b, mlir::Value tile,
                               mlir::Type elementType);
+
+/// The first partition of `view`, a static view of an nki.alloc tile of
+/// the same element type; none for anything else.
+std::optional<int64_t> startPartition(mlir::Value view);
 
 /// A static-offset subview [pOff:+pSize, fOff:+fSize] of a 2-D tile.
 mlir::Value tileSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,

@@ -158,9 +158,19 @@ module {
 // CHECK-NEXT: nki.alloc
 // CHECK-NEXT: nki.tensor_scalar %[[U]] into %{{.*}} {op0 = "max"}
 // CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} : memref<128x512xf32, #nki.memory<psum>>, memref<128x512xf32, #nki.memory<sbuf>>
-// CHECK-COUNT-4: nki.matmul
-// CHECK-COUNT-2: nki.tensor_tensor "add" %{{.*}}, %{{.*}} : memref<128x512xf32, #nki.memory<psum>>, memref<128x512xf32, #nki.memory<sbuf>>
+// The last group (the result goes to HBM) goes a chunk at a time, each
+// chunk's matmul then its evacuation.
+// CHECK: nki.matmul
+// CHECK-NOT: nki.matmul
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} : memref<128x512xf32, #nki.memory<psum>>, memref<128x512xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul
+// CHECK-NOT: nki.matmul
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} : memref<128x512xf32, #nki.memory<psum>>, memref<128x512xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul
+// CHECK-NOT: nki.matmul
 // CHECK: nki.tensor_scalar %{{.*}} {op0 = "add"} : memref<128x512xf32, #nki.memory<psum>>
+// CHECK: nki.matmul
+// CHECK-NOT: nki.matmul
 // CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} : memref<128x512xf32, #nki.memory<psum>>, memref<128x512xf32, #nki.memory<sbuf>>
 // CHECK-NOT: nki.tensor_scalar {{.*}} {op0 = "add"} : memref<128x512xf32, #nki.memory<psum>>
 // CHECK: return
