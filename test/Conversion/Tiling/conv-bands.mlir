@@ -10,13 +10,16 @@
 // RUN: nki-opt %s -split-input-file --nki-tile="fold-columns=false stack-rows=false pack-residents=false" | FileCheck %s --check-prefix=UNPACKED
 
 // 16 channels, 16 filters, 8 output rows: eight bands of one row. The
-// filter goes onto the eight partition groups by DMA and two POOL
-// affine_selects keep band j's block (j * 16 <= p < (j + 1) * 16); each
+// filter goes onto the eight partition groups by a DMA from HBM each (9 KB
+// a band: less queue time than a copy's completion after one load) and
+// two POOL affine_selects keep band j's block (j * 16 <= p < (j + 1) *
+// 16); each
 // band's 3 input rows are one DMA; 9 matmuls of the [128, 128] filter
 // compute all 64 pixels; each band's 16 partitions are stored by DMA.
 // CHECK-LABEL: func.func @main(
 // CHECK: %[[STAGED:.*]] = nki.alloc : memref<128x144xf32, #nki.memory<sbuf>>
-// CHECK-COUNT-8: nki.dma %{{.*}} to %{{.*}} : memref<16x144xf32, #nki.memory<sbuf>> to memref<16x144xf32, strided<[144, 1]{{.*}}>, #nki.memory<sbuf>>
+// CHECK-NOT: nki.alloc
+// CHECK-COUNT-8: nki.dma %{{.*}} to %{{.*}} : memref<16x144xf32, strided<[144, 1], offset: ?>> to memref<16x144xf32, strided<[144, 1]{{.*}}>, #nki.memory<sbuf>>
 // CHECK: %[[PACKED:.*]] = nki.alloc : memref<128x1152xf32, #nki.memory<sbuf>>
 // CHECK: %[[SRC:.*]] = memref.reinterpret_cast %[[STAGED]] to offset: [0], sizes: [128, 9, 8, 16], strides: [144, 16, 0, 1]
 // CHECK: %[[DST:.*]] = memref.reinterpret_cast %[[PACKED]] to offset: [0], sizes: [128, 9, 8, 16], strides: [1152, 128, 16, 1]
@@ -47,6 +50,38 @@ module {
       linalg.yield %3 : f32
     }
     return %y : memref<1x16x8x8xf32>
+  }
+}
+
+// -----
+
+// 64 channels and filters: two bands, each a 64-partition copy of a 147 KB
+// filter (2,304 bytes a partition), more queue time than a copy's
+// completion: loaded once from HBM and staged onto the second band's
+// partitions within SBUF.
+// CHECK-LABEL: func.func @large_filter(
+// CHECK: %[[F:.*]] = nki.alloc : memref<64x576xf32, #nki.memory<sbuf>>
+// CHECK: nki.dma %{{.*}} to %[[F]] : memref<64x576xf32, strided<[576, 1], offset: ?>> to memref<64x576xf32, #nki.memory<sbuf>>
+// CHECK: nki.alloc : memref<128x576xf32, #nki.memory<sbuf>>
+// CHECK-COUNT-2: nki.dma %[[F]] to %{{.*}} : memref<64x576xf32, #nki.memory<sbuf>> to memref<64x576xf32, strided<[576, 1]{{.*}}>, #nki.memory<sbuf>>
+// CHECK: nki.affine_select
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<64x3x3x64xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @large_filter(%arg0: memref<1x64x10x10xf32>) -> memref<1x64x8x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %w = memref.get_global @w : memref<64x3x3x64xf32>
+    %y = memref.alloc() {alignment = 64 : i64} : memref<1x64x8x8xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<1x64x8x8xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %w : memref<1x64x10x10xf32>, memref<64x3x3x64xf32>) outs(%y : memref<1x64x8x8xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    return %y : memref<1x64x8x8xf32>
   }
 }
 
