@@ -1685,8 +1685,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   int64_t filterCols = blocks() * g.f;
   for (int64_t fbk = 0; fbk < fBlocks; ++fbk) {
     int64_t f0 = fbk * P(), fb = blocks() * fbAt(fbk);
-    // The kernel's last group goes a chunk at a time, so that its chunks
-    // are done one after another rather than all at the end.
+    // The kernel's last group may go a chunk at a time (splitLastGroup),
+    // its chunks then done one after another rather than all at its end.
     SmallVector<size_t> groupEnds;
     for (size_t c0 = 0; c0 < chunks.size(); c0 += kChunksPerGroup)
       groupEnds.push_back(std::min(c0 + kChunksPerGroup, chunks.size()));
@@ -1908,13 +1908,6 @@ SmallVector<Value> ConvKernel::loadFilters() {
   return filters;
 }
 
-/// The block-diagonal filter of packed bands, [bands * C * KH', taps x
-/// bands x F]: band j's copy of `filter` ([C * KH', taps * F]) at
-/// partitions [j * C * KH', (j + 1) * C * KH') and filters [j * F, (j + 1)
-/// * F) of each tap, zero elsewhere. The copies are moved onto their
-/// partitions by one DMA each (whole rows: few descriptors); two POOL
-/// affine_selects then spread them along the bands, keeping element (p,
-/// tap, j, f) where j * C * KH' <= p < (j + 1) * C * KH'.
 /// The DMAs from HBM that write `tile`, each into the whole tile or a 2-D
 /// static subview of it that nothing else uses, when nothing else uses
 /// the tile; none otherwise.
@@ -1945,6 +1938,14 @@ hbmLoadsOf(Value tile) {
   return loads;
 }
 
+/// The block-diagonal filter of packed bands, [bands * C * KH', taps x
+/// bands x F]: band j's copy of `filter` ([C * KH', taps * F]) at
+/// partitions [j * C * KH', (j + 1) * C * KH') and filters [j * F, (j + 1)
+/// * F) of each tap, zero elsewhere. The copies go onto their partitions
+/// from HBM (a small constant filter: `filter`'s loads, again for each
+/// band) or from `filter` by one DMA each (whole rows: few descriptors);
+/// two POOL affine_selects then spread them along the bands, keeping
+/// element (p, tap, j, f) where j * C * KH' <= p < (j + 1) * C * KH'.
 Value ConvKernel::packFilter(Value filter) {
   int64_t parts = bandParts(), n = taps(), row = n * g.f;
   Value staged = allocTile(b, loc, {bands * parts, row}, g.filterType);

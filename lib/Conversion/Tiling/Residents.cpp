@@ -595,7 +595,7 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
       // them (a DMA completes 1.3 us after its transfer: the U-Net's
       // 64-channel stacked rows going to their reader's blocks).
       int64_t p0 = k * t.c + r.c + c;
-      if (srcPartition == p0 && target->computeTileStartOk(p0, cs)) {
+      if (srcPartition == p0 && target && target->computeTileStartOk(p0, cs)) {
         Value rows = srcRows(i0, m);
         if (cast<MemRefType>(rows.getType()).getRank() == 2)
           rows = memref::ExpandShapeOp::create(
