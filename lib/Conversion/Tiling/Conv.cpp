@@ -1251,9 +1251,16 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     Location loc = linalg::GenericOp(chained->op).getLoc();
     auto type = cast<MemRefType>(t.getType());
     if (type.getElementType() != chainG->inputType || tile::isPsum(type)) {
-      Value m = allocTile(b, loc, {fb, cols}, chainG->inputType);
-      tile::CopyOp::create(b, loc, t, m);
-      t = m;
+      // The instruction that computes the value writes the 1x1's type
+      // when nothing else reads it (the same rounding as a copy's; under
+      // auto-cast the U-Net's head took a third ACT pass a chunk so).
+      if (Value narrow = retypeWrittenTile(b, t, chainG->inputType)) {
+        t = narrow;
+      } else {
+        Value m = allocTile(b, loc, {fb, cols}, chainG->inputType);
+        tile::CopyOp::create(b, loc, t, m);
+        t = m;
+      }
     }
     int64_t f2 = chainG->f, parts = nb * f2;
     Value acc2 = allocTile(b, loc, {parts, cols}, b.getF32Type(),
