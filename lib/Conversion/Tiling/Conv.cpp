@@ -2274,9 +2274,10 @@ bool ConvKernel::splitLastGroup() const {
   // Several images in flight (the batch, or nki-split-batch's groups): the
   // next kernel has others to start on (ResNet-50 at batch 8 in f32, in
   // groups of one image: 4,411 -> 4,422 us split).
+  auto func = op->getParentOfType<func::FuncOp>();
   auto groups =
-      op->getParentOfType<func::FuncOp>()->getAttrOfType<DictionaryAttr>(
-          tile::kBatchGroupsAttr);
+      func ? func->getAttrOfType<DictionaryAttr>(tile::kBatchGroupsAttr)
+           : DictionaryAttr();
   auto groupCount =
       groups ? groups.getAs<IntegerAttr>("groups") : IntegerAttr();
   if (!t.peClockMHz || g.n > 1 || (groupCount && groupCount.getInt() > 1) ||

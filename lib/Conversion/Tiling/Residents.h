@@ -97,7 +97,9 @@ public:
   /// time than written into the resident tensor (a descriptor a row) and
   /// copied from there into the reader's band tiles (rows whole, border
   /// included: one run a block when the rows are consecutive, else a
-  /// descriptor a row).
+  /// descriptor a row), or cost at most `latencyBytes` more for a tensor
+  /// of one image (the copy the layout saves sits between the writer's
+  /// last rows and the reader's first matmul, once).
   bool packingSavesDma(mlir::Value root, const PackedLayout &layout,
                        int64_t minDescriptorBytes, int64_t latencyBytes) const;
 
