@@ -1915,11 +1915,13 @@ SmallVector<Value> ConvKernel::loadFilters() {
   return filters;
 }
 
-/// The DMAs from HBM that write `tile`, each into the whole tile or a 2-D
-/// static subview of it that nothing else uses, when nothing else uses
-/// the tile; none otherwise.
+/// The DMAs from HBM that write `tile` (an nki.alloc), each into the whole
+/// tile or a 2-D static subview of it that nothing else uses, when nothing
+/// else uses the tile; none otherwise.
 static std::optional<SmallVector<std::pair<tile::DmaOp, memref::SubViewOp>>>
 hbmLoadsOf(Value tile) {
+  if (!tile.getDefiningOp<tile::AllocOp>())
+    return std::nullopt;
   SmallVector<std::pair<tile::DmaOp, memref::SubViewOp>> loads;
   auto fromHbm = [](Operation *op, Value dst) -> tile::DmaOp {
     auto dma = dyn_cast<tile::DmaOp>(op);
