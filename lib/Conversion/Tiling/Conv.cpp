@@ -52,6 +52,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -436,6 +437,17 @@ struct ConvKernel {
                            : Value())
       return narrow;
     return buffer;
+  }
+  /// Where the kernel's final values go: the epilogue's result, else the
+  /// convolution's (its narrowed buffer when there is one).
+  Layout resultLayout() const {
+    Layout out = y;
+    if (epilogue) {
+      const Access &o = epi.operands.back();
+      out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
+    }
+    out.buffer = narrowedBuffer(out.buffer);
+    return out;
   }
   Value hbm(OpBuilder &b, const Layout &l, ArrayRef<Value> ivs,
             ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
@@ -1199,12 +1211,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     }
     return t;
   };
-  Layout out = y;
-  if (epilogue) {
-    const Access &o = epi.operands.back();
-    out = Layout{o.buffer, o.offset, SmallVector<int64_t>(o.strides)};
-  }
-  out.buffer = narrowedBuffer(out.buffer);
+  Layout out = resultLayout();
   Value outView = blocks() == 1 ? resident(out.buffer, 0) : Value();
   std::optional<ResidentRef> outRef =
       options.residents ? options.residents->lookup(out.buffer) : std::nullopt;
@@ -1969,14 +1976,20 @@ Value ConvKernel::packFilter(Value filter) {
   // 735.4 us).
   std::optional<SmallVector<std::pair<tile::DmaOp, memref::SubViewOp>>> loads =
       hbmLoadsOf(filter);
+  // Each load's slice of `filter`: [p0, f0] and [ps, fs].
+  auto sliceOf = [&](memref::SubViewOp view) -> std::array<int64_t, 4> {
+    auto type = cast<MemRefType>((view ? Value(view) : filter).getType());
+    return {view ? view.getStaticOffsets()[0] : 0,
+            view ? view.getStaticOffsets()[1] : 0, type.getDimSize(0),
+            type.getDimSize(1)};
+  };
   const TileOptions::Rates &t = options.rates;
   if (loads) {
     int64_t bytes = 0;
     for (auto [dma, view] : *loads) {
-      auto type = cast<MemRefType>((view ? Value(view) : filter).getType());
-      bytes += type.getDimSize(0) *
-               std::max(type.getDimSize(1) * tile::storageBytes(g.filterType),
-                        t.dmaMinDescriptorBytes);
+      auto [p0, f0, ps, fs] = sliceOf(view);
+      bytes += ps * std::max(fs * tile::storageBytes(g.filterType),
+                             t.dmaMinDescriptorBytes);
     }
     if (!t.dmaBytesPerNs || bytes > t.dmaLatencyNs * t.dmaBytesPerNs)
       loads.reset();
@@ -1984,13 +1997,10 @@ Value ConvKernel::packFilter(Value filter) {
   if (loads) {
     for (int64_t j = 0; j < bands; ++j)
       for (auto [dma, view] : *loads) {
-        auto type = cast<MemRefType>((view ? Value(view) : filter).getType());
-        int64_t p0 = view ? view.getStaticOffsets()[0] : 0;
-        int64_t f0 = view ? view.getStaticOffsets()[1] : 0;
-        tile::DmaOp::create(b, loc, dma.getSrc(),
-                            tileSlice(b, loc, staged, j * parts + p0,
-                                      type.getDimSize(0), f0,
-                                      type.getDimSize(1)));
+        auto [p0, f0, ps, fs] = sliceOf(view);
+        tile::DmaOp::create(
+            b, loc, dma.getSrc(),
+            tileSlice(b, loc, staged, j * parts + p0, ps, f0, fs));
       }
     for (auto [dma, view] : *loads) {
       dma->erase();
@@ -2269,10 +2279,9 @@ void ConvKernel::chooseVectorChunks() {
 /// evacuated in place only pays them: ResNet-50 b1 734 -> 743 us).
 bool ConvKernel::splitLastGroup() const {
   const TileOptions::Rates &t = options.rates;
-  Value out = epilogue ? epi.operands.back().buffer : y.buffer;
   bool inPlace = blocks() == 1 && !pool && !globalPool && !chained &&
                  options.residents &&
-                 options.residents->lookup(narrowedBuffer(out));
+                 options.residents->lookup(resultLayout().buffer);
   // Several images in flight (the batch, or nki-split-batch's groups): the
   // next kernel has others to start on (ResNet-50 at batch 8 in f32, in
   // groups of one image: 4,411 -> 4,422 us split).
