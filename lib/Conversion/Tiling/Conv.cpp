@@ -297,6 +297,10 @@ struct ConvKernel {
   /// The engine time the chunks emitted so far take: the PE's matmuls, and
   /// the evacuations chooseAddOrder and chooseSiluEngines placed.
   TileOptions::EngineLoads evacuationLoads;
+  /// evacuationLoads.pe when the result's first channel block was complete
+  /// (the first filter block of the last band; -1 before).
+  double firstBlockPe = -1;
+  void recordPoolingTail() const;
   /// Whether the evacuation of a chunk of `cols` columns adds the residual
   /// to the accumulator before the batch norm's shift (BodyLowering's
   /// addBeforePending), by evacuationLoads.
@@ -1489,6 +1493,23 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
                  globalPool->c0 + f0, fs, options.residents);
 }
 
+/// The PE time this kernel emitted after its result's first channel block
+/// was complete, for its result and a global pooling it computes (all of
+/// it when an earlier kernel wrote other channels first).
+void ConvKernel::recordPoolingTail() const {
+  if (!options.poolingTailPeNs || firstBlockPe < 0)
+    return;
+  auto record = [&](Value buffer) {
+    auto [it, fresh] =
+        options.poolingTailPeNs->try_emplace(viewRoot(buffer), 0.0);
+    double tail = evacuationLoads.pe - (fresh ? firstBlockPe : 0.0);
+    it->second = fresh ? tail : it->second + tail;
+  };
+  record(resultLayout().buffer);
+  if (globalPool)
+    record(globalPool->pool->out.buffer);
+}
+
 void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
                                  int64_t n, int64_t h, int64_t rows,
                                  int64_t shift, Value tile, int64_t p0,
@@ -1784,6 +1805,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       joinClamps();
     }
+    if (lastBand && fbk == 0 && firstBlockPe < 0)
+      firstBlockPe = evacuationLoads.pe;
   }
 }
 
@@ -2463,6 +2486,7 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();
+  kernel.recordPoolingTail();
   if (failed(kernel.status) || !pool || kernel.poolInKernel)
     return kernel.status;
   // Chunks that are not pairs of whole rows: the pooling's own kernel,

@@ -707,12 +707,15 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
   };
   linalg::GenericOp writer = onlyWriter(a, mm);
   if (isGlobalPooling(writer))
-    return PooledMatmulInput{a, {}};
+    return PooledMatmulInput{a, {}, true, viewRoot(writer.getDpsInputs()[0])};
   Value source = castSource(writer, mm);
-  if (!source || !source.getDefiningOp<memref::AllocOp>() ||
-      !isGlobalPooling(onlyWriter(source, writer)))
+  if (!source || !source.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
-  return PooledMatmulInput{source, writer};
+  linalg::GenericOp pooling = onlyWriter(source, writer);
+  if (!isGlobalPooling(pooling))
+    return std::nullopt;
+  return PooledMatmulInput{source, writer, true,
+                           viewRoot(pooling.getDpsInputs()[0])};
 }
 
 std::optional<PooledMatmulInput>

@@ -149,6 +149,8 @@ struct PooledMatmulInput {
   /// False for findCastMatmulInput's: the source is a program input in
   /// HBM, which the kernel's DMAs round as they load it.
   bool pooling = true;
+  /// The root of the buffer the pooling reads (a convolution's result).
+  mlir::Value pooled;
 };
 std::optional<PooledMatmulInput>
 findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);

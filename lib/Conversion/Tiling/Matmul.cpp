@@ -154,6 +154,13 @@ struct MatmulKernel {
                  int64_t g0, int64_t width);
   void emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
                  const PanelB &panel, Value mOff, int64_t mm);
+  using Banks = ArrayRef<std::pair<int64_t, int64_t>>;
+  /// How many of a GEMV's first K blocks the vector engines take.
+  int64_t vectorBlocks(int64_t mm, Banks banks, int64_t kBlocks) const;
+  /// The products of B's first `vk` K blocks with A's element on each
+  /// partition, summed per bank: a [P, bank width] SBUF tile per bank.
+  SmallVector<Value> vectorSums(OpBuilder &b, const PanelB &panel,
+                                const BlockA &a, Banks banks, int64_t vk);
   /// An MX operand's scales stored [columns, K/32] (A's, or a transposed
   /// B's) for the `cols` columns from `colIv`: a [cols, width] e8m0 tile
   /// (width = 16 x K blocks + 16, the columns past K/32 zero).
@@ -1068,10 +1075,15 @@ void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
       accs2.push_back(
           allocTile(b, loc, {mm, nw}, b.getF32Type(), tile::MemorySpace::PSUM));
   }
-  for (size_t k = 0; k < a.tiles.size(); ++k) {
+  // A GEMV's first K blocks on the vector engines, their partitions summed
+  // by one matmul a bank after the PE's own blocks.
+  int64_t vk = vectorBlocks(mm, banks, int64_t(a.tiles.size()));
+  SmallVector<Value> sums =
+      vk ? vectorSums(b, panel, a, banks, vk) : SmallVector<Value>();
+  for (size_t k = vk; k < a.tiles.size(); ++k) {
     int64_t kk = std::min<int64_t>(kBlock(), K - int64_t(k) * kBlock());
     for (size_t i = 0; i < banks.size(); ++i) {
-      UnitAttr accumulate = k ? b.getUnitAttr() : UnitAttr();
+      UnitAttr accumulate = int64_t(k) > vk ? b.getUnitAttr() : UnitAttr();
       int64_t n0 = banks[i].first, nw = banks[i].second;
       auto emitMatmul = [&](ArrayRef<Value> from, Value acc) {
         // A multi-row tile's innermost dim: R rows, or R / 2 bytes of fp4.
@@ -1099,9 +1111,97 @@ void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
         emitMatmul(panel.tiles2, accs2[i]);
     }
   }
+  if (vk) {
+    Value ones = allocTile(b, loc, {P(), 1}, b.getF32Type());
+    tile::MemsetOp::create(b, loc, ones, b.getF32FloatAttr(1.0f));
+    for (auto [acc, sum] : llvm::zip_equal(accs, sums))
+      tile::MatmulOp::create(b, loc, ones, sum, acc, b.getUnitAttr(),
+                             b.getI64IntegerAttr(1));
+  }
   for (auto [i, bank] : llvm::enumerate(banks))
     evacuate(b, batch, mOff, mm, nOff, bank.first, bank.second, accs[i],
              sibling ? accs2[i] : Value());
+}
+
+/// A GEMV (one row of A) with fp32 inputs spends four PE cycles on each
+/// column of B per K block, every stationary a single column of A, while
+/// the vector engines idle: a batch-1 classifier's 1280 x 1000 weights
+/// are 17.7 us of PE time at the end of MobileNetV2, with nothing else to
+/// run. The first K blocks may instead go to the vector engines: each
+/// block's rows of B scaled by A's element on its partition (ACT, DVE or
+/// POOL), the scaled blocks summed in PSUM (the DVE, one PSUM input), and
+/// one matmul of a ones column per bank adding up the partitions into the
+/// PE's accumulator. As many blocks as make the PE's remaining blocks and
+/// the DVE's sums end soonest, by the target's costs, when that is sooner
+/// than the PE alone. A global pooling's result is stored a channel block
+/// at a time by the convolution before, whose remaining PE work the
+/// vector engines do not wait for (ResNet-50's classifier: 10 vector
+/// blocks of 16 balanced from a common start, 718.6 us; 14 with that head
+/// start, 713.0). (With bf16 inputs a block's columns cost the PE a cycle
+/// each, less than any vector pass over them.)
+int64_t MatmulKernel::vectorBlocks(int64_t mm, Banks banks,
+                                   int64_t kBlocks) const {
+  const TileOptions::Rates &t = options.rates;
+  if (mm != 1 || R != 1 || mx || sibling || quantizedA || kBlocks < 3 ||
+      !aMultiply.isF32() || !B.elementType.isF32() || !t.peClockMHz ||
+      !t.actClockMHz || !t.dveClockMHz)
+    return 0;
+  auto ns = [](int64_t cycles, int64_t clockMHz) {
+    return double(cycles) * 1000.0 / double(clockMHz);
+  };
+  double pe = ns(t.peLoadStationaryCycles * t.peFp32Factor, t.peClockMHz);
+  double act = 0, dve = 0;
+  for (auto [n0, nw] : banks) {
+    pe += ns(std::max(nw, t.peMinColumns) * t.peFp32Factor, t.peClockMHz);
+    int64_t pass = t.fixedOverheadCycles + std::max(nw, t.minElementCycles);
+    act += ns(pass, t.actClockMHz);
+    dve += ns(pass, t.dveClockMHz);
+  }
+  double headStart = 0;
+  if (pooled && pooled->pooling && options.poolingTailPeNs)
+    headStart =
+        std::max(options.poolingTailPeNs->lookup(viewRoot(pooled->source)),
+                 options.poolingTailPeNs->lookup(pooled->pooled));
+  // The reduction costs the PE a block of its own: at least two blocks.
+  double best = double(kBlocks) * pe;
+  int64_t vk = 0;
+  for (int64_t v = 2; v < kBlocks; ++v) {
+    double vector = std::max(double(v) * act, act + double(v - 1) * dve);
+    double end = std::max(headStart + double(kBlocks - v) * pe, vector) + pe;
+    if (end < best) {
+      best = end;
+      vk = v;
+    }
+  }
+  return vk;
+}
+
+SmallVector<Value> MatmulKernel::vectorSums(OpBuilder &b, const PanelB &panel,
+                                            const BlockA &a, Banks banks,
+                                            int64_t vk) {
+  SmallVector<Value> sums;
+  for (auto [n0, nw] : banks) {
+    Value acc =
+        allocTile(b, loc, {P(), nw}, b.getF32Type(), tile::MemorySpace::PSUM);
+    for (int64_t k = 0; k < vk; ++k) {
+      Value product = k ? allocTile(b, loc, {P(), nw}, b.getF32Type()) : acc;
+      tile::TensorScalarOp::create(
+          b, loc, tileSlice(b, loc, panel.tiles[k], 0, P(), n0, nw), product,
+          a.tiles[k], Value(), b.getStringAttr("mul"), b.getF32FloatAttr(0.0f),
+          b.getStringAttr("bypass"), b.getF32FloatAttr(0.0f), UnitAttr(),
+          UnitAttr());
+      if (!k)
+        continue;
+      // The last sum goes to SBUF, where the PE reads it.
+      Value sum =
+          k + 1 < vk ? acc : allocTile(b, loc, {P(), nw}, b.getF32Type());
+      tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc, product,
+                                   sum);
+      if (k + 1 == vk)
+        sums.push_back(sum);
+    }
+  }
+  return sums;
 }
 
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,

@@ -138,6 +138,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     TileOptions options;
     TileOptions::DepthwiseLoads depthwiseLoads;
     options.depthwiseLoads = &depthwiseLoads;
+    llvm::DenseMap<Value, double> poolingTailPeNs;
+    options.poolingTailPeNs = &poolingTailPeNs;
     options.freeChunk = freeChunk;
     options.packBands = packBands;
     options.foldColumns = foldColumns;
