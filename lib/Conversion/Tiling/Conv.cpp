@@ -300,7 +300,7 @@ struct ConvKernel {
   /// evacuationLoads.pe when the result's first channel block was complete
   /// (the first filter block of the last band; -1 before).
   double firstBlockPe = -1;
-  void recordPoolingTail() const;
+  void recordResultTail() const;
   /// Whether the evacuation of a chunk of `cols` columns adds the residual
   /// to the accumulator before the batch norm's shift (BodyLowering's
   /// addBeforePending), by evacuationLoads.
@@ -1496,12 +1496,12 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
 /// The PE time this kernel emitted after its result's first channel block
 /// was complete, for its result and a global pooling it computes (all of
 /// it when an earlier kernel wrote other channels first).
-void ConvKernel::recordPoolingTail() const {
-  if (!options.poolingTailPeNs || firstBlockPe < 0)
+void ConvKernel::recordResultTail() const {
+  if (!options.resultTailPeNs || firstBlockPe < 0)
     return;
   auto record = [&](Value buffer) {
     auto [it, fresh] =
-        options.poolingTailPeNs->try_emplace(viewRoot(buffer), 0.0);
+        options.resultTailPeNs->try_emplace(viewRoot(buffer), 0.0);
     double tail = evacuationLoads.pe - (fresh ? firstBlockPe : 0.0);
     it->second = fresh ? tail : it->second + tail;
   };
@@ -2486,7 +2486,7 @@ LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();
-  kernel.recordPoolingTail();
+  kernel.recordResultTail();
   if (failed(kernel.status) || !pool || kernel.poolInKernel)
     return kernel.status;
   // Chunks that are not pairs of whole rows: the pooling's own kernel,

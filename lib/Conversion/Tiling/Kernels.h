@@ -75,11 +75,12 @@ struct TileOptions {
     mlir::LocationAttr source;
   };
   DepthwiseLoads *depthwiseLoads = nullptr;
-  /// Per global pooling's result (its root buffer), the PE time (ns) of the
-  /// convolution computing it after its first channel block is stored:
-  /// while the PE runs that, other engines may already read the pooling
-  /// (Conv.cpp records it, a GEMV on the pooling weighs it, Matmul.cpp).
-  llvm::DenseMap<mlir::Value, double> *poolingTailPeNs = nullptr;
+  /// The PE time (ns) a convolution kernel emitted after its result's first
+  /// channel block was complete, by the root buffer of that result and of a
+  /// global pooling it computes: while the PE runs that, other engines may
+  /// already read the first blocks (Conv.cpp records it; a GEMV on a
+  /// pooling of the result weighs it, Matmul.cpp).
+  llvm::DenseMap<mlir::Value, double> *resultTailPeNs = nullptr;
   /// f32 HBM buffers stored in bf16 instead, in the buffer given
   /// (nki-tile's narrowPooledSources): kernels writing or reading the
   /// first use the second.

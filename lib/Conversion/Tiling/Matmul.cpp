@@ -156,7 +156,10 @@ struct MatmulKernel {
                  const PanelB &panel, Value mOff, int64_t mm);
   using Banks = ArrayRef<std::pair<int64_t, int64_t>>;
   /// How many of a GEMV's first K blocks the vector engines take.
-  int64_t vectorBlocks(int64_t mm, Banks banks, int64_t kBlocks) const;
+  /// `first`: the panel's first bank group, which the head start of a
+  /// pooled A applies to.
+  int64_t vectorBlocks(int64_t mm, Banks banks, int64_t kBlocks,
+                       bool first) const;
   /// The products of B's first `vk` K blocks with A's element on each
   /// partition, summed per bank: a [P, bank width] SBUF tile per bank.
   SmallVector<Value> vectorSums(OpBuilder &b, const PanelB &panel,
@@ -1077,7 +1080,7 @@ void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
   }
   // A GEMV's first K blocks on the vector engines, their partitions summed
   // by one matmul a bank after the PE's own blocks.
-  int64_t vk = vectorBlocks(mm, banks, int64_t(a.tiles.size()));
+  int64_t vk = vectorBlocks(mm, banks, int64_t(a.tiles.size()), g0 == 0);
   SmallVector<Value> sums =
       vk ? vectorSums(b, panel, a, banks, vk) : SmallVector<Value>();
   for (size_t k = vk; k < a.tiles.size(); ++k) {
@@ -1139,8 +1142,8 @@ void MatmulKernel::emitGroup(OpBuilder &b, Value batch, Value nOff, int64_t np,
 /// blocks of 16 balanced from a common start, 718.6 us; 14 with that head
 /// start, 713.0). (With bf16 inputs a block's columns cost the PE a cycle
 /// each, less than any vector pass over them.)
-int64_t MatmulKernel::vectorBlocks(int64_t mm, Banks banks,
-                                   int64_t kBlocks) const {
+int64_t MatmulKernel::vectorBlocks(int64_t mm, Banks banks, int64_t kBlocks,
+                                   bool first) const {
   const TileOptions::Rates &t = options.rates;
   if (mm != 1 || R != 1 || mx || sibling || quantizedA || kBlocks < 3 ||
       !aMultiply.isF32() || !B.elementType.isF32() || !t.peClockMHz ||
@@ -1158,10 +1161,10 @@ int64_t MatmulKernel::vectorBlocks(int64_t mm, Banks banks,
     dve += ns(pass, t.dveClockMHz);
   }
   double headStart = 0;
-  if (pooled && pooled->pooling && options.poolingTailPeNs)
+  if (first && pooled && pooled->pooling && options.resultTailPeNs)
     headStart =
-        std::max(options.poolingTailPeNs->lookup(viewRoot(pooled->source)),
-                 options.poolingTailPeNs->lookup(pooled->pooled));
+        std::max(options.resultTailPeNs->lookup(viewRoot(pooled->source)),
+                 options.resultTailPeNs->lookup(pooled->pooled));
   // The reduction costs the PE a block of its own: at least two blocks.
   double best = double(kBlocks) * pe;
   int64_t vk = 0;

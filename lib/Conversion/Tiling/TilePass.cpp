@@ -138,8 +138,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     TileOptions options;
     TileOptions::DepthwiseLoads depthwiseLoads;
     options.depthwiseLoads = &depthwiseLoads;
-    llvm::DenseMap<Value, double> poolingTailPeNs;
-    options.poolingTailPeNs = &poolingTailPeNs;
+    llvm::DenseMap<Value, double> resultTailPeNs;
+    options.resultTailPeNs = &resultTailPeNs;
     options.freeChunk = freeChunk;
     options.packBands = packBands;
     options.foldColumns = foldColumns;
