@@ -301,6 +301,15 @@ struct ConvKernel {
   /// (the first filter block of the last band; -1 before).
   double firstBlockPe = -1;
   void recordResultTail() const;
+  /// How many of a one-pixel 1x1 convolution's first channel blocks (a
+  /// squeeze-and-excitation's first 1x1: a GEMV) the vector engines take
+  /// for a filter block of `fb` filters.
+  int64_t pixelGemvBlocks(int64_t fb) const;
+  /// Their products (each block's filter rows scaled by the pixel's value
+  /// on its partition) summed: an SBUF [P, fb] tile.
+  Value pixelGemvSum(OpBuilder &b, ArrayRef<Value> inputs,
+                     ArrayRef<Value> filters, const Chunk &ch, int64_t f0,
+                     int64_t fb, int64_t vk);
   /// Whether the evacuation of a chunk of `cols` columns adds the residual
   /// to the accumulator before the batch norm's shift (BodyLowering's
   /// addBeforePending), by evacuationLoads.
@@ -1510,6 +1519,57 @@ void ConvKernel::recordResultTail() const {
     record(globalPool->pool->out.buffer);
 }
 
+/// A 1x1 convolution of one pixel is a GEMV: each channel block costs the
+/// PE a LoadStationary and a minimum matmul (512 cycles with fp32 inputs)
+/// for one column. EfficientNet-B0's squeeze-and-excitation reduces 1,152
+/// channels to 48 with nine of them, 1.9 us on the PE between the squeeze
+/// and the excitation, which every later layer waits for; the vector
+/// engines scale and sum a block of 48 filters in about 0.1 us each
+/// (Matmul.cpp's GEMV split, gemvVectorBlocks). Only dense, unpacked fp32
+/// kernels of one image.
+int64_t ConvKernel::pixelGemvBlocks(int64_t fb) const {
+  const TileOptions::Rates &t = options.rates;
+  if (diagonal || scale || chained || taps() != 1 || blocks() != 1 ||
+      foldRows || g.n != 1 || cBlocks < 3 || !g.inputType.isF32() ||
+      !g.filterType.isF32() || !t.peClockMHz || !t.actClockMHz ||
+      !t.dveClockMHz)
+    return 0;
+  double pe = peChunkNs(1, 1, 1);
+  return gemvVectorBlocks(pe, vectorNs(fb, t.actClockMHz),
+                          vectorNs(fb, t.dveClockMHz), cBlocks);
+}
+
+Value ConvKernel::pixelGemvSum(OpBuilder &b, ArrayRef<Value> inputs,
+                               ArrayRef<Value> filters, const Chunk &ch,
+                               int64_t f0, int64_t fb, int64_t vk) {
+  Value acc =
+      allocTile(b, loc, {P(), fb}, b.getF32Type(), tile::MemorySpace::PSUM);
+  Value sum;
+  for (int64_t cb = 0; cb < vk; ++cb) {
+    TapCols t = tapCols(ch, 0);
+    Value pixel = chunkWindow(b, inputs[cb], P(), ch, ch.r0 * g.strideH,
+                              g.strideH, t.col, g.strideW, t.qb - t.qa);
+    // The pixel's [P, 1, 1] window as the [P, 1] scalar operand.
+    auto type = cast<MemRefType>(pixel.getType());
+    if (type.getRank() == 3)
+      pixel = memref::CollapseShapeOp::create(
+          b, loc, pixel, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    Value product = cb ? allocTile(b, loc, {P(), fb}, b.getF32Type()) : acc;
+    tile::TensorScalarOp::create(
+        b, loc, tileSlice(b, loc, filters[cb], 0, P(), f0, fb), product, pixel,
+        Value(), b.getStringAttr("mul"), b.getF32FloatAttr(0.0f),
+        b.getStringAttr("bypass"), b.getF32FloatAttr(0.0f), UnitAttr(),
+        UnitAttr());
+    if (!cb)
+      continue;
+    // The last sum goes to SBUF, where the PE reads it.
+    sum = cb + 1 < vk ? acc : allocTile(b, loc, {P(), fb}, b.getF32Type());
+    tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc, product,
+                                 sum);
+  }
+  return sum;
+}
+
 void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
                                  int64_t n, int64_t h, int64_t rows,
                                  int64_t shift, Value tile, int64_t p0,
@@ -1752,7 +1812,15 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
         if (v)
           vectorChunk(b, inputs[0], ch, acc);
-      for (int64_t cb = 0; cb < cBlocks; ++cb) {
+      // A one-pixel chunk's first channel blocks on the vector engines.
+      int64_t vk =
+          group.size() == 1 && !vec.front() && group.front().pixels() == 1
+              ? pixelGemvBlocks(fb)
+              : 0;
+      Value vectorSum =
+          vk ? pixelGemvSum(b, inputs, filters, group.front(), f0, fb, vk)
+             : Value();
+      for (int64_t cb = vk; cb < cBlocks; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t i = 0; i < taps; ++i) {
           if (llvm::all_of(vec, [](bool v) { return v; }))
@@ -1762,7 +1830,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           int64_t kw = foldRows ? tap * foldCols : tap % g.kw;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
-          bool first = cb == 0 && i == 0;
+          bool first = cb == vk && i == 0;
           for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
             if (v)
               continue;
@@ -1780,10 +1848,17 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           }
         }
       }
+      if (vectorSum) {
+        // Their sum's partitions added up: S^T x ones.
+        Value ones = allocTile(b, loc, {P(), 1}, b.getF32Type());
+        tile::MemsetOp::create(b, loc, ones, b.getF32FloatAttr(1.0f));
+        tile::MatmulOp::create(b, loc, vectorSum, ones, accs.front(),
+                               b.getUnitAttr());
+      }
       for (auto [ch, v] : llvm::zip_equal(group, vec))
         if (!v)
-          evacuationLoads.pe +=
-              peChunkNs(ch.pixels(), int64_t(group.size()), cBlocks * taps);
+          evacuationLoads.pe += peChunkNs(ch.pixels(), int64_t(group.size()),
+                                          (cBlocks - vk + (vk ? 1 : 0)) * taps);
       // A chunk of several images is whole images (consecutive ones),
       // evacuated a few small images at a time: enough for the engine's
       // fixed cost to be a small part, few enough that the evacuating

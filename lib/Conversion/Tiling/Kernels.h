@@ -87,6 +87,16 @@ struct TileOptions {
   const llvm::DenseMap<mlir::Value, mlir::Value> *narrowed = nullptr;
 };
 
+/// How many of a GEMV's `kBlocks` contraction blocks the vector engines
+/// take (Matmul.cpp): each block costs the PE `pe` ns, the ACT `act` to
+/// scale and the DVE `dve` to sum it; the blocks they take are summed
+/// across the partitions by one more PE block after the PE's own, which
+/// the vector engines may start `headStart` ns ahead of. The count whose
+/// end comes soonest, when sooner than the PE alone (at least two: the
+/// reduction costs a block); 0 otherwise.
+int64_t gemvVectorBlocks(double pe, double act, double dve, int64_t kBlocks,
+                         double headStart = 0);
+
 /// Elementwise generics and reductions over trailing dims.
 mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                                 const TileOptions &options);

@@ -1165,7 +1165,11 @@ int64_t MatmulKernel::vectorBlocks(int64_t mm, Banks banks, int64_t kBlocks,
     headStart =
         std::max(options.resultTailPeNs->lookup(viewRoot(pooled->source)),
                  options.resultTailPeNs->lookup(pooled->pooled));
-  // The reduction costs the PE a block of its own: at least two blocks.
+  return gemvVectorBlocks(pe, act, dve, kBlocks, headStart);
+}
+
+int64_t tiling::gemvVectorBlocks(double pe, double act, double dve,
+                                 int64_t kBlocks, double headStart) {
   double best = double(kBlocks) * pe;
   int64_t vk = 0;
   for (int64_t v = 2; v < kBlocks; ++v) {

@@ -127,3 +127,43 @@ module {
     return %c : memref<1x1000xf32>
   }
 }
+
+// -----
+
+// A 1x1 convolution of one pixel (a squeeze-and-excitation's first 1x1,
+// 1152 -> 48) is a GEMV too (Conv.cpp pixelGemvBlocks): each channel
+// block costs the PE 512 cycles for one column, the vector engines about a
+// tenth of a microsecond for 48 filters. Six of the nine blocks are scaled
+// by the pixel's value on their partition and summed (the [128, 1, 1]
+// window collapsed to the [128, 1] scalar), three stay on the PE, and the
+// sum's partitions go into the accumulator as the stationary operand of a
+// matmul with a ones column.
+// CHECK-LABEL: func.func @excite(
+// CHECK: nki.tensor_scalar %{{.*}} into %[[S:[^ ]*]] s0 %{{.*}} : memref<128x1xf32, strided<[1, 1]>, #nki.memory<sbuf>> {op0 = "mul"} : memref<128x48xf32, #nki.memory<sbuf>> into memref<128x48xf32, #nki.memory<psum>>
+// CHECK-COUNT-4: nki.tensor_tensor "add" %[[S]], %{{.*}} into %[[S]]
+// CHECK: nki.tensor_tensor "add" %[[S]], %{{.*}} into %[[SUM:[^ ]*]] : {{.*}} into memref<128x48xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul %{{.*}}, %{{.*}} into %[[ACC:[^ ]*]] : memref<128x48xf32, #nki.memory<sbuf>>, memref<128x1x1xf32
+// CHECK-COUNT-2: nki.matmul %{{.*}}, %{{.*}} into %[[ACC]] accumulate : memref<128x48xf32, #nki.memory<sbuf>>, memref<128x1x1xf32
+// CHECK: nki.memset %[[ONES:[^ ]*]], 1.000000e+00 : memref<128x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.matmul %[[SUM]], %[[ONES]] into %[[ACC]] accumulate : memref<128x48xf32, #nki.memory<sbuf>>, memref<128x1xf32, #nki.memory<sbuf>> into memref<48x1xf32, #nki.memory<psum>>
+// CHECK-NOT: nki.matmul
+// CHECK: return
+#conv = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#filt = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<1152x1x1x48xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @excite(%x: memref<1x1152x1x1xf32>) -> memref<1x48x1x1xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %w = memref.get_global @w : memref<1152x1x1x48xf32>
+    %p = memref.alloc() {alignment = 64 : i64} : memref<1x48x1x1xf32>
+    linalg.fill ins(%cst : f32) outs(%p : memref<1x48x1x1xf32>)
+    linalg.generic {indexing_maps = [#conv, #filt, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x1152x1x1xf32>, memref<1152x1x1x48xf32>) outs(%p : memref<1x48x1x1xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %o: f32):
+      %0 = arith.mulf %in, %in_1 : f32
+      %1 = arith.addf %o, %0 : f32
+      linalg.yield %1 : f32
+    }
+    return %p : memref<1x48x1x1xf32>
+  }
+}
