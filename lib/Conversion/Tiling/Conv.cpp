@@ -1525,11 +1525,11 @@ void ConvKernel::recordResultTail() const {
 /// channels to 48 with nine of them, 1.9 us on the PE between the squeeze
 /// and the excitation, which every later layer waits for; the vector
 /// engines scale and sum a block of 48 filters in about 0.1 us each
-/// (Matmul.cpp's GEMV split, gemvVectorBlocks). Only dense, unpacked fp32
-/// kernels of one image.
+/// (Matmul.cpp's GEMV split, gemvVectorBlocks). Only dense, unpacked,
+/// unpadded fp32 kernels of one image.
 int64_t ConvKernel::pixelGemvBlocks(int64_t fb) const {
   const TileOptions::Rates &t = options.rates;
-  if (diagonal || scale || chained || taps() != 1 || blocks() != 1 ||
+  if (diagonal || scale || chained || pad || taps() != 1 || blocks() != 1 ||
       foldRows || g.n != 1 || cBlocks < 3 || !g.inputType.isF32() ||
       !g.filterType.isF32() || !t.peClockMHz || !t.actClockMHz ||
       !t.dveClockMHz)
