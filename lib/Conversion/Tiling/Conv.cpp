@@ -1542,32 +1542,19 @@ int64_t ConvKernel::pixelGemvBlocks(int64_t fb) const {
 Value ConvKernel::pixelGemvSum(OpBuilder &b, ArrayRef<Value> inputs,
                                ArrayRef<Value> filters, const Chunk &ch,
                                int64_t f0, int64_t fb, int64_t vk) {
-  Value acc =
-      allocTile(b, loc, {P(), fb}, b.getF32Type(), tile::MemorySpace::PSUM);
-  Value sum;
+  SmallVector<Value> rows, pixels;
+  TapCols t = tapCols(ch, 0);
   for (int64_t cb = 0; cb < vk; ++cb) {
-    TapCols t = tapCols(ch, 0);
     Value pixel = chunkWindow(b, inputs[cb], P(), ch, ch.r0 * g.strideH,
                               g.strideH, t.col, g.strideW, t.qb - t.qa);
     // The pixel's [P, 1, 1] window as the [P, 1] scalar operand.
-    auto type = cast<MemRefType>(pixel.getType());
-    if (type.getRank() == 3)
+    if (cast<MemRefType>(pixel.getType()).getRank() == 3)
       pixel = memref::CollapseShapeOp::create(
           b, loc, pixel, ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-    Value product = cb ? allocTile(b, loc, {P(), fb}, b.getF32Type()) : acc;
-    tile::TensorScalarOp::create(
-        b, loc, tileSlice(b, loc, filters[cb], 0, P(), f0, fb), product, pixel,
-        Value(), b.getStringAttr("mul"), b.getF32FloatAttr(0.0f),
-        b.getStringAttr("bypass"), b.getF32FloatAttr(0.0f), UnitAttr(),
-        UnitAttr());
-    if (!cb)
-      continue;
-    // The last sum goes to SBUF, where the PE reads it.
-    sum = cb + 1 < vk ? acc : allocTile(b, loc, {P(), fb}, b.getF32Type());
-    tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc, product,
-                                 sum);
+    pixels.push_back(pixel);
+    rows.push_back(tileSlice(b, loc, filters[cb], 0, P(), f0, fb));
   }
-  return sum;
+  return gemvVectorSum(b, loc, rows, pixels);
 }
 
 void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,

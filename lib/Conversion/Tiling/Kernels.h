@@ -96,6 +96,13 @@ struct TileOptions {
 /// reduction costs a block); 0 otherwise.
 int64_t gemvVectorBlocks(double pe, double act, double dve, int64_t kBlocks,
                          double headStart = 0);
+/// Those blocks on the vector engines: each `rows[k]` ([P, w] f32) scaled
+/// by `scalars[k]` (its [P, 1] factors), summed in PSUM by the DVE (one
+/// PSUM input), the last sum written to a new SBUF [P, w] tile, which is
+/// returned (the PE reads it). At least two blocks.
+mlir::Value gemvVectorSum(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::ArrayRef<mlir::Value> rows,
+                          llvm::ArrayRef<mlir::Value> scalars);
 
 /// Elementwise generics and reductions over trailing dims.
 mlir::LogicalResult tileGeneric(mlir::OpBuilder &b, mlir::linalg::GenericOp op,

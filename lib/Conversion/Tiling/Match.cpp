@@ -733,7 +733,7 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
     root = root.getDefiningOp<ViewLikeOpInterface>().getViewSource();
   if (!root || !isa<BlockArgument>(root))
     return std::nullopt;
-  return PooledMatmulInput{source, writer, /*pooling=*/false};
+  return PooledMatmulInput{source, writer, /*pooling=*/false, Value()};
 }
 
 /// The op that defines what `g`'s body yields (null for a block argument).

@@ -1187,28 +1187,35 @@ SmallVector<Value> MatmulKernel::vectorSums(OpBuilder &b, const PanelB &panel,
                                             const BlockA &a, Banks banks,
                                             int64_t vk) {
   SmallVector<Value> sums;
+  ArrayRef<Value> scalars = ArrayRef<Value>(a.tiles).take_front(vk);
   for (auto [n0, nw] : banks) {
-    Value acc =
-        allocTile(b, loc, {P(), nw}, b.getF32Type(), tile::MemorySpace::PSUM);
-    for (int64_t k = 0; k < vk; ++k) {
-      Value product = k ? allocTile(b, loc, {P(), nw}, b.getF32Type()) : acc;
-      tile::TensorScalarOp::create(
-          b, loc, tileSlice(b, loc, panel.tiles[k], 0, P(), n0, nw), product,
-          a.tiles[k], Value(), b.getStringAttr("mul"), b.getF32FloatAttr(0.0f),
-          b.getStringAttr("bypass"), b.getF32FloatAttr(0.0f), UnitAttr(),
-          UnitAttr());
-      if (!k)
-        continue;
-      // The last sum goes to SBUF, where the PE reads it.
-      Value sum =
-          k + 1 < vk ? acc : allocTile(b, loc, {P(), nw}, b.getF32Type());
-      tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc, product,
-                                   sum);
-      if (k + 1 == vk)
-        sums.push_back(sum);
-    }
+    SmallVector<Value> rows;
+    for (int64_t k = 0; k < vk; ++k)
+      rows.push_back(tileSlice(b, loc, panel.tiles[k], 0, P(), n0, nw));
+    sums.push_back(gemvVectorSum(b, loc, rows, scalars));
   }
   return sums;
+}
+
+Value tiling::gemvVectorSum(OpBuilder &b, Location loc, ArrayRef<Value> rows,
+                            ArrayRef<Value> scalars) {
+  assert(rows.size() >= 2 && rows.size() == scalars.size());
+  ArrayRef<int64_t> shape = cast<MemRefType>(rows.front().getType()).getShape();
+  Value acc = allocTile(b, loc, shape, b.getF32Type(), tile::MemorySpace::PSUM);
+  Value sum;
+  for (auto [k, row, scalar] : llvm::enumerate(rows, scalars)) {
+    Value product = k ? allocTile(b, loc, shape, b.getF32Type()) : acc;
+    tile::TensorScalarOp::create(
+        b, loc, row, product, scalar, Value(), b.getStringAttr("mul"),
+        b.getF32FloatAttr(0.0f), b.getStringAttr("bypass"),
+        b.getF32FloatAttr(0.0f), UnitAttr(), UnitAttr());
+    if (!k)
+      continue;
+    sum = k + 1 < rows.size() ? acc : allocTile(b, loc, shape, b.getF32Type());
+    tile::TensorTensorOp::create(b, loc, b.getStringAttr("add"), acc, product,
+                                 sum);
+  }
+  return sum;
 }
 
 void MatmulKernel::emitBlock(OpBuilder &b, Value batch, Value nOff, int64_t np,
