@@ -70,6 +70,9 @@ constexpr int64_t kEvacuationColumns = 256;
 /// Pixels an image has at most for its evacuations to be merged whatever the
 /// epilogue.
 constexpr int64_t kFewPixels = 8;
+/// Elements a partition a depthwise chunk's tap-product tile (reduceChunk)
+/// holds at most: 32 KiB of f32, a 7 x 7 5x5 layer's 49 x 25 many times.
+constexpr int64_t kMaxTapProducts = 8192;
 
 namespace {
 constexpr int64_t kChunksPerGroup = 4;
@@ -282,8 +285,18 @@ struct ConvKernel {
   Value compact;
   /// Where a chunk's taps are summed: the PE's diagonal matmuls, or the
   /// vector engines into the chunk's PSUM accumulator (the DVE) or into
-  /// an SBUF one (the POOL or the DVE).
-  enum class ChunkPath : uint8_t { PE, PsumSums, SbufSums };
+  /// an SBUF one (the POOL or the DVE); or every tap's product into one
+  /// [C, pixels, taps] tile that a single DVE reduce sums into the PSUM
+  /// accumulator, the products a tap at a time (`ReduceSums`) or all at
+  /// once by one DVE multiply with the weights broadcast from PSUM
+  /// (`DveTaps`, reduceChunk).
+  enum class ChunkPath : uint8_t {
+    PE,
+    PsumSums,
+    SbufSums,
+    ReduceSums,
+    DveTaps
+  };
   std::vector<ChunkPath> chunkPaths;
   bool anyOn(ChunkPath p) const { return llvm::is_contained(chunkPaths, p); }
   bool onVector(ChunkPath p) const { return p != ChunkPath::PE; }
@@ -398,6 +411,24 @@ struct ConvKernel {
                           : std::numeric_limits<double>::infinity();
   }
   void vectorChunk(OpBuilder &b, Value input, const Chunk &ch, Value acc);
+  /// A chunk on the ReduceSums or DveTaps path: its products into one
+  /// tile, tap innermost, then one DVE reduce into `acc`.
+  void reduceChunk(OpBuilder &b, Value input, const Chunk &ch, Value acc,
+                   ChunkPath path);
+  /// Whether a chunk of `pixels` may take the ReduceSums path (DveTaps with
+  /// `dveTaps`): one pass over every tap's products for a chunk of fewer
+  /// pixels than an instruction's least element count, where each tap's
+  /// instruction would pay the engine's fixed cost and that minimum
+  /// (EfficientNet-B0's 7 x 7 5x5 layers of 1,152 channels). Larger chunks
+  /// keep their per-tap sums, which the products overlap: with 14 x 14
+  /// images reduced too, MobileNetV2 in f32 at batch 1 ran 280.4 -> 287.2
+  /// us. The products fit in a tile of kMaxTapProducts, and DveTaps' in
+  /// PSUM (its broadcast weights visit every product there).
+  bool reducesTaps(int64_t pixels, bool dveTaps) const;
+  /// The compact weights [C, KH * KW] in f32 in PSUM, the broadcast
+  /// operand of the DveTaps products (a DVE multiply with one PSUM input
+  /// costs a cycle an element, with two SBUF inputs two).
+  Value tapWeights;
   void emit();
   SmallVector<Value> loadFilters();
   Value loadCompact();
@@ -1786,6 +1817,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       tailGroup = c0 >= tailStart;
       SmallVector<Value> accs;
       SmallVector<bool> vec;
+      SmallVector<ChunkPath> paths;
       for (const Chunk &ch : group) {
         ChunkPath path = nextChunk < chunkPaths.size() ? chunkPaths[nextChunk]
                                                        : ChunkPath::PE;
@@ -1794,11 +1826,20 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                                      ? tile::MemorySpace::SBUF
                                      : tile::MemorySpace::PSUM));
         vec.push_back(onVector(path));
+        paths.push_back(path);
         ++nextChunk;
       }
-      for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec))
-        if (v)
+      for (auto [ch, acc, path] : llvm::zip_equal(group, accs, paths)) {
+        // chooseVectorChunks moved an image's vector chunks first, so a
+        // path may land on a larger chunk than it was chosen for.
+        if ((path == ChunkPath::ReduceSums || path == ChunkPath::DveTaps) &&
+            !reducesTaps(ch.pixels(), path == ChunkPath::DveTaps))
+          path = ChunkPath::PsumSums;
+        if (path == ChunkPath::ReduceSums || path == ChunkPath::DveTaps)
+          reduceChunk(b, inputs[0], ch, acc, path);
+        else if (onVector(path))
           vectorChunk(b, inputs[0], ch, acc);
+      }
       // A one-pixel chunk's first channel blocks on the vector engines.
       int64_t vk =
           group.size() == 1 && !vec.front() && group.front().pixels() == 1
@@ -2221,6 +2262,111 @@ void ConvKernel::vectorChunk(OpBuilder &b, Value input, const Chunk &ch,
   }
 }
 
+bool ConvKernel::reducesTaps(int64_t pixels, bool dveTaps) const {
+  const TileOptions::Rates &t = options.rates;
+  int64_t products = pixels * g.kh * g.kw;
+  // Bands loaded from HBM hold the source's columns only (trimmed): a
+  // border tap then covers part of a chunk, leaving products unset.
+  return !trimmed && t.dveClockMHz && pixels <= t.minElementCycles &&
+         products <= kMaxTapProducts &&
+         (!dveTaps || products <= options.psumColumns);
+}
+
+/// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
+/// elements from element `offset` (all relative to the buffer `v` views).
+static Value stridedView(OpBuilder &b, Location loc, Value v,
+                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                         int64_t offset) {
+  auto type = cast<MemRefType>(v.getType());
+  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
+  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
+                                  type.getMemorySpace());
+  SmallVector<OpFoldResult> sizeOfr, strideOfr;
+  for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
+    sizeOfr.push_back(b.getIndexAttr(size));
+    strideOfr.push_back(b.getIndexAttr(stride));
+  }
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
+}
+
+void ConvKernel::reduceChunk(OpBuilder &b, Value input, const Chunk &ch,
+                             Value acc, ChunkPath path) {
+  int64_t cs = bands * g.c, taps = g.kh * g.kw, px = ch.pixels();
+  // products[c, pixel, tap]: the tap innermost, for the reduce.
+  Value products = allocTile(b, loc, {cs, px * taps}, b.getF32Type());
+  auto layoutOf = [](Value v, SmallVectorImpl<int64_t> &strides) {
+    int64_t offset = 0;
+    (void)getStaticLayout(cast<MemRefType>(v.getType()), strides, offset);
+    return offset;
+  };
+  // The window of tap (kh, kw): [cs, (imgs,) rc, wc].
+  auto window = [&](int64_t kh, int64_t kw) {
+    TapCols t = tapCols(ch, kw);
+    return chunkWindow(b, input, cs, ch, ch.r0 * g.strideH + kh * g.dilationH,
+                       g.strideH, t.col, g.strideW, t.qb - t.qa);
+  };
+  // The same dims of the products: each pixel's taps are `taps` apart.
+  SmallVector<int64_t> pixelStrides = {px * taps};
+  if (ch.imgs > 1)
+    pixelStrides.push_back(ch.rc * ch.wc * taps);
+  pixelStrides.append({ch.wc * taps, taps});
+  SmallVector<int64_t> pixelSizes = {cs};
+  if (ch.imgs > 1)
+    pixelSizes.push_back(ch.imgs);
+  pixelSizes.append({ch.rc, ch.wc});
+  if (path == ChunkPath::ReduceSums) {
+    for (int64_t tap = 0; tap < taps; ++tap)
+      tile::TensorScalarOp::create(
+          b, loc, window(tap / g.kw, tap % g.kw),
+          stridedView(b, loc, products, pixelSizes, pixelStrides, tap),
+          tileSlice(b, loc, compact, 0, cs, tap, 1), Value(),
+          b.getStringAttr("mul"), b.getF32FloatAttr(0.0f),
+          b.getStringAttr("bypass"), b.getF32FloatAttr(0.0f), UnitAttr(),
+          UnitAttr());
+  } else {
+    // One multiply over the taps of a kernel row (of every row for one
+    // image: the access pattern's four free dims are the kernel row and
+    // column and the pixel's row and column), the weights stepping with
+    // the tap and standing still over the pixels.
+    SmallVector<int64_t> strides;
+    int64_t origin = layoutOf(window(0, 0), strides);
+    SmallVector<int64_t> ignored;
+    int64_t rowStep = g.kh > 1 ? layoutOf(window(1, 0), ignored) - origin : 0;
+    int64_t colStep = g.kw > 1 ? layoutOf(window(0, 1), ignored) - origin : 0;
+    bool allRows = ch.imgs == 1;
+    for (int64_t kh = 0; kh < (allRows ? 1 : g.kh); ++kh) {
+      SmallVector<int64_t> sizes = {cs}, in = {strides[0]}, weights = {taps},
+                           out = {pixelStrides[0]};
+      if (allRows) {
+        sizes.push_back(g.kh);
+        in.push_back(rowStep);
+        weights.push_back(g.kw);
+        out.push_back(g.kw);
+      }
+      sizes.push_back(g.kw);
+      in.push_back(colStep);
+      weights.push_back(1);
+      out.push_back(1);
+      sizes.append(pixelSizes.begin() + 1, pixelSizes.end());
+      in.append(strides.begin() + 1, strides.end());
+      weights.append(pixelSizes.size() - 1, 0);
+      out.append(pixelStrides.begin() + 1, pixelStrides.end());
+      tile::TensorTensorOp::create(
+          b, loc, b.getStringAttr("mul"),
+          stridedView(b, loc, input, sizes, in, origin + kh * rowStep),
+          stridedView(b, loc, tapWeights, sizes, weights, kh * g.kw),
+          stridedView(b, loc, products, sizes, out, kh * g.kw));
+    }
+  }
+  Value sums = memref::ExpandShapeOp::create(
+      b, loc, SmallVector<int64_t>{cs, px, taps}, products,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  auto reduce = tile::ReduceOp::create(b, loc, b.getStringAttr("add"), sums,
+                                       acc, b.getI64IntegerAttr(1), Value());
+  reduce->setAttr(tile::kEngineAttr, b.getStringAttr("dve"));
+}
+
 /// The reassociated order (a DVE add reading the accumulator in PSUM, then
 /// the ACT's ReLU with the shift as its bias) or the written one (an ACT
 /// pass adding the shift out of PSUM, then the add and the ReLU in SBUF,
@@ -2289,7 +2435,10 @@ bool ConvKernel::chooseSiluEngines(int64_t cols) {
 /// evacuates every chunk (its epilogue). Sums in PSUM are the DVE's (the
 /// POOL cannot reach PSUM); a chunk may instead be summed in an SBUF
 /// accumulator, which the POOL multiplies and sums (two cycles an element
-/// with two inputs), so that three engines share the taps.
+/// with two inputs), so that three engines share the taps. A chunk of a
+/// small image may put all its taps' products in one tile that one DVE
+/// reduce sums (reducesTaps): ReduceSums, the products a tap at a time as
+/// for the PSUM sums, or DveTaps, one DVE multiply for them all.
 void ConvKernel::chooseVectorChunks() {
   const TileOptions::Rates &t = options.rates;
   if (!diagonal || foldRows || scale || fBlocks != 1 || !t.actClockMHz)
@@ -2315,24 +2464,43 @@ void ConvKernel::chooseVectorChunks() {
       double sums = (taps - 1) * vectorNs(pixels, t.dveClockMHz);
       double poolWork =
           taps * poolNs(pixels, 1) + (taps - 1) * poolNs(pixels, 2);
-      double onPe = std::max({pe + peNs, act + evacuation, dve, pool});
-      double onPsum =
-          std::max({pe, act + evacuation + products, dve + sums, pool});
-      double onSbuf = std::max({pe, act + evacuation, dve, pool + poolWork});
-      ChunkPath path = ChunkPath::PE;
-      if (onPsum < onPe && onPsum <= onSbuf)
-        path = ChunkPath::PsumSums;
-      else if (onSbuf < onPe)
-        path = ChunkPath::SbufSums;
+      bool reduce = reducesTaps(pixels, false);
+      bool dveTaps = reducesTaps(pixels, true);
+      double reduced = vectorNs(pixels * taps, t.dveClockMHz);
+      double inf = std::numeric_limits<double>::infinity();
+      double options[] = {
+          std::max({pe + peNs, act + evacuation, dve, pool}),
+          std::max({pe, act + evacuation + products, dve + sums, pool}),
+          std::max({pe, act + evacuation, dve, pool + poolWork}),
+          reduce
+              ? std::max({pe, act + evacuation + products, dve + reduced, pool})
+              : inf,
+          dveTaps ? std::max({pe, act + evacuation, dve + 2 * reduced, pool})
+                  : inf};
+      // The first of the least (the PE on a tie, then the paths in order).
+      auto path =
+          ChunkPath(std::min_element(std::begin(options), std::end(options)) -
+                    std::begin(options));
       chunkPaths.push_back(path);
       act += evacuation;
-      if (path == ChunkPath::PsumSums) {
+      switch (path) {
+      case ChunkPath::PE:
+        pe += peNs;
+        break;
+      case ChunkPath::PsumSums:
         act += products;
         dve += sums;
-      } else if (path == ChunkPath::SbufSums) {
+        break;
+      case ChunkPath::SbufSums:
         pool += poolWork;
-      } else {
-        pe += peNs;
+        break;
+      case ChunkPath::ReduceSums:
+        act += products;
+        dve += reduced;
+        break;
+      case ChunkPath::DveTaps:
+        dve += 2 * reduced;
+        break;
       }
     });
   // When most of an image's chunks take the vector paths, those go first
@@ -2402,13 +2570,20 @@ void ConvKernel::emit() {
     chainFilter = loadChainFilter();
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
-  if (bands > 1 && (anyOn(ChunkPath::PsumSums) || anyOn(ChunkPath::SbufSums))) {
+  bool anyVector =
+      llvm::any_of(chunkPaths, [&](ChunkPath p) { return onVector(p); });
+  if (bands > 1 && anyVector) {
     int64_t taps = g.kh * g.kw;
     Value packed = allocTile(b, loc, {bands * g.c, taps}, g.filterType);
     for (int64_t j = 0; j < bands; ++j)
       tile::DmaOp::create(b, loc, compact,
                           tileSlice(b, loc, packed, j * g.c, g.c, 0, taps));
     compact = packed;
+  }
+  if (anyOn(ChunkPath::DveTaps)) {
+    tapWeights = allocTile(b, loc, {bands * g.c, g.kh * g.kw}, b.getF32Type(),
+                           tile::MemorySpace::PSUM);
+    tile::CopyOp::create(b, loc, compact, tapWeights);
   }
   // Static loops: nki-unroll would unroll them anyway, and the padding's
   // border differs from band to band. Packed, rows [oh0, oh0 + rows) of

@@ -33,6 +33,9 @@ struct TileOptions {
   /// partitions of SBUF and PSUM, and fp32 columns of one PSUM bank (the
   /// widest matmul result).
   int64_t partitions = 0, bankColumns = 0;
+  /// fp32 elements a partition of PSUM holds: the most an access pattern
+  /// on PSUM may visit, a broadcast's repeats included.
+  int64_t psumColumns = 0;
   /// Contraction rows a partition of a matmul with fp8 inputs (2: the fp8
   /// double row, K up to 2 x partitions).
   int64_t fp8Rows = 1;

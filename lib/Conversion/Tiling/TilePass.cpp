@@ -152,6 +152,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     options.sbufBytesPerPartition = desc->sbufBytesPerPartition;
     options.partitions = desc->numPartitions;
     options.bankColumns = desc->psumBankFp32Columns();
+    options.psumColumns = desc->psumBytesPerPartition() / 4;
     options.fp8Rows = desc->peFp8Rows;
     options.mxRows = desc->peMxRows;
     options.rates = {desc->peClockMHz,
