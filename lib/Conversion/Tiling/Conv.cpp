@@ -289,13 +289,15 @@ struct ConvKernel {
   /// [C, pixels, taps] tile that a single DVE reduce sums into the PSUM
   /// accumulator, the products a tap at a time (`ReduceSums`) or all at
   /// once by one DVE multiply with the weights broadcast from PSUM
-  /// (`DveTaps`, reduceChunk).
+  /// (`DveTaps`) or by one POOL multiply with them broadcast from SBUF
+  /// (`PoolTaps`, two cycles an element; reduceChunk).
   enum class ChunkPath : uint8_t {
     PE,
     PsumSums,
     SbufSums,
     ReduceSums,
-    DveTaps
+    DveTaps,
+    PoolTaps
   };
   std::vector<ChunkPath> chunkPaths;
   bool anyOn(ChunkPath p) const { return llvm::is_contained(chunkPaths, p); }
@@ -1832,10 +1834,12 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       for (auto [ch, acc, path] : llvm::zip_equal(group, accs, paths)) {
         // chooseVectorChunks moved an image's vector chunks first, so a
         // path may land on a larger chunk than it was chosen for.
-        if ((path == ChunkPath::ReduceSums || path == ChunkPath::DveTaps) &&
-            !reducesTaps(ch.pixels(), path == ChunkPath::DveTaps))
+        bool reduced = path == ChunkPath::ReduceSums ||
+                       path == ChunkPath::DveTaps ||
+                       path == ChunkPath::PoolTaps;
+        if (reduced && !reducesTaps(ch.pixels(), path == ChunkPath::DveTaps))
           path = ChunkPath::PsumSums;
-        if (path == ChunkPath::ReduceSums || path == ChunkPath::DveTaps)
+        else if (reduced)
           reduceChunk(b, inputs[0], ch, acc, path);
         else if (onVector(path))
           vectorChunk(b, inputs[0], ch, acc);
@@ -2352,11 +2356,16 @@ void ConvKernel::reduceChunk(OpBuilder &b, Value input, const Chunk &ch,
       in.append(strides.begin() + 1, strides.end());
       weights.append(pixelSizes.size() - 1, 0);
       out.append(pixelStrides.begin() + 1, pixelStrides.end());
-      tile::TensorTensorOp::create(
+      // The DVE's with the PSUM copy (a cycle an element), the POOL's
+      // with the SBUF weights (two), as chooseVectorChunks counted them.
+      bool onPool = path == ChunkPath::PoolTaps;
+      auto mul = tile::TensorTensorOp::create(
           b, loc, b.getStringAttr("mul"),
           stridedView(b, loc, input, sizes, in, origin + kh * rowStep),
-          stridedView(b, loc, tapWeights, sizes, weights, kh * g.kw),
+          stridedView(b, loc, onPool ? compact : tapWeights, sizes, weights,
+                      kh * g.kw),
           stridedView(b, loc, products, sizes, out, kh * g.kw));
+      mul->setAttr(tile::kEngineAttr, b.getStringAttr(onPool ? "pool" : "dve"));
     }
   }
   Value sums = memref::ExpandShapeOp::create(
@@ -2438,7 +2447,8 @@ bool ConvKernel::chooseSiluEngines(int64_t cols) {
 /// with two inputs), so that three engines share the taps. A chunk of a
 /// small image may put all its taps' products in one tile that one DVE
 /// reduce sums (reducesTaps): ReduceSums, the products a tap at a time as
-/// for the PSUM sums, or DveTaps, one DVE multiply for them all.
+/// for the PSUM sums, or one multiply for them all, DveTaps (the weights
+/// broadcast from a PSUM copy) or PoolTaps (from SBUF).
 void ConvKernel::chooseVectorChunks() {
   const TileOptions::Rates &t = options.rates;
   if (!diagonal || foldRows || scale || fBlocks != 1 || !t.actClockMHz)
@@ -2466,6 +2476,9 @@ void ConvKernel::chooseVectorChunks() {
           taps * poolNs(pixels, 1) + (taps - 1) * poolNs(pixels, 2);
       bool reduce = reducesTaps(pixels, false);
       bool dveTaps = reducesTaps(pixels, true);
+      // Not under auto-cast (bf16 inputs): EfficientNet-B0 at batch 1 ran
+      // 237.7 -> 242.2 us with the POOL's multiplies.
+      bool poolTaps = reduce && g.inputType.isF32();
       double reduced = vectorNs(pixels * taps, t.dveClockMHz);
       double inf = std::numeric_limits<double>::infinity();
       double options[] = {
@@ -2476,7 +2489,10 @@ void ConvKernel::chooseVectorChunks() {
               ? std::max({pe, act + evacuation + products, dve + reduced, pool})
               : inf,
           dveTaps ? std::max({pe, act + evacuation, dve + 2 * reduced, pool})
-                  : inf};
+                  : inf,
+          poolTaps ? std::max({pe, act + evacuation, dve + reduced,
+                               pool + poolNs(pixels * taps, 2)})
+                   : inf};
       // The first of the least (the PE on a tie, then the paths in order).
       auto path =
           ChunkPath(std::min_element(std::begin(options), std::end(options)) -
@@ -2500,6 +2516,10 @@ void ConvKernel::chooseVectorChunks() {
         break;
       case ChunkPath::DveTaps:
         dve += 2 * reduced;
+        break;
+      case ChunkPath::PoolTaps:
+        dve += reduced;
+        pool += poolNs(pixels * taps, 2);
         break;
       }
     });
