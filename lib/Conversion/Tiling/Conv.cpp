@@ -413,16 +413,16 @@ struct ConvKernel {
                           : std::numeric_limits<double>::infinity();
   }
   void vectorChunk(OpBuilder &b, Value input, const Chunk &ch, Value acc);
-  /// A chunk on the ReduceSums or DveTaps path: its products into one
-  /// tile, tap innermost, then one DVE reduce into `acc`.
+  /// A chunk on the ReduceSums, DveTaps or PoolTaps path: its products
+  /// into one tile, tap innermost, then one DVE reduce into `acc`.
   void reduceChunk(OpBuilder &b, Value input, const Chunk &ch, Value acc,
                    ChunkPath path);
-  /// Whether a chunk of `pixels` may take the ReduceSums path (DveTaps with
-  /// `dveTaps`): one pass over every tap's products for a chunk of fewer
-  /// pixels than an instruction's least element count, where each tap's
-  /// instruction would pay the engine's fixed cost and that minimum
-  /// (EfficientNet-B0's 7 x 7 5x5 layers of 1,152 channels). Larger chunks
-  /// keep their per-tap sums, which the products overlap: with 14 x 14
+  /// Whether a chunk of `pixels` may take the ReduceSums or PoolTaps path
+  /// (DveTaps with `dveTaps`): one pass over every tap's products for a
+  /// chunk of fewer pixels than an instruction's least element count,
+  /// where each tap's instruction would pay the engine's fixed cost and that
+  /// minimum (EfficientNet-B0's 7 x 7 5x5 layers of 1,152 channels). Larger
+  /// chunks keep their per-tap sums, which the products overlap: with 14 x 14
   /// images reduced too, MobileNetV2 in f32 at batch 1 ran 280.4 -> 287.2
   /// us. The products fit in a tile of kMaxTapProducts, and DveTaps' in
   /// PSUM (its broadcast weights visit every product there).
@@ -1837,9 +1837,11 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
         bool reduced = path == ChunkPath::ReduceSums ||
                        path == ChunkPath::DveTaps ||
                        path == ChunkPath::PoolTaps;
-        if (reduced && !reducesTaps(ch.pixels(), path == ChunkPath::DveTaps))
+        if (reduced && !reducesTaps(ch.pixels(), path == ChunkPath::DveTaps)) {
           path = ChunkPath::PsumSums;
-        else if (reduced)
+          reduced = false;
+        }
+        if (reduced)
           reduceChunk(b, inputs[0], ch, acc, path);
         else if (onVector(path))
           vectorChunk(b, inputs[0], ch, acc);
