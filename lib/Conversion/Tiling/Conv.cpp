@@ -2482,48 +2482,30 @@ void ConvKernel::chooseVectorChunks() {
       // 237.7 -> 242.2 us with the POOL's multiplies.
       bool poolTaps = reduce && g.inputType.isF32();
       double reduced = vectorNs(pixels * taps, t.dveClockMHz);
-      double inf = std::numeric_limits<double>::infinity();
-      double options[] = {
-          std::max({pe + peNs, act + evacuation, dve, pool}),
-          std::max({pe, act + evacuation + products, dve + sums, pool}),
-          std::max({pe, act + evacuation, dve, pool + poolWork}),
-          reduce
-              ? std::max({pe, act + evacuation + products, dve + reduced, pool})
-              : inf,
-          dveTaps ? std::max({pe, act + evacuation, dve + 2 * reduced, pool})
-                  : inf,
-          poolTaps ? std::max({pe, act + evacuation, dve + reduced,
-                               pool + poolNs(pixels * taps, 2)})
-                   : inf};
+      // Each path's engine time (ChunkPath's order; the ACT evacuates
+      // every chunk) and whether the chunk may take it.
+      struct Work {
+        bool allowed;
+        double pe, act, dve, pool;
+      } work[] = {{true, peNs, evacuation, 0, 0},
+                  {true, 0, evacuation + products, sums, 0},
+                  {true, 0, evacuation, 0, poolWork},
+                  {reduce, 0, evacuation + products, reduced, 0},
+                  {dveTaps, 0, evacuation, 2 * reduced, 0},
+                  {poolTaps, 0, evacuation, reduced, poolNs(pixels * taps, 2)}};
+      auto finish = [&](const Work &w) {
+        return std::max({pe + w.pe, act + w.act, dve + w.dve, pool + w.pool});
+      };
       // The first of the least (the PE on a tie, then the paths in order).
-      auto path =
-          ChunkPath(std::min_element(std::begin(options), std::end(options)) -
-                    std::begin(options));
-      chunkPaths.push_back(path);
-      act += evacuation;
-      switch (path) {
-      case ChunkPath::PE:
-        pe += peNs;
-        break;
-      case ChunkPath::PsumSums:
-        act += products;
-        dve += sums;
-        break;
-      case ChunkPath::SbufSums:
-        pool += poolWork;
-        break;
-      case ChunkPath::ReduceSums:
-        act += products;
-        dve += reduced;
-        break;
-      case ChunkPath::DveTaps:
-        dve += 2 * reduced;
-        break;
-      case ChunkPath::PoolTaps:
-        dve += reduced;
-        pool += poolNs(pixels * taps, 2);
-        break;
-      }
+      size_t best = 0;
+      for (size_t i = 1; i < std::size(work); ++i)
+        if (work[i].allowed && finish(work[i]) < finish(work[best]))
+          best = i;
+      chunkPaths.push_back(ChunkPath(best));
+      pe += work[best].pe;
+      act += work[best].act;
+      dve += work[best].dve;
+      pool += work[best].pool;
     });
   // When most of an image's chunks take the vector paths, those go first
   // and the PE's last: a vector chunk is a chain (products, then sums)
