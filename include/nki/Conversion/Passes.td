@@ -60,8 +60,12 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     decoder's skip connection) becomes one convolution of the small tensor
     per output phase, written into its strided slice of the result
     (`sub-pixel`; a 3x3 kernel after a 2x upsample: four 2x2 convolutions),
-    when that multiplies less and the result fits half of an SBUF
-    partition. Two reshapes become views: a `linalg.transpose` that moves only
+    when that multiplies less. Phases whose filters together fill the PE's
+    columns and that take fewer matmuls so are one convolution of their
+    union window, each phase's filters in a quadrant or half of the columns
+    (`phase-groups`; when the direct part of a concatenation adds them and
+    the result stays in SBUF): nki-tile evacuates each block of that result
+    into its phase's strided slice. Two reshapes become views: a `linalg.transpose` that moves only
     dims of size 1 (a batch-first to sequence-first swap at batch 1) is a
     collapse_shape and expand_shape, and an expand_shape of a
     collapse_shape goes through the finest shape both ends refine rather
@@ -85,6 +89,9 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
            "(implicit-gemm falls back to im2col where it does not apply)">,
     Option<"subPixel", "sub-pixel", "bool", /*default=*/"true",
            "Convolve a nearest upsample's input once per output phase">,
+    Option<"phaseGroups", "phase-groups", "bool", /*default=*/"true",
+           "Compute phases that fill the PE's columns together as one "
+           "convolution of their union window">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect",

@@ -39,9 +39,13 @@ mlir::LogicalResult decomposeConvolutions(mlir::Operation *root,
 /// Rewrites each stride-1 2-D NCHW convolution (constant filter) of a
 /// nearest integer-factor upsample, or of a channel concatenation with
 /// such parts, into stride-1 convolutions of the small tensor per output
-/// phase (UpsampledConv.cpp), where that multiplies less and the result
-/// fits half of the module's target's SBUF partition.
-mlir::LogicalResult rewriteUpsampledConvolutions(mlir::Operation *root);
+/// phase (UpsampledConv.cpp), where that multiplies less. With a
+/// `target`, phases whose filters together fill its PE columns are one
+/// convolution of their union window when the result stays in SBUF
+/// (without one, each phase is its own).
+mlir::LogicalResult
+rewriteUpsampledConvolutions(mlir::Operation *root,
+                             const isa::TargetDesc *target = nullptr);
 
 } // namespace nki
 

@@ -342,7 +342,9 @@ struct NKIPrepareGraphPass
     nki::foldConvolutionScales(func);
     // Before concatenations are decomposed: a decoder's convolution reads
     // the upsample through the concat of its skip connection.
-    if (subPixel && failed(nki::rewriteUpsampledConvolutions(func)))
+    if (subPixel &&
+        failed(nki::rewriteUpsampledConvolutions(
+            func, phaseGroups ? nki::tile::findTarget(module) : nullptr)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLongConcat, TransposeOfUnitDimsAsReshape,

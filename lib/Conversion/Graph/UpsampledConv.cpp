@@ -24,7 +24,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChannelBytes.h"
 #include "DecomposeConv.h"
+
+#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -126,8 +129,10 @@ struct Part {
 };
 
 struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  explicit UpsampledConvAsPhases(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/3) {}
+  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc *target)
+      : OpRewritePattern(ctx, /*benefit=*/3), target(target) {}
+
+  const nki::isa::TargetDesc *target;
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -189,11 +194,20 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // The phases first, from zero when the direct convolution takes the
     // init, so that the sum becomes that convolution's epilogue (an
     // epilogue's other operands are computed before its matmul).
+    // Phases are grouped (phaseGroup) only when the direct convolution adds
+    // them: then the assembled result is an operand of its epilogue, not
+    // a tensor that nki-fuse-elementwise splits per phase, and it stays in
+    // SBUF (nki-interleave-phases leaves it).
+    bool group =
+        target && !direct.empty() &&
+        nki::channelMajorBytesPerPartition(
+            cast<RankedTensorType>(op.getResultTypes()[0]),
+            target->numPartitions) <= target->sbufBytesPerPartition / 2;
     Value sum;
     for (Part &p : parts)
       if (p.up) {
         Value y = phases(rewriter, op, pad, filter, p,
-                         sum || !direct.empty() ? Value() : init);
+                         sum || !direct.empty() ? Value() : init, group);
         sum = sum ? add(rewriter, loc, sum, y) : y;
       }
     if (!direct.empty())
@@ -277,12 +291,72 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         w, init);
   }
 
+  /// How many phases one convolution computes (consecutive ones, row
+  /// phase major): up to as many as fill the PE's columns when each phase's
+  /// filters take a quadrant or a half of them (its result block then
+  /// starts where an engine may read it, below), for a factor-2 upsample
+  /// (four distinct phases); the count whose union windows take the fewest
+  /// matmuls a pixel, if fewer than the phases one by one; else 1.
+  int64_t phaseGroup(int64_t filters, const Part &part, Type elt) const {
+    const Upsample &up = *part.up;
+    int64_t phases = up.fh * up.fw, p = target->numPartitions;
+    int64_t cols = filters <= p / 4 ? p / 4 : filters <= p / 2 ? p / 2 : p;
+    int64_t most = std::min(phases, p / cols);
+    if (most < 2 || phases > 4)
+      return 1;
+    // Matmuls a pixel as nki-tile's convolution kernel takes them
+    // (Conv.cpp, chooseBands): with fp32 inputs the kernel rows fold onto
+    // the partitions when C * KH fits them, and as many kernel columns
+    // beside them as fit; otherwise a matmul per tap and channel block.
+    auto matmuls = [&](int64_t kh, int64_t kw) {
+      int64_t rows = part.c * kh;
+      if (elt.isF32() && rows <= p)
+        return (kw + p / rows - 1) / (p / rows);
+      return kh * kw * ((part.c + p - 1) / p);
+    };
+    // Matmuls a pixel of every phase in groups of `size`.
+    auto total = [&](int64_t size) {
+      int64_t sum = 0;
+      for (int64_t p0 = 0; p0 < phases; p0 += size) {
+        PhaseDim h, w;
+        for (int64_t k = p0; k < std::min(phases, p0 + size); ++k) {
+          h = unite(h, part.rows[k / up.fw]);
+          w = unite(w, part.cols[k % up.fw]);
+        }
+        sum += matmuls(h.taps, w.taps);
+      }
+      return sum;
+    };
+    int64_t best = 1;
+    for (int64_t size = most; size >= 2; size /= 2)
+      if (total(size) < total(best))
+        best = size;
+    return best;
+  }
+
+  /// The window of `a` and `b` together (`a` empty: `b`'s).
+  static PhaseDim unite(const PhaseDim &a, const PhaseDim &b) {
+    if (!a.taps)
+      return b;
+    PhaseDim u;
+    u.lo = std::max(a.lo, b.lo);
+    u.hi = std::max(a.hi, b.hi);
+    u.taps = std::max(a.taps - a.lo, b.taps - b.lo) + u.lo;
+    return u;
+  }
+
   /// The upsampled part as its phases, each written into its strided slice
   /// of the result; `init` (the original's) when the phases start from it,
-  /// else they start from zero.
+  /// else they start from zero. With `group`, phases that fill the PE's
+  /// columns together (phaseGroup) are one convolution of x padded by
+  /// their union window: phase k of a group its filters at columns
+  /// [k * cols, k * cols + F), zero elsewhere, its window's taps at their
+  /// offset in the union. nki-tile evacuates each phase's block of the
+  /// result into its strided slice (the phases of the U-Net's top decoder:
+  /// three matmuls of 96 rows a chunk instead of four of 128).
   Value phases(PatternRewriter &rewriter, linalg::Conv2DNchwFchwOp op,
                tensor::PadOp pad, DenseElementsAttr filter, const Part &part,
-               Value init) const {
+               Value init, bool group) const {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto idx = [&](ArrayRef<int64_t> v) {
@@ -297,62 +371,86 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     SmallVector<int64_t> steps = {1, 1, up.fh, up.fw};
     auto weights = llvm::to_vector(filter.getValues<APFloat>());
     auto fill = init ? init.getDefiningOp<linalg::FillOp>() : linalg::FillOp();
+    int64_t phases = up.fh * up.fw;
+    int64_t size = group && (!init || fill) ? phaseGroup(ws[0], part, elt) : 1;
+    int64_t cols = size > 1 ? target->numPartitions / size : ws[0];
     Value zero;
     Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
-    for (int64_t rh = 0; rh < up.fh; ++rh)
-      for (int64_t rw = 0; rw < up.fw; ++rw) {
-        const PhaseDim &ph = part.rows[rh], &pw = part.cols[rw];
-        // Phase filter [F, C, th, tw]: the sum of the taps that land on
-        // each x pixel, in double and rounded once.
-        SmallVector<double> sums(ws[0] * part.c * ph.taps * pw.taps, 0.0);
+    for (int64_t p0 = 0; p0 < phases; p0 += size) {
+      int64_t count = std::min(size, phases - p0);
+      PhaseDim rows, columns;
+      for (int64_t k = p0; k < p0 + count; ++k) {
+        rows = unite(rows, part.rows[k / up.fw]);
+        columns = unite(columns, part.cols[k % up.fw]);
+      }
+      // Filter [count * cols, C, th, tw]: per phase the sum of the taps
+      // that land on each x pixel, in double and rounded once.
+      SmallVector<double> sums(count * cols * part.c * rows.taps * columns.taps,
+                               0.0);
+      for (int64_t k = 0; k < count; ++k) {
+        const PhaseDim &ph = part.rows[(p0 + k) / up.fw],
+                       &pw = part.cols[(p0 + k) % up.fw];
+        int64_t dh = rows.lo - ph.lo, dw = columns.lo - pw.lo;
         for (int64_t f = 0; f < ws[0]; ++f)
           for (int64_t c = 0; c < part.c; ++c)
             for (int64_t kh = 0; kh < ws[2]; ++kh)
               for (int64_t kw = 0; kw < ws[3]; ++kw) {
                 int64_t src =
                     ((f * ws[1] + part.c0 + c) * ws[2] + kh) * ws[3] + kw;
-                int64_t dst =
-                    ((f * part.c + c) * ph.taps + ph.tapOf[kh]) * pw.taps +
-                    pw.tapOf[kw];
+                int64_t dst = (((k * cols + f) * part.c + c) * rows.taps + dh +
+                               ph.tapOf[kh]) *
+                                  columns.taps +
+                              dw + pw.tapOf[kw];
                 sums[dst] += weights[src].convertToDouble();
               }
-        SmallVector<APFloat> phase;
-        for (double s : sums) {
-          APFloat v(s);
-          bool lost;
-          v.convert(cast<FloatType>(elt).getFloatSemantics(),
-                    APFloat::rmNearestTiesToEven, &lost);
-          phase.push_back(v);
+      }
+      SmallVector<APFloat> values;
+      for (double v : sums) {
+        APFloat a(v);
+        bool lost;
+        a.convert(cast<FloatType>(elt).getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &lost);
+        values.push_back(a);
+      }
+      Value w = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get(
+                  {count * cols, part.c, rows.taps, columns.taps}, elt),
+              values));
+      SmallVector<int64_t> shape = {ys[0], count * cols, qh, qw};
+      // The phase's slice of the init: a fill of the phase's shape, a
+      // strided slice of any other init, zero when the sum has one.
+      Value start;
+      if (init && !fill) {
+        SmallVector<int64_t> offsets = {0, 0, p0 / up.fw, p0 % up.fw};
+        start = tensor::ExtractSliceOp::create(
+            rewriter, loc, init, idx(offsets), idx(phaseShape), idx(steps));
+      } else {
+        Value value = fill ? fill.getInputs()[0] : Value();
+        if (!value) {
+          if (!zero)
+            zero = arith::ConstantOp::create(
+                rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
+          value = zero;
         }
-        Value w = arith::ConstantOp::create(
-            rewriter, loc,
-            DenseElementsAttr::get(
-                RankedTensorType::get({ws[0], part.c, ph.taps, pw.taps}, elt),
-                phase));
-        SmallVector<int64_t> offsets = {0, 0, rh, rw};
-        // The phase's slice of the init: a fill of the phase's shape, a
-        // strided slice of any other init, zero when the sum has one.
-        Value start;
-        if (init && !fill) {
-          start = tensor::ExtractSliceOp::create(
-              rewriter, loc, init, idx(offsets), idx(phaseShape), idx(steps));
-        } else {
-          Value value = fill ? fill.getInputs()[0] : Value();
-          if (!value) {
-            if (!zero)
-              zero = arith::ConstantOp::create(
-                  rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
-            value = zero;
-          }
-          Value e = tensor::EmptyOp::create(rewriter, loc, phaseShape, elt);
-          start = linalg::FillOp::create(rewriter, loc, value, e).getResult(0);
-        }
-        Value x = padded(rewriter, loc, up.x, {0, 0, ph.lo, pw.lo},
-                         {0, 0, ph.hi, pw.hi}, pad);
-        Value p = conv(rewriter, op, x, w, start, /*unitDilation=*/true);
+        Value e = tensor::EmptyOp::create(rewriter, loc, shape, elt);
+        start = linalg::FillOp::create(rewriter, loc, value, e).getResult(0);
+      }
+      Value x = padded(rewriter, loc, up.x, {0, 0, rows.lo, columns.lo},
+                       {0, 0, rows.hi, columns.hi}, pad);
+      Value t = conv(rewriter, op, x, w, start, /*unitDilation=*/true);
+      for (int64_t k = 0; k < count; ++k) {
+        Value p = count == 1 ? t
+                             : tensor::ExtractSliceOp::create(
+                                   rewriter, loc, t, idx({0, k * cols, 0, 0}),
+                                   idx(phaseShape), idx({1, 1, 1, 1}));
+        SmallVector<int64_t> offsets = {0, 0, (p0 + k) / up.fw,
+                                        (p0 + k) % up.fw};
         y = tensor::InsertSliceOp::create(rewriter, loc, p, y, idx(offsets),
                                           idx(phaseShape), idx(steps));
       }
+    }
     return y;
   }
 
@@ -407,8 +505,9 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 
 } // namespace
 
-LogicalResult nki::rewriteUpsampledConvolutions(Operation *root) {
+LogicalResult nki::rewriteUpsampledConvolutions(Operation *root,
+                                                const isa::TargetDesc *target) {
   RewritePatternSet patterns(root->getContext());
-  patterns.add<UpsampledConvAsPhases>(root->getContext());
+  patterns.add<UpsampledConvAsPhases>(root->getContext(), target);
   return applyPatternsGreedily(root, std::move(patterns));
 }

@@ -98,10 +98,11 @@ struct ConvKernel {
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
              Value diagonal, const ChannelScale *scale, const FusedPool *pool,
              const FusedGlobalPool *globalPool, const ChainedConv *chained,
-             const TileOptions &options)
+             const PhaseScatter *scatter, const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
         diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
-        chained(chained), options(options), loc(op.getLoc()) {}
+        chained(chained), scatter(scatter), options(options), loc(op.getLoc()) {
+  }
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -148,6 +149,16 @@ struct ConvKernel {
   Epilogue chainEpi;
   Value chainFilter;
   Value loadChainFilter();
+  /// Blocks of the result that copies read (Match.h's findPhaseScatter):
+  /// each chunk's block of PSUM partitions goes straight to its copy's
+  /// target (`scatterOut`: its layout in HBM when it is not kept in SBUF).
+  const PhaseScatter *scatter;
+  SmallVector<Layout> scatterOut;
+  void scatterChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t oh,
+                    int64_t ow0, int64_t rc, int64_t wc, Value acc,
+                    int64_t imgs);
+  /// Whether the result is evacuated in place into SBUF.
+  bool evacuatesInPlace() const;
   /// evacuate's calls per image and filter block (set by analyze).
   int64_t evacuationsPerImage = 0;
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
@@ -687,7 +698,8 @@ void ConvKernel::chooseBands() {
       residents ? residents->lookup(out) : std::nullopt;
   SmallVector<int64_t> outStrides;
   int64_t outOffset;
-  oneBand = (outRef && (outRef->rowStep != 1 || outRef->colStep != 1)) ||
+  oneBand = scatter ||
+            (outRef && (outRef->rowStep != 1 || outRef->colStep != 1)) ||
             failed(getStaticLayout(cast<MemRefType>(out.getType()), outStrides,
                                    outOffset)) ||
             outStrides[3] != 1;
@@ -828,6 +840,17 @@ LogicalResult ConvKernel::analyze() {
   x.buffer = narrowedBuffer(x.buffer);
   if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
+  if (scatter) {
+    // findPhaseScatter's result: zero-filled, read by the copies only.
+    assert(zeroInit && !epilogue && !pool && !globalPool && !chained &&
+           g.f <= P() && "a phase scatter's result only copies read");
+    for (const PhaseScatter::Piece &p : scatter->pieces) {
+      FailureOr<Layout> l = hbmLayoutOf(p.copy, p.target);
+      if (failed(l))
+        return failure();
+      scatterOut.push_back(*l);
+    }
+  }
   elt = cast<MemRefType>(y.buffer.getType()).getElementType();
   // The filter rows and the input rows must be contiguous (the output may
   // be strided: a transposed convolution's phase writes every stride-th
@@ -1431,6 +1454,10 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       sumForPool(b, lowering, t, n, f0, fb);
     store(t);
   };
+  if (scatter) {
+    scatterChunk(b, n, f0, oh, ow0, rc, wc, acc, imgs);
+    return;
+  }
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
   if (!zeroInit)
     product = *lowering.binary(
@@ -1457,6 +1484,48 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     return;
   }
   storeAndSum(*t);
+}
+
+void ConvKernel::scatterChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t oh,
+                              int64_t ow0, int64_t rc, int64_t wc, Value acc,
+                              int64_t imgs) {
+  int64_t cols = rc * wc * imgs;
+  for (auto [p, out] : llvm::zip_equal(scatter->pieces, scatterOut)) {
+    // Partitions [channel, channel + channels) of the accumulator (where
+    // an engine may start reading: findPhaseScatter) onto the target's.
+    Value block = tileSlice(b, loc, acc, p.channel - f0, p.channels, 0, cols);
+    std::optional<ResidentRef> r =
+        options.residents ? options.residents->lookup(p.target) : std::nullopt;
+    if (r && !r->tensor->packed) {
+      tile::CopyOp::create(b, loc, block,
+                           options.residents->view(b, loc, *r, n, 0, p.channels,
+                                                   oh, rc, 1, ow0, wc, 1,
+                                                   imgs));
+      continue;
+    }
+    // A target in HBM: evacuated to SBUF, then a DMA per image.
+    Value t = allocTile(b, loc, {p.channels, cols}, elt);
+    tile::CopyOp::create(b, loc, block, t);
+    for (int64_t i = 0; i < imgs; ++i) {
+      SmallVector<Value> ivs = {indexConst(b, loc, n + i),
+                                indexConst(b, loc, 0), indexConst(b, loc, oh),
+                                indexConst(b, loc, ow0)};
+      tile::DmaOp::create(
+          b, loc, tileSlice(b, loc, t, 0, p.channels, i * rc * wc, rc * wc),
+          hbm(b, out, ivs, {p.channels, rc, wc},
+              {out.strides[1], out.strides[2], out.strides[3]}));
+    }
+  }
+}
+
+bool ConvKernel::evacuatesInPlace() const {
+  if (blocks() != 1 || pool || globalPool || chained || !options.residents)
+    return false;
+  if (scatter)
+    return llvm::all_of(scatter->pieces, [&](const PhaseScatter::Piece &p) {
+      return options.residents->lookup(p.target).has_value();
+    });
+  return options.residents->lookup(resultLayout().buffer).has_value();
 }
 
 void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
@@ -1547,7 +1616,10 @@ void ConvKernel::recordResultTail() const {
     double tail = evacuationLoads.pe - (fresh ? firstBlockPe : 0.0);
     it->second = fresh ? tail : it->second + tail;
   };
-  record(resultLayout().buffer);
+  if (scatter)
+    record(scatter->pieces.front().target);
+  else
+    record(resultLayout().buffer);
   if (globalPool)
     record(globalPool->pool->out.buffer);
 }
@@ -2536,9 +2608,7 @@ void ConvKernel::chooseVectorChunks() {
 /// evacuated in place only pays them: ResNet-50 b1 734 -> 743 us).
 bool ConvKernel::splitLastGroup() const {
   const TileOptions::Rates &t = options.rates;
-  bool inPlace = blocks() == 1 && !pool && !globalPool && !chained &&
-                 options.residents &&
-                 options.residents->lookup(resultLayout().buffer);
+  bool inPlace = evacuatesInPlace();
   // Several images in flight (the batch, or nki-split-batch's groups): the
   // next kernel has others to start on (ResNet-50 at batch 8 in f32, in
   // groups of one image: 4,411 -> 4,422 us split).
@@ -2702,9 +2772,9 @@ std::optional<ConvPacking> tiling::analyzeConvPacking(
     const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
     Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool,
-    const ChainedConv *chained) {
+    const ChainedConv *chained, const PhaseScatter *scatter) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, options);
+                    globalPool, chained, scatter, options);
   // A kernel that cannot be analyzed says so when it is tiled.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
@@ -2714,16 +2784,15 @@ std::optional<ConvPacking> tiling::analyzeConvPacking(
                      kernel.packedLayout()};
 }
 
-LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
-                               const conv::ConvGeneric &g,
-                               const ConvPadding *pad, bool zeroInit,
-                               linalg::GenericOp epilogue, Value diagonal,
-                               const ChannelScale *scale, const FusedPool *pool,
-                               const TileOptions &options,
-                               const FusedGlobalPool *globalPool,
-                               const ChainedConv *chained) {
+LogicalResult
+tiling::tileConv(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
+                 const ConvPadding *pad, bool zeroInit,
+                 linalg::GenericOp epilogue, Value diagonal,
+                 const ChannelScale *scale, const FusedPool *pool,
+                 const TileOptions &options, const FusedGlobalPool *globalPool,
+                 const ChainedConv *chained, const PhaseScatter *scatter) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, options);
+                    globalPool, chained, scatter, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

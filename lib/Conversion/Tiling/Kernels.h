@@ -25,6 +25,7 @@ namespace nki::tiling {
 
 class Residents;
 struct ChainedConv;
+struct PhaseScatter;
 
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
@@ -164,14 +165,17 @@ struct ChannelScale {
 /// when something else reads it. With `globalPool`, it also
 /// sums each image's result for that global pooling. With `chained`
 /// (Match.h's findChainedConv), it computes that 1x1 convolution of each
-/// chunk instead of storing its own result.
+/// chunk instead of storing its own result. With `scatter` (Match.h's
+/// findPhaseScatter), it evacuates each block of its result into the view
+/// that block's copy wrote, in place of the copies.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
                              mlir::Value diagonal, const ChannelScale *scale,
                              const FusedPool *pool, const TileOptions &options,
                              const FusedGlobalPool *globalPool = nullptr,
-                             const ChainedConv *chained = nullptr);
+                             const ChainedConv *chained = nullptr,
+                             const PhaseScatter *scatter = nullptr);
 
 /// What tileConv's kernel, with the same arguments, would make of its
 /// operands: the partition blocks of its result and of its fused pooling's
@@ -188,7 +192,8 @@ std::optional<ConvPacking> analyzeConvPacking(
     const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
     mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
-    const ChainedConv *chained = nullptr);
+    const ChainedConv *chained = nullptr,
+    const PhaseScatter *scatter = nullptr);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

@@ -155,6 +155,58 @@ std::optional<FusedPool> tiling::findFusedPool(Value out, Operation *last) {
   return std::nullopt;
 }
 
+std::optional<PhaseScatter> tiling::findPhaseScatter(linalg::GenericOp conv,
+                                                     int64_t partitions) {
+  Value y = conv.getDpsInits()[0];
+  auto type = cast<MemRefType>(y.getType());
+  if (!y.getDefiningOp<memref::AllocOp>() || type.getRank() != 4 ||
+      !type.hasStaticShape() || type.getDimSize(1) > partitions ||
+      !findZeroFill(y, conv))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  PhaseScatter s;
+  for (Operation *user : y.getUsers()) {
+    if (user == conv.getOperation() || isa<linalg::FillOp>(user))
+      continue;
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || !view->hasOneUse())
+      return std::nullopt;
+    auto copy = dyn_cast<memref::CopyOp>(*view->getUsers().begin());
+    ArrayRef<int64_t> offsets = view.getStaticOffsets(),
+                      sizes = view.getStaticSizes(),
+                      strides = view.getStaticStrides();
+    if (!copy || copy.getSource() != view.getResult() ||
+        copy->getBlock() != conv->getBlock() || sizes.size() != 4 ||
+        offsets[0] != 0 || offsets[2] != 0 || offsets[3] != 0 ||
+        sizes[0] != shape[0] || sizes[2] != shape[2] || sizes[3] != shape[3] ||
+        ShapedType::isDynamic(offsets[1]) || ShapedType::isDynamic(sizes[1]) ||
+        llvm::any_of(strides, [](int64_t v) { return v != 1; }) ||
+        view.getType().getRank() != 4)
+      return std::nullopt;
+    s.pieces.push_back(
+        {offsets[1], sizes[1], copy.getSource(), copy.getTarget(), copy});
+  }
+  if (s.pieces.empty())
+    return std::nullopt;
+  // Evacuated where the last copy was: nothing in between may touch the
+  // copies' targets (only the views the copies take).
+  Operation *last = conv;
+  for (const PhaseScatter::Piece &p : s.pieces)
+    if (last->isBeforeInBlock(p.copy))
+      last = p.copy;
+  for (Operation *o = conv->getNextNode(); o != last; o = o->getNextNode())
+    if (!isa<memref::SubViewOp>(o) &&
+        llvm::none_of(s.pieces, [&](const PhaseScatter::Piece &p) {
+          return p.copy == o;
+        }))
+      return std::nullopt;
+  llvm::sort(s.pieces,
+             [](const PhaseScatter::Piece &a, const PhaseScatter::Piece &b) {
+               return a.channel < b.channel;
+             });
+  return s;
+}
+
 std::optional<ChainedConv> tiling::findChainedConv(linalg::GenericOp conv,
                                                    const conv::ConvGeneric &g,
                                                    linalg::GenericOp epilogue,

@@ -91,6 +91,24 @@ std::optional<ChainedConv> findChainedConv(mlir::linalg::GenericOp conv,
                                            mlir::linalg::GenericOp epilogue,
                                            int64_t partitions);
 
+/// A convolution whose zero-filled result only copies read, each copying a
+/// block of its channels, all pixels, into a view of another buffer
+/// (UpsampledConv.cpp's grouped phases: block k is phase k, copied into its
+/// strided slice of the assembled result). The kernel evacuates each block
+/// there itself, from its PSUM partitions; the result is never written.
+/// Its channels must fit one block of `partitions` (the caller checks that
+/// each block starts where an engine may read it).
+struct PhaseScatter {
+  struct Piece {
+    int64_t channel = 0, channels = 0; // the block of the result
+    mlir::Value source, target;        // the block's view, the one it goes into
+    mlir::Operation *copy;             // the memref.copy between them
+  };
+  llvm::SmallVector<Piece> pieces;
+};
+std::optional<PhaseScatter> findPhaseScatter(mlir::linalg::GenericOp conv,
+                                             int64_t partitions);
+
 /// The global poolings of `ops` (the function's body, in order) that the
 /// convolutions writing their source compute (GlobalPoolSum): each writer
 /// of the source is a convolution's epilogue storing a block of whole

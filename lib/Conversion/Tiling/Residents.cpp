@@ -152,6 +152,7 @@ struct Planner {
   const DenseMap<Operation *, FusedPool> &fusedPools;
   const DenseMap<Operation *, FusedGlobalPool> &globalPools;
   const DenseMap<Operation *, ChainedConv> &chainedConvs;
+  const DenseMap<Operation *, PhaseScatter> &phaseScatters;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -164,10 +165,11 @@ struct Planner {
           const isa::TargetDesc &target,
           const DenseMap<Operation *, FusedPool> &fusedPools,
           const DenseMap<Operation *, FusedGlobalPool> &globalPools,
-          const DenseMap<Operation *, ChainedConv> &chainedConvs)
+          const DenseMap<Operation *, ChainedConv> &chainedConvs,
+          const DenseMap<Operation *, PhaseScatter> &phaseScatters)
       : ops(ops), absorbed(absorbed), target(target), fusedPools(fusedPools),
         globalPools(globalPools), chainedConvs(chainedConvs),
-        sbufBytes(target.sbufBytesPerPartition),
+        phaseScatters(phaseScatters), sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
@@ -270,6 +272,13 @@ struct Planner {
       kpos = llvm::find(ops, chain->epilogue ? chain->epilogue.getOperation()
                                              : chain->op.getOperation()) -
              ops.begin();
+    // A phase scatter: the kernel runs where the last copy was.
+    const PhaseScatter *scatter = nullptr;
+    if (auto it = phaseScatters.find(op); it != phaseScatters.end()) {
+      scatter = &it->second;
+      for (const PhaseScatter::Piece &p : scatter->pieces)
+        kpos = std::max<int64_t>(kpos, llvm::find(ops, p.copy) - ops.begin());
+    }
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;
     Value in = pad ? pad->source : x;
@@ -327,6 +336,13 @@ struct Planner {
             reject(v);
       }
       use(result, kpos, true);
+    } else if (scatter) {
+      // The result is never written; its blocks go to the copies' targets
+      // (phases: views with row and column steps).
+      reject(out);
+      for (const PhaseScatter::Piece &p : scatter->pieces)
+        use(p.target, kpos, true, nullptr, std::nullopt, false, {},
+            /*stepped=*/true);
     } else {
       // The output may be one phase of a transposed convolution's result.
       use(out, kpos, true, nullptr, std::nullopt, false, {},
@@ -797,17 +813,18 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   return {t, elt ? elt : type.getElementType()};
 }
 
-Residents
-tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
-                      const DenseSet<Operation *> &absorbed,
-                      const isa::TargetDesc &target,
-                      const DenseMap<Operation *, FusedPool> &fusedPools,
-                      const DenseMap<Operation *, FusedGlobalPool> &globalPools,
-                      const DenseMap<Operation *, ChainedConv> &chainedConvs) {
+Residents tiling::planResidents(
+    OpBuilder &b, ArrayRef<Operation *> ops,
+    const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
+    const DenseMap<Operation *, FusedPool> &fusedPools,
+    const DenseMap<Operation *, FusedGlobalPool> &globalPools,
+    const DenseMap<Operation *, ChainedConv> &chainedConvs,
+    const DenseMap<Operation *, PhaseScatter> &phaseScatters) {
   Residents residents;
   residents.partitions = target.numPartitions;
   residents.target = &target;
-  Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs);
+  Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs,
+                  phaseScatters);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

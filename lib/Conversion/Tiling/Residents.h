@@ -34,6 +34,7 @@ namespace nki::tiling {
 struct FusedPool;
 struct FusedGlobalPool;
 struct ChainedConv;
+struct PhaseScatter;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
@@ -143,14 +144,17 @@ public:
 /// a global pooling in `globalPools` (findFusedGlobalPools; the pooling
 /// itself is in `absorbed`). A convolution in `chainedConvs`
 /// (findChainedConv; the 1x1 in `absorbed`) runs where the 1x1 ends and
-/// writes its result; its own is never stored.
+/// writes its result; its own is never stored. A convolution in
+/// `phaseScatters` (findPhaseScatter; the copies in `absorbed`) runs where
+/// the last copy was and writes the copies' targets in place.
 Residents planResidents(
     mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
     const llvm::DenseSet<mlir::Operation *> &absorbed,
     const isa::TargetDesc &target,
     const llvm::DenseMap<mlir::Operation *, FusedPool> &fusedPools,
     const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools,
-    const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs);
+    const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs,
+    const llvm::DenseMap<mlir::Operation *, PhaseScatter> &phaseScatters);
 
 } // namespace nki::tiling
 

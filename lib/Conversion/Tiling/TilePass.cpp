@@ -70,6 +70,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// 1x1 convolutions that the convolution before them computes, by that
   /// convolution.
   DenseMap<Operation *, ChainedConv> chainedConvs;
+  /// Convolutions whose result blocks only copies read, and those copies.
+  DenseMap<Operation *, PhaseScatter> phaseScatters;
   /// Channel scales (squeeze-and-excitation) and the convolution that
   /// absorbs each.
   DenseMap<Operation *, linalg::GenericOp> scaleConvs;
@@ -127,6 +129,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     globalPools.clear();
     fusedPools.clear();
     chainedConvs.clear();
+    phaseScatters.clear();
     scaleConvs.clear();
     pooledInputs.clear();
     mxInputs.clear();
@@ -284,6 +287,18 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (linalg::FillOp fill =
                 findZeroFill(cast<linalg::LinalgOp>(op).getDpsInits()[0], op))
           absorbed.insert(fill);
+      // Grouped phases: the kernel evacuates each block where its copy
+      // would have put it, each read where an engine may start.
+      std::optional<PhaseScatter> scatter =
+          isConv ? findPhaseScatter(generic, options.partitions) : std::nullopt;
+      if (scatter &&
+          llvm::all_of(scatter->pieces, [&](const PhaseScatter::Piece &p) {
+            return desc->computeTileStartOk(p.channel, p.channels);
+          })) {
+        for (const PhaseScatter::Piece &p : scatter->pieces)
+          absorbed.insert(p.copy);
+        phaseScatters[op] = std::move(*scatter);
+      }
       if (isMx)
         if (std::optional<MxQuantizedA> q = findMxQuantizedA(generic)) {
           absorbed.insert(q->ops.begin(), q->ops.end());
@@ -379,7 +394,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     Residents residents;
     if (sbufResident)
       residents = planResidents(rewriter, ops, absorbed, *desc, fusedPools,
-                                globalPools, chainedConvs);
+                                globalPools, chainedConvs, phaseScatters);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
     if (packResidents)
@@ -582,6 +597,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     std::optional<FusedPool> pool;
     std::optional<ChainedConv> chain;
     const FusedGlobalPool *globalPool = nullptr;
+    const PhaseScatter *scatter = nullptr;
   };
   ConvSite siteOf(linalg::GenericOp op) {
     ConvSite s;
@@ -604,6 +620,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       s.chain = it->second;
     if (auto it = globalPools.find(op); it != globalPools.end())
       s.globalPool = &it->second;
+    if (auto it = phaseScatters.find(op); it != phaseScatters.end())
+      s.scatter = &it->second;
     return s;
   }
 
@@ -632,7 +650,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           site.epilogue, site.diagonal.value_or(Value()),
           site.scale ? &*site.scale : nullptr,
           site.pool ? &*site.pool : nullptr, opOptions, site.globalPool,
-          site.chain ? &*site.chain : nullptr);
+          site.chain ? &*site.chain : nullptr, site.scatter);
     };
     for (auto [root, p] : residents.packable) {
       ConvSite writerSite, readerSite;
@@ -761,7 +779,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             generic ? nki::conv::matchConvGeneric(generic) : std::nullopt) {
       ConvSite site = siteOf(generic);
       auto &[padOps, pad, fill, epilogue, diagonal, scale, pool, chain,
-             globalPool] = site;
+             globalPool, scatter] = site;
       Value out = generic.getDpsInits()[0];
       if (pool)
         rewriter.setInsertionPoint(pool->op);
@@ -770,10 +788,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                                    : chain->op);
       else if (epilogue)
         rewriter.setInsertionPoint(epilogue);
+      else if (scatter)
+        rewriter.setInsertionPoint(scatter->pieces.back().copy);
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
                           bool(fill), epilogue, diagonal.value_or(Value()),
                           scale ? &*scale : nullptr, pool ? &*pool : nullptr,
-                          options, globalPool, chain ? &*chain : nullptr)))
+                          options, globalPool, chain ? &*chain : nullptr,
+                          scatter)))
         return failure();
       // The result the 1x1 read is never written now: its buffer goes too.
       Value result = epilogue ? epilogue.getDpsInits()[0] : out;
@@ -790,6 +811,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       }
       if (scale)
         erase(scale->op);
+      // The copies the kernel did, their views of the result, and the
+      // result, never written.
+      if (scatter) {
+        for (const PhaseScatter::Piece &p : scatter->pieces) {
+          Operation *view = p.source.getDefiningOp();
+          Operation *target = p.target.getDefiningOp();
+          erase(p.copy);
+          erase(view);
+          if (target && isa<memref::SubViewOp>(target) && target->use_empty())
+            erase(target);
+        }
+        if (Operation *alloc = out.getDefiningOp(); alloc && alloc->use_empty())
+          erase(alloc);
+      }
       if (pool) {
         Operation *padAlloc = pool->op.getInputs()[0].getDefiningOp();
         erase(pool->op);

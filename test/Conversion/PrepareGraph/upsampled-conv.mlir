@@ -3,7 +3,10 @@
 // tensor per output phase, written into its strided slice of the result
 // (lib/Conversion/Graph/UpsampledConv.cpp); the parts that are not
 // upsampled keep a convolution of their own, added after the phases.
-// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s
+// Phases whose filters together fill the PE's columns are one convolution
+// of their union window (GROUP); phase-groups=false keeps one each.
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph=phase-groups=false | FileCheck %s
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s --check-prefix=GROUP
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph=sub-pixel=false | FileCheck %s --check-prefix=OFF
 
 #up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
@@ -34,6 +37,24 @@
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.addf
 // CHECK: return %[[SUM]]
+// The four phases of one filter each take a quadrant of the 128 PE
+// columns (filters 0, 32, 64 and 96, the rest zero) of one convolution of
+// x padded by the union of their windows, 3x3; each phase's block is
+// copied into its strided slice (nki-tile evacuates it there).
+// GROUP-LABEL: func.func @skip
+// GROUP: %[[X:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// GROUP: %[[T:.*]] = linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<1x1x4x4xf32>, tensor<1x3x3x128xf32>) outs(%{{.*}} : tensor<1x128x2x2xf32>)
+// GROUP-NOT: linalg.generic
+// GROUP: %[[P0:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
+// GROUP: %[[Y0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// GROUP: %[[P1:.*]] = tensor.extract_slice %[[T]][0, 32, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
+// GROUP: %[[Y1:.*]] = tensor.insert_slice %[[P1]] into %[[Y0]][0, 0, 0, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// GROUP: %[[P2:.*]] = tensor.extract_slice %[[T]][0, 64, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
+// GROUP: %[[Y2:.*]] = tensor.insert_slice %[[P2]] into %[[Y1]][0, 0, 1, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// GROUP: %[[P3:.*]] = tensor.extract_slice %[[T]][0, 96, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
+// GROUP: %[[Y:.*]] = tensor.insert_slice %[[P3]] into %[[Y2]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// GROUP: %[[D:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x6x6xf32>, tensor<1x3x3x1xf32>)
+// GROUP: linalg.generic {{.*}} ins(%[[Y]], %[[D]] : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>)
 // OFF-LABEL: func.func @skip
 // OFF-NOT: [1, 1, 2, 2]
 // OFF: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]

@@ -60,6 +60,13 @@ CASES = {
     "big_computed": ([("up_conv", [1, 32, 32, 32], (2, 2)),
                       ("skip", [1, 16, 64, 64])], 16, [3, 3], [1, 1, 1, 1],
                      [1, 1], False),
+    # The same with 48 filters: grouped in pairs the phases would take as
+    # many matmuls (two kernel columns fold beside two rows either way), so
+    # they stay four convolutions, each folding two kernel columns from
+    # shifted copies of the source's resident rows.
+    "big_computed_wide": ([("up_conv", [1, 32, 32, 32], (2, 2)),
+                           ("skip", [1, 16, 64, 64])], 48, [3, 3],
+                          [1, 1, 1, 1], [1, 1], False),
     # A result of 128 KiB a partition, more than half of it: the phases
     # are stacked in HBM and interleaved on chip (nki-interleave-phases),
     # the skip's convolution adding to the interleaved result.
