@@ -320,6 +320,9 @@ struct ConvKernel {
   /// they can (Residents::write).
   bool lastBand = false, tailGroup = false;
   bool splitLastGroup() const;
+  /// Whether one image is in flight (one image, no batch groups): the next
+  /// kernel then has nothing else to start on while this one finishes.
+  bool oneImageInFlight() const;
   /// The engine time the chunks emitted so far take: the PE's matmuls, and
   /// the evacuations chooseAddOrder and chooseSiluEngines placed.
   TileOptions::EngineLoads evacuationLoads;
@@ -1433,8 +1436,18 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
           continue;
         }
         Value r = resident(out.buffer, j);
-        tile::DmaOp::create(b, loc, tileSlice(b, loc, t, j * fs, fs, 0, cols),
-                            r ? r : view2d(out, cols, j));
+        Value block = tileSlice(b, loc, t, j * fs, fs, 0, cols);
+        // The last group's block of a resident result, from and to
+        // partitions where an engine may start, with one image in flight:
+        // an engine copy, so that the next kernel waits for an instruction,
+        // not a DMA's completion (with several images it has others to
+        // start on, and the engines more to do).
+        if (r && tailGroup && oneImageInFlight() &&
+            options.residents->engineMayMove(j * fs, (outRef->c + f0) % P(),
+                                             fs))
+          tile::CopyOp::create(b, loc, block, r);
+        else
+          tile::DmaOp::create(b, loc, block, r ? r : view2d(out, cols, j));
       }
       if (poolInKernel)
         poolChunk(b, n, f0, fb, oh, rc, t);
@@ -1516,6 +1529,16 @@ void ConvKernel::scatterChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t oh,
               {out.strides[1], out.strides[2], out.strides[3]}));
     }
   }
+}
+
+bool ConvKernel::oneImageInFlight() const {
+  // Several images: the batch, or nki-split-batch's groups.
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto groups =
+      func ? func->getAttrOfType<DictionaryAttr>(tile::kBatchGroupsAttr)
+           : DictionaryAttr();
+  auto count = groups ? groups.getAs<IntegerAttr>("groups") : IntegerAttr();
+  return g.n == 1 && !(count && count.getInt() > 1);
 }
 
 bool ConvKernel::evacuatesInPlace() const {
@@ -2609,17 +2632,10 @@ void ConvKernel::chooseVectorChunks() {
 bool ConvKernel::splitLastGroup() const {
   const TileOptions::Rates &t = options.rates;
   bool inPlace = evacuatesInPlace();
-  // Several images in flight (the batch, or nki-split-batch's groups): the
-  // next kernel has others to start on (ResNet-50 at batch 8 in f32, in
-  // groups of one image: 4,411 -> 4,422 us split).
-  auto func = op->getParentOfType<func::FuncOp>();
-  auto groups =
-      func ? func->getAttrOfType<DictionaryAttr>(tile::kBatchGroupsAttr)
-           : DictionaryAttr();
-  auto groupCount =
-      groups ? groups.getAs<IntegerAttr>("groups") : IntegerAttr();
-  if (!t.peClockMHz || g.n > 1 || (groupCount && groupCount.getInt() > 1) ||
-      (inPlace && g.inputType.isF32()))
+  // Several images in flight: the next kernel has others to start on
+  // (ResNet-50 at batch 8 in f32, in groups of one image: 4,411 -> 4,422
+  // us split).
+  if (!t.peClockMHz || !oneImageInFlight() || (inPlace && g.inputType.isF32()))
     return false;
   int64_t factor = g.inputType.isF32() ? t.peFp32Factor : 1;
   double loads = double((kChunksPerGroup - 1) * cBlocks * taps() *

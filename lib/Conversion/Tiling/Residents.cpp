@@ -640,6 +640,11 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
   }
 }
 
+bool Residents::engineMayMove(int64_t from, int64_t to, int64_t count) const {
+  return target && target->computeTileStartOk(from, count) &&
+         target->computeTileStartOk(to, count);
+}
+
 Value Residents::packedRows(OpBuilder &b, Location loc, const ResidentTensor &t,
                             int64_t n, int64_t r0, int64_t rows) const {
   const PackedLayout &p = *t.packed;

@@ -119,6 +119,10 @@ public:
     return liveBytes.lookup(op);
   }
 
+  /// Whether an engine may read `count` partitions from partition `from`
+  /// and write them from partition `to` (the start-partition rule).
+  bool engineMayMove(int64_t from, int64_t to, int64_t count) const;
+
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
   const isa::TargetDesc *target = nullptr;
   llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer

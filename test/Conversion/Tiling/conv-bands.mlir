@@ -113,14 +113,20 @@ module {
 // CHECK: %[[IN:.*]] = memref.subview %[[T]][0, 0, 0, 0] [64, 1, 2, 8]
 // CHECK: %[[WIN:.*]] = memref.subview %[[IN]][0, 0, 0] [64, 2, 8]
 // CHECK: nki.matmul %{{.*}}, %[[WIN]] into %{{.*}} : memref<64x128xf32, #nki.memory<sbuf>>, memref<64x2x8xf32, strided<[16, 8, 1]>, #nki.memory<sbuf>> into memref<128x16xf32, #nki.memory<psum>>
-// Not packed: each band's rows go into the resident tensor by a DMA
-// within SBUF, and the 1x1 copies each band's rows out of it the same way.
+// Not packed: each band's rows go into the resident tensor within SBUF,
+// by an engine copy for the bands whose partitions start where an engine
+// may (0, 32, 64, 96: the kernel's only group is its last, and one image
+// is in flight), else by a DMA; the 1x1 copies each band's rows out of it
+// by DMA.
 // UNPACKED-LABEL: func.func @main(
 // UNPACKED: %[[T:.*]] = nki.alloc : memref<16x1x1x8x8xf32, #nki.memory<sbuf>>
 // UNPACKED: nki.tensor_scalar %{{.*}} into %[[R:.*]] {op0 = "max"} : memref<128x8xf32, #nki.memory<psum>> into memref<128x8xf32, #nki.memory<sbuf>>
 // UNPACKED: %[[ROW:.*]] = memref.subview %[[T]][0, 0, 0, 0, 0] [16, 1, 1, 1, 8]
 // UNPACKED: %[[PART:.*]] = memref.subview %[[R]][0, 0] [16, 8]
-// UNPACKED: nki.dma %[[PART]] to %[[ROW]]
+// UNPACKED: nki.copy %[[PART]] into %[[ROW]]
+// UNPACKED: %[[ROW1:.*]] = memref.subview %[[T]][0, 0, 0, 1, 0] [16, 1, 1, 1, 8]
+// UNPACKED: %[[PART1:.*]] = memref.subview %[[R]][16, 0] [16, 8]
+// UNPACKED: nki.dma %[[PART1]] to %[[ROW1]]
 // UNPACKED: %[[BAND:.*]] = nki.alloc : memref<64x2x8xf32, #nki.memory<sbuf>>
 // UNPACKED: %[[ROWS:.*]] = memref.subview %[[T]][0, 0, 0, 2, 0] [16, 1, 1, 2, 8]
 // UNPACKED: %[[TO:.*]] = memref.subview %[[BAND]][16, 0, 0] [16, 2, 8]
