@@ -42,10 +42,12 @@ mlir::LogicalResult decomposeConvolutions(mlir::Operation *root,
 /// phase (UpsampledConv.cpp), where that multiplies less. With a
 /// `target`, phases whose filters together fill its PE columns are one
 /// convolution of their union window when the result stays in SBUF
-/// (without one, each phase is its own).
+/// (without one, each phase is its own); `narrowMatmuls` when auto-cast
+/// will round the matmuls' inputs (their kernel rows then fold less).
 mlir::LogicalResult
 rewriteUpsampledConvolutions(mlir::Operation *root,
-                             const isa::TargetDesc *target = nullptr);
+                             const isa::TargetDesc *target = nullptr,
+                             bool narrowMatmuls = false);
 
 } // namespace nki
 

@@ -344,7 +344,8 @@ struct NKIPrepareGraphPass
     // the upsample through the concat of its skip connection.
     if (subPixel &&
         failed(nki::rewriteUpsampledConvolutions(
-            func, phaseGroups ? nki::tile::findTarget(module) : nullptr)))
+            func, phaseGroups ? nki::tile::findTarget(module) : nullptr,
+            autoCast != "none")))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLongConcat, TransposeOfUnitDimsAsReshape,

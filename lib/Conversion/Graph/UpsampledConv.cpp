@@ -129,10 +129,13 @@ struct Part {
 };
 
 struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc *target)
-      : OpRewritePattern(ctx, /*benefit=*/3), target(target) {}
+  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc *target,
+                        bool narrowMatmuls)
+      : OpRewritePattern(ctx, /*benefit=*/3), target(target),
+        narrowMatmuls(narrowMatmuls) {}
 
   const nki::isa::TargetDesc *target;
+  bool narrowMatmuls; // auto-cast will round the matmuls' inputs
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -305,12 +308,13 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (most < 2 || phases > 4)
       return 1;
     // Matmuls a pixel as nki-tile's convolution kernel takes them
-    // (Conv.cpp, chooseBands): with fp32 inputs the kernel rows fold onto
-    // the partitions when C * KH fits them, and as many kernel columns
-    // beside them as fit; otherwise a matmul per tap and channel block.
+    // (Conv.cpp, analyze and chooseBands): with fp32 inputs the kernel rows
+    // fold onto the partitions when C * KH fits them, and as many kernel
+    // columns beside them as fit; otherwise (auto-cast: a resident input
+    // is read in place) a matmul per tap and channel block.
     auto matmuls = [&](int64_t kh, int64_t kw) {
       int64_t rows = part.c * kh;
-      if (elt.isF32() && rows <= p)
+      if (elt.isF32() && !narrowMatmuls && rows <= p)
         return (kw + p / rows - 1) / (p / rows);
       return kh * kw * ((part.c + p - 1) / p);
     };
@@ -506,8 +510,10 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 } // namespace
 
 LogicalResult nki::rewriteUpsampledConvolutions(Operation *root,
-                                                const isa::TargetDesc *target) {
+                                                const isa::TargetDesc *target,
+                                                bool narrowMatmuls) {
   RewritePatternSet patterns(root->getContext());
-  patterns.add<UpsampledConvAsPhases>(root->getContext(), target);
+  patterns.add<UpsampledConvAsPhases>(root->getContext(), target,
+                                      narrowMatmuls);
   return applyPatternsGreedily(root, std::move(patterns));
 }

@@ -190,11 +190,11 @@ std::optional<PhaseScatter> tiling::findPhaseScatter(linalg::GenericOp conv,
     return std::nullopt;
   // Evacuated where the last copy was: nothing in between may touch the
   // copies' targets (only the views the copies take).
-  Operation *last = conv;
+  s.last = conv;
   for (const PhaseScatter::Piece &p : s.pieces)
-    if (last->isBeforeInBlock(p.copy))
-      last = p.copy;
-  for (Operation *o = conv->getNextNode(); o != last; o = o->getNextNode())
+    if (s.last->isBeforeInBlock(p.copy))
+      s.last = p.copy;
+  for (Operation *o = conv->getNextNode(); o != s.last; o = o->getNextNode())
     if (!isa<memref::SubViewOp>(o) &&
         llvm::none_of(s.pieces, [&](const PhaseScatter::Piece &p) {
           return p.copy == o;

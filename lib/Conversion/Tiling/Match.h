@@ -104,7 +104,8 @@ struct PhaseScatter {
     mlir::Value source, target;        // the block's view, the one it goes into
     mlir::Operation *copy;             // the memref.copy between them
   };
-  llvm::SmallVector<Piece> pieces;
+  llvm::SmallVector<Piece> pieces; // by channel
+  mlir::Operation *last = nullptr; // the last copy: the kernel goes there
 };
 std::optional<PhaseScatter> findPhaseScatter(mlir::linalg::GenericOp conv,
                                              int64_t partitions);

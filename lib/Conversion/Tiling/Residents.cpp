@@ -276,8 +276,7 @@ struct Planner {
     const PhaseScatter *scatter = nullptr;
     if (auto it = phaseScatters.find(op); it != phaseScatters.end()) {
       scatter = &it->second;
-      for (const PhaseScatter::Piece &p : scatter->pieces)
-        kpos = std::max<int64_t>(kpos, llvm::find(ops, p.copy) - ops.begin());
+      kpos = llvm::find(ops, scatter->last) - ops.begin();
     }
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;

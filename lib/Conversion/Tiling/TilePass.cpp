@@ -789,7 +789,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       else if (epilogue)
         rewriter.setInsertionPoint(epilogue);
       else if (scatter)
-        rewriter.setInsertionPoint(scatter->pieces.back().copy);
+        rewriter.setInsertionPoint(scatter->last);
       if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
                           bool(fill), epilogue, diagonal.value_or(Value()),
                           scale ? &*scale : nullptr, pool ? &*pool : nullptr,
