@@ -606,11 +606,11 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
           steps);
       Value dst = memref::SubViewOp::create(b, loc, type, t.tile, offsets,
                                             sizes, steps);
-      // On the partitions the rows are already on, an engine may copy
-      // them (a DMA completes 1.3 us after its transfer: the U-Net's
+      // From and to partitions where an engine may start, an engine may
+      // copy them (a DMA completes 1.3 us after its transfer: the U-Net's
       // 64-channel stacked rows going to their reader's blocks).
       int64_t p0 = k * t.c + r.c + c;
-      if (srcPartition == p0 && target && target->computeTileStartOk(p0, cs)) {
+      if (srcPartition && engineMayMove(*srcPartition, p0, cs)) {
         Value rows = srcRows(i0, m);
         if (cast<MemRefType>(rows.getType()).getRank() == 2)
           rows = memref::ExpandShapeOp::create(
