@@ -1127,19 +1127,32 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       tile::DmaOp::create(b, loc, src, target(row, count, step));
   };
   // Stacked rows: block j holds output rows stack * (oh + i) + j, so a
-  // pooled pair is blocks 2p and 2p + 1, on other partitions. Each pair's
-  // blocks trade places by DMA, one max over every block leaves pair p's
-  // maxes in block 2p (and again in 2p + 1): pooled rows (stack / 2) * (oh
-  // + i) + p.
+  // pooled pair is blocks 2p and 2p + 1, on other partitions. Where both
+  // blocks of every pair start where an engine may read them, one max a
+  // pair reads them in place into block 2p; else each pair's blocks trade
+  // places by DMA and one max over every block leaves pair p's maxes in
+  // block 2p (and again in 2p + 1). Pooled rows (stack / 2) * (oh + i) + p.
   if (stack > 1) {
     auto block = [&](Value t, int64_t j) {
       return windowOf(b, loc, t, fs, 0, rc, 1, 0, pw, 1, j * fs);
     };
-    Value other = allocTile(b, loc, {fb, rc, pw}, work);
-    for (int64_t j = 0; j < validBlocks(); ++j)
-      tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
-    max(cols, other, cols);
-    for (int64_t p = 0; 2 * p < validBlocks(); ++p)
+    int64_t nb = validBlocks();
+    bool pairsInPlace =
+        options.residents &&
+        llvm::all_of(llvm::seq<int64_t>(0, nb / 2), [&](int64_t p) {
+          return options.residents->engineMayMove((2 * p + 1) * fs, 2 * p * fs,
+                                                  fs);
+        });
+    if (pairsInPlace) {
+      for (int64_t p = 0; 2 * p < nb; ++p)
+        max(block(cols, 2 * p), block(cols, 2 * p + 1), block(cols, 2 * p));
+    } else {
+      Value other = allocTile(b, loc, {fb, rc, pw}, work);
+      for (int64_t j = 0; j < nb; ++j)
+        tile::DmaOp::create(b, loc, block(cols, j ^ 1), block(other, j));
+      max(cols, other, cols);
+    }
+    for (int64_t p = 0; 2 * p < nb; ++p)
       put(block(cols, 2 * p), stack / 2 * oh + p, rc, stack / 2);
     return;
   }

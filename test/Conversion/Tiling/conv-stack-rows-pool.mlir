@@ -3,7 +3,9 @@
 // pooled pair of rows spans two partition blocks: an even number of stacked
 // rows pairs them (after the max over column pairs, each pair's blocks trade
 // places by DMA and one max over every block leaves each pair's maxes in
-// its first block, pooled rows stack / 2 apart; conv-stack-rows.mlir).
+// its first block, pooled rows stack / 2 apart; conv-stack-rows.mlir; or,
+// where every pair's blocks start where an engine may read them, one max a
+// pair reads both in place).
 // When an odd number of stacked rows takes fewer PE columns than any fused
 // choice (fp32: 3 / 3 a pixel against 3 / 2 with two stacked rows), the
 // pooling runs as its own kernel after it (lib/Conversion/Tiling/Conv.cpp,
@@ -248,5 +250,41 @@ module {
     linalg.fill ins(%ninf : f32) outs(%p : memref<2x24x9x9xf32>)
     linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%y, %win : memref<2x24x18x18xf32>, memref<2x2xf32>) outs(%p : memref<2x24x9x9xf32>)
     return %p : memref<2x24x9x9xf32>
+  }
+}
+
+// -----
+
+// Two stacked rows of 32 channels: a pair's blocks at partitions 0 and 32,
+// where an engine may read them, so one max reads both in place into block
+// 0, and nothing trades places by DMA.
+// CHECK-LABEL: func.func @pairs_in_place(
+// CHECK-COUNT-3: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<128x64xf32, {{.*}}, memref<128x8x16xf32
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<64x8x8xf32, strided<[128, 16, 2]>
+// CHECK-NOT: nki.dma {{.*}}#nki.memory<sbuf>> to {{.*}}#nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "max" %{{.*}}, %{{.*}} into %{{.*}} : memref<32x8x8xf32, strided<[64, 8, 1]>, #nki.memory<sbuf>>, memref<32x8x8xf32, strided<[64, 8, 1], offset: 2048>, #nki.memory<sbuf>> into memref<32x8x8xf32, strided<[64, 8, 1]>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<32x8x8xf32, strided<[64, 8, 1]>, #nki.memory<sbuf>> to memref<32x8x8xf32, strided<[64, 8, 1], offset: ?>>
+#map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
+#map1 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+module {
+  memref.global "private" constant @w : memref<32x3x3x32xf32> = dense<5.000000e-01> {alignment = 64 : i64}
+  func.func @pairs_in_place(%arg0: memref<2x32x18x18xf32>) -> memref<2x32x8x8xf32> {
+    %cst = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %w = memref.get_global @w : memref<32x3x3x32xf32>
+    %y = memref.alloc() {alignment = 64 : i64} : memref<2x32x16x16xf32>
+    linalg.fill ins(%cst : f32) outs(%y : memref<2x32x16x16xf32>)
+    linalg.generic {indexing_maps = [#map, #map1, #map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %w : memref<2x32x18x18xf32>, memref<32x3x3x32xf32>) outs(%y : memref<2x32x16x16xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %2 = arith.mulf %in, %in_3 : f32
+      %3 = arith.addf %out, %2 : f32
+      linalg.yield %3 : f32
+    }
+    %win = memref.alloc() : memref<2x2xf32>
+    %p = memref.alloc() {alignment = 64 : i64} : memref<2x32x8x8xf32>
+    linalg.fill ins(%ninf : f32) outs(%p : memref<2x32x8x8xf32>)
+    linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%y, %win : memref<2x32x16x16xf32>, memref<2x2xf32>) outs(%p : memref<2x32x8x8xf32>)
+    return %p : memref<2x32x8x8xf32>
   }
 }
