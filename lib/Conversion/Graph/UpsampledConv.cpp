@@ -295,11 +295,12 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 
   /// How many phases one convolution computes (consecutive ones, row
-  /// phase major): up to as many as fill the PE's columns when each phase's
-  /// filters take a quadrant or a half of them (its result block then
-  /// starts where an engine may read it, below), for a factor-2 upsample
-  /// (four distinct phases); the count whose union windows take the fewest
-  /// matmuls a pixel, if fewer than the phases one by one; else 1.
+  /// phase major): 4 or 2, as many as fill the PE's columns when each
+  /// phase's filters take a quadrant or a half of them (its result block
+  /// then starts where an engine may read it, below), for an upsample of at
+  /// most four phases (factors of 2, all distinct); the count whose union
+  /// windows take the fewest matmuls a pixel, if fewer than the phases one
+  /// by one; else 1.
   int64_t phaseGroup(int64_t filters, const Part &part, Type elt) const {
     const Upsample &up = *part.up;
     int64_t phases = up.fh * up.fw, p = target->numPartitions;
@@ -331,9 +332,10 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       }
       return sum;
     };
+    // Groups of 4 or 2 phases (a quadrant or a half of the columns each).
     int64_t best = 1;
-    for (int64_t size = most; size >= 2; size /= 2)
-      if (total(size) < total(best))
+    for (int64_t size = 4; size >= 2; size /= 2)
+      if (size <= most && phases % size == 0 && total(size) < total(best))
         best = size;
     return best;
   }

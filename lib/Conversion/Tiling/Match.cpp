@@ -159,14 +159,14 @@ std::optional<PhaseScatter> tiling::findPhaseScatter(linalg::GenericOp conv,
                                                      int64_t partitions) {
   Value y = conv.getDpsInits()[0];
   auto type = cast<MemRefType>(y.getType());
+  linalg::FillOp zero = findZeroFill(y, conv);
   if (!y.getDefiningOp<memref::AllocOp>() || type.getRank() != 4 ||
-      !type.hasStaticShape() || type.getDimSize(1) > partitions ||
-      !findZeroFill(y, conv))
+      !type.hasStaticShape() || type.getDimSize(1) > partitions || !zero)
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
   PhaseScatter s;
   for (Operation *user : y.getUsers()) {
-    if (user == conv.getOperation() || isa<linalg::FillOp>(user))
+    if (user == conv.getOperation() || user == zero.getOperation())
       continue;
     auto view = dyn_cast<memref::SubViewOp>(user);
     if (!view || !view->hasOneUse())
