@@ -289,4 +289,10 @@ Value buildConvGeneric(OpBuilder &b, Location loc, Value x, Value w, Value init,
   return generic.getResult(0);
 }
 
+bool foldsKernelRows(int64_t channels, int64_t kh, bool fp32,
+                     int64_t partitions) {
+  int64_t most = fp32 ? 64 : 32;
+  return kh > 1 && channels <= most && channels * kh <= partitions;
+}
+
 } // namespace nki::conv

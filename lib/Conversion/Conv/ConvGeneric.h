@@ -72,6 +72,18 @@ void castConvGenericToBF16(mlir::OpBuilder &b, mlir::linalg::GenericOp op);
 /// the body (what castConvGenericToBF16 writes).
 bool roundsInputToBF16(mlir::linalg::GenericOp op);
 
+/// Whether nki-tile's convolution kernel may fold the kernel rows into the
+/// contraction (partition kh * C + c holding the input rows kernel row kh
+/// reads): C * KH within `partitions`, KH > 1, and at most 32 channels, 64
+/// when the PE multiplies fp32 (beyond that the contraction is large
+/// enough and the folded tile, which holds every input row KH / stride
+/// times, would cost SBUF and DMA; at four fp32 cycles a column a
+/// 33-channel 3x3 convolution at 56x56 runs in 32.8 instead of 40.4 us
+/// folded, and the sub-pixel phases of a 3x3 convolution after a 2x
+/// upsample are 2x2 convolutions of 64 channels).
+bool foldsKernelRows(int64_t channels, int64_t kh, bool fp32,
+                     int64_t partitions);
+
 /// Makes `op` (a conv generic that rounds its f32 input to bf16) read `x`,
 /// that input already rounded and stored in bf16, in place.
 void readInputInBF16(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,

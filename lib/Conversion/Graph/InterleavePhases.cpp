@@ -148,8 +148,10 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
     FailureOr<const nki::isa::TargetDesc *> target = nki::tile::getTarget(func);
     if (failed(target))
       return signalPassFailure();
-    int64_t limit = minBytes >= 0 ? int64_t(minBytes)
-                                  : (*target)->sbufBytesPerPartition / 2;
+    int64_t limit =
+        minBytes >= 0
+            ? int64_t(minBytes)
+            : nki::maxInPlacePhaseBytes((*target)->sbufBytesPerPartition);
     SmallVector<nki::PhaseChain> chains;
     func.walk([&](tensor::EmptyOp empty) {
       std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty);

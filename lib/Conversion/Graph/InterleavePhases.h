@@ -37,6 +37,13 @@ struct PhaseChain {
 /// used only by the next), if it is one.
 std::optional<PhaseChain> matchPhaseChain(mlir::tensor::EmptyOp empty);
 
+/// The most bytes a partition (channels on the partitions) a phase chain's
+/// result may take and still be written in place in SBUF: half of one.
+/// nki-interleave-phases assembles a larger one from stacked phases.
+inline int64_t maxInPlacePhaseBytes(int64_t sbufBytesPerPartition) {
+  return sbufBytesPerPartition / 2;
+}
+
 /// (h mod fh) * fw + w mod fw.
 inline mlir::AffineExpr interleavedPhase(mlir::MLIRContext *ctx, int64_t fh,
                                          int64_t fw) {

@@ -24,8 +24,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Conv/ConvGeneric.h"
 #include "ChannelBytes.h"
 #include "DecomposeConv.h"
+#include "InterleavePhases.h"
 
 #include "nki/ISA/Target.h"
 
@@ -201,11 +203,11 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // them: then the assembled result is an operand of its epilogue, not
     // a tensor that nki-fuse-elementwise splits per phase, and it stays in
     // SBUF (nki-interleave-phases leaves it).
-    bool group =
-        target && !direct.empty() &&
-        nki::channelMajorBytesPerPartition(
-            cast<RankedTensorType>(op.getResultTypes()[0]),
-            target->numPartitions) <= target->sbufBytesPerPartition / 2;
+    bool group = target && !direct.empty() &&
+                 nki::channelMajorBytesPerPartition(
+                     cast<RankedTensorType>(op.getResultTypes()[0]),
+                     target->numPartitions) <=
+                     nki::maxInPlacePhaseBytes(target->sbufBytesPerPartition);
     Value sum;
     for (Part &p : parts)
       if (p.up) {
@@ -310,13 +312,16 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return 1;
     // Matmuls a pixel as nki-tile's convolution kernel takes them
     // (Conv.cpp, analyze and chooseBands): with fp32 inputs the kernel rows
-    // fold onto the partitions when C * KH fits them, and as many kernel
-    // columns beside them as fit; otherwise (auto-cast: a resident input
-    // is read in place) a matmul per tap and channel block.
+    // fold onto the partitions where they may (conv::foldsKernelRows), and
+    // as many kernel columns beside them as fit; otherwise (under
+    // auto-cast a resident input is read in place) a matmul per tap and
+    // channel block.
+    bool fp32 = elt.isF32() && !narrowMatmuls;
     auto matmuls = [&](int64_t kh, int64_t kw) {
-      int64_t rows = part.c * kh;
-      if (elt.isF32() && !narrowMatmuls && rows <= p)
-        return (kw + p / rows - 1) / (p / rows);
+      if (fp32 && nki::conv::foldsKernelRows(part.c, kh, true, p)) {
+        int64_t cols = p / (part.c * kh);
+        return (kw + cols - 1) / cols;
+      }
       return kh * kw * ((part.c + p - 1) / p);
     };
     // Matmuls a pixel of every phase in groups of `size`.

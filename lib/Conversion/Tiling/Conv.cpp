@@ -82,15 +82,6 @@ constexpr int64_t kChunksPerGroup = 4;
 bool perChannel(const Access &e) {
   return e.strides[2] == 0 && e.strides[3] == 0;
 }
-// Kernel rows are folded into the contraction up to this many channels
-// (beyond it the contraction is large enough and the folded input tile,
-// which holds every input row KH / stride times, would cost SBUF and DMA).
-constexpr int64_t kMaxFoldedChannels = 32;
-// ... and up to this many when the PE multiplies fp32 (four cycles a
-// column: a 33-channel 3x3 convolution at 56x56 runs in 32.8 instead of
-// 40.4 us folded; the sub-pixel phases of a 3x3 convolution after a 2x
-// upsample are 2x2 convolutions of 64 channels).
-constexpr int64_t kMaxFoldedChannelsFp32 = 64;
 using Layout = HbmLayout;
 
 struct ConvKernel {
@@ -589,10 +580,7 @@ static tile::TensorScalarOp clampInto(Value t, Value view) {
 
 /// Few input channels: the kernel rows go on the partitions too.
 static bool convFoldsRows(const conv::ConvGeneric &g, int64_t partitions) {
-  int64_t most =
-      g.inputType.isF32() ? kMaxFoldedChannelsFp32 : kMaxFoldedChannels;
-  return g.c <= partitions && g.kh > 1 && g.c <= most &&
-         g.c * g.kh <= partitions;
+  return conv::foldsKernelRows(g.c, g.kh, g.inputType.isF32(), partitions);
 }
 
 /// Bands of output rows side by side when a band's contraction takes
