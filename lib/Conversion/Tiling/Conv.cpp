@@ -598,19 +598,22 @@ static int64_t mostBands(const conv::ConvGeneric &g, int64_t parts,
 /// pooling's pairs, which would span two partition blocks, and a stepped
 /// output): a stride-1 convolution's rows, a whole number of groups
 /// unless `ragged` (a last group of fewer rows), with a plain filter; and
-/// only when the PE multiplies fp32 (four cycles a column). At one cycle a
-/// column the copies and the output's DMA by block outweigh the columns saved
-/// in ways chooseBands' model misses: with bf16 stacking the U-Net at batch 8
-/// ran 647.3 -> 672.4 us, unet_convt 685.3 -> 665.0.
+/// only when the PE multiplies fp32 (four cycles a column) or the input is
+/// resident in SBUF. At one cycle a column, copies of rows loaded from HBM
+/// contend with the other kernels' loads in ways chooseBands' model misses:
+/// with such bf16 inputs stacked too, the U-Net at batch 8 (its 128 x 128
+/// tensors in HBM) ran 594.9 -> 617.3 us; from resident inputs its batch-1
+/// run went 102.5 -> 94.3 us.
 static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
                                         bool diagonal, bool scale,
                                         const TileOptions &options,
+                                        bool residentInput,
                                         bool ragged = false) {
   SmallVector<int64_t> counts;
   int64_t P = options.partitions;
   if (g.strideH != 1 || g.dilationH != 1 || g.kh == 1 || diagonal || scale ||
-      !options.stackRows || !options.packBands || !g.inputType.isF32() ||
-      !options.rates.peClockMHz)
+      !options.stackRows || !options.packBands ||
+      !(g.inputType.isF32() || residentInput) || !options.rates.peClockMHz)
     return counts;
   for (int64_t q = 2; g.c * (g.kh + q - 1) <= P && q * g.f <= P && q <= g.oh;
        ++q)
@@ -638,7 +641,9 @@ bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
   // rows' copies pay a row at a time (chooseBands then packs bands anyway).
   // With several images the pooling overlaps the next images' convolutions
   // (the U-Nets at batch 8: -110 us each).
-  SmallVector<int64_t> counts = stackCounts(g, diagonal, scale, options);
+  // Whether the input will be resident is not known yet: the fp32 rule.
+  SmallVector<int64_t> counts =
+      stackCounts(g, diagonal, scale, options, /*residentInput=*/false);
   if (counts.empty() ||
       (g.n == 1 && (inputIsArgument || shortRows(g, options))))
     return false;
@@ -805,7 +810,8 @@ void ConvKernel::chooseBands() {
       llvm::isa<BlockArgument>(viewRoot(pad ? pad->source : x.buffer));
   if (!oneBand &&
       (!pool || (pool->window == 2 && g.oh % 2 == 0 && !loadsShortRows)))
-    for (int64_t q : stackCounts(g, bool(diagonal), scale, options, ragged))
+    for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
+                                 input.resident.has_value(), ragged))
       if (!pool || q % 2 == 0)
         candidates.push_back(Choice{true, 1, 1, q});
   for (Choice c : candidates)

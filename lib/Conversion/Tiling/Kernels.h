@@ -63,7 +63,8 @@ struct TileOptions {
   /// (fp32 inputs, Conv.cpp).
   bool foldColumns = true;
   /// ... or stack several output rows of a stride-1 convolution on the
-  /// partitions, their input rows loaded once (Conv.cpp).
+  /// partitions, their input rows loaded once (Conv.cpp; fp32 inputs, or
+  /// narrower ones resident in SBUF).
   bool stackRows = true;
   /// Engine time (ns) given to a kernel's chunks so far, which its greedy
   /// choices of engines weigh (Conv.cpp).
