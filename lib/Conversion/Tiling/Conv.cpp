@@ -779,17 +779,21 @@ void ConvKernel::chooseBands() {
   Choice best{foldRows, 1, 1};
   SmallVector<Choice> candidates = {Choice{false, 1, most(g.c)}};
   // Kernel columns fold with the rows of a dense filter only (a depthwise
-  // block's diagonal is built in the rows-folded layout), and only when
-  // the PE multiplies fp32: at one cycle a column the shifted copies' DMA
-  // costs more than the matmuls saved (ResNet-50's stem under auto-cast
-  // 28.1 -> 29.4 us).
+  // block's diagonal is built in the rows-folded layout), when the PE
+  // multiplies fp32 or the input comes from HBM: at one cycle a column,
+  // shifted copies of a resident input (DMAs within SBUF on top of the
+  // kernel's loads) cost more than the matmuls saved (the U-Net under
+  // auto-cast at batch 8 ran 594.9 -> 613.0 us folding its 16-channel
+  // 64 x 64 layer), where the loads of an input in HBM just become shifted
+  // ones (ResNet-50's 7 x 7 stem under auto-cast: 246.5 -> 241.6 us at
+  // batch 1, 1,337.2 -> 1,278.3 at batch 8).
   // A last group of fewer columns multiplies the shifted copies' unloaded
   // columns, set to the padding value, by zero: that value must be finite.
   bool finitePad = !pad || std::isfinite(pad->value);
-  int64_t maxCols =
-      diagonal || !g.inputType.isF32() || !options.foldColumns || !finitePad
-          ? 1
-          : g.kw;
+  int64_t maxCols = diagonal || (!g.inputType.isF32() && input.resident) ||
+                            !options.foldColumns || !finitePad
+                        ? 1
+                        : g.kw;
   for (int64_t cols = 1; cols <= maxCols; ++cols)
     if (g.c * g.kh * cols <= P())
       candidates.push_back(Choice{true, cols, most(g.c * g.kh * cols)});

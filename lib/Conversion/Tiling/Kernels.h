@@ -60,7 +60,7 @@ struct TileOptions {
   /// output rows side by side on the partitions (Conv.cpp).
   bool packBands = true;
   /// ... and fold kernel columns into the contraction with the rows
-  /// (fp32 inputs, Conv.cpp).
+  /// (fp32 inputs, or narrower ones loaded from HBM; Conv.cpp).
   bool foldColumns = true;
   /// ... or stack several output rows of a stride-1 convolution on the
   /// partitions, their input rows loaded once (Conv.cpp; fp32 inputs, or
