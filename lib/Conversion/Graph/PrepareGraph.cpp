@@ -510,7 +510,8 @@ struct NKIPrepareGraphPass
     // A max pooling whose result only rounding convolutions read pools in
     // bf16: rounding is monotone, so the rounded max of a window is the max
     // of its rounded elements (and of the rounded padding and init). Its
-    // input, read by nothing else, is then stored in bf16 (rounded by its
+    // input, read by nothing else or only by other rounding convolutions (a
+    // U-Net's skip connection), is then stored in bf16 (rounded by its
     // producer), and so is its result: a ResNet's stem writes and its max
     // pool reads half the bytes, and the DVE maxes bf16 at its 2-byte rate.
     SmallVector<linalg::PoolingNchwMaxOp> pools;
@@ -531,10 +532,14 @@ struct NKIPrepareGraphPass
            (!pad->hasOneUse() || !matchPattern(pad.getConstantPaddingValue(),
                                                m_Constant(&padValue)))) ||
           !fill || !matchPattern(fill.getInputs()[0], m_Constant(&init)) ||
-          !fusible(x) || !x.hasOneUse())
+          !fusible(x) || !llvm::all_of(x.getUsers(), [&](Operation *u) {
+            return u == (pad ? pad.getOperation() : p.getOperation()) ||
+                   roundingReader(u, x);
+          }))
         continue;
       rewriter.setInsertionPointAfterValue(x);
-      Value pooled = roundedToBF16(rewriter, x.getLoc(), x);
+      Value roundedX = roundedToBF16(rewriter, x.getLoc(), x);
+      Value pooled = roundedX;
       if (pad) {
         rewriter.setInsertionPoint(pad);
         pooled =
@@ -561,6 +566,7 @@ struct NKIPrepareGraphPass
       rewriter.eraseOp(p);
       if (pad)
         rewriter.eraseOp(pad);
+      readRounded(x, roundedX);
     }
     llvm::SetVector<Value> sources;
     func.walk([&](linalg::GenericOp op) {

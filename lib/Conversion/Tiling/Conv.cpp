@@ -668,11 +668,13 @@ bool tiling::poolingCostsStackedRows(const conv::ConvGeneric &g, bool diagonal,
 
 /// Packs bands when that makes the kernel faster by a simple model: PE
 /// time (matmul columns: taps / bands per output pixel, x4 for fp32) plus
-/// the DMA time packing adds (a resident input copied into the band tile,
-/// a resident output or residual written or read per band by DMA, rows of
-/// at least a descriptor's minimum). The candidates: the kernel as decided
-/// so far, and with the kernel rows folded or not as many bands as the
-/// contraction and the filters fit on the partitions and as divide OH.
+/// the PSUM evacuation's time (bands times fewer instructions) plus the
+/// DMA time packing adds (a resident input copied into the band tile, a
+/// resident output of one image or of a 1x1 kernel or a residual written
+/// or read per band by DMA, rows of at least a descriptor's minimum). The
+/// candidates: the kernel as decided so far, and with the kernel rows
+/// folded or not as many bands as the contraction and the filters fit on
+/// the partitions and as divide OH.
 void ConvKernel::chooseBands() {
   const TileOptions::Rates &t = options.rates;
   // A channel scale (squeeze-and-excitation) scales each image's filter
@@ -708,7 +710,15 @@ void ConvKernel::chooseBands() {
     ++perBand;
     rowsContinue &= r.tensor->left == 0 && r.tensor->right == 0 && r.w == 0;
   };
-  if (outRef)
+  // With several images and several taps a resident output's blocks move
+  // by DMA within SBUF while the next image's matmuls run, so they are not
+  // charged (the U-Net at batch 8 under auto-cast then packs its 32- and
+  // 64-channel 3x3 layers with resident results: 576.4 -> 563.6 us, in
+  // f32 1,413.5 -> 1,393.1). A 1x1 layer's matmuls are too short to hide
+  // them (ResNet-50's first 1x1 layer at batch 8 under auto-cast, packed,
+  // waited on them: 1,278.3 -> 1,300.7 us), and with one image the layer
+  // waits on them.
+  if (outRef && (g.n == 1 || g.kh * g.kw == 1))
     countPerBand(*outRef);
   if (epilogue)
     for (Value v : epilogue.getDpsInputs())
@@ -774,7 +784,18 @@ void ConvKernel::chooseBands() {
       dma += double(perBand * g.n * g.f * g.oh * g.ow * outBytes) *
              double(std::max(run, t.dmaMinDescriptorBytes)) / double(run);
     }
-    return columns * peCycleNs + dma * dmaNsPerByte;
+    // The PSUM evacuation, shared by the ACT and the DVE: an instruction
+    // reads every partition of a bank at once, so bands or stacked rows
+    // side by side take that many times fewer (each paying its fixed
+    // cycles a bank; a last group of fewer stacked rows a whole group).
+    double evacNs = 0;
+    double evacuated = c.stack > 1 ? double(g.n * g.ow * groups)
+                                   : double(pixels) / double(c.bands);
+    if (t.actClockMHz && t.dveClockMHz && options.bankColumns)
+      evacNs = evacuated * 1000.0 / double(t.actClockMHz + t.dveClockMHz) *
+               double(options.bankColumns + t.fixedOverheadCycles) /
+               double(options.bankColumns);
+    return columns * peCycleNs + dma * dmaNsPerByte + evacNs;
   };
   Choice best{foldRows, 1, 1};
   SmallVector<Choice> candidates = {Choice{false, 1, most(g.c)}};

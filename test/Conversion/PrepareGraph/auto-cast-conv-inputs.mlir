@@ -253,6 +253,89 @@ func.func @max_pool_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, t
 
 // -----
 
+// A U-Net level's output: pooled for the next level and read by a decoder
+// convolution through a zero pad (the skip connection). Both round it, so
+// it is stored in bf16 once, and the pooling and the pad read that.
+// CHECK-LABEL: func.func @max_pool_skip
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x8x8xbf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf %in : f32 to bf16
+// CHECK: %[[M:.*]] = linalg.pooling_nchw_max {{.*}} ins(%[[B]], %{{.*}} : tensor<1x4x8x8xbf16>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x4x4x4xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[M]], %{{.*}} : tensor<1x4x4x4xbf16>, tensor<4x1x1x4xbf16>)
+// CHECK: %[[P:.*]] = tensor.pad %[[B]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<1x4x10x10xbf16>, tensor<4x3x3x4xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: bf16,
+// CHECK-NEXT: arith.extf %[[IN]] : bf16 to f32
+// CHECK-NOT: tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @max_pool_skip(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %w1 = arith.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %w3 = arith.constant dense<0.125> : tensor<4x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %pe = tensor.empty() : tensor<1x4x4x4xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %mp = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%r, %win : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%pf : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%mp, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w3 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c2, %c3 : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// The pooled tensor is also a result of the function: it stays f32, and
+// so do the pooling and the decoder convolution's input.
+// CHECK-LABEL: func.func @max_pool_skip_returned
+// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<1x4x10x10xf32>, tensor<4x3x3x4xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:[^:]*]]: f32,
+// CHECK-NEXT: arith.truncf %[[IN]] : f32 to bf16
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @max_pool_skip_returned(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %w1 = arith.constant dense<0.5> : tensor<4x4x1x1xf32>
+  %w2 = arith.constant dense<0.25> : tensor<4x4x1x1xf32>
+  %w3 = arith.constant dense<0.125> : tensor<4x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %pe = tensor.empty() : tensor<1x4x4x4xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %mp = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%r, %win : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%pf : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%pe : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%mp, %w2 : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) outs(%f2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w3 : tensor<1x4x10x10xf32>, tensor<4x4x3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c2, %c3, %r : tensor<1x4x4x4xf32>, tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
+
+// -----
+
 // Read by a depthwise convolution of 130 channels, which nki-prepare-graph
 // decomposes into channel blocks of 128 and 2, each reading its slice of
 // the tensor through a constant pad: the tensor is stored in bf16, and each
