@@ -784,17 +784,19 @@ void ConvKernel::chooseBands() {
       dma += double(perBand * g.n * g.f * g.oh * g.ow * outBytes) *
              double(std::max(run, t.dmaMinDescriptorBytes)) / double(run);
     }
-    // The PSUM evacuation, shared by the ACT and the DVE: an instruction
-    // reads every partition of a bank at once, so bands or stacked rows
-    // side by side take that many times fewer (each paying its fixed
-    // cycles a bank; a last group of fewer stacked rows a whole group).
+    // The PSUM evacuation, a pass a bank shared by the ACT and the DVE: an
+    // instruction reads every partition of a bank at once, so bands or
+    // stacked rows side by side take that many times fewer (a last group
+    // of fewer stacked rows a whole group).
     double evacNs = 0;
-    double evacuated = c.stack > 1 ? double(g.n * g.ow * groups)
-                                   : double(pixels) / double(c.bands);
-    if (t.actClockMHz && t.dveClockMHz && options.bankColumns)
-      evacNs = evacuated * 1000.0 / double(t.actClockMHz + t.dveClockMHz) *
-               double(options.bankColumns + t.fixedOverheadCycles) /
-               double(options.bankColumns);
+    if (t.actClockMHz && t.dveClockMHz && options.bankColumns) {
+      double banks = (c.stack > 1 ? double(g.n * g.ow * groups)
+                                  : double(pixels) / double(c.bands)) /
+                     double(options.bankColumns);
+      double act = vectorNs(options.bankColumns, t.actClockMHz);
+      double dve = vectorNs(options.bankColumns, t.dveClockMHz);
+      evacNs = banks * act * dve / (act + dve);
+    }
     return columns * peCycleNs + dma * dmaNsPerByte + evacNs;
   };
   Choice best{foldRows, 1, 1};
