@@ -19,6 +19,7 @@
 #include "../Conv/ConvGeneric.h"
 #include "Match.h"
 #include "TileUtils.h"
+#include "WindowInput.h"
 
 #include "nki/Analysis/Residency.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
@@ -30,6 +31,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace nki;
@@ -642,6 +644,70 @@ void Residents::write(OpBuilder &b, Location loc, const ResidentRef &r,
 bool Residents::engineMayMove(int64_t from, int64_t to, int64_t count) const {
   return target && target->computeTileStartOk(from, count) &&
          target->computeTileStartOk(to, count);
+}
+
+/// The columns a row of `t`'s tile has before its first column, and in
+/// all: its own border, or its reader's band tile's.
+static std::pair<int64_t, int64_t> rowColumns(const ResidentTensor &t) {
+  if (t.packed)
+    return {t.packed->left, t.packed->width};
+  return {t.left, t.left + t.w + t.right};
+}
+
+bool Residents::stagesRows(const ResidentRef &r) const {
+  const ResidentTensor &t = *r.tensor;
+  auto [left, width] = rowColumns(t);
+  Type type = cast<MemRefType>(t.tile.getType()).getElementType();
+  // A packed reader's tile of stacked rows holds consecutive rows in
+  // other blocks: a run of them is one row there whatever the source.
+  return target && r.w == 0 && r.rowStep == 1 && r.colStep == 1 &&
+         (!t.packed || t.packed->rowStep == 1) && width > t.w &&
+         std::isfinite(t.padValue) &&
+         2 * t.w * tile::storageBytes(type) <= target->dmaMinDescriptorBytes;
+}
+
+Value Residents::stagedRows(OpBuilder &b, Location loc, const ResidentRef &r,
+                            int64_t parts, int64_t rows) const {
+  const ResidentTensor &t = *r.tensor;
+  auto [left, width] = rowColumns(t);
+  int64_t right = width - left - t.w;
+  Value staged = allocTile(b, loc, {parts, rows, width},
+                           cast<MemRefType>(t.tile.getType()).getElementType());
+  auto fill = [&](int64_t col, int64_t cols, int64_t step) {
+    tile::MemsetOp::create(
+        b, loc, windowOf(b, loc, staged, parts, 0, rows, 1, col, cols, step),
+        b.getF32FloatAttr(float(t.padValue)));
+  };
+  if (left == 1 && right == 1) {
+    fill(0, 2, width - 1);
+    return staged;
+  }
+  if (left)
+    fill(0, left, 1);
+  if (right)
+    fill(left + t.w, right, 1);
+  return staged;
+}
+
+Value Residents::stagedInterior(OpBuilder &b, Location loc,
+                                const ResidentRef &r, Value staged) const {
+  auto type = cast<MemRefType>(staged.getType());
+  return windowOf(b, loc, staged, type.getDimSize(0), 0, type.getDimSize(1), 1,
+                  rowColumns(*r.tensor).first, r.tensor->w, 1);
+}
+
+void Residents::writeStagedRows(OpBuilder &b, Location loc,
+                                const ResidentRef &r, Value staged, int64_t p0,
+                                int64_t n, int64_t c, int64_t cs, int64_t h,
+                                bool engineCopies) const {
+  auto [left, width] = rowColumns(*r.tensor);
+  int64_t rows = cast<MemRefType>(staged.getType()).getDimSize(1);
+  Value src = windowOf(b, loc, staged, cs, 0, rows, 1, 0, width, 1, p0);
+  if (r.tensor->packed)
+    write(b, loc, r, src, n, c, cs, h, rows, 1, -left, width, engineCopies);
+  else
+    tile::DmaOp::create(b, loc, src,
+                        view(b, loc, r, n, c, cs, h, rows, 1, -left, width, 1));
 }
 
 Value Residents::packedRows(OpBuilder &b, Location loc, const ResidentTensor &t,

@@ -88,6 +88,34 @@ public:
              int64_t rows, int64_t rowStep, int64_t w, int64_t cols,
              bool engineCopies = false) const;
 
+  /// Whether whole rows (from column 0, the tensor's width) that a writer
+  /// moves by DMA into the resident tensor `r` go staged (stagedRows): `r`
+  /// steps by one, its tile's rows have border columns (its own, or its
+  /// packed reader's) and the tensor's rows are shorter than a DMA
+  /// descriptor's minimum. Each block of rows is then one run a partition,
+  /// border included, instead of a descriptor a row, each charged at least
+  /// that minimum (a row of 32 bf16 is 64 bytes).
+  bool stagesRows(const ResidentRef &r) const;
+
+  /// A [parts, rows, left + W + right] tile of `r`'s element type (its
+  /// tile's row) whose border columns hold the padding (one memset for one
+  /// column a side); its interior, columns [left, left + W), is the
+  /// writer's (stagedInterior).
+  mlir::Value stagedRows(mlir::OpBuilder &b, mlir::Location loc,
+                         const ResidentRef &r, int64_t parts,
+                         int64_t rows) const;
+  mlir::Value stagedInterior(mlir::OpBuilder &b, mlir::Location loc,
+                             const ResidentRef &r, mlir::Value staged) const;
+
+  /// Copies partitions [p0, p0 + cs) of a stagedRows tile to rows [h, h +
+  /// rows) of channels [c, c + cs), image n, of `r`, border included: one
+  /// DMA run a partition (into a packed tensor, through write, to each
+  /// block that holds them, `engineCopies` as there).
+  void writeStagedRows(mlir::OpBuilder &b, mlir::Location loc,
+                       const ResidentRef &r, mlir::Value staged, int64_t p0,
+                       int64_t n, int64_t c, int64_t cs, int64_t h,
+                       bool engineCopies = false) const;
+
   /// Tile rows [r0, r0 + rows) of image n of a packed tensor: [blocks * C,
   /// rows, width].
   mlir::Value packedRows(mlir::OpBuilder &b, mlir::Location loc,
