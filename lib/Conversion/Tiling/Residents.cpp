@@ -529,6 +529,49 @@ struct Planner {
 };
 } // namespace
 
+/// `t`'s channel-major tile [min(C, P), blocks, N, top + H + bottom, left +
+/// W + right] at the start of `block`, its border set before its first
+/// writer: rows above and below, then the columns left and right of the
+/// rows between.
+static void allocateChannelMajor(OpBuilder &b, Block *block, Location loc,
+                                 ResidentTensor &t, Type elt, int64_t P) {
+  int64_t cs = std::min(P, t.c), blocks = (t.c + P - 1) / P;
+  int64_t hp = t.top + t.h + t.bottom, wp = t.left + t.w + t.right;
+  b.setInsertionPointToStart(block);
+  t.tile = allocTile(b, loc, {cs, blocks, t.n, hp, wp}, elt);
+  b.setInsertionPoint(t.firstWriter);
+  auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
+    if (rn <= 0 || qn <= 0)
+      return;
+    SmallVector<int64_t> offsets = {0, 0, 0, r0, q0};
+    SmallVector<int64_t> sizes = {cs, blocks, t.n, rn, qn};
+    SmallVector<int64_t> steps(5, 1);
+    Value v = memref::SubViewOp::create(b, loc, t.tile, offsets, sizes, steps);
+    tile::MemsetOp::create(b, loc, v, b.getF32FloatAttr(float(t.padValue)));
+  };
+  fill(0, t.top, 0, wp);
+  fill(t.top + t.h, t.bottom, 0, wp);
+  fill(t.top, t.h, 0, t.left);
+  fill(t.top, t.h, t.left + t.w, t.right);
+}
+
+/// Erases `tile` and the border memsets (through subviews) that are all
+/// that use it yet.
+static void eraseUnusedTile(Value tile) {
+  Operation *alloc = tile.getDefiningOp();
+  for (Operation *view : llvm::make_early_inc_range(alloc->getUsers())) {
+    assert(llvm::isa<memref::SubViewOp>(view) &&
+           "the old tile used by a kernel");
+    for (Operation *user : llvm::make_early_inc_range(view->getUsers())) {
+      assert(llvm::isa<tile::MemsetOp>(user) &&
+             "the old tile used by a kernel");
+      user->erase();
+    }
+    view->erase();
+  }
+  alloc->erase();
+}
+
 std::optional<ResidentRef> Residents::lookup(Value v) const {
   if (tensors.empty() || !llvm::isa<MemRefType>(v.getType()))
     return std::nullopt;
@@ -747,24 +790,14 @@ bool Residents::packingSavesDma(Value root, const PackedLayout &layout,
 
 void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
   ResidentTensor &t = tensors.find(root)->second;
-  Operation *old = t.tile.getDefiningOp();
-  Location loc = old->getLoc();
-  // Only the border's memsets (through subviews) use the old tile yet.
-  for (Operation *view : llvm::make_early_inc_range(old->getUsers())) {
-    assert(llvm::isa<memref::SubViewOp>(view) &&
-           "the old tile used by a kernel");
-    for (Operation *user : llvm::make_early_inc_range(view->getUsers())) {
-      assert(llvm::isa<tile::MemsetOp>(user) &&
-             "the old tile used by a kernel");
-      user->erase();
-    }
-    view->erase();
-  }
-  Type elt = cast<MemRefType>(t.tile.getType()).getElementType();
+  Value old = t.tile;
+  Location loc = old.getLoc();
+  Type elt = cast<MemRefType>(old.getType()).getElementType();
   int64_t parts = int64_t(layout.rowAt.size()) * t.c;
-  b.setInsertionPoint(old);
+  b.setInsertionPoint(old.getDefiningOp());
   t.tile = allocTile(b, loc, {parts, t.n, layout.rows, layout.width}, elt);
-  old->erase();
+  // Only the border's memsets (through subviews) use the old tile yet.
+  eraseUnusedTile(old);
   // The padding, before the first writer: the tile rows that are a padding
   // row (or past the input) in some block, on every partition (a memset
   // may not start at any partition; the writers then fill the blocks where
@@ -916,8 +949,15 @@ Residents tiling::planResidents(
     // slower with its 100 KiB pooled stem output kept. The planner now
     // narrows the rotation instead, and half is faster on every benchmark
     // model: MobileNetV2 at batch 8 under auto-cast 1,326 -> 1,195 us.)
-    if (bytes > sbufBytes / kMaxResidentShare)
+    if (bytes > sbufBytes / kMaxResidentShare) {
+      if (c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
+          c.convWrites == 1 && !c.steppedWrites && t.c <= P) {
+        t.firstWriter = planner.anchor.lookup(ops[c.first]);
+        residents.oversized.push_back(
+            {root, t, elt, c.convWriter, c.convReader, c.first, c.last});
+      }
       continue;
+    }
     auto type = cast<MemRefType>(root.getType());
     int64_t eltBytes = tile::storageBytes(type.getElementType());
     int64_t hbmBytes = type.getNumElements() * eltBytes;
@@ -944,45 +984,59 @@ Residents tiling::planResidents(
     delta[rc.liveStart] += rc.bytes;
     delta[rc.liveEnd + 1] -= rc.bytes;
     auto [tensor, elt] = tensorOf(root, planner.candidates[root], narrow);
+    tensor.firstWriter = planner.anchor.lookup(ops[rc.liveStart]);
     ResidentTensor &t = residents.tensors[root] = tensor;
-    Location loc = root.getLoc();
-    int64_t cs = std::min(P, t.c), blocks = (t.c + P - 1) / P;
-    int64_t hp = t.top + t.h + t.bottom, wp = t.left + t.w + t.right;
-    b.setInsertionPointToStart(block);
-    t.tile = allocTile(b, loc, {cs, blocks, t.n, hp, wp}, elt);
-    // The border, set before the first kernel that writes the tensor: rows
-    // above and below, then the columns left and right of the rows between.
-    t.firstWriter = planner.anchor.lookup(ops[rc.liveStart]);
-    b.setInsertionPoint(t.firstWriter);
-    auto fill = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
-      if (rn <= 0 || qn <= 0)
-        return;
-      SmallVector<int64_t> offsets = {0, 0, 0, r0, q0};
-      SmallVector<int64_t> sizes = {cs, blocks, t.n, rn, qn};
-      SmallVector<int64_t> steps(5, 1);
-      Value v =
-          memref::SubViewOp::create(b, loc, t.tile, offsets, sizes, steps);
-      tile::MemsetOp::create(b, loc, v, b.getF32FloatAttr(float(t.padValue)));
-    };
-    fill(0, t.top, 0, wp);
-    fill(t.top + t.h, t.bottom, 0, wp);
-    fill(t.top, t.h, 0, t.left);
-    fill(t.top, t.h, t.left + t.w, t.right);
+    allocateChannelMajor(b, block, root.getLoc(), t, elt, P);
     const Candidate &c = planner.candidates[root];
     if (c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
         c.convWrites == 1 && !c.steppedWrites && t.c <= P)
       residents.packable[root] = {c.convWriter, c.convReader};
   }
   int64_t live = 0;
-  std::vector<int64_t> liveAt(ops.size(), 0);
+  std::vector<int64_t> &liveAt = residents.liveAt;
+  liveAt.assign(ops.size(), 0);
   for (size_t p = 0; p < ops.size(); ++p) {
     live += delta[p];
     liveAt[p] = live;
   }
+  residents.capacity = planner.capacity;
   for (auto [i, op] : llvm::enumerate(ops)) {
     auto it = planner.kernelPos.find(op);
-    residents.liveBytes[op] =
-        liveAt[it == planner.kernelPos.end() ? i : it->second];
+    int64_t pos = it == planner.kernelPos.end() ? int64_t(i) : it->second;
+    residents.positionOf[op] = pos;
+    residents.liveBytes[op] = liveAt[pos];
   }
   return residents;
+}
+
+void Residents::holdOversized(OpBuilder &b, const Oversized &o) {
+  ResidentTensor &t = tensors[o.root] = o.tensor;
+  allocateChannelMajor(b, o.writer->getBlock(), o.root.getLoc(), t,
+                       o.elementType, partitions);
+}
+
+void Residents::dropOversized(const Oversized &o) {
+  auto it = tensors.find(o.root);
+  eraseUnusedTile(it->second.tile);
+  tensors.erase(it);
+}
+
+bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
+                            PackedLayout layout) {
+  int64_t bytes = o.tensor.n * layout.rows * layout.width *
+                  tile::storageBytes(o.elementType);
+  bool fits = bytes <= target->sbufBytesPerPartition / kMaxResidentShare;
+  for (int64_t p = o.first; fits && p <= o.last; ++p)
+    fits = liveAt[p] + bytes <= capacity[p];
+  if (!fits) {
+    dropOversized(o);
+    return false;
+  }
+  repack(b, o.root, std::move(layout));
+  for (int64_t p = o.first; p <= o.last; ++p)
+    liveAt[p] += bytes;
+  for (auto &[op, pos] : positionOf)
+    if (pos >= o.first && pos <= o.last)
+      liveBytes[op] = liveAt[pos];
+  return true;
 }

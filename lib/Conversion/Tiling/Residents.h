@@ -24,6 +24,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <vector>
 
 namespace nki::isa {
 struct TargetDesc;
@@ -152,6 +153,31 @@ public:
   /// and write them from partition `to` (the start-partition rule).
   bool engineMayMove(int64_t from, int64_t to, int64_t count) const;
 
+  /// A tensor one convolution writes and one reads (as `packable`) that
+  /// takes more SBUF channel-major than a resident tensor may: its reader's
+  /// packed band tile, whose partitions hold several blocks of rows (a
+  /// 16-channel tensor on 16 partitions channel-major, on 128 in eight
+  /// blocks), may fit (admitPacked).
+  struct Oversized {
+    mlir::Value root;
+    ResidentTensor tensor; // without a tile
+    mlir::Type elementType;
+    mlir::Operation *writer = nullptr, *reader = nullptr;
+    int64_t first = 0, last = 0; // positions of its live range
+  };
+  std::vector<Oversized> oversized;
+
+  /// Keeps `o` resident channel-major for now (a tile the planner never
+  /// sees: admitPacked repacks it, dropOversized removes it), so that its
+  /// reader's kernel may be analyzed with it as its input.
+  void holdOversized(mlir::OpBuilder &b, const Oversized &o);
+  void dropOversized(const Oversized &o);
+  /// Keeps `o` in `layout` (its reader's packed band tile) when that fits
+  /// beside the resident tensors live across its range and within the
+  /// share a resident tensor may take; else drops it. Returns whether it
+  /// did.
+  bool admitPacked(mlir::OpBuilder &b, const Oversized &o, PackedLayout layout);
+
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
   const isa::TargetDesc *target = nullptr;
   llvm::DenseMap<mlir::Value, ResidentTensor> tensors; // by HBM buffer
@@ -163,6 +189,12 @@ public:
     mlir::Operation *writer = nullptr, *reader = nullptr;
   };
   llvm::MapVector<mlir::Value, Packable> packable;
+
+  /// Per position of the plan (a kernel): the SBUF bytes a partition its
+  /// kernel leaves to resident tensors, and what they hold there; each
+  /// op's position (liveBytes reads liveAt there).
+  std::vector<int64_t> capacity, liveAt;
+  llvm::DenseMap<mlir::Operation *, int64_t> positionOf;
 };
 
 /// Chooses the tensors of `ops` (the entry function's body, in order; the

@@ -397,8 +397,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                 globalPools, chainedConvs, phaseScatters);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
-    if (packResidents)
+    if (packResidents) {
       repackForReaders(rewriter, residents, options);
+      admitOversized(rewriter, residents, options);
+    }
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       TileOptions opOptions = options;
@@ -634,23 +636,31 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (each row goes to every block that holds it, a descriptor each, where
   /// the reader copies whole rows in one run a partition). A writer that
   /// evacuates into the tensor in place keeps it.
+  /// The packing `op`'s convolution kernel would choose, with the
+  /// resident tensors as they stand.
+  std::optional<ConvPacking> analyzePacking(OpBuilder &b, Operation *op,
+                                            ConvSite &site,
+                                            const Residents &residents,
+                                            const TileOptions &options) {
+    auto generic = cast<linalg::GenericOp>(op);
+    std::optional<nki::conv::ConvGeneric> g =
+        nki::conv::matchConvGeneric(generic);
+    site = siteOf(generic);
+    TileOptions opOptions = options;
+    opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
+    opOptions.residents = &residents;
+    return analyzeConvPacking(
+        b, generic, *g, site.pad ? &*site.pad : nullptr, bool(site.fill),
+        site.epilogue, site.diagonal.value_or(Value()),
+        site.scale ? &*site.scale : nullptr, site.pool ? &*site.pool : nullptr,
+        opOptions, site.globalPool, site.chain ? &*site.chain : nullptr,
+        site.scatter);
+  }
+
   void repackForReaders(OpBuilder &b, Residents &residents,
                         const TileOptions &options) {
-    auto analyze = [&](Operation *op,
-                       ConvSite &site) -> std::optional<ConvPacking> {
-      auto generic = cast<linalg::GenericOp>(op);
-      std::optional<nki::conv::ConvGeneric> g =
-          nki::conv::matchConvGeneric(generic);
-      site = siteOf(generic);
-      TileOptions opOptions = options;
-      opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
-      opOptions.residents = &residents;
-      return analyzeConvPacking(
-          b, generic, *g, site.pad ? &*site.pad : nullptr, bool(site.fill),
-          site.epilogue, site.diagonal.value_or(Value()),
-          site.scale ? &*site.scale : nullptr,
-          site.pool ? &*site.pool : nullptr, opOptions, site.globalPool,
-          site.chain ? &*site.chain : nullptr, site.scatter);
+    auto analyze = [&](Operation *op, ConvSite &site) {
+      return analyzePacking(b, op, site, residents, options);
     };
     for (auto [root, p] : residents.packable) {
       ConvSite writerSite, readerSite;
@@ -668,6 +678,27 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
               options.rates.dmaLatencyNs * options.rates.dmaBytesPerNs *
                   options.rates.dmaQueues))
         residents.repack(b, root, std::move(*reader->input));
+    }
+  }
+
+  /// Keeps each tensor too large for SBUF channel-major
+  /// (Residents::oversized) in its reader's packed band tile when that
+  /// reader's kernel, given the tensor as its input, packs one from it and
+  /// the tile fits beside the resident tensors live across its range
+  /// (Residents::admitPacked): eight images of a 16-channel 128 x 128
+  /// tensor take 270 KB a partition channel-major, 46 KB in six stacked
+  /// blocks of rows. Its writer then moves its rows there by DMA.
+  void admitOversized(OpBuilder &b, Residents &residents,
+                      const TileOptions &options) {
+    for (const Residents::Oversized &o : residents.oversized) {
+      residents.holdOversized(b, o);
+      ConvSite site;
+      std::optional<ConvPacking> reader =
+          analyzePacking(b, o.reader, site, residents, options);
+      if (reader && reader->input)
+        residents.admitPacked(b, o, std::move(*reader->input));
+      else
+        residents.dropOversized(o);
     }
   }
 
