@@ -113,6 +113,42 @@ absl::Status nki::solve(const ResidencyProblem &problem,
   return absl::OkStatus();
 }
 
+std::vector<int64_t> nki::residentBytes(const ResidencyProblem &problem,
+                                        const ResidencySolution &solution) {
+  const std::vector<ResidencyCandidate> &cs = problem.candidates;
+  std::vector<int64_t> live(problem.capacity.size() + 1, 0);
+  for (size_t i = 0; i < cs.size() && i < solution.resident.size(); ++i)
+    if (solution.resident[i]) {
+      live[cs[i].liveStart] += cs[i].bytes;
+      live[cs[i].liveEnd + 1] -= cs[i].bytes;
+    }
+  for (size_t p = 1; p < live.size(); ++p)
+    live[p] += live[p - 1];
+  live.pop_back();
+  return live;
+}
+
+absl::StatusOr<bool> nki::admit(ResidencyProblem &problem,
+                                ResidencySolution &solution,
+                                ResidencyCandidate candidate) {
+  if (solution.resident.size() != problem.candidates.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat("the solution has ", solution.resident.size(),
+                     " flags for ", problem.candidates.size(), " candidates"));
+  ResidencyProblem one;
+  one.capacity = problem.capacity;
+  one.candidates = {candidate};
+  if (absl::Status s = one.check(); !s.ok())
+    return s;
+  std::vector<int64_t> live = residentBytes(problem, solution);
+  bool fits = true;
+  for (int64_t p = candidate.liveStart; fits && p <= candidate.liveEnd; ++p)
+    fits = live[p] + candidate.bytes <= problem.capacity[p];
+  problem.candidates.push_back(std::move(candidate));
+  solution.resident.push_back(fits);
+  return fits;
+}
+
 absl::Status nki::verify(const ResidencyProblem &problem,
                          const ResidencySolution &solution) {
   if (absl::Status s = problem.check(); !s.ok())

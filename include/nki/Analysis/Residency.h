@@ -17,6 +17,7 @@
 #define NKI_ANALYSIS_RESIDENCY_H
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include <cstdint>
 #include <string>
@@ -52,6 +53,21 @@ struct ResidencySolution {
 /// candidates and p positions. Errors: check()'s.
 absl::Status solve(const ResidencyProblem &problem,
                    ResidencySolution &solution);
+
+/// The resident bytes live at each position under `solution` (one flag per
+/// candidate of `problem`).
+std::vector<int64_t> residentBytes(const ResidencyProblem &problem,
+                                   const ResidencySolution &solution);
+
+/// Adds `candidate` to a solved problem: appended to `problem.candidates`,
+/// and resident in `solution` when it fits at every position of its range
+/// beside the resident candidates (a candidate the greedy could not weigh
+/// with the others: a tensor in a layout chosen after the plan). Returns
+/// whether it is resident. O(n + p). Errors: check()'s for the candidate,
+/// or a solution of another size.
+absl::StatusOr<bool> admit(ResidencyProblem &problem,
+                           ResidencySolution &solution,
+                           ResidencyCandidate candidate);
 
 /// Checks `solution`: one flag per candidate and, at every position, the
 /// resident candidates live there within its capacity (the message names

@@ -897,6 +897,15 @@ narrowTypes(const llvm::MapVector<Value, Candidate> &candidates) {
   return narrow;
 }
 
+/// Whether one convolution writes `t` (its result or its fused pooling's,
+/// unstepped) and one reads it as its whole input of one channel block:
+/// then it may be kept in that reader's packed band tile.
+static bool packableShape(const Candidate &c, const ResidentTensor &t,
+                          int64_t partitions) {
+  return c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
+         c.convWrites == 1 && !c.steppedWrites && t.c <= partitions;
+}
+
 /// The tensor `root` would be, with its border and element type.
 static std::pair<ResidentTensor, Type>
 tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
@@ -949,15 +958,6 @@ Residents tiling::planResidents(
     // slower with its 100 KiB pooled stem output kept. The planner now
     // narrows the rotation instead, and half is faster on every benchmark
     // model: MobileNetV2 at batch 8 under auto-cast 1,326 -> 1,195 us.)
-    if (bytes > sbufBytes / kMaxResidentShare) {
-      if (c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
-          c.convWrites == 1 && !c.steppedWrites && t.c <= P) {
-        t.firstWriter = planner.anchor.lookup(ops[c.first]);
-        residents.oversized.push_back(
-            {root, t, elt, c.convWriter, c.convReader, c.first, c.last});
-      }
-      continue;
-    }
     auto type = cast<MemRefType>(root.getType());
     int64_t eltBytes = tile::storageBytes(type.getElementType());
     int64_t hbmBytes = type.getNumElements() * eltBytes;
@@ -966,46 +966,46 @@ Residents tiling::planResidents(
     int64_t writeCost =
         c.steppedWrites ? std::max<int64_t>(1, minDescriptorBytes / eltBytes)
                         : 1;
-    problem.candidates.push_back({bytes, c.first, c.last,
-                                  hbmBytes * (c.writes * writeCost + c.reads),
-                                  ""});
+    int64_t benefit = hbmBytes * (c.writes * writeCost + c.reads);
+    if (bytes > sbufBytes / kMaxResidentShare) {
+      if (packableShape(c, t, P)) {
+        t.firstWriter = planner.anchor.lookup(ops[c.first]);
+        residents.oversized.push_back({root, t, elt, c.convWriter, c.convReader,
+                                       c.first, c.last, benefit});
+      }
+      continue;
+    }
+    problem.candidates.push_back({bytes, c.first, c.last, benefit, ""});
     roots.push_back(root);
   }
   ResidencySolution solution;
-  if (!solve(problem, solution).ok())
+  if (!solve(problem, solution).ok()) {
+    residents.oversized.clear();
     return residents;
+  }
 
-  std::vector<int64_t> delta(ops.size() + 1, 0);
   Block *block = ops.empty() ? nullptr : ops.front()->getBlock();
   for (auto [index, root] : llvm::enumerate(roots)) {
     if (!solution.resident[index])
       continue;
     const ResidencyCandidate &rc = problem.candidates[index];
-    delta[rc.liveStart] += rc.bytes;
-    delta[rc.liveEnd + 1] -= rc.bytes;
     auto [tensor, elt] = tensorOf(root, planner.candidates[root], narrow);
     tensor.firstWriter = planner.anchor.lookup(ops[rc.liveStart]);
     ResidentTensor &t = residents.tensors[root] = tensor;
     allocateChannelMajor(b, block, root.getLoc(), t, elt, P);
     const Candidate &c = planner.candidates[root];
-    if (c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
-        c.convWrites == 1 && !c.steppedWrites && t.c <= P)
+    if (packableShape(c, t, P))
       residents.packable[root] = {c.convWriter, c.convReader};
   }
-  int64_t live = 0;
-  std::vector<int64_t> &liveAt = residents.liveAt;
-  liveAt.assign(ops.size(), 0);
-  for (size_t p = 0; p < ops.size(); ++p) {
-    live += delta[p];
-    liveAt[p] = live;
-  }
-  residents.capacity = planner.capacity;
+  std::vector<int64_t> liveAt = residentBytes(problem, solution);
   for (auto [i, op] : llvm::enumerate(ops)) {
     auto it = planner.kernelPos.find(op);
     int64_t pos = it == planner.kernelPos.end() ? int64_t(i) : it->second;
     residents.positionOf[op] = pos;
     residents.liveBytes[op] = liveAt[pos];
   }
+  residents.residency = std::move(problem);
+  residents.residencySolution = std::move(solution);
   return residents;
 }
 
@@ -1025,16 +1025,16 @@ bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
                             PackedLayout layout) {
   int64_t bytes = o.tensor.n * layout.rows * layout.width *
                   tile::storageBytes(o.elementType);
-  bool fits = bytes <= target->sbufBytesPerPartition / kMaxResidentShare;
-  for (int64_t p = o.first; fits && p <= o.last; ++p)
-    fits = liveAt[p] + bytes <= capacity[p];
-  if (!fits) {
+  absl::StatusOr<bool> fits = false;
+  if (bytes <= target->sbufBytesPerPartition / kMaxResidentShare)
+    fits = admit(residency, residencySolution,
+                 {bytes, o.first, o.last, o.benefit, ""});
+  if (!fits.ok() || !*fits) {
     dropOversized(o);
     return false;
   }
   repack(b, o.root, std::move(layout));
-  for (int64_t p = o.first; p <= o.last; ++p)
-    liveAt[p] += bytes;
+  std::vector<int64_t> liveAt = residentBytes(residency, residencySolution);
   for (auto &[op, pos] : positionOf)
     if (pos >= o.first && pos <= o.last)
       liveBytes[op] = liveAt[pos];

@@ -16,6 +16,8 @@
 
 #include "PackedLayout.h"
 
+#include "nki/Analysis/Residency.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -164,6 +166,7 @@ public:
     mlir::Type elementType;
     mlir::Operation *writer = nullptr, *reader = nullptr;
     int64_t first = 0, last = 0; // positions of its live range
+    int64_t benefit = 0;         // the HBM bytes it saves resident
   };
   std::vector<Oversized> oversized;
 
@@ -172,10 +175,10 @@ public:
   /// reader's kernel may be analyzed with it as its input.
   void holdOversized(mlir::OpBuilder &b, const Oversized &o);
   void dropOversized(const Oversized &o);
-  /// Keeps `o` in `layout` (its reader's packed band tile) when that fits
-  /// beside the resident tensors live across its range and within the
-  /// share a resident tensor may take; else drops it. Returns whether it
-  /// did.
+  /// Keeps `o` in `layout` (its reader's packed band tile) when that takes
+  /// at most the share a resident tensor may take and fits beside the
+  /// resident tensors live across its range (nki::admit on the plan);
+  /// else drops it. Returns whether it did.
   bool admitPacked(mlir::OpBuilder &b, const Oversized &o, PackedLayout layout);
 
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
@@ -190,10 +193,10 @@ public:
   };
   llvm::MapVector<mlir::Value, Packable> packable;
 
-  /// Per position of the plan (a kernel): the SBUF bytes a partition its
-  /// kernel leaves to resident tensors, and what they hold there; each
-  /// op's position (liveBytes reads liveAt there).
-  std::vector<int64_t> capacity, liveAt;
+  /// The residency plan (its positions are kernels) with the tensors it
+  /// keeps, and each op's position (liveBytes: the resident bytes there).
+  ResidencyProblem residency;
+  ResidencySolution residencySolution;
   llvm::DenseMap<mlir::Operation *, int64_t> positionOf;
 };
 

@@ -92,6 +92,45 @@ TEST(ResidencyTest, VerifyRejectsAnOverfullPosition) {
 
 // Random problems: every solution verifies, and no rejected candidate would
 // have fit beside the chosen ones (the greedy is maximal).
+TEST(ResidencyTest, ResidentBytesSumTheLiveCandidates) {
+  ResidencyProblem p;
+  p.capacity = {100, 100, 100, 100};
+  p.candidates = {candidate("a", 40, 0, 1, 80), candidate("b", 50, 1, 3, 100),
+                  candidate("c", 30, 2, 2, 0)};
+  EXPECT_THAT(residentBytes(p, solved(p)), ElementsAre(40, 90, 50, 50));
+}
+
+TEST(ResidencyTest, AdmitTakesACandidateThatFitsBesideTheSolution) {
+  // After the plan, b (60 bytes over 2..3) fits beside a; c (70 over 1..2)
+  // would overfill position 1, which a holds.
+  ResidencyProblem p;
+  p.capacity = {100, 100, 100, 100};
+  p.candidates = {candidate("a", 40, 0, 1, 80)};
+  ResidencySolution s = solved(p);
+  absl::StatusOr<bool> b = admit(p, s, candidate("b", 60, 2, 3, 10));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(*b);
+  absl::StatusOr<bool> c = admit(p, s, candidate("c", 70, 1, 2, 10));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(*c);
+  EXPECT_THAT(s.resident, ElementsAre(true, true, false));
+  EXPECT_TRUE(verify(p, s).ok()) << verify(p, s);
+  EXPECT_THAT(residentBytes(p, s), ElementsAre(40, 40, 60, 60));
+}
+
+TEST(ResidencyTest, AdmitChecksTheCandidate) {
+  ResidencyProblem p;
+  p.capacity = {100, 100};
+  ResidencySolution s = solved(p);
+  absl::StatusOr<bool> r = admit(p, s, candidate("late", 10, 1, 2, 5));
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("late"));
+  EXPECT_TRUE(p.candidates.empty());
+  ResidencySolution other;
+  other.resident = {true};
+  EXPECT_FALSE(admit(p, other, candidate("x", 10, 0, 1, 5)).ok());
+}
+
 TEST(ResidencyTest, RandomProblemsAreFeasibleAndMaximal) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
