@@ -627,15 +627,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     return s;
   }
 
-  /// Keeps each packable resident tensor (Residents.h) in its reader's
-  /// packed band tile when that reader's kernel packs one from it and its
-  /// writer's kernel moves its rows by DMA anyway (packed bands or stacked
-  /// rows): the rows then go straight to where the reader takes them,
-  /// rather than to the resident tensor and, in a second DMA, from there to
-  /// the band tile; unless that costs more DMA time than the two copies
-  /// (each row goes to every block that holds it, a descriptor each, where
-  /// the reader copies whole rows in one run a partition). A writer that
-  /// evacuates into the tensor in place keeps it.
   /// The packing `op`'s convolution kernel would choose, with the
   /// resident tensors as they stand.
   std::optional<ConvPacking> analyzePacking(OpBuilder &b, Operation *op,
@@ -657,6 +648,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         site.scatter);
   }
 
+  /// Keeps each packable resident tensor (Residents.h) in its reader's
+  /// packed band tile when that reader's kernel packs one from it and its
+  /// writer's kernel moves its rows by DMA anyway (packed bands or stacked
+  /// rows): the rows then go straight to where the reader takes them,
+  /// rather than to the resident tensor and, in a second DMA, from there to
+  /// the band tile; unless that costs more DMA time than the two copies
+  /// (each row goes to every block that holds it, a descriptor each, where
+  /// the reader copies whole rows in one run a partition). A writer that
+  /// evacuates into the tensor in place keeps it.
   void repackForReaders(OpBuilder &b, Residents &residents,
                         const TileOptions &options) {
     auto analyze = [&](Operation *op, ConvSite &site) {
@@ -686,8 +686,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// reader's kernel, given the tensor as its input, packs one from it and
   /// the tile fits beside the resident tensors live across its range
   /// (Residents::admitPacked): eight images of a 16-channel 128 x 128
-  /// tensor take 270 KB a partition channel-major, 46 KB in six stacked
-  /// blocks of rows. Its writer then moves its rows there by DMA.
+  /// tensor take 270 KB a partition channel-major, 46 KB in a tile of six
+  /// stacked rows (eight partition groups). Its writer then moves its rows
+  /// there by DMA.
   void admitOversized(OpBuilder &b, Residents &residents,
                       const TileOptions &options) {
     for (const Residents::Oversized &o : residents.oversized) {
