@@ -314,6 +314,16 @@ struct ConvKernel {
   /// Whether one image is in flight (one image, no batch groups): the next
   /// kernel then has nothing else to start on while this one finishes.
   bool oneImageInFlight() const;
+  /// Whether rows this kernel moves by DMA into the resident tensor `r`,
+  /// whole rows of `width` columns, go staged with its border columns
+  /// (Residents::stagesRows): with several images in flight only. With
+  /// one, the staging's memsets sit on the path to the next layer and the
+  /// queues have time to spare (EfficientNet-B0 at batch 1 under auto-cast
+  /// ran 237.7 -> 239.2 us staged).
+  bool stagesRowsInto(const ResidentRef &r, int64_t width) const {
+    return !oneImageInFlight() && r.tensor->w == width &&
+           options.residents->stagesRows(r);
+  }
   /// The engine time the chunks emitted so far take: the PE's matmuls, and
   /// the evacuations chooseAddOrder and chooseSiluEngines placed.
   TileOptions::EngineLoads evacuationLoads;
@@ -721,8 +731,7 @@ void ConvKernel::chooseBands() {
   // waited on them: 1,278.3 -> 1,300.7 us), and with one image the layer
   // waits on them.
   if (outRef && (g.n == 1 || g.kh * g.kw == 1))
-    countPerBand(*outRef, !oneImageInFlight() && outRef->tensor->w == g.ow &&
-                              residents->stagesRows(*outRef));
+    countPerBand(*outRef, stagesRowsInto(*outRef, g.ow));
   if (epilogue)
     for (Value v : epilogue.getDpsInputs())
       if (v != y.buffer && llvm::isa<MemRefType>(v.getType()) &&
@@ -1183,9 +1192,8 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   // One band in SBUF: straight into the pooled tensor's tile. Bands into
   // one with border columns: staged with them (Residents::stagesRows).
   bool inPlace = bands == 1 && out && !packedOut;
-  Value staged = !inPlace && !three && out && out->tensor->w == pw &&
-                         options.residents->stagesRows(*out) &&
-                         (packedOut || bands > 1) && !oneImageInFlight()
+  Value staged = !inPlace && !three && out && (packedOut || bands > 1) &&
+                         stagesRowsInto(*out, pw)
                      ? options.residents->stagedRows(b, loc, *out, fb, pr)
                      : Value();
   Value rows = inPlace ? target(oh / 2, pr)
@@ -1341,17 +1349,14 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   // Whole rows of one image moved by DMA into a resident tensor whose rows
   // have border columns (packed bands, or its packed reader's tile): staged
   // with those columns so that each block is one run a partition
-  // (Residents::stagesRows); the last instruction writes the staged tile's
-  // interior, made here, before it. With several images in flight only:
-  // with one, the staging's memsets sit on the path to the next layer and
-  // the queues have time to spare (EfficientNet-B0 at batch 1 under
-  // auto-cast ran 237.7 -> 239.2 us staged).
+  // (stagesRowsInto); the last instruction writes the staged tile's
+  // interior, made here, before it.
   Value staged, stagedView;
   if (outRef && !outView && !chained && !scatter &&
       !(poolInKernel && pool->resultUnread) && blockRowStep() == 1 &&
       nb == blocks() && imgs == 1 && ow0 == 0 && wc == g.ow &&
-      outRef->tensor->w == g.ow && (blocks() > 1 || outRef->tensor->packed) &&
-      !oneImageInFlight() && options.residents->stagesRows(*outRef)) {
+      (blocks() > 1 || outRef->tensor->packed) &&
+      stagesRowsInto(*outRef, g.ow)) {
     staged = options.residents->stagedRows(b, loc, *outRef, fb, rc);
     stagedView = options.residents->stagedInterior(b, loc, *outRef, staged);
   }
