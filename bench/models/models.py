@@ -149,6 +149,36 @@ def small_efficientnet():
                         num_classes=10)
 
 
+def expansion_window(se=True, classes=10):
+    """EfficientNet-B0's stem and first two MBConv blocks (with se=False and
+    ReLU6, MobileNetV2's): a stride-2 3x3 convolution to 32 channels at 112
+    x 112, a 32-channel depthwise block, then a 16 -> 96 expansion read by a
+    stride-2 depthwise layer, a projection, a global average pool and a
+    linear classifier. At batch 8 under auto-cast the expansion takes 200
+    KiB a partition, more than the resident plan keeps; nki-split-batch
+    runs the layers around it per group of images
+    (test/e2e/models/batch_windows.test)."""
+    from torch import nn
+    from torchvision.ops import SqueezeExcitation
+    act = nn.SiLU if se else nn.ReLU6
+
+    def cba(cin, cout, k, stride=1, groups=1, activation=True):
+        layers = [nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups,
+                            bias=False), nn.BatchNorm2d(cout)]
+        return layers + ([act()] if activation else [])
+
+    def squeeze(c, r):
+        return [SqueezeExcitation(c, r, activation=nn.SiLU)] if se else []
+
+    return nn.Sequential(*cba(3, 32, 3, 2), *cba(32, 32, 3, groups=32),
+                         *squeeze(32, 8),
+                         *cba(32, 16, 1, activation=False), *cba(16, 96, 1),
+                         *cba(96, 96, 3, 2, groups=96), *squeeze(96, 4),
+                         *cba(96, 24, 1, activation=False),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(24, classes))
+
+
 def concat_block(classes=10):
     """An Inception-like block: a stem, two branches (1x1 and 3x3, each
     BatchNorm + ReLU6) concatenated, a depthwise 3x3 (BatchNorm + ReLU6) over
@@ -472,6 +502,9 @@ ZOO = {
     "tiny_efficientnet": (small_efficientnet, (3, 32, 32), "test"),
     "tiny_concat": (concat_block, (3, 32, 32), "test"),
     "resnet50_layer1": (resnet50_layer1, (3, 224, 224), "test"),
+    "expansion_window": (expansion_window, (3, 224, 224), "test"),
+    "expansion_window_relu6": (lambda: expansion_window(se=False),
+                               (3, 224, 224), "test"),
     "tiny_unet": (lambda: unet(base=4, levels=3), (3, 32, 32), "test"),
     "tiny_unet_convt": (lambda: unet(base=4, levels=3, transpose=True),
                         (3, 32, 32), "test"),

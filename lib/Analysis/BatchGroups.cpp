@@ -1,4 +1,4 @@
-//===- BatchGroups.cpp - Which first layers run a group of images at once -===//
+//===- BatchGroups.cpp - Which layers run a group of images at once ------===//
 
 #include "nki/Analysis/BatchGroups.h"
 
@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace nki;
 
@@ -22,6 +23,11 @@ absl::Status BatchGroupProblem::check() const {
     return absl::InvalidArgumentError("negative margin");
   if (!(barrierNs >= 0))
     return absl::InvalidArgumentError("negative barrier time");
+  if (!(windowMargin >= 0))
+    return absl::InvalidArgumentError("negative window margin");
+  if (windows && windowCapacity < capacity)
+    return absl::InvalidArgumentError(
+        "the windows' capacity is below the capacity");
   if (!(peBoundRatio >= 1))
     return absl::InvalidArgumentError("PE-bound ratio below 1");
   for (const BatchLayer &l : layers)
@@ -36,6 +42,198 @@ absl::Status BatchGroupProblem::check() const {
 static bool fits(int64_t bytes, int64_t batch, int64_t groups,
                  int64_t capacity) {
   return bytes * (batch / groups) / batch <= capacity;
+}
+
+/// The smallest divisor G > 1 of the batch at which a result of `bytes`
+/// fits, or 0.
+static int64_t groupsToFit(const BatchGroupProblem &problem, int64_t bytes) {
+  for (int64_t g = 2; g <= problem.batch; ++g)
+    if (problem.batch % g == 0 &&
+        fits(bytes, problem.batch, g, problem.capacity))
+      return g;
+  return 0;
+}
+
+/// The estimated work of layers [begin, end): PE time, vector time per
+/// vector engine, global poolings.
+struct Work {
+  double pe = 0, perEngine = 0;
+  int64_t barriers = 0;
+};
+
+static Work workOf(const BatchGroupProblem &problem, int64_t begin,
+                   int64_t end) {
+  Work w;
+  double vector = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    w.pe += problem.layers[i].peNs;
+    vector += problem.layers[i].vectorNs;
+    w.barriers += problem.layers[i].barrier;
+  }
+  w.perEngine = vector / double(problem.vectorEngines);
+  return w;
+}
+
+/// Their compute time in `groups` groups: the larger of the PE's and the
+/// vector engines' times, plus barrierNs per global pooling and group.
+static double computeNs(const BatchGroupProblem &problem, const Work &w,
+                        int64_t groups) {
+  return std::max(w.pe, w.perEngine) +
+         double(w.barriers * groups) * problem.barrierNs;
+}
+
+/// The prefix's choice (solve's first part).
+static void solvePrefix(const BatchGroupProblem &problem,
+                        BatchGroupSolution &solution, int64_t forcedGroups) {
+  int64_t n = problem.batch;
+  // The prefix: up to the last layer of the first splittable run whose
+  // result does not fit with the whole batch.
+  int64_t run = 0;
+  while (run < int64_t(problem.layers.size()) && problem.layers[run].splittable)
+    ++run;
+  int64_t end = 0;
+  for (int64_t i = 0; i < run; ++i)
+    if (problem.layers[i].bytes > problem.capacity)
+      end = i + 1;
+  if (end == 0) {
+    solution.why = "every result fits with the whole batch";
+    return;
+  }
+  // No result that does not fit may be read after the prefix: it ends at
+  // the last reader of those results (which all come before `end`, so one
+  // pass finds it), when that reader can run per group too.
+  int64_t lastReader = -1;
+  for (int64_t i = 0; i < end; ++i)
+    if (problem.layers[i].bytes > problem.capacity)
+      lastReader = std::max(lastReader, problem.layers[i].lastReader);
+  end = std::max(end, lastReader + 1);
+  if (end > run) {
+    solution.why = "a result that does not fit is read after the ops that "
+                   "can run per group";
+    return;
+  }
+  int64_t largest = 0;
+  double hbmBytes = 0;
+  for (int64_t i = 0; i < end; ++i) {
+    const BatchLayer &l = problem.layers[i];
+    largest = std::max(largest, l.bytes);
+    if (l.bytes > problem.capacity)
+      hbmBytes += double(l.hbmBytes);
+  }
+  int64_t groups = forcedGroups ? forcedGroups : groupsToFit(problem, largest);
+  if (!groups || !fits(largest, n, groups, problem.capacity)) {
+    solution.why = absl::StrCat("a result does not fit with ",
+                                n / (groups ? groups : n), " image(s)");
+    return;
+  }
+  Work work = workOf(problem, 0, end);
+  solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
+  solution.computeNs = computeNs(problem, work, groups);
+  solution.peBound = work.pe >= problem.peBoundRatio * work.perEngine;
+  double margin = solution.peBound ? problem.peBoundMargin : problem.margin;
+  if (forcedGroups < 2 && !(solution.hbmNs > margin * solution.computeNs)) {
+    solution.why = absl::StrFormat(
+        "the HBM time it saves, %.1f us, is not %g times the %.1f us of "
+        "compute of its %d ops (PE time %.1f times the vector time per "
+        "engine%s)",
+        solution.hbmNs / 1e3, margin, solution.computeNs / 1e3, end,
+        work.perEngine > 0 ? work.pe / work.perEngine : 0.0,
+        work.barriers ? absl::StrFormat("; %d global pooling(s) in %d groups",
+                                        work.barriers, groups)
+                      : std::string());
+    return;
+  }
+  solution.layers = end;
+  solution.groups = groups;
+}
+
+/// The window that the large result of layer `first` needs (solve's
+/// comment), or nullopt when it reaches a layer that cannot be split, the
+/// prefix, or past the layers.
+static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
+                                           int64_t first, int64_t floor) {
+  int64_t size = int64_t(problem.layers.size());
+  BatchWindow w;
+  w.begin = first;
+  w.end = first + 1;
+  // Grows to a fixed point: each step only widens [begin, end).
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int64_t i = w.begin; i < w.end; ++i) {
+      const BatchLayer &l = problem.layers[i];
+      if (l.bytes > problem.windowCapacity || l.view) {
+        if (l.lastReader >= size)
+          return std::nullopt;
+        if (l.lastReader + 1 > w.end) {
+          w.end = l.lastReader + 1;
+          grew = true;
+        }
+      }
+    }
+    // A view before the window that a layer in it reads (a convolution's
+    // product, whose epilogue starts the window) joins it.
+    for (int64_t i = w.begin - 1; i >= floor; --i) {
+      const BatchLayer &l = problem.layers[i];
+      if (l.view && l.lastReader >= w.begin) {
+        w.begin = i;
+        grew = true;
+      }
+    }
+    // So does a view after it that reads a result in it through.
+    for (int64_t i = w.end; i < size; ++i) {
+      int64_t source = problem.layers[i].through;
+      if (source >= w.begin && source < w.end) {
+        w.end = i + 1;
+        grew = true;
+      }
+    }
+  }
+  int64_t largest = 0;
+  double hbmBytes = 0;
+  for (int64_t i = w.begin; i < w.end; ++i) {
+    const BatchLayer &l = problem.layers[i];
+    if (!l.splittable)
+      return std::nullopt;
+    largest = std::max(largest, l.bytes);
+    if (l.bytes > problem.windowCapacity)
+      hbmBytes += double(l.hbmBytes);
+  }
+  w.groups = groupsToFit(problem, largest);
+  if (!w.groups)
+    return std::nullopt;
+  w.hbmNs = hbmBytes / problem.dmaBytesPerNs;
+  w.computeNs = computeNs(problem, workOf(problem, w.begin, w.end), w.groups);
+  return w;
+}
+
+static void solveWindows(const BatchGroupProblem &problem,
+                         BatchGroupSolution &solution) {
+  std::vector<BatchWindow> candidates;
+  int64_t floor = solution.layers;
+  for (int64_t i = floor; i < int64_t(problem.layers.size()); ++i) {
+    const BatchLayer &l = problem.layers[i];
+    if (l.view || l.bytes <= problem.windowCapacity || !l.splittable)
+      continue;
+    std::optional<BatchWindow> w = windowAt(problem, i, floor);
+    if (w && w->hbmNs > problem.windowMargin * w->computeNs)
+      candidates.push_back(*w);
+  }
+  // Best ratio first (ties: the earlier window); each taken window keeps
+  // the layers it covers from every other.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const BatchWindow &a, const BatchWindow &b) {
+                     return a.hbmNs * b.computeNs > b.hbmNs * a.computeNs;
+                   });
+  for (const BatchWindow &w : candidates)
+    if (std::none_of(solution.windows.begin(), solution.windows.end(),
+                     [&](const BatchWindow &t) {
+                       return w.begin < t.end && t.begin < w.end;
+                     }))
+      solution.windows.push_back(w);
+  std::sort(solution.windows.begin(), solution.windows.end(),
+            [](const BatchWindow &a, const BatchWindow &b) {
+              return a.begin < b.begin;
+            });
 }
 
 absl::Status nki::solve(const BatchGroupProblem &problem,
@@ -55,73 +253,9 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
     solution.why = "a batch of one";
     return absl::OkStatus();
   }
-  // The prefix: up to the last layer of the first splittable run whose
-  // result does not fit with the whole batch.
-  int64_t run = 0;
-  while (run < int64_t(problem.layers.size()) && problem.layers[run].splittable)
-    ++run;
-  int64_t end = 0;
-  for (int64_t i = 0; i < run; ++i)
-    if (problem.layers[i].bytes > problem.capacity)
-      end = i + 1;
-  if (end == 0) {
-    solution.why = "every result fits with the whole batch";
-    return absl::OkStatus();
-  }
-  // No result that does not fit may be read after the prefix: it ends at
-  // the last reader of those results (which all come before `end`, so one
-  // pass finds it), when that reader can run per group too.
-  int64_t lastReader = -1;
-  for (int64_t i = 0; i < end; ++i)
-    if (problem.layers[i].bytes > problem.capacity)
-      lastReader = std::max(lastReader, problem.layers[i].lastReader);
-  end = std::max(end, lastReader + 1);
-  if (end > run) {
-    solution.why = "a result that does not fit is read after the ops that "
-                   "can run per group";
-    return absl::OkStatus();
-  }
-  int64_t largest = 0;
-  double hbmBytes = 0, pe = 0, vector = 0;
-  int64_t barriers = 0;
-  for (int64_t i = 0; i < end; ++i) {
-    const BatchLayer &l = problem.layers[i];
-    barriers += l.barrier;
-    largest = std::max(largest, l.bytes);
-    if (l.bytes > problem.capacity)
-      hbmBytes += double(l.hbmBytes);
-    pe += l.peNs;
-    vector += l.vectorNs;
-  }
-  int64_t groups = forcedGroups;
-  for (int64_t g = 2; !groups && g <= n; ++g)
-    if (n % g == 0 && fits(largest, n, g, problem.capacity))
-      groups = g;
-  if (!groups || !fits(largest, n, groups, problem.capacity)) {
-    solution.why = absl::StrCat("a result does not fit with ",
-                                n / (groups ? groups : n), " image(s)");
-    return absl::OkStatus();
-  }
-  solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
-  double perEngine = vector / double(problem.vectorEngines);
-  solution.computeNs =
-      std::max(pe, perEngine) + double(barriers * groups) * problem.barrierNs;
-  solution.peBound = pe >= problem.peBoundRatio * perEngine;
-  double margin = solution.peBound ? problem.peBoundMargin : problem.margin;
-  if (forcedGroups < 2 && !(solution.hbmNs > margin * solution.computeNs)) {
-    solution.why = absl::StrFormat(
-        "the HBM time it saves, %.1f us, is not %g times the %.1f us of "
-        "compute of its %d ops (PE time %.1f times the vector time per "
-        "engine%s)",
-        solution.hbmNs / 1e3, margin, solution.computeNs / 1e3, end,
-        perEngine > 0 ? pe / perEngine : 0.0,
-        barriers ? absl::StrFormat("; %d global pooling(s) in %d groups",
-                                   barriers, groups)
-                 : std::string());
-    return absl::OkStatus();
-  }
-  solution.layers = end;
-  solution.groups = groups;
+  solvePrefix(problem, solution, forcedGroups);
+  if (problem.windows && forcedGroups == 0)
+    solveWindows(problem, solution);
   return absl::OkStatus();
 }
 
@@ -144,6 +278,45 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' does not fit at ",
                        problem.batch / solution.groups, " images"));
+  }
+  int64_t after = solution.layers;
+  for (const BatchWindow &w : solution.windows) {
+    if (w.begin < after || w.end <= w.begin ||
+        w.end > int64_t(problem.layers.size()))
+      return absl::InvalidArgumentError(
+          absl::StrCat("window [", w.begin, ", ", w.end,
+                       ") overlaps the split before it or is out of range"));
+    if (w.groups < 2 || problem.batch % w.groups)
+      return absl::InvalidArgumentError(
+          absl::StrCat("window [", w.begin, ", ", w.end, ") has ", w.groups,
+                       " groups for a batch of ", problem.batch));
+    for (int64_t i = 0; i < w.begin; ++i)
+      if (problem.layers[i].view && problem.layers[i].lastReader >= w.begin)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "layer '", problem.layers[i].name, "' is read in the window [",
+            w.begin, ", ", w.end, ") but is not in it"));
+    for (int64_t i = w.begin; i < w.end; ++i) {
+      const BatchLayer &l = problem.layers[i];
+      if (!l.splittable)
+        return absl::InvalidArgumentError(
+            absl::StrCat("layer '", l.name, "' is split but cannot be"));
+      if (!fits(l.bytes, problem.batch, w.groups, problem.capacity))
+        return absl::InvalidArgumentError(
+            absl::StrCat("layer '", l.name, "' does not fit at ",
+                         problem.batch / w.groups, " images"));
+      if ((l.bytes > problem.windowCapacity || l.view) && l.lastReader >= w.end)
+        return absl::InvalidArgumentError(
+            absl::StrCat("layer '", l.name, "' is read after its window [",
+                         w.begin, ", ", w.end, ")"));
+    }
+    for (int64_t i = w.end; i < int64_t(problem.layers.size()); ++i)
+      if (problem.layers[i].through >= w.begin &&
+          problem.layers[i].through < w.end)
+        return absl::InvalidArgumentError(
+            absl::StrCat("layer '", problem.layers[i].name,
+                         "' reads a result of the window [", w.begin, ", ",
+                         w.end, ") through but is not in it"));
+    after = w.end;
   }
   return absl::OkStatus();
 }

@@ -53,10 +53,30 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
     auto hbm = d.getAs<FloatAttr>("hbm_us");
     auto compute = d.getAs<FloatAttr>("compute_us");
     auto why = d.getAs<StringAttr>("why");
-    if (ops && groups && hbm && compute && why)
-      r.batchGroups = nki::CompileReport::BatchGroups{
-          ops.getInt(), groups.getInt(), hbm.getValueAsDouble(),
-          compute.getValueAsDouble(), why.str()};
+    if (!ops || !groups || !hbm || !compute || !why)
+      continue;
+    nki::CompileReport::BatchGroups b{ops.getInt(), groups.getInt(),
+                                      hbm.getValueAsDouble(),
+                                      compute.getValueAsDouble(), why.str()};
+    if (auto windows = d.getAs<ArrayAttr>("windows"))
+      for (auto w : windows.getAsRange<DictionaryAttr>()) {
+        auto integer = [&](StringRef key) {
+          auto a = w.getAs<IntegerAttr>(key);
+          return a ? a.getInt() : 0;
+        };
+        auto real = [&](StringRef key) {
+          auto a = w.getAs<FloatAttr>(key);
+          return a ? a.getValueAsDouble() : 0.0;
+        };
+        auto text = [&](StringRef key) {
+          auto a = w.getAs<StringAttr>(key);
+          return a ? a.str() : std::string();
+        };
+        b.windows.push_back({integer("first"), integer("ops"),
+                             integer("groups"), real("hbm_us"),
+                             real("compute_us"), text("from"), text("to")});
+      }
+    r.batchGroups = std::move(b);
   }
 }
 
@@ -133,6 +153,13 @@ std::string nki::formatCompileReport(const CompileReport &r) {
                          b.computeUs);
     else
       os << "  batch groups: none (" << b.why << ")\n";
+    for (const auto &w : b.windows)
+      os << llvm::format("  batch groups: ops %lld to %lld in %lld groups "
+                         "(HBM %.1f us saved, against %.1f us of compute): "
+                         "%s .. %s\n",
+                         (long long)w.first, (long long)(w.first + w.ops - 1),
+                         (long long)w.groups, w.hbmUs, w.computeUs,
+                         w.from.c_str(), w.to.c_str());
   }
   if (r.peakResidentBytes >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n",

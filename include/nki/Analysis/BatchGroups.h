@@ -1,4 +1,4 @@
-//===- BatchGroups.h - Which first layers run a group of images at once -*-===//
+//===- BatchGroups.h - Which layers run in groups of images -*- C++ -*-===//
 //
 // At batch N the activations of a network's first layers may not fit in
 // SBUF with the whole batch, while those of a group of N / G images do: run
@@ -9,7 +9,11 @@
 // residual stream under auto-cast), and where the PE bounds them by far
 // (fp32 convolutions: the groups run the same matmuls, narrower, at little
 // cost); elsewhere the smaller kernels' start-up costs more than the DMA
-// saved.
+// saved. Where the whole prefix does not pay, a window of a few layers
+// around one large result may: its writer and its readers per group, the
+// layers before and after it on the whole batch (MobileNetV2's 112 x 112
+// expansion, written by a 1x1 convolution and read by one depthwise
+// layer).
 //
 // A pure algorithm core like the residency choice (Residency.h): a problem
 // with check(), solve() and verify(), tested without IR; nki-split-batch
@@ -45,6 +49,18 @@ struct BatchLayer {
   /// in a group waits for the whole of the group's earlier layers, and the
   /// engines idle while the pooled vector's short chain runs.
   bool barrier = false;
+  /// No tensor of its own: a contraction's product that its elementwise
+  /// epilogue consumes within the kernel, a pad or a reshape that its
+  /// readers read through. A window never separates it from its readers.
+  bool view = false;
+  /// For a reshape or a channel scale (a view), the layer whose result it
+  /// reads through (-1: none): a window holding that layer holds the view
+  /// too, and so its readers. A global pooling of a depthwise layer's rows
+  /// then stays in the kernels that write them, and a squeeze-and-
+  /// excitation's scale in the convolution that takes it (EfficientNet-B0:
+  /// read from the groups' concatenation, its squeezes were a pass of their
+  /// own and its scaled projections 70 % slower).
+  int64_t through = -1;
   std::string name; ///< For diagnostics only.
 };
 
@@ -69,10 +85,38 @@ struct BatchGroupProblem {
   /// f32 and 6.9 us under auto-cast more per squeeze and group than at the
   /// whole batch).
   double barrierNs = 5000;
+  /// Whether to look for windows after the prefix (or where it was
+  /// declined), and the factor a window's HBM time saved must exceed its
+  /// compute time by, >= 0. Under auto-cast at batch 8 the windows of
+  /// MobileNetV2's and EfficientNet-B0's 112 x 112 expansions (ratios 0.93
+  /// and 0.73) cost -0.1 and +0.2 % of the time and save 44 and 36 % of the
+  /// HBM traffic. The windows that reach back to their stems (0.70 to 0.74)
+  /// ran 1.8 to 7.1 % slower, each group's pipeline filling and draining on
+  /// vector-bound layers; they hold the inner windows, which have the
+  /// better ratios and are taken first.
+  bool windows = true;
+  double windowMargin = 0.7;
+  /// Bytes per partition above which a result goes through HBM, for the
+  /// windows, >= capacity: the resident plan's own limit per tensor (half
+  /// a partition). A result between `capacity` and this stays in SBUF
+  /// (MobileNetV2's 144-channel expansions at batch 8, 98 KiB under
+  /// auto-cast), so a window for it would only cost time. The windows' G
+  /// makes their results fit `capacity`, as the prefix's.
+  int64_t windowCapacity = 0;
   std::vector<BatchLayer> layers;
 
   /// Input errors, naming the layer.
   absl::Status check() const;
+};
+
+/// Layers [begin, end) run once per group of `groups` images, after the
+/// layers before them and before the layers after them, which keep the
+/// whole batch.
+struct BatchWindow {
+  int64_t begin = 0, end = 0;
+  int64_t groups = 1;
+  double hbmNs = 0;     ///< HBM time of the results that do not fit.
+  double computeNs = 0; ///< Compute time of its layers.
 };
 
 struct BatchGroupSolution {
@@ -84,8 +128,10 @@ struct BatchGroupSolution {
   /// Whether peBoundMargin applied; nki-split-batch then starts each group
   /// half way through the previous one's layers.
   bool peBound = false;
-  /// Why nothing is split (empty when something is), for --report.
+  /// Why the prefix is not split (empty when it is), for --report.
   std::string why;
+  /// Windows after the prefix, in order, disjoint.
+  std::vector<BatchWindow> windows;
 };
 
 /// The prefix ends at the last splittable layer (of the first run of them)
@@ -99,14 +145,30 @@ struct BatchGroupSolution {
 /// engine, plus `barrierNs` per barrier and group), `peBoundMargin` times
 /// when the PE time is at least
 /// `peBoundRatio` times the vector time per engine.
-/// Otherwise no split. `forcedGroups` > 1 takes that G (a divisor
-/// of N) and skips the time comparison; 1 never splits. Errors: check()'s,
-/// a forced G that does not divide N.
+/// Otherwise no split.
+///
+/// Windows (when `windows`, and G is not forced): for each splittable layer
+/// after the prefix whose result does not fit, the fewest layers from it
+/// that hold every reader of each result in them that does not fit or is a
+/// view, the views before them that they read (a contraction's product,
+/// whose epilogue starts the window) and the views after them that read
+/// their results through; G the
+/// smallest at which their results fit. A window is a candidate when its
+/// layers are all splittable and the HBM time of its results that do not
+/// fit exceeds `windowMargin` times its compute time (as the prefix's);
+/// candidates are taken best ratio first, each disjoint from those taken.
+///
+/// `forcedGroups` > 1 takes that G (a divisor
+/// of N) for the prefix and skips the time comparison; 1 never splits.
+/// Errors: check()'s, a forced G that does not divide N.
 absl::Status solve(const BatchGroupProblem &problem,
                    BatchGroupSolution &solution, int64_t forcedGroups = 0);
 
 /// Checks `solution`: G divides N, the layers split are splittable and a
-/// prefix of the problem's, and their results fit at N / G.
+/// prefix of the problem's, and their results fit at N / G; each window
+/// lies after the prefix and the one before it, its layers splittable and
+/// their results fitting at its G, and no result of it that does not fit
+/// at the whole batch, nor a view, is read after it.
 absl::Status verify(const BatchGroupProblem &problem,
                     const BatchGroupSolution &solution);
 

@@ -287,10 +287,23 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     comparison, the
     ops of the prefix that neither compute a result that does not fit nor
     read one (through channel-block slices and pads), nor feed such an op,
-    move after it and run on the whole batch. `nki/Analysis/BatchGroups.h` makes the
+    move after it and run on the whole batch.
+
+    Where that split does not pay (or after it), windows: for a result
+    that takes more than half a partition (more than the resident plan
+    keeps), the fewest layers from its writer that hold every reader of
+    each such result and of each view in them (a contraction's product its
+    epilogue consumes, a pad or reshape, a channel scale a convolution
+    takes into its filter), the views before them they read and the views
+    after them that read their results through, run per group (G: their
+    results fit a quarter) when their HBM time exceeds `window-margin`
+    times their compute; the layers before and after keep the whole batch.
+    Candidates are taken best ratio first, disjoint.
+    `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
-    decision, its estimates and why nothing was split, which `nki-compile
-    --report` prints. Runs after fusion.
+    decision, its estimates, why the first layers were not split and the
+    windows (first layer, layers, groups, estimates, source ops), which
+    `nki-compile --report` prints. Runs after fusion.
 
     ```mlir
     %0 = linalg.generic ... ins(%x : tensor<8x256x56x56xf32>) ...
@@ -323,6 +336,12 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     Option<"barrierUs", "barrier-us", "double", /*default=*/"5.0",
            "Compute time each global pooling of the ops split adds per "
            "group, in microseconds (its group's engines drain)">,
+    Option<"windows", "windows", "bool", /*default=*/"true",
+           "Also split windows of layers around a result that does not fit, "
+           "after the first layers or where their split does not pay">,
+    Option<"windowMargin", "window-margin", "double", /*default=*/"0.7",
+           "Split a window when the HBM time saved exceeds its compute "
+           "time by this factor">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

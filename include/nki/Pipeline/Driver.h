@@ -48,6 +48,14 @@ struct CompileReport {
     int64_t ops = 0, groups = 1;
     double hbmUs = 0, computeUs = 0;
     std::string why;
+    /// Windows of layers split after the first ones: their first layer's
+    /// index and source op, their last's, and the same estimates.
+    struct Window {
+      int64_t first = 0, ops = 0, groups = 1;
+      double hbmUs = 0, computeUs = 0;
+      std::string from, to;
+    };
+    std::vector<Window> windows;
   };
   std::optional<BatchGroups> batchGroups;
   /// The process's peak resident memory (VmHWM), -1 where /proc does not

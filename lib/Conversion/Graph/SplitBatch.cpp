@@ -8,9 +8,12 @@
 // results is read after them), once per group (the groups' chains one
 // after another: interleaving them broke the kernels' fusions and was
 // slower), slicing the batch operands those layers read from
-// outside and concatenating the results that later layers read. Whether
-// to split, where and in how many groups is BatchGroups.h's choice, from
-// the layers' bytes per partition and estimated times.
+// outside and concatenating the results that later layers read. Where that
+// does not pay, windows of the few layers around a result too large for the
+// resident plan run per group instead, the layers before and after them on
+// the whole batch (MobileNetV2's 112 x 112 expansion under auto-cast).
+// Whether to split, where and in how many groups is BatchGroups.h's choice,
+// from the layers' bytes per partition and estimated times.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,7 @@
 
 #include "nki/Analysis/BatchGroups.h"
 #include "nki/Conversion/Passes.h"
+#include "nki/Dialect/NISA/ISAConversion.h"
 #include "nki/Dialect/NKI/ModuleTarget.h"
 #include "nki/Dialect/NKI/NKIDialect.h"
 #include "nki/ISA/Target.h"
@@ -179,6 +183,39 @@ std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
   return std::nullopt;
 }
 
+/// Whether `op` is a channel scale that its one reader, a convolution,
+/// takes into its filter (a squeeze-and-excitation's `x * s`; the tiler's
+/// findChannelScale): an elementwise generic over [N, C, H, W] yielding the
+/// product of its one input read at every pixel, used once, and factors
+/// computed from inputs read per image and channel.
+bool isChannelScale(linalg::GenericOp op) {
+  if (!op || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || !op->hasOneUse())
+    return false;
+  auto reader = dyn_cast<linalg::LinalgOp>(*op->user_begin());
+  if (!reader || reader.getNumReductionLoops() == 0)
+    return false;
+  Block &body = op.getRegion().front();
+  auto mul = body.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul || !body.getArgument(op.getNumDpsInputs()).use_empty())
+    return false;
+  std::optional<unsigned> full;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.isIdentity()) {
+      if (full)
+        return false;
+      full = input->getOperandNumber();
+    } else if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3)) {
+      return false;
+    }
+  }
+  if (!full)
+    return false;
+  BlockArgument x = body.getArgument(*full);
+  return x.hasOneUse() && (mul.getLhs() == x || mul.getRhs() == x);
+}
+
 /// The layer of `op` in the problem: its result's bytes and estimated
 /// times at the whole batch.
 nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
@@ -190,6 +227,8 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   // convolution reading it loads its source with borders) and a reshape are
   // no data of their own; the analysis gives a pad and a reshape their
   // source's bytes (as large a tensor, for the prefix's end).
+  l.view =
+      isa<tensor::PadOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
   if (isa<tensor::EmptyOp, tensor::PadOp, linalg::FillOp,
           tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return l;
@@ -210,6 +249,12 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   l.hbmBytes = type.getNumElements() * elementBytes(type) * (1 + readers);
   double perLane = double(type.getNumElements()) / double(lanes);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  // A channel scale its convolution takes: no pass, no tensor.
+  if (isChannelScale(dyn_cast<linalg::GenericOp>(op))) {
+    l.bytes = l.hbmBytes = 0;
+    l.view = true;
+    return l;
+  }
   if (!linalgOp || linalgOp.getNumReductionLoops() == 0) {
     // A copy or an elementwise pass: about an element a cycle per lane.
     l.vectorNs = perLane * 1000.0 / double(t.dveClockMHz);
@@ -262,8 +307,10 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   l.vectorNs = perLane * 1000.0 / double(t.actClockMHz);
   if (op->hasOneUse())
     if (auto reader = dyn_cast<linalg::LinalgOp>(*op->user_begin());
-        reader && reader.getNumReductionLoops() == 0)
+        reader && reader.getNumReductionLoops() == 0) {
       l.bytes = l.hbmBytes = 0;
+      l.view = true;
+    }
   return l;
 }
 
@@ -358,19 +405,33 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     auto analyze = [&]() -> absl::Status {
       run.clear();
       BatchRows batch;
+      // Results of ops that cannot run per group, and of ops reading them:
+      // whole-batch values whose first dim need not be the batch.
+      DenseSet<Value> whole;
+      SmallVector<bool> splittable;
       for (Operation &op : func.getBody().front()) {
-        if (isa<arith::ConstantOp>(op))
+        if (isa<arith::ConstantOp>(op) || op.getNumResults() == 0)
           continue;
         // Ops of neither the batch nor what depends on it (a pooling's
         // window tensor) stay where they are, shared by the groups.
-        if (llvm::none_of(op.getOperands(),
-                          [&](Value v) { return batch.contains(v); }) &&
+        auto fromLayers = [&](Value v) {
+          return batch.contains(v) || whole.contains(v);
+        };
+        if (llvm::none_of(op.getOperands(), fromLayers) &&
             llvm::none_of(op.getResultTypes(),
                           [&](Type t) { return batchType(t, n); }))
           continue;
-        std::optional<BatchOp> b = matchBatchOp(&op, n, batch);
-        if (!b)
-          break;
+        std::optional<BatchOp> b;
+        if (llvm::none_of(op.getOperands(),
+                          [&](Value v) { return whole.contains(v); }))
+          b = matchBatchOp(&op, n, batch);
+        splittable.push_back(b.has_value());
+        if (!b) {
+          // Past the prefix, a layer that windows do not cross.
+          run.push_back(BatchOp{&op, SmallVector<bool>(op.getNumOperands())});
+          whole.insert(op.result_begin(), op.result_end());
+          continue;
+        }
         run.push_back(*b);
         for (Value r : op.getResults())
           batch[r] = b->rows;
@@ -378,23 +439,44 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       problem = nki::BatchGroupProblem();
       problem.batch = n;
       problem.capacity = t.sbufBytesPerPartition / 4;
+      problem.windowCapacity = t.sbufBytesPerPartition / 2;
       problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
       problem.margin = margin;
       problem.peBoundMargin = peBoundMargin;
       problem.barrierNs = barrierUs * 1e3;
+      problem.windows = windows;
+      problem.windowMargin = windowMargin;
       DenseMap<Operation *, int64_t> index;
       for (auto [i, b] : llvm::enumerate(run))
         index[b.op] = int64_t(i);
-      for (const BatchOp &b : run) {
-        nki::BatchLayer &layer = problem.layers.emplace_back(layerOf(b, t));
+      for (auto [b, split] : llvm::zip_equal(run, splittable)) {
+        nki::BatchLayer &layer = problem.layers.emplace_back();
+        if (split)
+          layer = layerOf(b, t);
+        else
+          layer.name = b.op->getName().getStringRef().str();
         // A reshape or a pad is its source in another shape, as large: its
         // readers read that result (a global pooling's [N * C, H * W] rows,
         // a depthwise convolution's padded input).
-        if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp>(
+        if (split &&
+            isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp>(
                 b.op))
           if (auto it = index.find(b.op->getOperand(0).getDefiningOp());
-              it != index.end())
+              it != index.end()) {
             layer.bytes = problem.layers[it->second].bytes;
+            if (!isa<tensor::PadOp>(b.op))
+              layer.through = it->second;
+          }
+        // A channel scale reads its full input through: the convolution
+        // that takes it reads that input.
+        if (split && layer.view)
+          if (auto g = dyn_cast<linalg::GenericOp>(b.op);
+              g && isChannelScale(g))
+            for (OpOperand *input : g.getDpsInputOperands())
+              if (g.getMatchingIndexingMap(input).isIdentity())
+                if (auto it = index.find(input->get().getDefiningOp());
+                    it != index.end())
+                  layer.through = it->second;
         // A result the function returns is stored in HBM whatever the
         // split; the groups' parts are stored in place there.
         for (Operation *user : b.op->getUsers())
@@ -422,6 +504,23 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
                << solution.groups << " groups; HBM " << solution.hbmNs
                << " ns against compute " << solution.computeNs << " ns\n");
     Builder b(func.getContext());
+    // Each window named by the source ops (ONNX nodes) of its first and
+    // last layers.
+    SmallVector<Attribute> windowAttrs;
+    for (const nki::BatchWindow &w : solution.windows) {
+      auto source = [&](int64_t i) {
+        return b.getStringAttr(
+            nki::nisa::locationToString(run[i].op->getLoc()));
+      };
+      windowAttrs.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("first", b.getI64IntegerAttr(w.begin)),
+           b.getNamedAttr("ops", b.getI64IntegerAttr(w.end - w.begin)),
+           b.getNamedAttr("groups", b.getI64IntegerAttr(w.groups)),
+           b.getNamedAttr("hbm_us", b.getF64FloatAttr(w.hbmNs / 1e3)),
+           b.getNamedAttr("compute_us", b.getF64FloatAttr(w.computeNs / 1e3)),
+           b.getNamedAttr("from", source(w.begin)),
+           b.getNamedAttr("to", source(w.end - 1))}));
+    }
     func->setAttr(
         nki::tile::kBatchGroupsAttr,
         b.getDictionaryAttr(
@@ -431,15 +530,21 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
              b.getNamedAttr("compute_us",
                             b.getF64FloatAttr(solution.computeNs / 1e3)),
              b.getNamedAttr("pe_bound", b.getBoolAttr(solution.peBound)),
-             b.getNamedAttr("why", b.getStringAttr(solution.why))}));
-    if (solution.layers == 0)
-      return;
-    split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
-          solution.groups, solution.peBound);
+             b.getNamedAttr("why", b.getStringAttr(solution.why)),
+             b.getNamedAttr("windows", b.getArrayAttr(windowAttrs))}));
+    // The windows last first, then the prefix: a split only clones and
+    // erases its own ops, so the others' stay valid.
+    for (const nki::BatchWindow &w : llvm::reverse(solution.windows))
+      split(ArrayRef<BatchOp>(run).slice(w.begin, w.end - w.begin), n, w.groups,
+            /*overlap=*/false);
+    if (solution.layers > 0)
+      split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
+            solution.groups, solution.peBound);
   }
 
-  /// Clones `prefix` once per group after its last op, the batch operands
-  /// from outside sliced, and concatenates what later ops read; with
+  /// Clones `prefix` (the first layers, or a window) once per group after
+  /// its last op, the batch operands from outside sliced, and concatenates
+  /// what later ops read; with
   /// `overlap`, each group's clones start half way through the previous
   /// group's.
   void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups,

@@ -521,6 +521,24 @@ struct ConvKernel {
 } // namespace
 
 /// Whether `v` is exactly representable in the float type `t`.
+/// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
+/// elements from element `offset` (all relative to the buffer `v` views).
+static Value stridedView(OpBuilder &b, Location loc, Value v,
+                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                         int64_t offset) {
+  auto type = cast<MemRefType>(v.getType());
+  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
+  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
+                                  type.getMemorySpace());
+  SmallVector<OpFoldResult> sizeOfr, strideOfr;
+  for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
+    sizeOfr.push_back(b.getIndexAttr(size));
+    strideOfr.push_back(b.getIndexAttr(stride));
+  }
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
+}
+
 static bool representable(double v, Type t) {
   auto ft = dyn_cast<FloatType>(t);
   if (!ft)
@@ -873,7 +891,16 @@ LogicalResult ConvKernel::analyze() {
   x = *lx;
   w = *lw;
   y = *ly;
-  x.buffer = narrowedBuffer(x.buffer);
+  // The narrowed buffer of a view is viewed the same way: a group of
+  // nki-split-batch's window reads its images of the whole batch, at an
+  // offset that WindowInput::init reads from the value's type.
+  if (Value narrow = narrowedBuffer(x.buffer); narrow != x.buffer)
+    x.buffer =
+        viewRoot(x.buffer) == x.buffer
+            ? narrow
+            : stridedView(b, loc, narrow,
+                          cast<MemRefType>(x.buffer.getType()).getShape(),
+                          x.strides, x.offset);
   if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
   if (scatter) {
@@ -2454,24 +2481,6 @@ bool ConvKernel::reducesTaps(int64_t pixels, bool dveTaps) const {
   return !trimmed && t.dveClockMHz && pixels <= t.minElementCycles &&
          products <= kMaxTapProducts &&
          (!dveTaps || products <= options.psumColumns);
-}
-
-/// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
-/// elements from element `offset` (all relative to the buffer `v` views).
-static Value stridedView(OpBuilder &b, Location loc, Value v,
-                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
-                         int64_t offset) {
-  auto type = cast<MemRefType>(v.getType());
-  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
-  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
-                                  type.getMemorySpace());
-  SmallVector<OpFoldResult> sizeOfr, strideOfr;
-  for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
-    sizeOfr.push_back(b.getIndexAttr(size));
-    strideOfr.push_back(b.getIndexAttr(stride));
-  }
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
 }
 
 void ConvKernel::reduceChunk(OpBuilder &b, Value input, const Chunk &ch,

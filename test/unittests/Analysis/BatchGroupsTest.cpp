@@ -21,10 +21,25 @@ BatchLayer layer(std::string name, int64_t bytes, double peNs,
   return l;
 }
 
+/// A layer that reads nothing of its own size: a convolution's product its
+/// epilogue consumes, a pad or a reshape.
+BatchLayer view(std::string name, int64_t lastReader, int64_t bytes = 0) {
+  BatchLayer l = layer(std::move(name), bytes, 0);
+  l.view = true;
+  l.lastReader = lastReader;
+  return l;
+}
+
+BatchLayer reads(BatchLayer l, int64_t lastReader) {
+  l.lastReader = lastReader;
+  return l;
+}
+
 BatchGroupProblem problem(std::vector<BatchLayer> layers) {
   BatchGroupProblem p;
   p.batch = 8;
   p.capacity = 100;
+  p.windowCapacity = 200;
   p.dmaBytesPerNs = 1;
   p.layers = std::move(layers);
   return p;
@@ -209,6 +224,138 @@ TEST(BatchGroupsTest, CheckAndVerifyNameTheProblem) {
   s.groups = 2;
   EXPECT_THAT(std::string(verify(p, s).message()),
               HasSubstr("'a' does not fit at 4 images"));
+}
+
+/// An expansion (1x1 convolution) whose result does not fit even the
+/// windows' capacity, read through a pad by a depthwise layer, after a stem
+/// whose compute keeps the prefix from paying.
+std::vector<BatchLayer> expansion() {
+  BatchLayer stem = reads(layer("stem", 150, 10000, 1000), 1);
+  stem.vectorNs = 30000;     // not PE-bound: the prefix's margin is 1.5
+  return {stem,              // 0: fits windows
+          view("expand", 2), // 1: its product
+          reads(layer("expand.act", 400, 0, 3000), 3), // 2: too large
+          view("pad", 4, 400),                         // 3
+          view("dw", 5),                               // 4: its product
+          reads(layer("dw.act", 50, 0, 0), 6),         // 5
+          layer("proj", 40, 100)};                     // 6
+}
+
+TEST(BatchGroupsTest, WindowAroundAResultTooLargeForTheResidentPlan) {
+  BatchGroupProblem p = problem(expansion());
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_THAT(s.why, HasSubstr("is not 1.5 times"));
+  // The expansion's product before it joins the window, and the pad, the
+  // depthwise product and its epilogue after it.
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 1);
+  EXPECT_EQ(s.windows[0].end, 6);
+  // 400 bytes fit the quarter (100) at 2 images: 4 groups.
+  EXPECT_EQ(s.windows[0].groups, 4);
+  // Only the result above the windows' capacity counts (the pad is a view).
+  EXPECT_DOUBLE_EQ(s.windows[0].hbmNs, 3000);
+  EXPECT_DOUBLE_EQ(s.windows[0].computeNs, 0);
+  // Just below and above the windows' margin (0.7: 3000 / 0.7 = 4285.7).
+  p.layers[4].peNs = 4286;
+  EXPECT_TRUE(solved(p).windows.empty());
+  p.layers[4].peNs = 4285;
+  EXPECT_EQ(solved(p).windows.size(), 1u);
+  // Windows off, or the prefix's G forced (or splits off): none.
+  p.windows = false;
+  EXPECT_TRUE(solved(p).windows.empty());
+  p.windows = true;
+  EXPECT_TRUE(solved(p, /*forced=*/2).windows.empty());
+  EXPECT_TRUE(solved(p, /*forced=*/1).windows.empty());
+}
+
+TEST(BatchGroupsTest, WindowsOnlyWhereEveryLayerSplitsAndEveryReaderIsIn) {
+  // a's result is read after d, which cannot be split: the prefix does not
+  // reach it. a's window holds b; c's would hold d: none.
+  BatchGroupProblem p = problem({reads(layer("a", 300, 0, 1000), 1),
+                                 reads(layer("b", 10, 0, 0), 3),
+                                 reads(layer("c", 300, 0, 1000), 3),
+                                 layer("d", 10, 0, 0, /*splittable=*/false)});
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_THAT(s.why, HasSubstr("read after the ops that can run per group"));
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 0);
+  EXPECT_EQ(s.windows[0].end, 2);
+  // A result read after the layers (an op the problem does not hold) keeps
+  // its window from closing.
+  p = problem({reads(layer("a", 10, 0, 0, false), 1),
+               reads(layer("b", 300, 0, 1000), 5)});
+  EXPECT_TRUE(solved(p).windows.empty());
+  // One image does not fit the quarter: no G.
+  p = problem(
+      {reads(layer("a", 10, 0, 0, false), 1), layer("b", 8 * 101, 0, 1000)});
+  EXPECT_TRUE(solved(p).windows.empty());
+}
+
+TEST(BatchGroupsTest, ViewsThatReadAWindowsResultsJoinIt) {
+  // A squeeze's rows (a reshape of the window's last result) and its
+  // pooling join the window, so that the convolution writing them sums it.
+  BatchLayer rows = view("rows", 4, 50);
+  rows.through = 2;
+  BatchGroupProblem p =
+      problem({reads(layer("x", 10, 0, 0, false), 1),
+               reads(layer("expand.act", 400, 0, 3000), 2),
+               reads(layer("dw.act", 50, 0, 0), 3), rows,
+               reads(layer("pool", 1, 0, 0), 5), layer("z", 1, 0)});
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 1);
+  EXPECT_EQ(s.windows[0].end, 5);
+}
+
+TEST(BatchGroupsTest, OverlappingWindowsBestRatioFirst) {
+  // Two large results: a's window [1, 4) holds b's [2, 4). b's own saves
+  // nearly the same HBM time for far less compute, so it is taken, and
+  // a's, which overlaps it, is not.
+  BatchGroupProblem p =
+      problem({reads(layer("x", 10, 0, 0, false), 1),
+               reads(layer("a", 300, 1000, 200), 2),
+               reads(layer("b", 300, 10, 3000), 3), layer("c", 10, 0)});
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 2);
+  EXPECT_EQ(s.windows[0].end, 4);
+}
+
+TEST(BatchGroupsTest, VerifyNamesWhatAWindowBreaks) {
+  BatchGroupProblem p = problem(expansion());
+  BatchGroupSolution s;
+  s.windows = {BatchWindow{2, 6, 4, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'expand' is read in the window [2, 6)"));
+  s.windows = {BatchWindow{1, 3, 4, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'expand.act' is read after its window [1, 3)"));
+  s.windows = {BatchWindow{1, 6, 3, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("has 3 groups for a batch of 8"));
+  s.windows = {BatchWindow{1, 6, 2, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'expand.act' does not fit at 4 images"));
+  s.layers = 2;
+  s.groups = 4;
+  s.windows = {BatchWindow{1, 6, 4, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("overlaps the split before it"));
+  s = BatchGroupSolution();
+  p.layers[6].through = 5;
+  s.windows = {BatchWindow{1, 6, 4, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'proj' reads a result of the window [1, 6) through"));
+  p = problem(expansion());
+  p.windowMargin = -1;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("negative window margin"));
+  p.windowMargin = 0.7;
+  p.windowCapacity = 50;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("the windows' capacity is below the capacity"));
 }
 
 } // namespace
