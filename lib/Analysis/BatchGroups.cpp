@@ -148,8 +148,8 @@ static void solvePrefix(const BatchGroupProblem &problem,
 }
 
 /// The window that the large result of layer `first` needs (solve's
-/// comment), or nullopt when it reaches a layer that cannot be split, the
-/// prefix, or past the layers.
+/// comment), or nullopt when it reaches a layer that cannot be split, a
+/// view in the prefix, or past the layers, or no G fits it.
 static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
                                            int64_t first, int64_t floor) {
   int64_t size = int64_t(problem.layers.size());
@@ -171,10 +171,13 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
       }
     }
     // A view before the window that a layer in it reads (a convolution's
-    // product, whose epilogue starts the window) joins it.
-    for (int64_t i = w.begin - 1; i >= floor; --i) {
+    // product, whose epilogue starts the window) joins it; one in the
+    // prefix cannot.
+    for (int64_t i = w.begin - 1; i >= 0; --i) {
       const BatchLayer &l = problem.layers[i];
       if (l.view && l.lastReader >= w.begin) {
+        if (i < floor)
+          return std::nullopt;
         w.begin = i;
         grew = true;
       }
@@ -206,6 +209,9 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
   return w;
 }
 
+/// The windows (solve's comment). Each candidate's scans are linear in the
+/// layers; the candidates are the results too large for the resident plan,
+/// a few per network.
 static void solveWindows(const BatchGroupProblem &problem,
                          BatchGroupSolution &solution) {
   std::vector<BatchWindow> candidates;
@@ -259,6 +265,23 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   return absl::OkStatus();
 }
 
+/// Layers [begin, end) can run in `groups` groups: each splittable, its
+/// result fitting at batch / groups.
+static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
+                               int64_t end, int64_t groups) {
+  for (int64_t i = begin; i < end; ++i) {
+    const BatchLayer &l = problem.layers[i];
+    if (!l.splittable)
+      return absl::InvalidArgumentError(
+          absl::StrCat("layer '", l.name, "' is split but cannot be"));
+    if (!fits(l.bytes, problem.batch, groups, problem.capacity))
+      return absl::InvalidArgumentError(
+          absl::StrCat("layer '", l.name, "' does not fit at ",
+                       problem.batch / groups, " images"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status nki::verify(const BatchGroupProblem &problem,
                          const BatchGroupSolution &solution) {
   if (solution.groups < 1 || problem.batch % solution.groups)
@@ -269,16 +292,9 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
         solution.layers, " layers split of ", problem.layers.size()));
   if (solution.layers > 0 && solution.groups == 1)
     return absl::InvalidArgumentError("layers split into one group");
-  for (int64_t i = 0; i < solution.layers; ++i) {
-    const BatchLayer &l = problem.layers[i];
-    if (!l.splittable)
-      return absl::InvalidArgumentError(
-          absl::StrCat("layer '", l.name, "' is split but cannot be"));
-    if (!fits(l.bytes, problem.batch, solution.groups, problem.capacity))
-      return absl::InvalidArgumentError(
-          absl::StrCat("layer '", l.name, "' does not fit at ",
-                       problem.batch / solution.groups, " images"));
-  }
+  if (absl::Status s = checkSplit(problem, 0, solution.layers, solution.groups);
+      !s.ok())
+    return s;
   int64_t after = solution.layers;
   for (const BatchWindow &w : solution.windows) {
     if (w.begin < after || w.end <= w.begin ||
@@ -295,15 +311,10 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
         return absl::InvalidArgumentError(absl::StrCat(
             "layer '", problem.layers[i].name, "' is read in the window [",
             w.begin, ", ", w.end, ") but is not in it"));
+    if (absl::Status s = checkSplit(problem, w.begin, w.end, w.groups); !s.ok())
+      return s;
     for (int64_t i = w.begin; i < w.end; ++i) {
       const BatchLayer &l = problem.layers[i];
-      if (!l.splittable)
-        return absl::InvalidArgumentError(
-            absl::StrCat("layer '", l.name, "' is split but cannot be"));
-      if (!fits(l.bytes, problem.batch, w.groups, problem.capacity))
-        return absl::InvalidArgumentError(
-            absl::StrCat("layer '", l.name, "' does not fit at ",
-                         problem.batch / w.groups, " images"));
       if ((l.bytes > problem.windowCapacity || l.view) && l.lastReader >= w.end)
         return absl::InvalidArgumentError(
             absl::StrCat("layer '", l.name, "' is read after its window [",

@@ -291,6 +291,15 @@ TEST(BatchGroupsTest, WindowsOnlyWhereEveryLayerSplitsAndEveryReaderIsIn) {
   p = problem(
       {reads(layer("a", 10, 0, 0, false), 1), layer("b", 8 * 101, 0, 1000)});
   EXPECT_TRUE(solved(p).windows.empty());
+  // The prefix (a and the product b that reads it) ends at x, which cannot
+  // be split; b's epilogue c, whose result does not fit, comes after it:
+  // c's window would need b.
+  p = problem({reads(layer("a", 300, 0, 1000), 1), view("b", 3),
+               layer("x", 10, 0, 0, false), reads(layer("c", 300, 0, 1000), 4),
+               layer("d", 10, 0)});
+  s = solved(p);
+  EXPECT_EQ(s.layers, 2);
+  EXPECT_TRUE(s.windows.empty());
 }
 
 TEST(BatchGroupsTest, ViewsThatReadAWindowsResultsJoinIt) {
