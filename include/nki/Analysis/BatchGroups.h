@@ -115,7 +115,7 @@ struct BatchGroupProblem {
 struct BatchWindow {
   int64_t begin = 0, end = 0;
   int64_t groups = 1;
-  double hbmNs = 0;     ///< HBM time of the results that do not fit.
+  double hbmNs = 0;     ///< HBM time of its results above windowCapacity.
   double computeNs = 0; ///< Compute time of its layers.
 };
 
@@ -148,15 +148,16 @@ struct BatchGroupSolution {
 /// Otherwise no split.
 ///
 /// Windows (when `windows`, and G is not forced): for each splittable layer
-/// after the prefix whose result does not fit, the fewest layers from it
-/// that hold every reader of each result in them that does not fit or is a
-/// view, the views before them that they read (a contraction's product,
-/// whose epilogue starts the window) and the views after them that read
-/// their results through; G the
-/// smallest at which their results fit. A window is a candidate when its
-/// layers are all splittable and the HBM time of its results that do not
-/// fit exceeds `windowMargin` times its compute time (as the prefix's);
-/// candidates are taken best ratio first, each disjoint from those taken.
+/// after the prefix whose result is above `windowCapacity`, the fewest
+/// layers from it that hold every reader of each result in them above it or
+/// of each view in them, the views before them that they read (a
+/// contraction's product, whose epilogue starts the window; none in the
+/// prefix) and the views after them that read their results through; G the
+/// smallest at which their results fit `capacity`. A window is a candidate
+/// when its layers are all splittable and the HBM time of its results above
+/// `windowCapacity` exceeds `windowMargin` times its compute time (as the
+/// prefix's); candidates are taken best ratio first, each disjoint from
+/// those taken.
 ///
 /// `forcedGroups` > 1 takes that G (a divisor
 /// of N) for the prefix and skips the time comparison; 1 never splits.
@@ -167,8 +168,9 @@ absl::Status solve(const BatchGroupProblem &problem,
 /// Checks `solution`: G divides N, the layers split are splittable and a
 /// prefix of the problem's, and their results fit at N / G; each window
 /// lies after the prefix and the one before it, its layers splittable and
-/// their results fitting at its G, and no result of it that does not fit
-/// at the whole batch, nor a view, is read after it.
+/// their results fitting at its G, no result of it above `windowCapacity`,
+/// nor a view, is read after it, and no view outside it reads its results
+/// through or is read in it.
 absl::Status verify(const BatchGroupProblem &problem,
                     const BatchGroupSolution &solution);
 

@@ -520,7 +520,6 @@ struct ConvKernel {
 
 } // namespace
 
-/// Whether `v` is exactly representable in the float type `t`.
 /// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
 /// elements from element `offset` (all relative to the buffer `v` views).
 static Value stridedView(OpBuilder &b, Location loc, Value v,
@@ -539,6 +538,7 @@ static Value stridedView(OpBuilder &b, Location loc, Value v,
       b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
 }
 
+/// Whether `v` is exactly representable in the float type `t`.
 static bool representable(double v, Type t) {
   auto ft = dyn_cast<FloatType>(t);
   if (!ft)
