@@ -427,7 +427,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
           b = matchBatchOp(&op, n, batch);
         splittable.push_back(b.has_value());
         if (!b) {
-          // Past the prefix, a layer that windows do not cross.
+          // A layer neither the prefix nor a window holds.
           run.push_back(BatchOp{&op, SmallVector<bool>(op.getNumOperands())});
           whole.insert(op.result_begin(), op.result_end());
           continue;
