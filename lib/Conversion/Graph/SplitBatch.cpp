@@ -183,37 +183,39 @@ std::optional<BatchOp> matchBatchOp(Operation *op, int64_t n,
   return std::nullopt;
 }
 
-/// Whether `op` is a channel scale that its one reader, a convolution,
-/// takes into its filter (a squeeze-and-excitation's `x * s`; the tiler's
-/// findChannelScale): an elementwise generic over [N, C, H, W] yielding the
-/// product of its one input read at every pixel, used once, and factors
-/// computed from inputs read per image and channel.
-bool isChannelScale(linalg::GenericOp op) {
+/// The input `op` scales when it is a channel scale that its one reader, a
+/// convolution, takes into its filter (a squeeze-and-excitation's `x * s`;
+/// the tiler's findChannelScale): an elementwise generic over [N, C, H, W]
+/// yielding the product of its one input read at every pixel, used once,
+/// and factors computed from inputs read per image and channel. Else null.
+Value channelScaleSource(linalg::GenericOp op) {
   if (!op || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 4 || !op->hasOneUse())
-    return false;
+    return {};
   auto reader = dyn_cast<linalg::LinalgOp>(*op->user_begin());
   if (!reader || reader.getNumReductionLoops() == 0)
-    return false;
+    return {};
   Block &body = op.getRegion().front();
   auto mul = body.getTerminator()->getOperand(0).getDefiningOp<arith::MulFOp>();
   if (!mul || !body.getArgument(op.getNumDpsInputs()).use_empty())
-    return false;
-  std::optional<unsigned> full;
+    return {};
+  OpOperand *full = nullptr;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (map.isIdentity()) {
       if (full)
-        return false;
-      full = input->getOperandNumber();
+        return {};
+      full = input;
     } else if (map.isFunctionOfDim(2) || map.isFunctionOfDim(3)) {
-      return false;
+      return {};
     }
   }
   if (!full)
-    return false;
-  BlockArgument x = body.getArgument(*full);
-  return x.hasOneUse() && (mul.getLhs() == x || mul.getRhs() == x);
+    return {};
+  BlockArgument x = body.getArgument(full->getOperandNumber());
+  if (!x.hasOneUse() || (mul.getLhs() != x && mul.getRhs() != x))
+    return {};
+  return full->get();
 }
 
 /// The layer of `op` in the problem: its result's bytes and estimated
@@ -250,7 +252,7 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   double perLane = double(type.getNumElements()) / double(lanes);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   // A channel scale its convolution takes: no pass, no tensor.
-  if (isChannelScale(dyn_cast<linalg::GenericOp>(op))) {
+  if (channelScaleSource(dyn_cast<linalg::GenericOp>(op))) {
     l.bytes = l.hbmBytes = 0;
     l.view = true;
     return l;
@@ -470,13 +472,10 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         // A channel scale reads its full input through: the convolution
         // that takes it reads that input.
         if (split && layer.view)
-          if (auto g = dyn_cast<linalg::GenericOp>(b.op);
-              g && isChannelScale(g))
-            for (OpOperand *input : g.getDpsInputOperands())
-              if (g.getMatchingIndexingMap(input).isIdentity())
-                if (auto it = index.find(input->get().getDefiningOp());
-                    it != index.end())
-                  layer.through = it->second;
+          if (Value source =
+                  channelScaleSource(dyn_cast<linalg::GenericOp>(b.op)))
+            if (auto it = index.find(source.getDefiningOp()); it != index.end())
+              layer.through = it->second;
         // A result the function returns is stored in HBM whatever the
         // split; the groups' parts are stored in place there.
         for (Operation *user : b.op->getUsers())
