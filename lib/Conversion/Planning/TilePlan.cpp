@@ -135,7 +135,8 @@ FailureOr<TilePlacement> planTiles(func::FuncOp func,
   // of 55 positions (of 38,925), 408 from the top: 1,775.6 -> 1,686.6 us
   // (1/64: 1,676.7, but MobileNetV2 at batch 8 819.0 where 1/16 gave
   // 807.9, both placed from the top always).
-  PlannerOptions options{ReusePolicy::Rotate};
+  PlannerOptions options;
+  options.policy = ReusePolicy::Rotate;
   if (!psum)
     options.largeFromTop = 16;
   absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
