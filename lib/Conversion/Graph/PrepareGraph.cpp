@@ -25,6 +25,7 @@
 #include "FoldConvScales.h"
 #include "QuantizeFp8.h"
 #include "QuantizeMx.h"
+#include "StoreRegionsInBF16.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -630,6 +631,11 @@ struct NKIPrepareGraphPass
         rewriter.eraseOp(insert);
       rewriter.eraseOp(empty);
     }
+    // What the cases above leave: tensors that several moves read (a skip
+    // connection pooled and concatenated), phases scattered into a
+    // concatenation's part.
+    nki::storeRegionsInBF16(rewriter, func, roundingConv, fusible,
+                            roundedToBF16);
   }
 
   /// `pad` (a constant pad) of `rounded` with `value`, in bf16.
