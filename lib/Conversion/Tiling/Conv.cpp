@@ -468,6 +468,14 @@ struct ConvKernel {
   /// Writes a chunk's result out: rows [oh, oh + rc) and columns [ow0,
   /// ow0 + wc) of `imgs` images from n on (several only when they are whole
   /// images, evacuatesImages).
+  /// An epilogue operand's chunk read from its stacked phases
+  /// (TileOptions::phaseAddends): [nb * parts, rc * wc * imgs], as `load`
+  /// makes it. A chunk of whole phase rows takes one DMA a block and image
+  /// (each phase a run a partition) and an engine copy into pixel order;
+  /// any other chunk a DMA a row and column phase.
+  Value loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa, Type type,
+                   int64_t n, int64_t f0, int64_t parts, int64_t nb, int64_t oh,
+                   int64_t rc, int64_t ow0, int64_t wc, int64_t imgs);
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc,
                 int64_t imgs = 1);
@@ -1350,6 +1358,11 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   auto load = [&](const Layout &l, Type type, bool column,
                   int64_t parts = 0) -> Value {
     parts = parts ? parts : fs;
+    if (!column && options.phaseAddends)
+      if (auto it = options.phaseAddends->find(l.buffer);
+          it != options.phaseAddends->end())
+        return loadPhases(b, it->second, type, n, f0, parts, nb, oh, rc, ow0,
+                          wc, imgs);
     if (Value v = !column && blocks() == 1 ? resident(l.buffer, 0) : Value())
       return v;
     int64_t width = column ? 1 : cols;
@@ -1607,6 +1620,113 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     return;
   }
   storeAndSum(*t);
+}
+
+Value ConvKernel::loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa,
+                             Type type, int64_t n, int64_t f0, int64_t parts,
+                             int64_t nb, int64_t oh, int64_t rc, int64_t ow0,
+                             int64_t wc, int64_t imgs) {
+  int64_t fh = pa.fh, fw = pa.fw, px = rc * wc, cols = px * imgs;
+  Value t = allocTile(b, loc, {nb * parts, cols}, type);
+  SmallVector<int64_t> s; // [phases, N, C, H / fh, W / fw]
+  int64_t off = 0;
+  (void)getStaticLayout(cast<MemRefType>(pa.stack.getType()), s, off);
+  Value root = viewRoot(pa.stack);
+  int64_t step = blockRowStep();
+  auto at = [&](int64_t phase, int64_t img, int64_t h, int64_t w) {
+    return indexConst(b, loc,
+                      off + phase * s[0] + img * s[1] + f0 * s[2] + h * s[3] +
+                          w * s[4]);
+  };
+  if (ow0 % fw == 0 && wc % fw == 0) {
+    // The chunk's columns are whole column phases: its phase rows go into
+    // `tmp` by DMA, a run of q columns or more a partition, and one engine
+    // copy an image puts them in pixel order over every block's partitions
+    // (from partition 0, where an engine may start). Rows in whole phase
+    // pairs take one DMA a block: tmp[c, py, px, a, q'] holds pixel
+    // (a * fh + py, q' * fw + px); rows of one phase (stacked rows a
+    // multiple of fh apart) too: tmp[c, px, k, q']; others a DMA a row:
+    // tmp[c, k, px, q'].
+    int64_t q = wc / fw, a = rc / fh;
+    bool phasePairs = step == 1 && rc % fh == 0;
+    for (int64_t j = 0; j < nb; ++j)
+      phasePairs &= blockRow(oh, j) % fh == 0;
+    bool onePhase = !phasePairs && step % fh == 0;
+    Value tmp = allocTile(b, loc, {nb * parts, cols}, type);
+    for (int64_t j = 0; j < nb; ++j)
+      for (int64_t i = 0; i < imgs; ++i) {
+        int64_t h0 = blockRow(oh, j);
+        Value dst = tileSlice(b, loc, tmp, j * parts, parts, i * px, px);
+        if (phasePairs) {
+          tile::DmaOp::create(b, loc,
+                              hbmView(b, loc, root,
+                                      at(0, n + i, h0 / fh, ow0 / fw),
+                                      {parts, fh, fw, a, q},
+                                      {s[2], fw * s[0], s[0], s[3], s[4]}),
+                              dst);
+        } else if (onePhase) {
+          tile::DmaOp::create(
+              b, loc,
+              hbmView(b, loc, root,
+                      at((h0 % fh) * fw, n + i, h0 / fh, ow0 / fw),
+                      {parts, fw, rc, q}, {s[2], s[0], step / fh * s[3], s[4]}),
+              dst);
+        } else {
+          for (int64_t k = 0; k < rc; ++k) {
+            int64_t h = h0 + k * step;
+            tile::DmaOp::create(
+                b, loc,
+                hbmView(b, loc, root,
+                        at((h % fh) * fw, n + i, h / fh, ow0 / fw),
+                        {parts, fw, q}, {s[2], s[0], s[4]}),
+                tileSlice(b, loc, tmp, j * parts, parts, i * px + k * wc, wc));
+          }
+        }
+      }
+    for (int64_t i = 0; i < imgs; ++i) {
+      Value chunk = tileSlice(b, loc, t, 0, nb * parts, i * px, px);
+      SmallVector<int64_t> shape = {nb * parts, a, fh, q, fw},
+                           strides = {cols, q, fw * a * q, 1, a * q};
+      SmallVector<ReassociationIndices> groups = {{0}, {1, 2, 3, 4}};
+      if (!phasePairs) {
+        shape = {nb * parts, rc, q, fw};
+        strides = onePhase ? SmallVector<int64_t>{cols, q, 1, rc * q}
+                           : SmallVector<int64_t>{cols, wc, 1, q};
+        groups = {{0}, {1, 2, 3}};
+      }
+      tile::CopyOp::create(
+          b, loc, stridedView(b, loc, tmp, shape, strides, i * px),
+          memref::ExpandShapeOp::create(b, loc, shape, chunk, groups));
+    }
+    return t;
+  }
+  // Columns that start or end inside a column phase: a DMA a row and
+  // column phase, straight into its columns (an element a descriptor).
+  for (int64_t j = 0; j < nb; ++j)
+    for (int64_t i = 0; i < imgs; ++i)
+      for (int64_t k = 0; k < rc; ++k) {
+        int64_t h = blockRow(oh, j) + k * step;
+        for (int64_t p = 0; p < fw; ++p) {
+          int64_t q0 = ((p - ow0) % fw + fw) % fw; // (ow0 + q0) % fw == p
+          if (q0 >= wc)
+            continue;
+          int64_t count = (wc - q0 + fw - 1) / fw;
+          Value row = memref::SubViewOp::create(
+              b, loc, t,
+              SmallVector<OpFoldResult>{b.getIndexAttr(j * parts),
+                                        b.getIndexAttr(i * px + k * wc + q0)},
+              SmallVector<OpFoldResult>{b.getIndexAttr(parts),
+                                        b.getIndexAttr(count)},
+              SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(fw)});
+          tile::DmaOp::create(
+              b, loc,
+              hbmView(b, loc, root,
+                      at((h % fh) * fw + p, n + i, h / fh, (ow0 + q0) / fw),
+                      {parts, count}, {s[2], s[4]}),
+              row);
+        }
+      }
+  return t;
 }
 
 void ConvKernel::scatterChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t oh,

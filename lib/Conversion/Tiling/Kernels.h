@@ -90,6 +90,15 @@ struct TileOptions {
   /// (nki-tile's narrowPooledSources): kernels writing or reading the
   /// first use the second.
   const llvm::DenseMap<mlir::Value, mlir::Value> *narrowed = nullptr;
+  /// Convolution epilogue operands read where nki-interleave-phases
+  /// stacked them, by the interleave's result buffer (nki-tile's
+  /// findPhaseAddends; the interleave is not run): element (n, c, h, w)
+  /// is stack[(h % fh) * fw + w % fw, n, c, h / fh, w / fw].
+  struct PhaseAddend {
+    mlir::Value stack;
+    int64_t fh = 1, fw = 1;
+  };
+  const llvm::DenseMap<mlir::Value, PhaseAddend> *phaseAddends = nullptr;
 };
 
 /// How many of a GEMV's `kBlocks` contraction blocks the vector engines

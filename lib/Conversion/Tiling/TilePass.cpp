@@ -13,6 +13,7 @@
 #include "Kernels.h"
 #include "Match.h"
 #include "Residents.h"
+#include "TileUtils.h"
 
 #include "../Conv/ConvGeneric.h"
 
@@ -75,6 +76,52 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// Channel scales (squeeze-and-excitation) and the convolution that
   /// absorbs each.
   DenseMap<Operation *, linalg::GenericOp> scaleConvs;
+  /// Interleaves of stacked phases whose result only a convolution's
+  /// epilogue reads (findPhaseAddend), and what that epilogue reads in
+  /// their place once the residents plan keeps neither side in SBUF.
+  struct PhaseRead {
+    linalg::GenericOp interleave;
+    Value result;
+    TileOptions::PhaseAddend addend;
+  };
+  SmallVector<PhaseRead> phaseReads;
+  DenseMap<Value, TileOptions::PhaseAddend> phaseAddends;
+
+  /// The interleave (nki-interleave-phases) that writes the epilogue
+  /// operand `in` when that operand is the interleave's whole result, read
+  /// element for element, and nothing else reads it: the convolution's
+  /// kernel can read the stacked phases itself (a DMA a phase into SBUF,
+  /// an engine copy into pixel order) instead of the interleave writing
+  /// the result to HBM and the kernel reading it back. The U-Net's
+  /// decoders: the phases of a convolution of a nearest upsample are f32
+  /// partial sums that the skip connection's convolution adds.
+  static std::optional<PhaseRead> findPhaseAddend(linalg::GenericOp epilogue,
+                                                  OpOperand &in) {
+    Value v = in.get();
+    if (!v.getDefiningOp<memref::AllocOp>() ||
+        !epilogue.getMatchingIndexingMap(&in).isIdentity())
+      return std::nullopt;
+    linalg::GenericOp interleave;
+    for (Operation *user : usersThroughViews(v)) {
+      if (user == epilogue.getOperation() || isBufferBookkeeping(user))
+        continue;
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      std::optional<Upsample> u = g ? matchUpsample(g) : std::nullopt;
+      if (!u || !u->interleave || u->out != v || interleave)
+        return std::nullopt;
+      interleave = g;
+    }
+    if (!interleave || !interleave->isBeforeInBlock(epilogue.getOperation()) ||
+        llvm::count(epilogue->getOperands(), v) != 1)
+      return std::nullopt;
+    std::optional<Upsample> u = matchUpsample(interleave);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(getStaticLayout(cast<MemRefType>(u->in.getType()), strides,
+                               offset)))
+      return std::nullopt;
+    return PhaseRead{interleave, v, {u->in, u->fh, u->fw}};
+  }
 
   /// A fused global pooling's f32 source kept in HBM whose other readers
   /// are channel scales absorbed by convolutions that round their input to
@@ -131,6 +178,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     chainedConvs.clear();
     phaseScatters.clear();
     scaleConvs.clear();
+    phaseReads.clear();
+    phaseAddends.clear();
     pooledInputs.clear();
     mxInputs.clear();
     siblings.clear();
@@ -335,6 +384,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           scaleConvs[scale->op] = generic;
         }
       }
+      if (isConv)
+        if (linalg::GenericOp epilogue =
+                findEpilogue(cast<linalg::LinalgOp>(op),
+                             findZeroFill(generic.getDpsInits()[0], op)))
+          for (OpOperand *in : epilogue.getDpsInputOperands())
+            if (std::optional<PhaseRead> r = findPhaseAddend(epilogue, *in))
+              phaseReads.push_back(*r);
       // A max pooling right after a convolution (and its epilogue) is
       // computed by its kernel, unless that costs the kernel stacked rows.
       if (isConv && fusePools) {
@@ -397,6 +453,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                 globalPools, chainedConvs, phaseScatters);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
+    // Neither the stacked phases nor the interleaved result in SBUF: the
+    // epilogue reads the phases (a resident one is read in place anyway).
+    for (const PhaseRead &r : phaseReads)
+      if (!residents.lookup(r.result) &&
+          !residents.lookup(viewRoot(r.addend.stack))) {
+        absorbed.insert(r.interleave);
+        phaseAddends[r.result] = r.addend;
+      }
+    options.phaseAddends = &phaseAddends;
     if (packResidents) {
       repackForReaders(rewriter, residents, options);
       admitOversized(rewriter, residents, options);
@@ -456,6 +521,11 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       erased.insert(op);
       rewriter.eraseOp(op);
     }
+    for (const PhaseRead &r : phaseReads)
+      if (phaseAddends.contains(r.result)) {
+        erased.insert(r.interleave);
+        rewriter.eraseOp(r.interleave);
+      }
     for (GlobalPoolSum &pool : globalPoolSums)
       for (Operation *op : {pool.op.getOperation(), pool.fill.getOperation()}) {
         erased.insert(op);

@@ -73,6 +73,12 @@ CASES = {
     "interleaved": ([("up", [2, 8, 64, 64], (2, 2)),
                      ("skip", [2, 4, 128, 128])], 8, [3, 3], [1, 1, 1, 1],
                     [1, 1], True),
+    # The same at 96 x 96 for four images (144 KiB a partition): five rows
+    # a chunk, so the skip's convolution reads some of its chunks' phases
+    # a row at a time.
+    "interleaved_rows": ([("up", [4, 8, 48, 48], (2, 2)),
+                          ("skip", [4, 4, 96, 96])], 8, [3, 3], [1, 1, 1, 1],
+                         [1, 1], True),
     # A 1x1 kernel multiplies no less per phase: left as it is.
     "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
            [0, 0, 0, 0], [1, 1], False),
