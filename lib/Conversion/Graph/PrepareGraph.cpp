@@ -392,12 +392,14 @@ struct NKIPrepareGraphPass
   }
 
   /// Under auto-cast a tensor that only convolutions read, each rounding
-  /// it to bf16 first (directly, through a constant pad or through the
-  /// slice of a depthwise convolution's channel block), is stored in
-  /// bf16: its producer (an elementwise op or a convolution, into whose
-  /// epilogue the cast fuses) rounds it once, and when it does not stay in
-  /// SBUF it moves half the bytes through HBM. The program's inputs keep
-  /// their type (their cast would be a pass of its own).
+  /// it to bf16 first (directly, or through moves that commute with the
+  /// rounding: constant pads, a depthwise convolution's channel-block
+  /// slices, max poolings, concatenations and phase scatters), is stored
+  /// in bf16 (StoreRegionsInBF16.h): its producer (an elementwise op or a
+  /// convolution, into whose epilogue the cast fuses) rounds it once, and
+  /// when it does not stay in SBUF it moves half the bytes through HBM.
+  /// The program's inputs keep their type (their cast would be a pass of
+  /// its own).
   void storeConvInputsInBF16(IRRewriter &rewriter, func::FuncOp func) {
     // A convolution that reads `v` as its input (not its filter) and rounds
     // it. Matched first: another user of `v` may be a generic with one input
@@ -407,28 +409,6 @@ struct NKIPrepareGraphPass
       return g && nki::conv::matchConvGeneric(g) && g.getNumDpsInputs() >= 2 &&
              g.getDpsInputs()[0] == v && g.getDpsInputs()[1] != v &&
              nki::conv::roundsInputToBF16(g);
-    };
-    auto roundingPad = [&](Operation *user) {
-      auto pad = dyn_cast<tensor::PadOp>(user);
-      FloatAttr value;
-      return pad &&
-             matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) &&
-             llvm::all_of(pad->getUsers(), [&](Operation *u) {
-               return roundingConv(u, pad.getResult());
-             });
-    };
-    // A channel block of a depthwise convolution (nki::decomposeConvolutions
-    // slices its input per block of 128 channels) that only rounding
-    // convolutions read, directly or through a constant pad.
-    auto roundingSlice = [&](Operation *user) {
-      auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
-      return slice && !slice->use_empty() &&
-             llvm::all_of(slice->getUsers(), [&](Operation *u) {
-               return roundingConv(u, slice.getResult()) || roundingPad(u);
-             });
-    };
-    auto roundingReader = [&](Operation *user, Value v) {
-      return roundingConv(user, v) || roundingPad(user) || roundingSlice(user);
     };
     // Computed from constants only (a BatchNorm's gamma * rsqrt(var + eps)
     // is folded later, by nki-fuse-elementwise).
@@ -465,187 +445,8 @@ struct NKIPrepareGraphPass
                        isConstant(o.get(), 0));
              });
     };
-    Type bf16 = rewriter.getBF16Type();
-    auto roundedConstant = [&](Location loc, FloatAttr value) {
-      APFloat p = value.getValue();
-      bool lost;
-      p.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven, &lost);
-      return arith::ConstantOp::create(rewriter, loc,
-                                       rewriter.getFloatAttr(bf16, p));
-    };
-    // The convolutions (directly, through a constant pad or through a
-    // channel block's slice) that read `v` read `rounded` instead.
-    std::function<void(Value, Value)> readRounded = [&](Value v,
-                                                        Value rounded) {
-      for (Operation *user : llvm::to_vector(v.getUsers())) {
-        if (user == rounded.getDefiningOp())
-          continue;
-        if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
-          rewriter.setInsertionPoint(slice);
-          auto type =
-              RankedTensorType::get(slice.getResultType().getShape(), bf16);
-          Value block = tensor::ExtractSliceOp::create(
-              rewriter, slice.getLoc(), type, rounded, slice.getMixedOffsets(),
-              slice.getMixedSizes(), slice.getMixedStrides());
-          readRounded(slice.getResult(), block);
-          rewriter.eraseOp(slice);
-          continue;
-        }
-        auto pad = dyn_cast<tensor::PadOp>(user);
-        if (!pad) {
-          nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(user),
-                                     rounded);
-          continue;
-        }
-        FloatAttr value;
-        matchPattern(pad.getConstantPaddingValue(), m_Constant(&value));
-        rewriter.setInsertionPoint(pad);
-        Value padded =
-            roundedPad(pad, rounded, roundedConstant(pad.getLoc(), value));
-        for (Operation *conv : llvm::to_vector(pad->getUsers()))
-          nki::conv::readInputInBF16(rewriter, cast<linalg::GenericOp>(conv),
-                                     padded);
-        rewriter.eraseOp(pad);
-      }
-    };
-    // A max pooling whose result only rounding convolutions read pools in
-    // bf16: rounding is monotone, so the rounded max of a window is the max
-    // of its rounded elements (and of the rounded padding and init). Its
-    // input, read by nothing else or only by other rounding convolutions (a
-    // U-Net's skip connection), is then stored in bf16 (rounded by its
-    // producer), and so is its result: a ResNet's stem writes and its max
-    // pool reads half the bytes, and the DVE maxes bf16 at its 2-byte rate.
-    SmallVector<linalg::PoolingNchwMaxOp> pools;
-    func.walk([&](linalg::PoolingNchwMaxOp p) { pools.push_back(p); });
-    for (linalg::PoolingNchwMaxOp p : pools) {
-      Value r = p->getResult(0);
-      Value in = p.getInputs()[0];
-      auto pad = in.getDefiningOp<tensor::PadOp>();
-      Value x = pad ? pad.getSource() : in;
-      auto fill = p.getOutputs()[0].getDefiningOp<linalg::FillOp>();
-      FloatAttr padValue, init;
-      if (!cast<RankedTensorType>(r.getType()).getElementType().isF32() ||
-          r.use_empty() || !llvm::all_of(r.getUsers(), [&](Operation *u) {
-            return roundingReader(u, r);
-          }))
-        continue;
-      if ((pad &&
-           (!pad->hasOneUse() || !matchPattern(pad.getConstantPaddingValue(),
-                                               m_Constant(&padValue)))) ||
-          !fill || !matchPattern(fill.getInputs()[0], m_Constant(&init)) ||
-          !fusible(x) || !llvm::all_of(x.getUsers(), [&](Operation *u) {
-            return u == (pad ? pad.getOperation() : p.getOperation()) ||
-                   roundingReader(u, x);
-          }))
-        continue;
-      rewriter.setInsertionPointAfterValue(x);
-      Value roundedX = roundedToBF16(rewriter, x.getLoc(), x);
-      Value pooled = roundedX;
-      if (pad) {
-        rewriter.setInsertionPoint(pad);
-        pooled =
-            roundedPad(pad, pooled, roundedConstant(pad.getLoc(), padValue));
-      }
-      rewriter.setInsertionPoint(p);
-      Location loc = p.getLoc();
-      auto resultType = RankedTensorType::get(
-          cast<RankedTensorType>(r.getType()).getShape(), bf16);
-      Value empty =
-          tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), bf16);
-      Value start = linalg::FillOp::create(
-                        rewriter, fill.getLoc(),
-                        ValueRange{roundedConstant(fill.getLoc(), init)},
-                        ValueRange{empty})
-                        .getResult(0);
-      auto pool16 = linalg::PoolingNchwMaxOp::create(
-          rewriter, loc, TypeRange{resultType},
-          ValueRange{pooled, p.getInputs()[1]}, ValueRange{start},
-          ArrayRef<NamedAttribute>{
-              rewriter.getNamedAttr("strides", p.getStrides()),
-              rewriter.getNamedAttr("dilations", p.getDilations())});
-      readRounded(r, pool16->getResult(0));
-      rewriter.eraseOp(p);
-      if (pad)
-        rewriter.eraseOp(pad);
-      readRounded(x, roundedX);
-    }
-    llvm::SetVector<Value> sources;
-    func.walk([&](linalg::GenericOp op) {
-      if (!nki::conv::matchConvGeneric(op) || !nki::conv::roundsInputToBF16(op))
-        return;
-      Value x = op.getDpsInputs()[0];
-      if (auto pad = x.getDefiningOp<tensor::PadOp>())
-        x = pad.getSource();
-      if (auto slice = x.getDefiningOp<tensor::ExtractSliceOp>())
-        x = slice.getSource();
-      sources.insert(x);
-    });
-    // A concatenation (tensor.concat decomposed: inserts into an empty
-    // tensor) whose every part is a fusible producer's result that nothing
-    // else reads: the parts are rounded by their producers and inserted
-    // into a bf16 tensor.
-    auto concatParts =
-        [&](Value v) -> std::optional<SmallVector<tensor::InsertSliceOp>> {
-      SmallVector<tensor::InsertSliceOp> chain;
-      Value dest = v;
-      while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
-        if ((dest != v && !dest.hasOneUse()) ||
-            !insert.getSource().hasOneUse() || !fusible(insert.getSource()))
-          return std::nullopt;
-        chain.push_back(insert);
-        dest = insert.getDest();
-      }
-      if (chain.empty() || !dest.getDefiningOp<tensor::EmptyOp>() ||
-          !dest.hasOneUse())
-        return std::nullopt;
-      return chain;
-    };
-    for (Value v : sources) {
-      if (!llvm::all_of(v.getUsers(),
-                        [&](Operation *u) { return roundingReader(u, v); }))
-        continue;
-      if (fusible(v)) {
-        rewriter.setInsertionPointAfterValue(v);
-        readRounded(v, roundedToBF16(rewriter, v.getLoc(), v));
-        continue;
-      }
-      std::optional<SmallVector<tensor::InsertSliceOp>> chain = concatParts(v);
-      if (!chain)
-        continue;
-      tensor::InsertSliceOp first = chain->back();
-      rewriter.setInsertionPoint(first.getDest().getDefiningOp());
-      Value dest = tensor::EmptyOp::create(
-          rewriter, first.getLoc(), first.getDestType().getShape(), bf16);
-      for (tensor::InsertSliceOp insert : llvm::reverse(*chain)) {
-        Value part = insert.getSource();
-        rewriter.setInsertionPointAfterValue(part);
-        Value rounded = roundedToBF16(rewriter, part.getLoc(), part);
-        rewriter.setInsertionPoint(insert);
-        dest = tensor::InsertSliceOp::create(
-            rewriter, insert.getLoc(), rounded, dest, insert.getMixedOffsets(),
-            insert.getMixedSizes(), insert.getMixedStrides());
-      }
-      readRounded(v, dest);
-      Operation *empty = first.getDest().getDefiningOp();
-      for (tensor::InsertSliceOp insert : *chain)
-        rewriter.eraseOp(insert);
-      rewriter.eraseOp(empty);
-    }
-    // What the cases above leave: tensors that several moves read (a skip
-    // connection pooled and concatenated), phases scattered into a
-    // concatenation's part.
     nki::storeRegionsInBF16(rewriter, func, roundingConv, fusible,
                             roundedToBF16);
-  }
-
-  /// `pad` (a constant pad) of `rounded` with `value`, in bf16.
-  static Value roundedPad(tensor::PadOp pad, Value rounded, Value value) {
-    OpBuilder b(pad);
-    auto padType =
-        RankedTensorType::get(pad.getResultType().getShape(), b.getBF16Type());
-    return tensor::PadOp::create(b, pad.getLoc(), padType, rounded,
-                                 pad.getMixedLowPad(), pad.getMixedHighPad(),
-                                 value);
   }
 
   /// f32 matmul inputs are rounded to bf16 (the PE then runs at full

@@ -42,7 +42,7 @@ bool isFresh(Value v) {
 struct Region {
   llvm::SetVector<Value> values;
   SmallVector<std::pair<Operation *, Value>> readers;
-  bool moves = false, rounds = false;
+  bool rounds = false; // a producer rounds (else nothing to gain)
 };
 
 class Grower {
@@ -86,18 +86,14 @@ private:
         if (!constantOf(pad.getConstantPaddingValue()))
           return std::nullopt;
         add(pad.getSource());
-        r.moves = true;
       } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
         add(slice.getSource());
-        r.moves = true;
       } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
         add(insert.getSource());
         add(insert.getDest());
-        r.moves = true;
       } else if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(def)) {
         add(pool.getInputs()[0]);
         add(pool.getOutputs()[0]);
-        r.moves = true;
       } else {
         return std::nullopt;
       }
@@ -120,7 +116,7 @@ private:
         }
       }
     }
-    if (!r.moves || !r.rounds)
+    if (!r.rounds)
       return std::nullopt;
     return r;
   }
