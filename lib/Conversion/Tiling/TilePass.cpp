@@ -453,8 +453,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                                 globalPools, chainedConvs, phaseScatters);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
-    // Neither the stacked phases nor the interleaved result in SBUF: the
-    // epilogue reads the phases (a resident one is read in place anyway).
+    if (packResidents) {
+      repackForReaders(rewriter, residents, options);
+      admitOversized(rewriter, residents, options);
+    }
+    // Neither the stacked phases nor the interleaved result in SBUF (as
+    // planned, repacked and admitted): the epilogue reads the phases (a
+    // resident one is read in place anyway).
     for (const PhaseRead &r : phaseReads)
       if (!residents.lookup(r.result) &&
           !residents.lookup(viewRoot(r.addend.stack))) {
@@ -462,10 +467,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         phaseAddends[r.result] = r.addend;
       }
     options.phaseAddends = &phaseAddends;
-    if (packResidents) {
-      repackForReaders(rewriter, residents, options);
-      admitOversized(rewriter, residents, options);
-    }
     for (size_t i = 0; i < ops.size(); ++i) {
       Operation *op = ops[i];
       TileOptions opOptions = options;
