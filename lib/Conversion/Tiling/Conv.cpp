@@ -465,17 +465,19 @@ struct ConvKernel {
                 int64_t rows, ArrayRef<Value> filters);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
-  /// Writes a chunk's result out: rows [oh, oh + rc) and columns [ow0,
-  /// ow0 + wc) of `imgs` images from n on (several only when they are whole
-  /// images, evacuatesImages).
   /// An epilogue operand's chunk read from its stacked phases
   /// (TileOptions::phaseAddends): [nb * parts, rc * wc * imgs], as `load`
-  /// makes it. A chunk of whole phase rows takes one DMA a block and image
-  /// (each phase a run a partition) and an engine copy into pixel order;
-  /// any other chunk a DMA a row and column phase.
+  /// makes it. Columns of whole column phases go by DMA into a tile in
+  /// phase order (a DMA a block and image when its rows are whole phase-row
+  /// pairs or all of one phase row, else a DMA a row) and one engine copy
+  /// an image puts them in pixel order; other columns a DMA a row and
+  /// column phase, an element a descriptor.
   Value loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa, Type type,
                    int64_t n, int64_t f0, int64_t parts, int64_t nb, int64_t oh,
                    int64_t rc, int64_t ow0, int64_t wc, int64_t imgs);
+  /// Writes a chunk's result out: rows [oh, oh + rc) and columns [ow0,
+  /// ow0 + wc) of `imgs` images from n on (several only when they are whole
+  /// images, evacuatesImages).
   void evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                 int64_t ow0, int64_t rc, int64_t wc, Value acc,
                 int64_t imgs = 1);

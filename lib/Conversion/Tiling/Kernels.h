@@ -92,7 +92,7 @@ struct TileOptions {
   const llvm::DenseMap<mlir::Value, mlir::Value> *narrowed = nullptr;
   /// Convolution epilogue operands read where nki-interleave-phases
   /// stacked them, by the interleave's result buffer (nki-tile's
-  /// findPhaseAddends; the interleave is not run): element (n, c, h, w)
+  /// findPhaseAddend; the interleave is not run): element (n, c, h, w)
   /// is stack[(h % fh) * fw + w % fw, n, c, h / fh, w / fw].
   struct PhaseAddend {
     mlir::Value stack;
