@@ -53,12 +53,15 @@ public:
 
   /// The region of `seed`, if it may be computed in bf16. A region that
   /// may not is remembered, so that each value is visited once however
-  /// many of its readers are seeds.
+  /// many of its readers are seeds; not its fresh tensors, which other
+  /// regions may start from too (a tensor.empty that CSE shares).
   std::optional<Region> grow(Value seed) {
     Region r;
     std::optional<Region> region = growInto(seed, r);
     if (!region)
-      failed.insert(r.values.begin(), r.values.end());
+      for (Value v : r.values)
+        if (!isFresh(v))
+          failed.insert(v);
     return region;
   }
 

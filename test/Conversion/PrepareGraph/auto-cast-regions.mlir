@@ -233,3 +233,54 @@ func.func @concat_returned(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x8x8xf32>, ten
   %c4 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w4 : tensor<1x4x10x10xf32>, tensor<2x4x3x3xf32>) outs(%f : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   return %c4, %cat : tensor<1x2x8x8xf32>, tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// Two concatenations into one shared tensor.empty: the first has the
+// program's input as a part and stays f32; the second is bf16 all the
+// same (a fresh tensor belongs to every region that starts from it).
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x4x8x8xbf16>
+// CHECK: tensor.insert_slice %arg0 into %{{.*}} : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %[[E]]{{.*}} : tensor<1x2x8x8xbf16> into tensor<1x4x8x8xbf16>
+// CHECK: tensor.insert_slice %{{.*}} : tensor<1x2x8x8xbf16> into tensor<1x4x8x8xbf16>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @shared_empty(%x: tensor<1x2x8x8xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w1 = arith.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %w4 = arith.constant dense<0.125> : tensor<2x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x2x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w1 : tensor<1x2x8x8xf32>, tensor<2x2x1x1xf32>) outs(%f : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x2x8x8xf32>) outs(%e : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x2x8x8xf32>) outs(%e : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.minimumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %e4 = tensor.empty() : tensor<1x4x8x8xf32>
+  %i0 = tensor.insert_slice %x into %e4[0, 0, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+  %cat1 = tensor.insert_slice %a into %i0[0, 2, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x2x8x8xf32>) outs(%e : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x8x8xf32>
+  %j0 = tensor.insert_slice %d into %e4[0, 0, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+  %cat2 = tensor.insert_slice %b into %j0[0, 2, 0, 0] [1, 2, 8, 8] [1, 1, 1, 1] : tensor<1x2x8x8xf32> into tensor<1x4x8x8xf32>
+  %p1 = tensor.pad %cat1 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %p2 = tensor.pad %cat2 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p1, %w4 : tensor<1x4x10x10xf32>, tensor<2x4x3x3xf32>) outs(%f : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p2, %w4 : tensor<1x4x10x10xf32>, tensor<2x4x3x3xf32>) outs(%f : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %c2, %c3 : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+}
