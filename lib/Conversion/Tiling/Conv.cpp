@@ -468,10 +468,10 @@ struct ConvKernel {
   /// An epilogue operand's chunk read from its stacked phases
   /// (TileOptions::phaseAddends): [nb * parts, rc * wc * imgs], as `load`
   /// makes it. Columns of whole column phases go by DMA into a tile in
-  /// phase order (a DMA a block and image when its rows are whole phase-row
-  /// pairs or all of one phase row, else a DMA a row) and one engine copy
-  /// an image puts them in pixel order; other columns a DMA a row and
-  /// column phase, an element a descriptor.
+  /// phase order (a DMA a phase, block and image when its rows are whole
+  /// phase-row pairs or all of one phase row, else a DMA a row and column
+  /// phase) and one engine copy an image puts them in pixel order; other
+  /// columns a DMA a row and column phase, an element a descriptor.
   Value loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa, Type type,
                    int64_t n, int64_t f0, int64_t parts, int64_t nb, int64_t oh,
                    int64_t rc, int64_t ow0, int64_t wc, int64_t imgs);
@@ -1645,10 +1645,9 @@ Value ConvKernel::loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa,
     // `tmp` by DMA, a run of q columns or more a partition, and one engine
     // copy an image puts them in pixel order over every block's partitions
     // (from partition 0, where an engine may start). Rows in whole phase
-    // pairs take one DMA a block: tmp[c, py, px, a, q'] holds pixel
-    // (a * fh + py, q' * fw + px); rows of one phase (stacked rows a
-    // multiple of fh apart) too: tmp[c, px, k, q']; others a DMA a row:
-    // tmp[c, k, px, q'].
+    // pairs: tmp[c, py, px, a, q'] holds pixel (a * fh + py, q' * fw + px);
+    // rows of one phase (stacked rows a multiple of fh apart):
+    // tmp[c, px, k, q']; others tmp[c, k, px, q'], a DMA a row.
     int64_t q = wc / fw, a = rc / fh;
     bool phasePairs = step == 1 && rc % fh == 0;
     for (int64_t j = 0; j < nb; ++j)
@@ -1658,31 +1657,29 @@ Value ConvKernel::loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa,
     for (int64_t j = 0; j < nb; ++j)
       for (int64_t i = 0; i < imgs; ++i) {
         int64_t h0 = blockRow(oh, j);
-        Value dst = tileSlice(b, loc, tmp, j * parts, parts, i * px, px);
-        if (phasePairs) {
-          tile::DmaOp::create(b, loc,
-                              hbmView(b, loc, root,
-                                      at(0, n + i, h0 / fh, ow0 / fw),
-                                      {parts, fh, fw, a, q},
-                                      {s[2], fw * s[0], s[0], s[3], s[4]}),
-                              dst);
-        } else if (onePhase) {
+        // A DMA a phase (a channel's run of phase rows a piece of HBM that
+        // the scheduler's dependences track on its own; all phases at once
+        // would be one hull over the planes between them).
+        auto phaseRows = [&](int64_t phase, int64_t h, int64_t rows,
+                             int64_t rowStep, int64_t at0) {
           tile::DmaOp::create(
               b, loc,
-              hbmView(b, loc, root,
-                      at((h0 % fh) * fw, n + i, h0 / fh, ow0 / fw),
-                      {parts, fw, rc, q}, {s[2], s[0], step / fh * s[3], s[4]}),
-              dst);
-        } else {
-          for (int64_t k = 0; k < rc; ++k) {
-            int64_t h = h0 + k * step;
-            tile::DmaOp::create(
-                b, loc,
-                hbmView(b, loc, root,
-                        at((h % fh) * fw, n + i, h / fh, ow0 / fw),
-                        {parts, fw, q}, {s[2], s[0], s[4]}),
-                tileSlice(b, loc, tmp, j * parts, parts, i * px + k * wc, wc));
-          }
+              hbmView(b, loc, root, at(phase, n + i, h, ow0 / fw),
+                      {parts, rows, q}, {s[2], rowStep * s[3], s[4]}),
+              tileSlice(b, loc, tmp, j * parts, parts, i * px + at0, rows * q));
+        };
+        for (int64_t p = 0; p < fh * fw; ++p) {
+          int64_t py = p / fw, pxw = p % fw;
+          if (phasePairs) // tmp[c, py, px, a, q]
+            phaseRows(p, h0 / fh, a, 1, p * a * q);
+          else if (onePhase && py == 0) // tmp[c, px, k, q]
+            phaseRows((h0 % fh) * fw + pxw, h0 / fh, rc, step / fh,
+                      pxw * rc * q);
+          else if (!onePhase && py == 0) // tmp[c, k, px, q]
+            for (int64_t k = 0; k < rc; ++k) {
+              int64_t h = h0 + k * step;
+              phaseRows((h % fh) * fw + pxw, h / fh, 1, 1, k * wc + pxw * q);
+            }
         }
       }
     for (int64_t i = 0; i < imgs; ++i) {
