@@ -1630,10 +1630,9 @@ Value ConvKernel::loadPhases(OpBuilder &b, const TileOptions::PhaseAddend &pa,
                              int64_t wc, int64_t imgs) {
   int64_t fh = pa.fh, fw = pa.fw, px = rc * wc, cols = px * imgs;
   Value t = allocTile(b, loc, {nb * parts, cols}, type);
-  SmallVector<int64_t> s; // [phases, N, C, H / fh, W / fw]
-  int64_t off = 0;
-  (void)getStaticLayout(cast<MemRefType>(pa.stack.getType()), s, off);
-  Value root = viewRoot(pa.stack);
+  ArrayRef<int64_t> s = pa.strides; // [phases, N, C, H / fh, W / fw]
+  int64_t off = pa.offset;
+  Value root = pa.buffer;
   int64_t step = blockRowStep();
   auto at = [&](int64_t phase, int64_t img, int64_t h, int64_t w) {
     return indexConst(b, loc,

@@ -95,8 +95,12 @@ struct TileOptions {
   /// findPhaseAddend; the interleave is not run): element (n, c, h, w)
   /// is stack[(h % fh) * fw + w % fw, n, c, h / fh, w / fw].
   struct PhaseAddend {
-    mlir::Value stack;
+    mlir::Value buffer; // the root buffer of the stacked phases
     int64_t fh = 1, fw = 1;
+    /// The stack's layout in `buffer`, in elements: [phases, N, C, H / fh,
+    /// W / fw].
+    int64_t offset = 0;
+    llvm::SmallVector<int64_t, 5> strides;
   };
   const llvm::DenseMap<mlir::Value, PhaseAddend> *phaseAddends = nullptr;
 };

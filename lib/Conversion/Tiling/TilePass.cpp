@@ -102,6 +102,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         !epilogue.getMatchingIndexingMap(&in).isIdentity())
       return std::nullopt;
     linalg::GenericOp interleave;
+    std::optional<Upsample> up;
     for (Operation *user : usersThroughViews(v)) {
       if (user == epilogue.getOperation() || isBufferBookkeeping(user))
         continue;
@@ -110,17 +111,21 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (!u || !u->interleave || u->out != v || interleave)
         return std::nullopt;
       interleave = g;
+      up = u;
     }
     if (!interleave || !interleave->isBeforeInBlock(epilogue.getOperation()) ||
         llvm::count(epilogue->getOperands(), v) != 1)
       return std::nullopt;
-    std::optional<Upsample> u = matchUpsample(interleave);
+    TileOptions::PhaseAddend addend;
+    addend.buffer = viewRoot(up->in);
+    addend.fh = up->fh;
+    addend.fw = up->fw;
     SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(getStaticLayout(cast<MemRefType>(u->in.getType()), strides,
-                               offset)))
+    if (failed(getStaticLayout(cast<MemRefType>(up->in.getType()), strides,
+                               addend.offset)))
       return std::nullopt;
-    return PhaseRead{interleave, v, {u->in, u->fh, u->fw}};
+    addend.strides.assign(strides.begin(), strides.end());
+    return PhaseRead{interleave, v, addend};
   }
 
   /// A fused global pooling's f32 source kept in HBM whose other readers
@@ -461,8 +466,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // planned, repacked and admitted): the epilogue reads the phases (a
     // resident one is read in place anyway).
     for (const PhaseRead &r : phaseReads)
-      if (!residents.lookup(r.result) &&
-          !residents.lookup(viewRoot(r.addend.stack))) {
+      if (!residents.lookup(r.result) && !residents.lookup(r.addend.buffer)) {
         absorbed.insert(r.interleave);
         phaseAddends[r.result] = r.addend;
       }

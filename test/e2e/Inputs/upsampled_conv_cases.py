@@ -79,6 +79,12 @@ CASES = {
     "interleaved_rows": ([("up", [4, 8, 48, 48], (2, 2)),
                           ("skip", [4, 4, 96, 96])], 8, [3, 3], [1, 1, 1, 1],
                          [1, 1], True),
+    # Six phases (2 x 3) of a 48 x 600 result (115 KiB a partition): rows
+    # wider than a PSUM bank, so a chunk of 512 columns and one of 88 that
+    # starts inside a column phase (512 is no multiple of 3).
+    "interleaved_wide": ([("up", [1, 4, 24, 200], (2, 3)),
+                          ("skip", [1, 2, 48, 600])], 4, [3, 3], [1, 1, 1, 1],
+                         [1, 1], True),
     # A 1x1 kernel multiplies no less per phase: left as it is.
     "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
            [0, 0, 0, 0], [1, 1], False),
