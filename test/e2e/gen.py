@@ -858,6 +858,62 @@ def case_conv_conv(rng, dims, dt):
     return mlir, {**inputs, "w2": w2}, ref
 
 
+def case_conv_skip(rng, dims, dt):
+    """A U-Net level's skip: conv_bn_act (dims[:9] as there) gives `a`; a
+    2x2 stride-2 max pool of `a` and a 3x3 convolution of F2 filters
+    (dims[9]) of the pooled tensor zero-padded by one give `b`; a 3x3
+    convolution of F2 filters of `a` zero-padded by one, 2x2 max pooled,
+    plus `b` is the result. `a` is read twice, by the pooling its writer
+    computes and by the second 3x3 convolution after `b`: too large for SBUF
+    channel-major it may stay in that reader's packed tile (docs/compiler.md,
+    "Packed residents too large channel-major")."""
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
+    f, f2 = dims[4], dims[9]
+    wb = rand(rng, (f2, f, 3, 3), dt)
+    wy = rand(rng, (f2, f, 3, 3), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    half = (shape[0], f, shape[2] // 2, shape[3] // 2)
+    half2 = (shape[0], f2) + half[2:]
+    full2 = (shape[0], f2) + shape[2:]
+    wt = ttype((2, 2), "f32")
+    pool = lambda name, src, st, pt: f"""
+  %{name}e = tensor.empty() : {pt}
+  %{name}i = linalg.fill ins(%ninf : f32) outs(%{name}e : {pt}) -> {pt}
+  %{name} = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%{src}, %win : {st}, {wt}) outs(%{name}i : {pt}) -> {pt}"""
+    conv = lambda name, src, st, w, yt: f"""
+  %{name}e = tensor.empty() : {yt}
+  %{name}z = linalg.fill ins(%zero_f32 : f32) outs(%{name}e : {yt}) -> {yt}
+  %{name} = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%{src}, %{w} : {st}, {ttype((f2, f, 3, 3), dt)}) outs(%{name}z : {yt}) -> {yt}"""
+    pp, ppt = pad_mlir("pp", "p", half, 1, "zero_f32")
+    ap, apt = pad_mlir("ap", "a", shape, 1, "zero_f32")
+    body = f"""
+  %ninf = arith.constant 0xFF800000 : f32
+  %win = tensor.empty() : {wt}"""
+    body += pool("p", "a", out, ttype(half, "f32")) + pp
+    body += conv("b", "pp", ttype(ppt, "f32"), "wb", ttype(half2, "f32"))
+    body += ap + conv("c", "ap", ttype(apt, "f32"), "wy", ttype(full2, "f32"))
+    body += pool("q", "c", ttype(full2, "f32"), ttype(half2, "f32"))
+    body += elementwise_mlir("s", ["q", "b"], [half2, half2], half2, """
+    %r = arith.addf %a0, %a1 : f32
+    linalg.yield %r : f32""")
+    ht = ttype(half2, "f32")
+    mlir = mlir.replace(f"  return %a : {out}", f"{body}\n  return %s : {ht}").replace(
+        f") -> {out} {{", f") -> {ht} {{", 1).replace(
+        '%scale: ', f'%wb: {ttype((f2, f, 3, 3), dt)} {{nki.name = "wb"}}, '
+        f'%wy: {ttype((f2, f, 3, 3), dt)} {{nki.name = "wy"}}, %scale: ', 1)
+
+    def ref(mm):
+        a = ref1(mm)
+        n, _, h, w = a.shape
+        pool2 = lambda t: t.reshape(t.shape[0], t.shape[1], h // 2, 2, w // 2,
+                                    2).max(axis=(3, 5))
+        pad1 = lambda t: np.pad(t, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        b = conv_ref(pad1(pool2(a)), wb, 1, mm=mm)
+        return pool2(conv_ref(pad1(a), wy, 1, mm=mm)) + b
+    return mlir, {**inputs, "wb": wb, "wy": wy}, ref
+
+
 def case_conv_depthwise(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), then a constant 3x3 depthwise
     convolution of its result zero-padded by one (MobileNetV2's stem and
@@ -1038,6 +1094,7 @@ CASES = {
     "conv_act_conv": case_conv_act_conv,
     "conv_pool_conv": case_conv_pool_conv,
     "conv_conv": case_conv_conv,
+    "conv_skip": case_conv_skip,
     "conv_depthwise": case_conv_depthwise,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,

@@ -145,6 +145,9 @@ struct Candidate {
   /// of each touches may be packed for its reader (Residents::packable).
   Operation *convReader = nullptr, *convWriter = nullptr;
   int64_t convReads = 0, convWrites = 0;
+  /// Reads by its writer's kernel for a fused max pooling, which that
+  /// kernel only makes when it cannot pool its own chunks.
+  int64_t poolRereads = 0;
 };
 
 struct Planner {
@@ -359,10 +362,13 @@ struct Planner {
       fused.insert(pool);
       // A result nothing else reads is not stored (in HBM when the
       // pooling's own kernel has to read it after all).
-      if (it->second.resultUnread)
+      if (it->second.resultUnread) {
         reject(out);
-      else
+      } else {
         use(out, kpos, false);
+        if (Candidate *c = at(out))
+          ++c->poolRereads;
+      }
       use(pool.getDpsInits()[0], kpos, true);
       if (Candidate *c = at(pool.getDpsInits()[0])) {
         c->convWriter = op;
@@ -832,6 +838,15 @@ void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
     }
     r = e;
   }
+  // The plan holds the tile's bytes a partition now: a packed tile spreads
+  // a narrow tensor's rows over more partitions (the U-Net's 32-channel
+  // 64 x 64 tensors at batch 8, in two blocks of stacked rows: 34 instead
+  // of 70 KB), which leaves room for the tensors admitted after it.
+  if (auto it = candidateOf.find(root); it != candidateOf.end()) {
+    residency.candidates[it->second].bytes =
+        t.n * layout.rows * layout.width * tile::storageBytes(elt);
+    refreshLiveBytes();
+  }
   t.packed = std::move(layout);
 }
 
@@ -898,11 +913,12 @@ narrowTypes(const llvm::MapVector<Value, Candidate> &candidates) {
 }
 
 /// Whether one convolution writes `t` (its result or its fused pooling's,
-/// unstepped) and one reads it as its whole input of one channel block:
-/// then it may be kept in that reader's packed band tile.
+/// unstepped) and one reads it as its whole input of one channel block
+/// (besides the writer's own read for a fused pooling, when it cannot pool
+/// its chunks): then it may be kept in that reader's packed band tile.
 static bool packableShape(const Candidate &c, const ResidentTensor &t,
                           int64_t partitions) {
-  return c.reads == 1 && c.convReads == 1 && c.writes == 1 &&
+  return c.reads - c.poolRereads == 1 && c.convReads == 1 && c.writes == 1 &&
          c.convWrites == 1 && !c.steppedWrites && t.c <= partitions;
 }
 
@@ -971,7 +987,8 @@ Residents tiling::planResidents(
       if (packableShape(c, t, P)) {
         t.firstWriter = planner.anchor.lookup(ops[c.first]);
         residents.oversized.push_back({root, t, elt, c.convWriter, c.convReader,
-                                       c.first, c.last, benefit});
+                                       c.first, c.last, benefit,
+                                       c.poolRereads > 0});
       }
       continue;
     }
@@ -992,9 +1009,13 @@ Residents tiling::planResidents(
     auto [tensor, elt] = tensorOf(root, planner.candidates[root], narrow);
     tensor.firstWriter = planner.anchor.lookup(ops[rc.liveStart]);
     ResidentTensor &t = residents.tensors[root] = tensor;
+    residents.candidateOf[root] = int64_t(index);
     allocateChannelMajor(b, block, root.getLoc(), t, elt, P);
     const Candidate &c = planner.candidates[root];
-    if (packableShape(c, t, P))
+    // A tensor its writer may re-read for a fused pooling stays
+    // channel-major when it fits so (the U-Net at batch 1 under auto-cast
+    // ran 0.4 us slower with its skips packed).
+    if (packableShape(c, t, P) && !c.poolRereads)
       residents.packable[root] = {c.convWriter, c.convReader};
   }
   std::vector<int64_t> liveAt = residentBytes(problem, solution);
@@ -1033,10 +1054,13 @@ bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
     dropOversized(o);
     return false;
   }
+  candidateOf[o.root] = int64_t(residency.candidates.size()) - 1;
   repack(b, o.root, std::move(layout));
+  return true;
+}
+
+void Residents::refreshLiveBytes() {
   std::vector<int64_t> liveAt = residentBytes(residency, residencySolution);
   for (auto &[op, pos] : positionOf)
-    if (pos >= o.first && pos <= o.last)
-      liveBytes[op] = liveAt[pos];
-  return true;
+    liveBytes[op] = liveAt[pos];
 }

@@ -167,6 +167,10 @@ public:
     mlir::Operation *writer = nullptr, *reader = nullptr;
     int64_t first = 0, last = 0; // positions of its live range
     int64_t benefit = 0;         // the HBM bytes it saves resident
+    /// Its writer fuses a max pooling of it: kept packed only when that
+    /// kernel pools its own chunks (a pooling's own kernel reads the
+    /// tensor channel-major).
+    bool pooledByWriter = false;
   };
   std::vector<Oversized> oversized;
 
@@ -180,6 +184,9 @@ public:
   /// resident tensors live across its range (nki::admit on the plan);
   /// else drops it. Returns whether it did.
   bool admitPacked(mlir::OpBuilder &b, const Oversized &o, PackedLayout layout);
+
+  /// liveBytes again from the residency plan, after a candidate changed.
+  void refreshLiveBytes();
 
   int64_t partitions = 0; // the target's: a view's channel c is at c % this
   const isa::TargetDesc *target = nullptr;
@@ -197,6 +204,8 @@ public:
   /// keeps, and each op's position (liveBytes: the resident bytes there).
   ResidencyProblem residency;
   ResidencySolution residencySolution;
+  /// The candidate of `residency` each resident tensor is, by HBM buffer.
+  llvm::DenseMap<mlir::Value, int64_t> candidateOf;
   llvm::DenseMap<mlir::Operation *, int64_t> positionOf;
 };
 

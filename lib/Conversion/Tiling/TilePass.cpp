@@ -763,15 +763,21 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (Residents::admitPacked): eight images of a 16-channel 128 x 128
   /// tensor take 270 KB a partition channel-major, 46 KB in a tile of six
   /// stacked rows (eight partition groups). Its writer then moves its rows
-  /// there by DMA.
+  /// there by DMA. A writer that fuses a max pooling of it must pool its
+  /// own chunks (the pooling's own kernel reads its input channel-major):
+  /// the U-Net's skips, pooled by their writers and read by the decoders.
   void admitOversized(OpBuilder &b, Residents &residents,
                       const TileOptions &options) {
     for (const Residents::Oversized &o : residents.oversized) {
       residents.holdOversized(b, o);
-      ConvSite site;
+      ConvSite site, writerSite;
       std::optional<ConvPacking> reader =
           analyzePacking(b, o.reader, site, residents, options);
-      if (reader && reader->input)
+      std::optional<ConvPacking> writer;
+      if (o.pooledByWriter)
+        writer = analyzePacking(b, o.writer, writerSite, residents, options);
+      if (reader && reader->input &&
+          (!o.pooledByWriter || (writer && writer->pooledBlocks)))
         residents.admitPacked(b, o, std::move(*reader->input));
       else
         residents.dropOversized(o);
