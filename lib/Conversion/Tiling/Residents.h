@@ -82,10 +82,11 @@ public:
   /// partition, row-major) to channels [c, c + cs), image n, rows h, h +
   /// rowStep, ... and columns [w, w + cols) of the packed tensor `r` by
   /// DMA, into each block that holds those rows (a DMA per run of rows
-  /// that step by one on both sides). With `engineCopies`, a run from and
-  /// to partitions where an engine may start is an engine copy instead
-  /// (no DMA latency: for a writer's last rows, which its reader waits
-  /// for).
+  /// that step by one on both sides). With `engineCopies`, or for a tensor
+  /// of several images, a run from and to partitions where an engine may
+  /// start is an engine copy instead (no DMA latency: for a writer's last
+  /// rows, which its reader waits for; no descriptor a row on the queues
+  /// that every image's rows share).
   void write(mlir::OpBuilder &b, mlir::Location loc, const ResidentRef &r,
              mlir::Value src, int64_t n, int64_t c, int64_t cs, int64_t h,
              int64_t rows, int64_t rowStep, int64_t w, int64_t cols,
