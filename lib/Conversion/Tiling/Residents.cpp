@@ -1066,6 +1066,14 @@ bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
   return true;
 }
 
+void Residents::evictPacked(const Oversized &o) {
+  auto it = candidateOf.find(o.root);
+  residencySolution.resident[it->second] = false;
+  candidateOf.erase(it);
+  refreshLiveBytes();
+  dropOversized(o);
+}
+
 void Residents::refreshLiveBytes() {
   std::vector<int64_t> liveAt = residentBytes(residency, residencySolution);
   for (auto &[op, pos] : positionOf)

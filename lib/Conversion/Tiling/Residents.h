@@ -185,6 +185,8 @@ public:
   /// resident tensors live across its range (nki::admit on the plan);
   /// else drops it. Returns whether it did.
   bool admitPacked(mlir::OpBuilder &b, const Oversized &o, PackedLayout layout);
+  /// Takes back an admitted `o`: not resident in the plan, no tile.
+  void evictPacked(const Oversized &o);
 
   /// liveBytes again from the residency plan, after a candidate changed.
   void refreshLiveBytes();

@@ -763,9 +763,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// (Residents::admitPacked): eight images of a 16-channel 128 x 128
   /// tensor take 270 KB a partition channel-major, 46 KB in a tile of six
   /// stacked rows (eight partition groups). Its writer then moves its rows
-  /// there by DMA. A writer that fuses a max pooling of it must pool its
-  /// own chunks (the pooling's own kernel reads its input channel-major):
-  /// the U-Net's skips, pooled by their writers and read by the decoders.
+  /// there by DMA. A writer that fuses a max pooling of it must still pool
+  /// its own chunks once the tensor is packed (the pooling's own kernel
+  /// reads its input channel-major): the U-Net's skips, pooled by their
+  /// writers and read by the decoders.
   void admitOversized(OpBuilder &b, Residents &residents,
                       const TileOptions &options) {
     for (const Residents::Oversized &o : residents.oversized) {
@@ -773,14 +774,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       ConvSite site, writerSite;
       std::optional<ConvPacking> reader =
           analyzePacking(b, o.reader, site, residents, options);
-      std::optional<ConvPacking> writer;
-      if (o.pooledByWriter)
-        writer = analyzePacking(b, o.writer, writerSite, residents, options);
-      if (reader && reader->input &&
-          (!o.pooledByWriter || (writer && writer->pooledBlocks)))
-        residents.admitPacked(b, o, std::move(*reader->input));
-      else
+      if (!reader || !reader->input) {
         residents.dropOversized(o);
+        continue;
+      }
+      if (!residents.admitPacked(b, o, std::move(*reader->input)) ||
+          !o.pooledByWriter)
+        continue;
+      // A writer that fuses a max pooling of the tensor must pool its own
+      // chunks as it writes the packed tile (the pooling's own kernel reads
+      // its input channel-major), else the tensor goes back to HBM.
+      std::optional<ConvPacking> writer =
+          analyzePacking(b, o.writer, writerSite, residents, options);
+      if (!writer || !writer->pooledBlocks)
+        residents.evictPacked(o);
     }
   }
 
