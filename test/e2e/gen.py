@@ -898,7 +898,8 @@ def case_conv_skip(rng, dims, dt):
     %r = arith.addf %a0, %a1 : f32
     linalg.yield %r : f32""")
     ht = ttype(half2, "f32")
-    mlir = mlir.replace(f"  return %a : {out}", f"{body}\n  return %s : {ht}").replace(
+    mlir = mlir.replace(
+        f"  return %a : {out}", f"{body}\n  return %s : {ht}").replace(
         f") -> {out} {{", f") -> {ht} {{", 1).replace(
         '%scale: ', f'%wb: {ttype((f2, f, 3, 3), dt)} {{nki.name = "wb"}}, '
         f'%wy: {ttype((f2, f, 3, 3), dt)} {{nki.name = "wy"}}, %scale: ', 1)
