@@ -801,6 +801,11 @@ bool Residents::packingSavesDma(Value root, const PackedLayout &layout,
   return packed <= t.h * row + copied + (t.n == 1 ? latencyBytes : 0);
 }
 
+/// The bytes a partition of `n` images of a tensor of `elt` in `layout`.
+static int64_t packedBytes(int64_t n, const PackedLayout &layout, Type elt) {
+  return n * layout.rows * layout.width * tile::storageBytes(elt);
+}
+
 void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
   ResidentTensor &t = tensors.find(root)->second;
   Value old = t.tile;
@@ -850,8 +855,7 @@ void Residents::repack(OpBuilder &b, Value root, PackedLayout layout) {
   // 64 x 64 tensors at batch 8, in two blocks of stacked rows: 34 instead
   // of 70 KB), which leaves room for the tensors admitted after it.
   if (auto it = candidateOf.find(root); it != candidateOf.end()) {
-    residency.candidates[it->second].bytes =
-        t.n * layout.rows * layout.width * tile::storageBytes(elt);
+    residency.candidates[it->second].bytes = packedBytes(t.n, layout, elt);
     refreshLiveBytes();
   }
   t.packed = std::move(layout);
@@ -1051,8 +1055,7 @@ void Residents::dropOversized(const Oversized &o) {
 
 bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
                             PackedLayout layout) {
-  int64_t bytes = o.tensor.n * layout.rows * layout.width *
-                  tile::storageBytes(o.elementType);
+  int64_t bytes = packedBytes(o.tensor.n, layout, o.elementType);
   absl::StatusOr<bool> fits = false;
   if (bytes <= target->sbufBytesPerPartition / kMaxResidentShare)
     fits = admit(residency, residencySolution,
