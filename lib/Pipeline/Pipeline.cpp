@@ -67,6 +67,9 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     NKISplitBatchOptions split;
     split.groups = options.batchGroups;
     pm.addNestedPass<func::FuncOp>(createNKISplitBatch(split));
+    // A 1x1 convolution and another that an op only adds, in one PSUM
+    // (after the split: a group's ops are what a kernel sees).
+    pm.addNestedPass<func::FuncOp>(createNKIAccumulateConvs());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;

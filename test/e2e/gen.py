@@ -915,6 +915,47 @@ def case_conv_skip(rng, dims, dt):
     return mlir, {**inputs, "wb": wb, "wy": wy}, ref
 
 
+def case_conv_shortcut(rng, dims, dt):
+    """A ResNet projection block's end: relu((conv(y, w3) + b3) +
+    (conv(x, wd, stride S) + bd)), both 1x1 with per-channel shifts; dims
+    N, C (y's channels), C2 (x's), H, W (y's and the result's), F, S (x
+    is H * S x W * S). The two convolutions accumulate in one PSUM tile
+    (nki-accumulate-convs, docs/compiler.md "Accumulated convolutions")."""
+    n, c, c2, h, w, f, st = dims
+    y, x = rand(rng, (n, c, h, w), dt), rand(rng, (n, c2, h * st, w * st), dt)
+    w3, wd = rand(rng, (f, c, 1, 1), dt), rand(rng, (f, c2, 1, 1), dt)
+    b3 = rng.uniform(-1.0, 1.0, (f,)).astype(np.float32)
+    bd = rng.uniform(-1.0, 1.0, (f,)).astype(np.float32)
+    out = ttype((n, f, h, w), "f32")
+    conv = lambda name, src, st_, wt, stride: f"""
+  %{name}e = tensor.empty() : {out}
+  %{name}z = linalg.fill ins(%zero_f32 : f32) outs(%{name}e : {out}) -> {out}
+  %{name} = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%{src}, %{wt} : {st_}, {ttype((f, c if wt == "w3" else c2, 1, 1), dt)}) outs(%{name}z : {out}) -> {out}"""
+    body = conv("p", "y", ttype((n, c, h, w), dt), "w3", 1)
+    body += conv("d", "x", ttype((n, c2, h * st, w * st), dt), "wd", st)
+    shape = (n, f, h, w)
+    body += elementwise_mlir("r", ["p", "b3", "d", "bd"],
+                             [shape, (f,), shape, (f,)], shape, """
+    %s0 = arith.addf %a0, %a1 : f32
+    %s1 = arith.addf %a2, %a3 : f32
+    %s = arith.addf %s0, %s1 : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32""", maps=[[0, 1, 2, 3], [1], [0, 1, 2, 3], [1]])
+    mlir = func([("y", ttype((n, c, h, w), dt)),
+                 ("x", ttype((n, c2, h * st, w * st), dt)),
+                 ("w3", ttype((f, c, 1, 1), dt)),
+                 ("wd", ttype((f, c2, 1, 1), dt)),
+                 ("b3", ttype((f,), "f32")), ("bd", ttype((f,), "f32"))],
+                out, body, "r")
+
+    def ref(mm):
+        col = lambda v: v[None, :, None, None].astype(np.float64)
+        p = conv_ref(y, w3, 1, mm=mm) + col(b3)
+        d = conv_ref(x, wd, st, mm=mm) + col(bd)
+        return np.maximum(p + d, 0)
+    return mlir, {"y": y, "x": x, "w3": w3, "wd": wd, "b3": b3, "bd": bd}, ref
+
+
 def case_conv_depthwise(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), then a constant 3x3 depthwise
     convolution of its result zero-padded by one (MobileNetV2's stem and
@@ -1096,6 +1137,7 @@ CASES = {
     "conv_pool_conv": case_conv_pool_conv,
     "conv_conv": case_conv_conv,
     "conv_skip": case_conv_skip,
+    "conv_shortcut": case_conv_shortcut,
     "conv_depthwise": case_conv_depthwise,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,

@@ -202,6 +202,39 @@ def NKIComposeConvs : Pass<"nki-compose-convs", "mlir::func::FuncOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def NKIAccumulateConvs : Pass<"nki-accumulate-convs", "mlir::func::FuncOp"> {
+  let summary = "Two convolutions an elementwise op adds, in one accumulator";
+  let description = [{
+    An elementwise op that reads two convolutions (each from zero, each
+    read only there, one of them 1x1) only through their sum, each plus at
+    most a per-channel constant (a ResNet's projection shortcut:
+    `relu(conv3(y) + b3 + downsample(x) + bd)`), reads instead one
+    convolution that starts from the 1x1's result, plus the two constants
+    added once: `relu(conv(x, Wd, init = conv(y, W3)) + (b3 + bd))`. The
+    tiling computes the 1x1's matmuls into the other's PSUM accumulator
+    (docs/compiler.md, "Accumulated convolutions"), so the sum and both
+    shifts are one pass of the evacuation instead of three, and the 1x1's
+    result is never stored. The sum is reassociated (the PE accumulates in
+    a fixed but arbitrary order anyway); the constants are added in double
+    and rounded once to f32. Runs after nki-fuse-elementwise (batch norms
+    folded, shifts constant).
+
+    ```mlir
+    %p = linalg.generic {conv 1x1} ins(%y, %w3 : ...) outs(%zero) ...
+    %d = linalg.generic {conv 1x1 stride 2} ins(%x, %wd : ...) outs(%zero) ...
+    %r = linalg.generic {(p + b3) + (d + bd), relu} ins(%p, %b3, %d, %bd : ...) ...
+    ```
+    becomes
+    ```mlir
+    %p = linalg.generic {conv 1x1} ins(%y, %w3 : ...) outs(%zero) ...
+    %s = linalg.generic {conv 1x1 stride 2} ins(%x, %wd : ...) outs(%p) ...
+    %r = linalg.generic {s + b, relu} ins(%s, %b : ...) ...
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def NKIInterleavePhases
     : Pass<"nki-interleave-phases", "mlir::func::FuncOp"> {
   let summary = "Assemble large phase results on chip, not element by element";

@@ -89,11 +89,12 @@ struct ConvKernel {
              const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
              Value diagonal, const ChannelScale *scale, const FusedPool *pool,
              const FusedGlobalPool *globalPool, const ChainedConv *chained,
-             const PhaseScatter *scatter, const TileOptions &options)
+             const PhaseScatter *scatter, const PartnerConv *partner,
+             const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
         diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
-        chained(chained), scatter(scatter), options(options), loc(op.getLoc()) {
-  }
+        chained(chained), scatter(scatter), partner(partner), options(options),
+        loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -148,6 +149,19 @@ struct ConvKernel {
   void scatterChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t oh,
                     int64_t ow0, int64_t rc, int64_t wc, Value acc,
                     int64_t imgs);
+  /// The 1x1 convolution whose result this one starts from (Match.h's
+  /// findPartnerConv): its matmuls go into each chunk's accumulator after
+  /// the kernel's own, from bands of its input (`partnerInput`, in the
+  /// partner's own blocks of channels) at the chunk's pixels, times its
+  /// filter blocks (`partnerFilters`, [c, F] each).
+  const PartnerConv *partner;
+  WindowInput partnerInput;
+  Layout partnerW;
+  SmallVector<Value> partnerFilters;
+  int64_t partnerBlocks() const {
+    return partner ? (partner->g.c + P() - 1) / P() : 0;
+  }
+  SmallVector<Value> loadPartnerFilters();
   /// Whether the result is evacuated in place into SBUF.
   bool evacuatesInPlace() const;
   /// evacuate's calls per image and filter block (set by analyze).
@@ -913,6 +927,25 @@ LogicalResult ConvKernel::analyze() {
                           x.strides, x.offset);
   if (failed(input.init(op, x.buffer, pad, g.w, options.residents)))
     return failure();
+  if (partner) {
+    linalg::GenericOp p = partner->op;
+    FailureOr<Layout> px = hbmLayoutOf(p, p.getDpsInputs()[0]),
+                      pw = hbmLayoutOf(p, p.getDpsInputs()[1]);
+    if (failed(px) || failed(pw))
+      return failure();
+    partnerW = *pw;
+    if (pw->strides[3] != 1 || pw->strides[0] != partner->g.f ||
+        px->strides[3] != 1 || px->strides[2] != partner->g.w)
+      return p->emitOpError("convolution operands must be row-major");
+    Value in = narrowedBuffer(px->buffer);
+    if (in != px->buffer && viewRoot(px->buffer) != px->buffer)
+      in = stridedView(b, loc, in,
+                       cast<MemRefType>(px->buffer.getType()).getShape(),
+                       px->strides, px->offset);
+    if (failed(
+            partnerInput.init(p, in, nullptr, partner->g.w, options.residents)))
+      return failure();
+  }
   if (scatter) {
     // findPhaseScatter's result: zero-filled, read by the copies only.
     assert(zeroInit && !epilogue && !pool && !globalPool && !chained &&
@@ -944,10 +977,11 @@ LogicalResult ConvKernel::analyze() {
   // partition groups of a band tile, which pays off when the PE multiplies
   // fp32 (4 cycles a column; MobileNetV2 b1: 831 -> 684 us) but not bf16
   // (319 -> 343 us).
-  foldRows = convFoldsRows(g, P()) && !scale &&
+  foldRows = convFoldsRows(g, P()) && !scale && !partner &&
              (!input.resident || g.inputType.isF32());
-  chooseBands();
-  if (input.resident && input.resident->tensor->packed &&
+  if (!partner)
+    chooseBands();
+  if (!partner && input.resident && input.resident->tensor->packed &&
       input.resident->tensor->packed->reader == op) {
     packedInput = &*input.resident->tensor->packed;
     foldRows = packedInput->foldRows;
@@ -973,10 +1007,20 @@ LogicalResult ConvKernel::analyze() {
     bandRows = std::min(bandRows,
                         kChunksPerGroup *
                             std::max<int64_t>(1, options.bankColumns / g.ow));
-  while (newBands && bandRows > 1 &&
-         2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
+  // A partner's input bands come beside the kernel's (and its filter).
+  auto bandBytes = [&](int64_t rows) {
+    int64_t total = newBands ? 2 * cBlocks * tileRows(rows) * g.w * bytes : 0;
+    if (partner && !partnerInput.resident)
+      total += 2 * partnerBlocks() * ((rows - 1) * partner->g.strideH + 1) *
+               partner->g.w * tile::storageBytes(partner->g.inputType);
+    return total;
+  };
+  if (partner)
+    budget -= partnerBlocks() * partner->g.f *
+              tile::storageBytes(partner->g.filterType);
+  while (bandRows > 1 && bandBytes(bandRows) > budget)
     bandRows = (bandRows + 1) / 2;
-  if (newBands && 2 * cBlocks * tileRows(bandRows) * g.w * bytes > budget)
+  if (bandBytes(bandRows) > budget)
     return op->emitOpError("convolution input rows do not fit in SBUF");
 
   if (epilogue && failed(epi.analyze(epilogue, op.getDpsInits()[0])))
@@ -1597,7 +1641,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
     return;
   }
   TileValue product{TileValue::Full, 0.0, acc, b.getF32Type()};
-  if (!zeroInit)
+  if (!zeroInit && !partner) // a partner's result is in the accumulator
     product = *lowering.binary(
         "add", product, {TileValue::Full, 0.0, load(y, elt, false), elt}, elt);
   if (!epilogue) {
@@ -2114,6 +2158,14 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
                                 inRows(rows), g.inputType,
                                 int64_t(images.size())));
+  // The partner's bands: its input rows at the band's output rows.
+  SmallVector<Value> partnerBands;
+  for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
+    const conv::ConvGeneric &pg = partner->g;
+    partnerBands.push_back(partnerInput.band(
+        b, loc, n, cb * P(), std::min(P(), pg.c - cb * P()), oh0 * pg.strideH,
+        (rows - 1) * pg.strideH + 1, pg.inputType, int64_t(images.size())));
+  }
   SmallVector<Chunk> chunks = chunksOf(int64_t(images.size()), rows);
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
@@ -2205,6 +2257,24 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           }
         }
       }
+      // The partner's matmuls, into the accumulators the kernel's started.
+      for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
+        const conv::ConvGeneric &pg = partner->g;
+        int64_t cs = std::min(P(), pg.c - cb * P());
+        Value stationary = tileSlice(b, loc, partnerFilters[cb], 0, cs, f0, fb);
+        for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
+          if (v)
+            continue;
+          int64_t saved = bandColOffset;
+          bandColOffset = 0;
+          Value moving =
+              chunkWindow(b, partnerBands[cb], cs, ch, ch.r0 * pg.strideH,
+                          pg.strideH, ch.q0 * pg.strideW, pg.strideW);
+          bandColOffset = saved;
+          tile::MatmulOp::create(b, loc, stationary, moving, acc,
+                                 b.getUnitAttr());
+        }
+      }
       if (vectorSum) {
         // Their sum's partitions added up: S^T x ones.
         Value ones = allocTile(b, loc, {P(), 1}, b.getF32Type());
@@ -2214,8 +2284,9 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       for (auto [ch, v] : llvm::zip_equal(group, vec))
         if (!v)
-          evacuationLoads.pe += peChunkNs(ch.pixels(), int64_t(group.size()),
-                                          (cBlocks - vk + (vk ? 1 : 0)) * taps);
+          evacuationLoads.pe +=
+              peChunkNs(ch.pixels(), int64_t(group.size()),
+                        (cBlocks - vk + (vk ? 1 : 0)) * taps + partnerBlocks());
       // A chunk of several images is whole images (consecutive ones),
       // evacuated a few small images at a time: enough for the engine's
       // fixed cost to be a small part, few enough that the evacuating
@@ -2343,6 +2414,32 @@ Value ConvKernel::loadStackedFilter() {
           dst);
     }
   return t;
+}
+
+/// A partner's filter: per block of its input channels one [c, F] tile,
+/// loaded in pieces.
+SmallVector<Value> ConvKernel::loadPartnerFilters() {
+  const conv::ConvGeneric &pg = partner->g;
+  SmallVector<Value> filters;
+  int64_t pieces = loadPieces(pg.f * tile::storageBytes(pg.filterType));
+  int64_t step = (pg.f + pieces - 1) / pieces;
+  for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
+    int64_t cs = std::min(P(), pg.c - cb * P());
+    Value t = allocTile(b, loc, {cs, pg.f}, pg.filterType);
+    for (int64_t q = 0; q < pg.f; q += step) {
+      int64_t m = std::min(step, pg.f - q);
+      tile::DmaOp::create(
+          b, loc,
+          hbmView(
+              b, loc, partnerW.buffer,
+              indexConst(b, loc,
+                         partnerW.offset + cb * P() * partnerW.strides[0] + q),
+              {cs, m}, {partnerW.strides[0], 1}),
+          tileSlice(b, loc, t, 0, cs, q, m));
+    }
+    filters.push_back(t);
+  }
+  return filters;
 }
 
 SmallVector<Value> ConvKernel::loadFilters() {
@@ -2868,6 +2965,8 @@ void ConvKernel::emit() {
     filters = {packFilter(filters.front())};
   if (chained)
     chainFilter = loadChainFilter();
+  if (partner)
+    partnerFilters = loadPartnerFilters();
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
   bool anyVector =
@@ -2998,9 +3097,10 @@ std::optional<ConvPacking> tiling::analyzeConvPacking(
     const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
     Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool,
-    const ChainedConv *chained, const PhaseScatter *scatter) {
+    const ChainedConv *chained, const PhaseScatter *scatter,
+    const PartnerConv *partner) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, options);
+                    globalPool, chained, scatter, partner, options);
   // A kernel that cannot be analyzed says so when it is tiled.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
@@ -3016,9 +3116,10 @@ tiling::tileConv(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
                  linalg::GenericOp epilogue, Value diagonal,
                  const ChannelScale *scale, const FusedPool *pool,
                  const TileOptions &options, const FusedGlobalPool *globalPool,
-                 const ChainedConv *chained, const PhaseScatter *scatter) {
+                 const ChainedConv *chained, const PhaseScatter *scatter,
+                 const PartnerConv *partner) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, options);
+                    globalPool, chained, scatter, partner, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -26,6 +26,7 @@ namespace nki::tiling {
 class Residents;
 struct ChainedConv;
 struct PhaseScatter;
+struct PartnerConv;
 
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
@@ -181,7 +182,9 @@ struct ChannelScale {
 /// (Match.h's findChainedConv), it computes that 1x1 convolution of each
 /// chunk instead of storing its own result. With `scatter` (Match.h's
 /// findPhaseScatter), it evacuates each block of its result into the view
-/// that block's copy wrote, in place of the copies.
+/// that block's copy wrote, in place of the copies. With `partner` (Match.h's
+/// findPartnerConv), the 1x1 convolution whose result it starts from is
+/// computed into its accumulator.
 mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const conv::ConvGeneric &g, const ConvPadding *pad,
                              bool zeroInit, mlir::linalg::GenericOp epilogue,
@@ -189,7 +192,8 @@ mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                              const FusedPool *pool, const TileOptions &options,
                              const FusedGlobalPool *globalPool = nullptr,
                              const ChainedConv *chained = nullptr,
-                             const PhaseScatter *scatter = nullptr);
+                             const PhaseScatter *scatter = nullptr,
+                             const PartnerConv *partner = nullptr);
 
 /// What tileConv's kernel, with the same arguments, would make of its
 /// operands: the partition blocks of its result and of its fused pooling's
@@ -206,8 +210,8 @@ std::optional<ConvPacking> analyzeConvPacking(
     const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
     mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
-    const ChainedConv *chained = nullptr,
-    const PhaseScatter *scatter = nullptr);
+    const ChainedConv *chained = nullptr, const PhaseScatter *scatter = nullptr,
+    const PartnerConv *partner = nullptr);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

@@ -207,6 +207,58 @@ std::optional<PhaseScatter> tiling::findPhaseScatter(linalg::GenericOp conv,
   return s;
 }
 
+std::optional<PartnerConv> tiling::findPartnerConv(linalg::GenericOp conv,
+                                                   const conv::ConvGeneric &g) {
+  Value y = conv.getDpsInits()[0];
+  if (findZeroFill(y, conv) || !y.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  // The op before `conv` that writes its init: the partner.
+  DenseSet<Operation *> users = usersThroughViews(y);
+  linalg::GenericOp partner;
+  for (Operation *prev = conv->getPrevNode(); prev && !partner;
+       prev = prev->getPrevNode()) {
+    if (isBufferBookkeeping(prev) || !users.contains(prev))
+      continue;
+    partner = dyn_cast<linalg::GenericOp>(prev);
+    if (!partner || partner.getDpsInits()[0] != y)
+      return std::nullopt;
+  }
+  if (!partner)
+    return std::nullopt;
+  std::optional<conv::ConvGeneric> pg = conv::matchConvGeneric(partner);
+  linalg::FillOp fill = findZeroFill(y, partner);
+  if (!pg || !fill || pg->kh != 1 || pg->kw != 1 || pg->n != g.n ||
+      pg->f != g.f || pg->oh != g.oh || pg->ow != g.ow ||
+      pg->inputType != g.inputType)
+    return std::nullopt;
+  // Nothing else touches the result but the epilogue reading the sum.
+  linalg::GenericOp epilogue = findEpilogue(conv, linalg::FillOp());
+  for (Operation *user : users)
+    if (isa<func::ReturnOp>(user) ||
+        (!isBufferBookkeeping(user) && user != conv.getOperation() &&
+         user != partner.getOperation() && user != fill.getOperation() &&
+         user != epilogue.getOperation()))
+      return std::nullopt;
+  // Its input, an unpadded buffer of its own, is not written in between.
+  Value x = partner.getDpsInputs()[0];
+  if (!isa_and_nonnull<memref::AllocOp>(viewRoot(x).getDefiningOp()) &&
+      !isa<BlockArgument>(viewRoot(x)))
+    return std::nullopt;
+  DenseSet<Operation *> xUsers = usersThroughViews(viewRoot(x));
+  for (Operation *op = partner->getNextNode(); op != conv.getOperation();
+       op = op->getNextNode()) {
+    if (!xUsers.contains(op))
+      continue;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    if (isa<memref::CopyOp>(op) ||
+        (dps && llvm::any_of(dps.getDpsInits(), [&](Value v) {
+           return viewRoot(v) == viewRoot(x);
+         })))
+      return std::nullopt;
+  }
+  return PartnerConv{partner, fill, *pg};
+}
+
 std::optional<ChainedConv> tiling::findChainedConv(linalg::GenericOp conv,
                                                    const conv::ConvGeneric &g,
                                                    linalg::GenericOp epilogue,
@@ -441,10 +493,12 @@ linalg::GenericOp tiling::findEpilogue(linalg::LinalgOp matmul,
   // Nobody else may see the bare product; when the epilogue writes the
   // product's buffer, later readers see the epilogue's result, which the
   // fused kernel stores.
+  // Ops before the matmul write its init (a partner convolution's result,
+  // findPartnerConv).
   bool inPlace = generic.getDpsInits()[0] == product;
   for (Operation *user : product.getUsers())
     if (user != matmul.getOperation() && user != generic.getOperation() &&
-        user != fill.getOperation() &&
+        user != fill.getOperation() && !user->isBeforeInBlock(matmul) &&
         !(inPlace && generic->isBeforeInBlock(user)))
       return {};
   if (view)

@@ -10,6 +10,7 @@
 #ifndef NKI_LIB_CONVERSION_TILING_MATCH_H
 #define NKI_LIB_CONVERSION_TILING_MATCH_H
 
+#include "../Conv/ConvGeneric.h"
 #include "Kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -90,6 +91,20 @@ std::optional<ChainedConv> findChainedConv(mlir::linalg::GenericOp conv,
                                            const conv::ConvGeneric &g,
                                            mlir::linalg::GenericOp epilogue,
                                            int64_t partitions);
+
+/// The 1x1 convolution whose result `conv` starts from
+/// (nki-accumulate-convs: a ResNet's conv3 under its projection shortcut):
+/// zero-filled, written and read by nothing else (the epilogue of `conv`
+/// reads the sum), its input unpadded and not written between the two.
+/// The kernel of `conv` computes its matmuls into its own accumulator, so
+/// the result is never stored nor loaded back.
+struct PartnerConv {
+  mlir::linalg::GenericOp op; // the 1x1 convolution
+  mlir::linalg::FillOp fill;  // its zero init
+  conv::ConvGeneric g;
+};
+std::optional<PartnerConv> findPartnerConv(mlir::linalg::GenericOp conv,
+                                           const conv::ConvGeneric &g);
 
 /// A convolution whose zero-filled result only copies read, each copying a
 /// block of its channels, all pixels, into a view of another buffer

@@ -158,6 +158,7 @@ struct Planner {
   const DenseMap<Operation *, FusedGlobalPool> &globalPools;
   const DenseMap<Operation *, ChainedConv> &chainedConvs;
   const DenseMap<Operation *, PhaseScatter> &phaseScatters;
+  const DenseMap<Operation *, PartnerConv> &partnerConvs;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -171,10 +172,12 @@ struct Planner {
           const DenseMap<Operation *, FusedPool> &fusedPools,
           const DenseMap<Operation *, FusedGlobalPool> &globalPools,
           const DenseMap<Operation *, ChainedConv> &chainedConvs,
-          const DenseMap<Operation *, PhaseScatter> &phaseScatters)
+          const DenseMap<Operation *, PhaseScatter> &phaseScatters,
+          const DenseMap<Operation *, PartnerConv> &partnerConvs)
       : ops(ops), absorbed(absorbed), target(target), fusedPools(fusedPools),
         globalPools(globalPools), chainedConvs(chainedConvs),
-        phaseScatters(phaseScatters), sbufBytes(target.sbufBytesPerPartition),
+        phaseScatters(phaseScatters), partnerConvs(partnerConvs),
+        sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
@@ -323,8 +326,20 @@ struct Planner {
         else
           reject(in->get());
       }
-    } else if (!fill) {
+    } else if (!fill && !partnerConvs.contains(op)) {
       use(y, kpos, false); // the old output is added
+    }
+    // A partner 1x1 convolution (absorbed): its input is read here, pixel
+    // by pixel (never from a packed tile: no conv read is counted), and its
+    // filter's blocks and bands join the kernel's.
+    int64_t partnerBytes = 0;
+    if (auto it = partnerConvs.find(op); it != partnerConvs.end()) {
+      PartnerConv p = it->second;
+      use(p.op.getDpsInputs()[0], kpos, false, nullptr, p.g.inputType);
+      reject(p.op.getDpsInputs()[1]);
+      int64_t blocks = (p.g.c + partitions - 1) / partitions;
+      partnerBytes = blocks * p.g.f * tile::storageBytes(p.g.filterType) +
+                     2 * blocks * p.g.w * tile::storageBytes(p.g.inputType);
     }
     if (chain) {
       // The result in between is never stored; the 1x1's result is
@@ -388,8 +403,9 @@ struct Planner {
         cBlocks * g.kh * g.kw * g.f * tile::storageBytes(g.filterType);
     int64_t band = cBlocks * ((g.kh - 1) * g.dilationH + 1) * g.w *
                    tile::storageBytes(g.inputType);
-    capacity[kpos] = std::max<int64_t>(0, sbufBytes - 2 * (filter + 2 * band) -
-                                              kKernelScratchBytes);
+    capacity[kpos] =
+        std::max<int64_t>(0, sbufBytes - 2 * (filter + 2 * band) -
+                                 2 * partnerBytes - kKernelScratchBytes);
   }
 
   void visitPool(linalg::LinalgOp op, bool isMax, int64_t pos) {
@@ -952,18 +968,20 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   return {t, elt ? elt : type.getElementType()};
 }
 
-Residents tiling::planResidents(
-    OpBuilder &b, ArrayRef<Operation *> ops,
-    const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
-    const DenseMap<Operation *, FusedPool> &fusedPools,
-    const DenseMap<Operation *, FusedGlobalPool> &globalPools,
-    const DenseMap<Operation *, ChainedConv> &chainedConvs,
-    const DenseMap<Operation *, PhaseScatter> &phaseScatters) {
+Residents
+tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
+                      const DenseSet<Operation *> &absorbed,
+                      const isa::TargetDesc &target,
+                      const DenseMap<Operation *, FusedPool> &fusedPools,
+                      const DenseMap<Operation *, FusedGlobalPool> &globalPools,
+                      const DenseMap<Operation *, ChainedConv> &chainedConvs,
+                      const DenseMap<Operation *, PhaseScatter> &phaseScatters,
+                      const DenseMap<Operation *, PartnerConv> &partnerConvs) {
   Residents residents;
   residents.partitions = target.numPartitions;
   residents.target = &target;
   Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs,
-                  phaseScatters);
+                  phaseScatters, partnerConvs);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

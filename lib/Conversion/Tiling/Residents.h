@@ -38,6 +38,7 @@ struct FusedPool;
 struct FusedGlobalPool;
 struct ChainedConv;
 struct PhaseScatter;
+struct PartnerConv;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
@@ -226,7 +227,9 @@ public:
 /// (findChainedConv; the 1x1 in `absorbed`) runs where the 1x1 ends and
 /// writes its result; its own is never stored. A convolution in
 /// `phaseScatters` (findPhaseScatter; the copies in `absorbed`) runs where
-/// the last copy was and writes the copies' targets in place.
+/// the last copy was and writes the copies' targets in place. A
+/// convolution in `partnerConvs` (findPartnerConv; the 1x1 in `absorbed`)
+/// reads the 1x1's input too; the 1x1's result is never stored.
 Residents planResidents(
     mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
     const llvm::DenseSet<mlir::Operation *> &absorbed,
@@ -234,7 +237,8 @@ Residents planResidents(
     const llvm::DenseMap<mlir::Operation *, FusedPool> &fusedPools,
     const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools,
     const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs,
-    const llvm::DenseMap<mlir::Operation *, PhaseScatter> &phaseScatters);
+    const llvm::DenseMap<mlir::Operation *, PhaseScatter> &phaseScatters,
+    const llvm::DenseMap<mlir::Operation *, PartnerConv> &partnerConvs);
 
 } // namespace nki::tiling
 
