@@ -62,6 +62,8 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addPass(createNKIFuseElementwise());
     // Biases constant and next to their convolutions.
     pm.addNestedPass<func::FuncOp>(createNKIComposeConvs());
+    // An expansion's remainder block of filters, a kernel of its own.
+    pm.addNestedPass<func::FuncOp>(createNKISplitConvSlices());
     // After fusion: nothing elementwise fuses into an interleave.
     pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     NKISplitBatchOptions split;

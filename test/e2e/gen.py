@@ -993,6 +993,57 @@ def case_conv_depthwise(rng, dims, dt):
     return mlir, inputs, ref
 
 
+def case_expand_depthwise(rng, dims, dt):
+    """An inverted bottleneck's first half: a 1x1 expansion with a constant
+    filter and bias, ReLU6, then a constant 3x3 depthwise convolution (zero
+    padding 1, stride S); dims N, C, H, W, F, S. With F past a multiple of
+    128 by at most 32 (MobileNetV2's 24 -> 144) the expansion is split per
+    depthwise block (nki-split-conv-slices)."""
+    n, c, h, w, f, stride = dims
+    x = rand(rng, (n, c, h, w), dt)
+    w1 = rand(rng, (f, c, 1, 1), "f32")
+    b1 = rng.uniform(-1.0, 1.0, (f,)).astype(np.float32)
+    wk = rand(rng, (f, 3, 3), "f32")
+    if dt == "bf16":
+        w1, wk = bf16_round(w1), bf16_round(wk)
+    yt = ttype((n, f, h, w), "f32")
+    oh, ow = (h - 1) // stride + 1, (w - 1) // stride + 1
+    dt_ = ttype((n, f, oh, ow), "f32")
+    body = f"""
+  %w1 = arith.constant dense<{dense_literal(w1)}> : {ttype((f, c, 1, 1), "f32")}
+  %b1 = arith.constant dense<{dense_literal(b1)}> : {ttype((f,), "f32")}
+  %ye = tensor.empty() : {yt}
+  %yz = linalg.fill ins(%zero_f32 : f32) outs(%ye : {yt}) -> {yt}
+  %y = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%x, %w1 : {ttype((n, c, h, w), dt)}, {ttype((f, c, 1, 1), "f32")}) outs(%yz : {yt}) -> {yt}"""
+    body += elementwise_mlir("a", ["y", "b1"], [(n, f, h, w), (f,)],
+                             (n, f, h, w), """
+    %v = arith.addf %a0, %a1 : f32
+    %six = arith.constant 6.0 : f32
+    %m = arith.maximumf %v, %zero_f32 : f32
+    %r = arith.minimumf %m, %six : f32
+    linalg.yield %r : f32""", maps=[[0, 1, 2, 3], [1]])
+    padding, padded = pad_mlir("ap", "a", (n, f, h, w), 1, "zero_f32")
+    body += padding + f"""
+  %wk = arith.constant dense<{dense_literal(wk)}> : {ttype((f, 3, 3), "f32")}
+  %de = tensor.empty() : {dt_}
+  %dz = linalg.fill ins(%zero_f32 : f32) outs(%de : {dt_}) -> {dt_}
+  %d = linalg.depthwise_conv_2d_nchw_chw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%ap, %wk : {ttype(padded, "f32")}, {ttype((f, 3, 3), "f32")}) outs(%dz : {dt_}) -> {dt_}"""
+    mlir = func([("x", ttype((n, c, h, w), dt))], dt_, body, "d")
+
+    def ref(mm):
+        a = np.clip(conv_ref(x, w1, 1, mm=mm) +
+                    b1[None, :, None, None].astype(np.float64), 0, 6)
+        ap = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        y = np.zeros((n, f, oh, ow))
+        for i in range(3):
+            for j in range(3):
+                y += ap[:, :, i:i + (oh - 1) * stride + 1:stride,
+                        j:j + (ow - 1) * stride + 1:stride] * \
+                    wk[None, :, i, j, None, None].astype(np.float64)
+        return y
+    return mlir, {"x": x}, ref
+
+
 def case_depthwise(rng, dims, dt):
     """N x C x H x W input, a constant K x K filter per channel (what the
     ONNX importer writes for Conv with group = C), stride, zero padding."""
@@ -1139,6 +1190,7 @@ CASES = {
     "conv_skip": case_conv_skip,
     "conv_shortcut": case_conv_shortcut,
     "conv_depthwise": case_conv_depthwise,
+    "expand_depthwise": case_expand_depthwise,
     "depthwise": case_depthwise,
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,

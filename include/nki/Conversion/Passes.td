@@ -235,6 +235,25 @@ def NKIAccumulateConvs : Pass<"nki-accumulate-convs", "mlir::func::FuncOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def NKISplitConvSlices : Pass<"nki-split-conv-slices", "mlir::func::FuncOp"> {
+  let summary = "A convolution per channel slice its readers take";
+  let description = [{
+    A convolution with a constant filter and more filters than partitions,
+    not a whole number of blocks, whose result (through its elementwise
+    epilogue, if any) only whole-image channel slices read (the blocks of
+    the depthwise layer after an expansion: MobileNetV2's and
+    EfficientNet-B0's 24 -> 144, read as 128 + 16), becomes one
+    convolution and epilogue per slice, the filter and per-channel
+    constants sliced at compile time. The remainder's kernel then chooses
+    its own layout (packed bands of rows side by side on the partitions),
+    where as the whole's last filter block it evacuated its 16 partitions
+    at the cost of 128.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def NKIInterleavePhases
     : Pass<"nki-interleave-phases", "mlir::func::FuncOp"> {
   let summary = "Assemble large phase results on chip, not element by element";
