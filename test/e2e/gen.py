@@ -858,6 +858,38 @@ def case_conv_conv(rng, dims, dt):
     return mlir, {**inputs, "w2": w2}, ref
 
 
+def case_conv_project(rng, dims, dt):
+    """conv_bn_act (dims[:9] as there) gives `a`, kept in SBUF; a 1x1
+    projection of it to F2 filters (dims[9]) plus a residual input `res`
+    [N, F2, H', W'] is the result (an inverted bottleneck's end). With few
+    filters and several images the projection may compute bands of rows
+    side by side on the partitions (docs/compiler.md, "Result bands")."""
+    mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
+    f, f2 = dims[4], dims[9]
+    w2 = rand(rng, (f2, f, 1, 1), dt)
+    out = mlir.rsplit("return %a : ", 1)[1].split("\n", 1)[0]
+    shape = tuple(int(d) for d in out[len("tensor<"):].split("x")[:4])
+    yshape = (shape[0], f2) + shape[2:]
+    yt = ttype(yshape, "f32")
+    r = rand(rng, yshape, "f32")
+    body = f"""
+  %pe = tensor.empty() : {yt}
+  %pz = linalg.fill ins(%zero_f32 : f32) outs(%pe : {yt}) -> {yt}
+  %p = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%a, %w2 : {out}, {ttype((f2, f, 1, 1), dt)}) outs(%pz : {yt}) -> {yt}"""
+    body += elementwise_mlir("s", ["p", "res"], [yshape, yshape], yshape, """
+    %v = arith.addf %a0, %a1 : f32
+    linalg.yield %v : f32""")
+    mlir = mlir.replace(f"  return %a : {out}", f"{body}\n  return %s : {yt}").replace(
+        f") -> {out} {{", f") -> {yt} {{", 1).replace(
+        '%scale: ', f'%w2: {ttype((f2, f, 1, 1), dt)} {{nki.name = "w2"}}, '
+        f'%res: {yt} {{nki.name = "res"}}, %scale: ', 1)
+
+    def ref(mm):
+        a = ref1(mm)
+        return conv_ref(a, w2, 1, mm=mm) + r
+    return mlir, {**inputs, "w2": w2, "res": r}, ref
+
+
 def case_conv_skip(rng, dims, dt):
     """A U-Net level's skip: conv_bn_act (dims[:9] as there) gives `a`; a
     2x2 stride-2 max pool of `a` and a 3x3 convolution of F2 filters
@@ -1188,6 +1220,7 @@ CASES = {
     "conv_pool_conv": case_conv_pool_conv,
     "conv_conv": case_conv_conv,
     "conv_skip": case_conv_skip,
+    "conv_project": case_conv_project,
     "conv_shortcut": case_conv_shortcut,
     "conv_depthwise": case_conv_depthwise,
     "expand_depthwise": case_expand_depthwise,

@@ -201,7 +201,20 @@ struct ConvKernel {
   /// and output partition j * F + f for band j, KH' = KH folded, else 1),
   /// the filter block-diagonal, so that one matmul computes every band.
   int64_t bands = 1, bandH = 0;
-  /// Stacked output rows (folded rows, one band): `stack` consecutive
+  /// Bands of the result only (`bands` of them, a 1x1 convolution of few
+  /// filters and a resident input of any channels): band j's matmuls read
+  /// the input's rows of band j in place, each with a stationary operand
+  /// that holds the filter in columns [j * F, (j + 1) * F) and zeros in
+  /// the others (`bandFilters`), all accumulating into one PSUM tile of
+  /// bands * F partitions; so one evacuation instruction covers every band
+  /// (MobileNetV2's 144 -> 24 projection evacuated 24 of 128 partitions).
+  bool outBands = false;
+  SmallVector<SmallVector<Value>> bandFilters; // [cb][band]
+  void chooseOutBands();
+  /// Whether the result is written with row or column steps (a phase of a
+  /// transposed convolution), which bands would move element by element.
+  bool steppedResult(); /// Stacked output rows (folded rows, one band): `stack`
+                        /// consecutive
   /// output rows of a stride-1 convolution on the partitions at once, so
   /// that their input rows are loaded once. Partition i * C + c of the
   /// input tile holds the padded input rows q * stack + i (i < KH + stack -
@@ -746,13 +759,7 @@ void ConvKernel::chooseBands() {
   Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
   std::optional<ResidentRef> outRef =
       residents ? residents->lookup(out) : std::nullopt;
-  SmallVector<int64_t> outStrides;
-  int64_t outOffset;
-  oneBand = scatter ||
-            (outRef && (outRef->rowStep != 1 || outRef->colStep != 1)) ||
-            failed(getStaticLayout(cast<MemRefType>(out.getType()), outStrides,
-                                   outOffset)) ||
-            outStrides[3] != 1;
+  oneBand = scatter || steppedResult();
   // Tensors read or written per band by DMA once bands are packed, and
   // whether each one's rows continue one another (a resident tensor
   // without border columns, or a result staged with them, evacuate's
@@ -905,6 +912,76 @@ void ConvKernel::chooseBands() {
   stack = best.stack;
 }
 
+bool ConvKernel::steppedResult() {
+  Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
+  std::optional<ResidentRef> outRef =
+      options.residents ? options.residents->lookup(out) : std::nullopt;
+  SmallVector<int64_t> outStrides;
+  int64_t outOffset;
+  return (outRef && (outRef->rowStep != 1 || outRef->colStep != 1)) ||
+         failed(getStaticLayout(cast<MemRefType>(out.getType()), outStrides,
+                                outOffset)) ||
+         outStrides[3] != 1;
+}
+
+void ConvKernel::chooseOutBands() {
+  const TileOptions::Rates &t = options.rates;
+  if (g.kh != 1 || g.kw != 1 || g.strideH != 1 || g.strideW != 1 || pad ||
+      diagonal || scale || pool || globalPool || chained || scatter ||
+      steppedResult() || fBlocks != 1 || g.n == 1 || !options.packBands ||
+      !t.peClockMHz || !t.actClockMHz || !t.dveClockMHz || !options.bankColumns)
+    return;
+  // At most eight bands of at least 16 filters: each band's matmul of a
+  // chunk loads its own stationary operand, and its DMAs of each operand
+  // go per band (a U-Net's 16 -> 2 head in 64 bands ran 3.7 times slower).
+  int64_t most = std::min<int64_t>(P() / g.f, 8);
+  while (most > 1 && g.oh % most)
+    --most;
+  if (most < 3 || g.f < 16)
+    return;
+  // Every resident pixel-by-pixel tensor the evacuation reads or writes (the
+  // result, a residual) then moves a band at a time by DMA, in runs of a
+  // chunk's whole rows, where it was read or written in place (one in HBM
+  // moves by DMA either way); the evacuation's passes take a `most`-th of
+  // the instructions.
+  Value out = epilogue ? epilogue.getDpsInits()[0] : y.buffer;
+  auto shape = cast<MemRefType>(out.getType()).getShape();
+  int64_t moved = 0, bytes = 1;
+  auto count = [&](Value v) {
+    std::optional<ResidentRef> r =
+        options.residents ? options.residents->lookup(v) : std::nullopt;
+    if (!r)
+      return;
+    ++moved;
+    bytes = std::max<int64_t>(
+        bytes,
+        tile::storageBytes(cast<MemRefType>(v.getType()).getElementType()));
+  };
+  count(out);
+  if (epilogue)
+    for (Value v : epilogue.getDpsInputs())
+      if (v != y.buffer && llvm::isa<MemRefType>(v.getType()) &&
+          cast<MemRefType>(v.getType()).getShape() == shape)
+        count(v);
+  int64_t pixels = g.n * g.oh * g.ow;
+  int64_t run = g.ow * bytes *
+                std::clamp<int64_t>(options.bankColumns / g.ow, 1, g.oh / most);
+  double dmaNs = double(moved * pixels * g.f * bytes) *
+                 double(std::max(run, t.dmaMinDescriptorBytes)) / double(run) /
+                 double(t.dmaQueues * t.dmaBytesPerNs);
+  double banks = double(pixels) / double(options.bankColumns);
+  double pass = vectorNs(options.bankColumns, t.actClockMHz) +
+                vectorNs(options.bankColumns, t.dveClockMHz);
+  double savedNs = banks * pass * (1.0 - 1.0 / double(most));
+  double loadsNs = banks * double((most - 1) * cBlocks) *
+                   double(t.peLoadStationaryCycles) * 1000.0 /
+                   double(t.peClockMHz);
+  if (savedNs <= dmaNs + loadsNs)
+    return;
+  outBands = true;
+  bands = most;
+}
+
 LogicalResult ConvKernel::analyze() {
   FailureOr<Layout> lx = hbmLayoutOf(op, scale ? scale->source
                                                : op.getDpsInputs()[0]),
@@ -997,7 +1074,9 @@ LogicalResult ConvKernel::analyze() {
       input.trimColumns();
     }
   }
-  bool newBands = !input.resident || foldRows || bands > 1;
+  if (!partner && bands == 1 && !foldRows && !packedInput)
+    chooseOutBands();
+  bool newBands = !input.resident || foldRows || (bands > 1 && !outBands);
   bandH = g.oh / bands / stack;
   lastRows = g.oh % stack;
   bandRows = bandH;
@@ -1009,7 +1088,9 @@ LogicalResult ConvKernel::analyze() {
                             std::max<int64_t>(1, options.bankColumns / g.ow));
   // A partner's input bands come beside the kernel's (and its filter).
   auto bandBytes = [&](int64_t rows) {
-    int64_t total = newBands ? 2 * cBlocks * tileRows(rows) * g.w * bytes : 0;
+    int64_t total = newBands ? 2 * cBlocks * tileRows(rows) * g.w * bytes *
+                                   (outBands ? bands : 1)
+                             : 0;
     if (partner && !partnerInput.resident)
       total += 2 * partnerBlocks() * ((rows - 1) * partner->g.strideH + 1) *
                partner->g.w * tile::storageBytes(partner->g.inputType);
@@ -1996,7 +2077,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                           int64_t rows, ArrayRef<Value> filters) {
   // Per channel block, the band tile of every image.
   SmallVector<Value> inputs;
-  bool packed = foldRows || bands > 1; // one tile of bands * C * KH' rows
+  bool packed = foldRows || (bands > 1 && !outBands); // one tile of bands *
+                                                      // C * KH' rows
   assert((!packed || images.size() == 1) && "packed bands are per image");
   int64_t n = images.front();
   if (packedInput) {
@@ -2154,10 +2236,19 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   }
   if (!packed)
     bandColOffset = 0;
-  for (int64_t cb = 0; cb < cBlocks && !packed; ++cb)
+  for (int64_t cb = 0; cb < cBlocks && !packed && !outBands; ++cb)
     inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
                                 inRows(rows), g.inputType,
                                 int64_t(images.size())));
+  // Result bands only: each band's rows of each channel block, in place.
+  SmallVector<SmallVector<Value>> bandInputs;
+  for (int64_t cb = 0; cb < cBlocks && outBands; ++cb) {
+    bandInputs.emplace_back();
+    for (int64_t j = 0; j < bands; ++j)
+      bandInputs.back().push_back(
+          input.band(b, loc, n, cb * P(), cbAt(cb), bandInputRow(oh0, j, 0),
+                     inRows(rows), g.inputType, int64_t(images.size())));
+  }
   // The partner's bands: its input rows at the band's output rows.
   SmallVector<Value> partnerBands;
   for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
@@ -2229,7 +2320,15 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       Value vectorSum =
           vk ? pixelGemvSum(b, inputs, filters, group.front(), f0, fb, vk)
              : Value();
-      for (int64_t cb = vk; cb < cBlocks; ++cb) {
+      for (int64_t cb = 0; cb < cBlocks && outBands; ++cb)
+        for (int64_t j = 0; j < bands; ++j)
+          for (auto [ch, acc] : llvm::zip_equal(group, accs))
+            tile::MatmulOp::create(
+                b, loc, bandFilters[cb][j],
+                chunkWindow(b, bandInputs[cb][j], cbAt(cb), ch, ch.r0, 1, ch.q0,
+                            1),
+                acc, cb == 0 && j == 0 ? UnitAttr() : b.getUnitAttr());
+      for (int64_t cb = vk; cb < cBlocks && !outBands; ++cb) {
         int64_t cs = parts ? parts : cbAt(cb);
         for (int64_t i = 0; i < taps; ++i) {
           if (llvm::all_of(vec, [](bool v) { return v; }))
@@ -2284,9 +2383,10 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       for (auto [ch, v] : llvm::zip_equal(group, vec))
         if (!v)
-          evacuationLoads.pe +=
-              peChunkNs(ch.pixels(), int64_t(group.size()),
-                        (cBlocks - vk + (vk ? 1 : 0)) * taps + partnerBlocks());
+          evacuationLoads.pe += peChunkNs(ch.pixels(), int64_t(group.size()),
+                                          (cBlocks - vk + (vk ? 1 : 0)) * taps *
+                                                  (outBands ? bands : 1) +
+                                              partnerBlocks());
       // A chunk of several images is whole images (consecutive ones),
       // evacuated a few small images at a time: enough for the engine's
       // fixed cost to be a small part, few enough that the evacuating
@@ -2961,8 +3061,23 @@ void ConvKernel::emit() {
       diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
                : loadFilters();
   // A scaled filter is packed per image, after its scaling.
-  if (bands > 1 && filters.front() && !scale)
+  if (outBands) {
+    // Band j's stationary operand: the filter at columns [j * F, (j + 1) *
+    // F), zeros elsewhere (an engine copy along the free axis each).
+    for (Value filter : filters) {
+      int64_t cs = cast<MemRefType>(filter.getType()).getDimSize(0);
+      bandFilters.emplace_back();
+      for (int64_t j = 0; j < bands; ++j) {
+        Value t = allocTile(b, loc, {cs, bands * g.f}, g.filterType);
+        tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+        tile::CopyOp::create(b, loc, filter,
+                             tileSlice(b, loc, t, 0, cs, j * g.f, g.f));
+        bandFilters.back().push_back(t);
+      }
+    }
+  } else if (bands > 1 && filters.front() && !scale) {
     filters = {packFilter(filters.front())};
+  }
   if (chained)
     chainFilter = loadChainFilter();
   if (partner)
@@ -3065,8 +3180,8 @@ LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
 
 std::optional<PackedLayout> ConvKernel::packedLayout() const {
   const std::optional<ResidentRef> &ref = input.resident;
-  if (!ref || !(foldRows || bands > 1) || foldCols != 1 || cBlocks != 1 ||
-      scale || trimmed)
+  if (!ref || outBands || !(foldRows || bands > 1) || foldCols != 1 ||
+      cBlocks != 1 || scale || trimmed)
     return std::nullopt;
   // The whole tensor, which the padding (if any) surrounds.
   const ResidentTensor &t = *ref->tensor;
