@@ -210,6 +210,7 @@ struct ConvKernel {
   /// (MobileNetV2's 144 -> 24 projection evacuated 24 of 128 partitions).
   bool outBands = false;
   SmallVector<SmallVector<Value>> bandFilters; // [cb][band]
+  SmallVector<Value> bandSources;              // the filter each holds
   void chooseOutBands();
   /// Whether the result is written with row or column steps (a phase of a
   /// transposed convolution), which bands would move element by element.
@@ -927,9 +928,9 @@ bool ConvKernel::steppedResult() {
 void ConvKernel::chooseOutBands() {
   const TileOptions::Rates &t = options.rates;
   if (g.kh != 1 || g.kw != 1 || g.strideH != 1 || g.strideW != 1 || pad ||
-      diagonal || scale || pool || globalPool || chained || scatter ||
-      steppedResult() || fBlocks != 1 || g.n == 1 || !options.packBands ||
-      !t.peClockMHz || !t.actClockMHz || !t.dveClockMHz || !options.bankColumns)
+      diagonal || pool || globalPool || chained || scatter || steppedResult() ||
+      fBlocks != 1 || g.n == 1 || !options.packBands || !t.peClockMHz ||
+      !t.actClockMHz || !t.dveClockMHz || !options.bankColumns)
     return;
   // At most eight bands of at least 16 filters: each band's matmul of a
   // chunk loads its own stationary operand, and its DMAs of each operand
@@ -2240,6 +2241,28 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     inputs.push_back(input.band(b, loc, n, cb * P(), cbAt(cb), oh0 * g.strideH,
                                 inRows(rows), g.inputType,
                                 int64_t(images.size())));
+  // Result bands only: band j's stationary operand holds the filter at
+  // columns [j * F, (j + 1) * F), zeros elsewhere; its tiles are zeroed
+  // once and take each new filter (an image's scaled one) by an engine copy
+  // a band.
+  for (int64_t cb = 0; cb < cBlocks && outBands; ++cb) {
+    if (int64_t(bandFilters.size()) <= cb) {
+      bandFilters.emplace_back();
+      bandSources.push_back(Value());
+      for (int64_t j = 0; j < bands; ++j) {
+        Value t = allocTile(b, loc, {cbAt(cb), bands * g.f}, g.filterType);
+        tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+        bandFilters.back().push_back(t);
+      }
+    }
+    if (bandSources[cb] == filters[cb])
+      continue;
+    bandSources[cb] = filters[cb];
+    for (int64_t j = 0; j < bands; ++j)
+      tile::CopyOp::create(
+          b, loc, filters[cb],
+          tileSlice(b, loc, bandFilters[cb][j], 0, cbAt(cb), j * g.f, g.f));
+  }
   // Result bands only: each band's rows of each channel block, in place.
   SmallVector<SmallVector<Value>> bandInputs;
   for (int64_t cb = 0; cb < cBlocks && outBands; ++cb) {
@@ -3061,23 +3084,8 @@ void ConvKernel::emit() {
       diagonal ? SmallVector<Value>{anyPe ? buildDiagonal() : Value()}
                : loadFilters();
   // A scaled filter is packed per image, after its scaling.
-  if (outBands) {
-    // Band j's stationary operand: the filter at columns [j * F, (j + 1) *
-    // F), zeros elsewhere (an engine copy along the free axis each).
-    for (Value filter : filters) {
-      int64_t cs = cast<MemRefType>(filter.getType()).getDimSize(0);
-      bandFilters.emplace_back();
-      for (int64_t j = 0; j < bands; ++j) {
-        Value t = allocTile(b, loc, {cs, bands * g.f}, g.filterType);
-        tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
-        tile::CopyOp::create(b, loc, filter,
-                             tileSlice(b, loc, t, 0, cs, j * g.f, g.f));
-        bandFilters.back().push_back(t);
-      }
-    }
-  } else if (bands > 1 && filters.front() && !scale) {
+  if (bands > 1 && !outBands && filters.front() && !scale)
     filters = {packFilter(filters.front())};
-  }
   if (chained)
     chainFilter = loadChainFilter();
   if (partner)
@@ -3106,7 +3114,7 @@ void ConvKernel::emit() {
     SmallVector<Value> imageFilters = filters;
     if (scale && failed(scaleFilters(n, imageFilters)))
       return;
-    if (scale && bands > 1)
+    if (scale && bands > 1 && !outBands)
       imageFilters = {packFilter(imageFilters.front())};
     SmallVector<int64_t> images =
         llvm::to_vector(llvm::seq(n, std::min(n + imageGroup, g.n)));
