@@ -161,7 +161,9 @@ struct ConvKernel {
   int64_t partnerBlocks() const {
     return partner ? (partner->g.c + P() - 1) / P() : 0;
   }
-  SmallVector<Value> loadPartnerFilters();
+  int64_t partnerBlockAt(int64_t cb) const {
+    return std::min(P(), partner->g.c - cb * P());
+  }
   /// Whether the result is evacuated in place into SBUF.
   bool evacuatesInPlace() const;
   /// evacuate's calls per image and filter block (set by analyze).
@@ -476,6 +478,11 @@ struct ConvKernel {
   Value tapWeights;
   void emit();
   SmallVector<Value> loadFilters();
+  /// Per block of `channels` input channels one [c * rows, row] tile of
+  /// the filter `l` (row r of channel c at partition r * c_block + c),
+  /// loaded in pieces over the queues.
+  SmallVector<Value> loadFilterBlocks(const Layout &l, int64_t channels,
+                                      int64_t rows, int64_t row, Type type);
   Value loadCompact();
   Value buildDiagonal();
   Value packFilter(Value filter);
@@ -2277,7 +2284,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
   for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
     const conv::ConvGeneric &pg = partner->g;
     partnerBands.push_back(partnerInput.band(
-        b, loc, n, cb * P(), std::min(P(), pg.c - cb * P()), oh0 * pg.strideH,
+        b, loc, n, cb * P(), partnerBlockAt(cb), oh0 * pg.strideH,
         (rows - 1) * pg.strideH + 1, pg.inputType, int64_t(images.size())));
   }
   SmallVector<Chunk> chunks = chunksOf(int64_t(images.size()), rows);
@@ -2381,18 +2388,16 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       // The partner's matmuls, into the accumulators the kernel's started.
       for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
+        // (No bands with a partner: bandColOffset is 0.)
         const conv::ConvGeneric &pg = partner->g;
-        int64_t cs = std::min(P(), pg.c - cb * P());
+        int64_t cs = partnerBlockAt(cb);
         Value stationary = tileSlice(b, loc, partnerFilters[cb], 0, cs, f0, fb);
         for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
           if (v)
             continue;
-          int64_t saved = bandColOffset;
-          bandColOffset = 0;
           Value moving =
               chunkWindow(b, partnerBands[cb], cs, ch, ch.r0 * pg.strideH,
                           pg.strideH, ch.q0 * pg.strideW, pg.strideW);
-          bandColOffset = saved;
           tile::MatmulOp::create(b, loc, stationary, moving, acc,
                                  b.getUnitAttr());
         }
@@ -2539,57 +2544,35 @@ Value ConvKernel::loadStackedFilter() {
   return t;
 }
 
-/// A partner's filter: per block of its input channels one [c, F] tile,
-/// loaded in pieces.
-SmallVector<Value> ConvKernel::loadPartnerFilters() {
-  const conv::ConvGeneric &pg = partner->g;
-  SmallVector<Value> filters;
-  int64_t pieces = loadPieces(pg.f * tile::storageBytes(pg.filterType));
-  int64_t step = (pg.f + pieces - 1) / pieces;
-  for (int64_t cb = 0; cb < partnerBlocks(); ++cb) {
-    int64_t cs = std::min(P(), pg.c - cb * P());
-    Value t = allocTile(b, loc, {cs, pg.f}, pg.filterType);
-    for (int64_t q = 0; q < pg.f; q += step) {
-      int64_t m = std::min(step, pg.f - q);
-      tile::DmaOp::create(
-          b, loc,
-          hbmView(
-              b, loc, partnerW.buffer,
-              indexConst(b, loc,
-                         partnerW.offset + cb * P() * partnerW.strides[0] + q),
-              {cs, m}, {partnerW.strides[0], 1}),
-          tileSlice(b, loc, t, 0, cs, q, m));
-    }
-    filters.push_back(t);
-  }
-  return filters;
-}
-
 SmallVector<Value> ConvKernel::loadFilters() {
   if (stack > 1)
     return {loadStackedFilter()};
   if (foldCols > 1)
     return {loadFoldedFilter()};
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
-  // partition kh * C + c holding w[c, kh, :, :]), loaded in pieces.
-  SmallVector<Value> filters;
+  // partition kh * C + c holding w[c, kh, :, :]).
   int64_t rows = foldRows ? g.kh : 1;
-  int64_t row = g.kh * g.kw * g.f / rows;
-  int64_t pieces = loadPieces(row * tile::storageBytes(g.filterType));
+  return loadFilterBlocks(w, g.c, rows, g.kh * g.kw * g.f / rows, g.filterType);
+}
+
+SmallVector<Value> ConvKernel::loadFilterBlocks(const Layout &l,
+                                                int64_t channels, int64_t rows,
+                                                int64_t row, Type type) {
+  SmallVector<Value> filters;
+  int64_t pieces = loadPieces(row * tile::storageBytes(type));
   int64_t step = (row + pieces - 1) / pieces;
-  for (int64_t cb = 0; cb < cBlocks; ++cb) {
-    int64_t cs = cbAt(cb);
-    Value t = allocTile(b, loc, {cs * rows, row}, g.filterType);
+  for (int64_t c0 = 0; c0 < channels; c0 += P()) {
+    int64_t cs = std::min(P(), channels - c0);
+    Value t = allocTile(b, loc, {cs * rows, row}, type);
     for (int64_t kh = 0; kh < rows; ++kh)
       for (int64_t q = 0; q < row; q += step) {
         int64_t m = std::min(step, row - q);
         tile::DmaOp::create(
             b, loc,
             hbmView(
-                b, loc, w.buffer,
-                indexConst(b, loc,
-                           w.offset + cb * P() * w.strides[0] + kh * row + q),
-                {cs, m}, {w.strides[0], 1}),
+                b, loc, l.buffer,
+                indexConst(b, loc, l.offset + c0 * l.strides[0] + kh * row + q),
+                {cs, m}, {l.strides[0], 1}),
             tileSlice(b, loc, t, kh * cs, cs, q, m));
       }
     filters.push_back(t);
@@ -3089,7 +3072,8 @@ void ConvKernel::emit() {
   if (chained)
     chainFilter = loadChainFilter();
   if (partner)
-    partnerFilters = loadPartnerFilters();
+    partnerFilters = loadFilterBlocks(partnerW, partner->g.c, 1, partner->g.f,
+                                      partner->g.filterType);
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
   bool anyVector =
