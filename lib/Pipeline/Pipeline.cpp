@@ -96,6 +96,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     NKITileOptions tile;
     tile.freeChunk = options.freeChunk;
     tile.sbufResident = options.sbufResident;
+    tile.residentMargin = options.residentMargin;
     pm.addNestedPass<func::FuncOp>(createNKITile(tile));
     return;
   }

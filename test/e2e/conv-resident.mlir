@@ -15,6 +15,13 @@
 // RUN: nki-run %t.nkb --input x=%t.x.npy --input w1=%t.w1.npy --input b1=%t.b1.npy --input w2=%t.w2.npy --input w3=%t.w3.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
 // RUN: nki-compile %s -o %t.hbm.nkb --mlir-disable-threading --sbuf-resident=false
 // RUN: nki-run %t.hbm.nkb --input x=%t.x.npy --input w1=%t.w1.npy --input b1=%t.b1.npy --input w2=%t.w2.npy --input w3=%t.w3.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
+// Tensors kept in SBUF leave --resident-margin bytes a partition free
+// (nki-compile raises it by itself when a plan fragments): with nearly all
+// of a partition reserved, the two intermediates go through HBM too.
+// RUN: nki-compile %s --compile-to=tiled --resident-margin=190000 -o - | grep -c "memref.alloc() .*memref<2x160" | FileCheck %s --check-prefix=MARGIN
+// RUN: nki-compile %s -o %t.margin.nkb --resident-margin=190000
+// RUN: nki-run %t.margin.nkb --input x=%t.x.npy --input w1=%t.w1.npy --input b1=%t.b1.npy --input w2=%t.w2.npy --input w3=%t.w3.npy --expected out0=%t.y.npy --rtol 1e-4 --atol 1e-4 | FileCheck %s
+// MARGIN: {{^3$}}
 // Under auto-cast the pooled tensor is read only by convolutions that round
 // it to bf16 (a max of rounded values is the rounded max): it is kept in
 // bf16, and the pool combines bf16 windows of the convolution's chunks,

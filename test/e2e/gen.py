@@ -988,6 +988,59 @@ def case_conv_shortcut(rng, dims, dt):
     return mlir, {"y": y, "x": x, "w3": w3, "wd": wd, "b3": b3, "bd": bd}, ref
 
 
+def case_projection_block(rng, dims, dt):
+    """A ResNet stage's first bottleneck after a 1x1 layer: x = relu(conv(
+    in, w0)) (C0 -> C channels, H x W), y = relu(conv3x3 stride 2 pad 1 of
+    relu(conv(x, w1))) (C -> M -> M), and relu(conv(y, w3) + conv(x, wd,
+    stride 2)) (M -> F and C -> F); dims N, C0, C, M, F, H (= W). The
+    last two convolutions accumulate in one PSUM tile
+    (nki-accumulate-convs)."""
+    n, c0, c, m, f, h = dims
+    x = rand(rng, (n, c0, h, h), dt)
+    ws = {k: rand(rng, s, dt) for k, s in (("w0", (c, c0, 1, 1)),
+                                          ("w1", (m, c, 1, 1)),
+                                          ("w2", (m, m, 3, 3)),
+                                          ("w3", (f, m, 1, 1)),
+                                          ("wd", (f, c, 1, 1)))}
+    h2 = h // 2
+    def conv(name, src, st, w, wshape, out_shape, stride):
+        ot = ttype(out_shape, "f32")
+        return f"""
+  %{name}e = tensor.empty() : {ot}
+  %{name}z = linalg.fill ins(%zero_f32 : f32) outs(%{name}e : {ot}) -> {ot}
+  %{name} = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%{src}, %{w} : {st}, {ttype(wshape, dt)}) outs(%{name}z : {ot}) -> {ot}"""
+    relu = lambda name, src, shape: elementwise_mlir(name, [src], [shape], shape, """
+    %r = arith.maximumf %a0, %zero_f32 : f32
+    linalg.yield %r : f32""")
+    s0, s1, s2 = (n, c, h, h), (n, m, h, h), (n, m, h2, h2)
+    so = (n, f, h2, h2)
+    body = conv("c0", "x", ttype((n, c0, h, h), dt), "w0", (c, c0, 1, 1), s0, 1)
+    body += relu("t0", "c0", s0)
+    body += conv("c1", "t0", ttype(s0, "f32"), "w1", (m, c, 1, 1), s1, 1)
+    body += relu("t1", "c1", s1)
+    padding, padded = pad_mlir("p1", "t1", s1, 1, "zero_f32")
+    body += padding + conv("c2", "p1", ttype(padded, "f32"), "w2", (m, m, 3, 3), s2, 2)
+    body += relu("t2", "c2", s2)
+    body += conv("c3", "t2", ttype(s2, "f32"), "w3", (f, m, 1, 1), so, 1)
+    body += conv("cd", "t0", ttype(s0, "f32"), "wd", (f, c, 1, 1), so, 2)
+    body += elementwise_mlir("r", ["c3", "cd"], [so, so], so, """
+    %s = arith.addf %a0, %a1 : f32
+    %r = arith.maximumf %s, %zero_f32 : f32
+    linalg.yield %r : f32""")
+    args = [("x", ttype((n, c0, h, h), dt))] + [
+        (k, ttype(v.shape, dt)) for k, v in ws.items()]
+    mlir = func(args, ttype(so, "f32"), body, "r")
+
+    def ref(mm):
+        a0 = np.maximum(conv_ref(x, ws["w0"], 1, mm=mm), 0)
+        a1 = np.maximum(conv_ref(a0, ws["w1"], 1, mm=mm), 0)
+        a1p = np.pad(a1, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        a2 = np.maximum(conv_ref(a1p, ws["w2"], 2, mm=mm)[:, :, :h2, :h2], 0)
+        return np.maximum(conv_ref(a2, ws["w3"], 1, mm=mm) +
+                          conv_ref(a0, ws["wd"], 2, mm=mm), 0)
+    return mlir, {"x": x, **ws}, ref
+
+
 def case_conv_depthwise(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), then a constant 3x3 depthwise
     convolution of its result zero-padded by one (MobileNetV2's stem and
@@ -1222,6 +1275,7 @@ CASES = {
     "conv_skip": case_conv_skip,
     "conv_project": case_conv_project,
     "conv_shortcut": case_conv_shortcut,
+    "projection_block": case_projection_block,
     "conv_depthwise": case_conv_depthwise,
     "expand_depthwise": case_expand_depthwise,
     "depthwise": case_depthwise,

@@ -65,6 +65,13 @@ static cl::opt<bool> sbufResident(
     cl::desc("Keep tensors that convolutions and poolings exchange in SBUF "
              "when they fit (default true)"),
     cl::init(true), cl::cat(nkiOptions));
+static cl::opt<int64_t> residentMargin(
+    "resident-margin",
+    cl::desc("Bytes per partition that tensors kept in SBUF leave free "
+             "beyond the kernels' estimates (default 0; raised by itself "
+             "when the SBUF plan fragments; negative overcommits, to test "
+             "that)"),
+    cl::init(0), cl::cat(nkiOptions));
 static cl::opt<int64_t> batchGroups(
     "batch-groups",
     cl::desc("Groups of images the first layers of a batch run in, so that "
@@ -164,6 +171,7 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.autoCast = autoCast;
   options.sbufResident = sbufResident;
+  options.residentMargin = residentMargin;
   options.batchGroups = batchGroups;
   options.compileTo = *phase;
 

@@ -519,6 +519,10 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
     Option<"sbufResident", "sbuf-resident", "bool", /*default=*/"true",
            "Keep NCHW tensors that convolutions and poolings exchange in "
            "SBUF when they fit (docs/memory-planning.md)">,
+    Option<"residentMargin", "resident-margin", "int64_t", /*default=*/"0",
+           "Bytes per partition that tensors kept in SBUF leave free at "
+           "every position beyond the kernels' estimates (nki-compile "
+           "retries a plan that fragments with more)">,
     Option<"packBands", "pack-bands", "bool", /*default=*/"true",
            "Convolutions with few channels and filters compute several "
            "bands of output rows side by side on the partitions">,

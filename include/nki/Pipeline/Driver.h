@@ -58,6 +58,9 @@ struct CompileReport {
     std::vector<Window> windows;
   };
   std::optional<BatchGroups> batchGroups;
+  /// How often the graph was tiled again because the SBUF plan fragmented,
+  /// and the bytes a partition the tensors kept in SBUF then left free.
+  int64_t planRetries = 0, residentMargin = 0;
   /// The process's peak resident memory (VmHWM), -1 where /proc does not
   /// say. In a long-lived process (Python) it covers more than this compile.
   int64_t peakResidentBytes = -1;

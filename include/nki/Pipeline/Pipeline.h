@@ -42,6 +42,9 @@ struct CompileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
   /// Tensors convolutions and poolings exchange stay in SBUF when they fit.
   bool sbufResident = true;
+  /// Bytes a partition the tensors kept in SBUF leave free beyond the
+  /// kernels' estimates (compileModule raises it when a plan fragments).
+  int64_t residentMargin = 0;
   /// Groups of images the first layers run in (nki-split-batch): 0
   /// chooses, 1 never splits.
   int64_t batchGroups = 0;

@@ -971,7 +971,7 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
 Residents
 tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
                       const DenseSet<Operation *> &absorbed,
-                      const isa::TargetDesc &target,
+                      const isa::TargetDesc &target, int64_t margin,
                       const DenseMap<Operation *, FusedPool> &fusedPools,
                       const DenseMap<Operation *, FusedGlobalPool> &globalPools,
                       const DenseMap<Operation *, ChainedConv> &chainedConvs,
@@ -988,6 +988,8 @@ tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
   int64_t minDescriptorBytes = target.dmaMinDescriptorBytes;
   ResidencyProblem problem;
   problem.capacity = planner.capacity;
+  for (int64_t &c : problem.capacity)
+    c = std::max<int64_t>(0, c - margin);
   SmallVector<Value> roots;
   DenseMap<Value, Type> narrow = narrowTypes(planner.candidates);
   for (auto &[root, c] : planner.candidates) {

@@ -229,11 +229,13 @@ public:
 /// `phaseScatters` (findPhaseScatter; the copies in `absorbed`) runs where
 /// the last copy was and writes the copies' targets in place. A
 /// convolution in `partnerConvs` (findPartnerConv; the 1x1 in `absorbed`)
-/// reads the 1x1's input too; the 1x1's result is never stored.
+/// reads the 1x1's input too; the 1x1's result is never stored. `margin`
+/// bytes a partition are left free at every position besides the kernels'
+/// own estimates.
 Residents planResidents(
     mlir::OpBuilder &b, llvm::ArrayRef<mlir::Operation *> ops,
     const llvm::DenseSet<mlir::Operation *> &absorbed,
-    const isa::TargetDesc &target,
+    const isa::TargetDesc &target, int64_t margin,
     const llvm::DenseMap<mlir::Operation *, FusedPool> &fusedPools,
     const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools,
     const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs,

@@ -487,9 +487,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // they fit; each kernel budgets against what they leave.
     Residents residents;
     if (sbufResident)
-      residents =
-          planResidents(rewriter, ops, absorbed, *desc, fusedPools, globalPools,
-                        chainedConvs, phaseScatters, partnerConvs);
+      residents = planResidents(rewriter, ops, absorbed, *desc, residentMargin,
+                                fusedPools, globalPools, chainedConvs,
+                                phaseScatters, partnerConvs);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
     if (packResidents) {
