@@ -92,8 +92,10 @@ std::optional<Split> matchSplit(linalg::GenericOp conv, int64_t partitions) {
   Value result = conv->getResult(0);
   // The epilogue: elementwise, its operands the product, per-channel ones or
   // whole tensors of the result's shape.
+  // (Its init's old values unread: each slice's epilogue gets a fresh one.)
   if (auto e = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-      e && nki::isElementwise(e) && !nki::conv::matchConvGeneric(e)) {
+      e && nki::isElementwise(e) && !nki::conv::matchConvGeneric(e) &&
+      e.getMatchingBlockArgument(e.getDpsInitOperand(0)).use_empty()) {
     for (OpOperand *in : e.getDpsInputOperands()) {
       AffineMap map = e.getMatchingIndexingMap(in);
       unsigned dim = 0;

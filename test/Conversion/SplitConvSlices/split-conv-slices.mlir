@@ -119,3 +119,36 @@ func.func @filter_argument(%x: tensor<1x4x3x3xf32>, %w: tensor<4x1x1x144xf32>) -
   %s1 = tensor.extract_slice %c[0, 128, 0, 0] [1, 16, 3, 3] [1, 1, 1, 1] : tensor<1x144x3x3xf32> to tensor<1x16x3x3xf32>
   return %s0, %s1 : tensor<1x128x3x3xf32>, tensor<1x16x3x3xf32>
 }
+
+// -----
+
+#in = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#fl = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#out = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+
+// An epilogue that reads its init's old values: one convolution and one
+// epilogue stay (a slice's epilogue would start from a fresh init).
+// CHECK-LABEL: func @epilogue_reads_init
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x144x3x3xf32>)
+// CHECK: linalg.generic {{.*}} outs(%arg1 : tensor<1x144x3x3xf32>)
+func.func @epilogue_reads_init(%x: tensor<1x4x3x3xf32>, %acc: tensor<1x144x3x3xf32>) -> (tensor<1x128x3x3xf32>, tensor<1x16x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<4x1x1x144xf32>
+  %e = tensor.empty() : tensor<1x144x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x144x3x3xf32>) -> tensor<1x144x3x3xf32>
+  %c = linalg.generic {indexing_maps = [#in, #fl, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x4x3x3xf32>, tensor<4x1x1x144xf32>) outs(%z : tensor<1x144x3x3xf32>) {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %m = arith.mulf %a, %v : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x144x3x3xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x144x3x3xf32>) outs(%acc : tensor<1x144x3x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<1x144x3x3xf32>
+  %s0 = tensor.extract_slice %r[0, 0, 0, 0] [1, 128, 3, 3] [1, 1, 1, 1] : tensor<1x144x3x3xf32> to tensor<1x128x3x3xf32>
+  %s1 = tensor.extract_slice %r[0, 128, 0, 0] [1, 16, 3, 3] [1, 1, 1, 1] : tensor<1x144x3x3xf32> to tensor<1x16x3x3xf32>
+  return %s0, %s1 : tensor<1x128x3x3xf32>, tensor<1x16x3x3xf32>
+}
