@@ -952,8 +952,12 @@ def case_conv_shortcut(rng, dims, dt):
     (conv(x, wd, stride S) + bd)), both 1x1 with per-channel shifts; dims
     N, C (y's channels), C2 (x's), H, W (y's and the result's), F, S (x
     is H * S x W * S). The two convolutions accumulate in one PSUM tile
-    (nki-accumulate-convs, docs/compiler.md "Accumulated convolutions")."""
-    n, c, c2, h, w, f, st = dims
+    (nki-accumulate-convs, docs/compiler.md "Accumulated convolutions").
+    With dims[7] = 1, y is first scaled per image and channel by an input
+    `se` [N, C] (squeeze-and-excitation), which the 1x1's kernel
+    absorbs: it then keeps a kernel of its own."""
+    n, c, c2, h, w, f, st = dims[:7]
+    se = len(dims) > 7 and dims[7] == 1
     y, x = rand(rng, (n, c, h, w), dt), rand(rng, (n, c2, h * st, w * st), dt)
     w3, wd = rand(rng, (f, c, 1, 1), dt), rand(rng, (f, c2, 1, 1), dt)
     b3 = rng.uniform(-1.0, 1.0, (f,)).astype(np.float32)
@@ -963,7 +967,15 @@ def case_conv_shortcut(rng, dims, dt):
   %{name}e = tensor.empty() : {out}
   %{name}z = linalg.fill ins(%zero_f32 : f32) outs(%{name}e : {out}) -> {out}
   %{name} = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%{src}, %{wt} : {st_}, {ttype((f, c if wt == "w3" else c2, 1, 1), dt)}) outs(%{name}z : {out}) -> {out}"""
-    body = conv("p", "y", ttype((n, c, h, w), dt), "w3", 1)
+    body = ""
+    src = "y"
+    if se:
+        body += elementwise_mlir("ys", ["y", "se"], [(n, c, h, w), (n, c)],
+                                 (n, c, h, w), """
+    %v = arith.mulf %a0, %a1 : f32
+    linalg.yield %v : f32""", maps=[[0, 1, 2, 3], [0, 1]])
+        src = "ys"
+    body += conv("p", src, ttype((n, c, h, w), "f32" if se else dt), "w3", 1)
     body += conv("d", "x", ttype((n, c2, h * st, w * st), dt), "wd", st)
     shape = (n, f, h, w)
     body += elementwise_mlir("r", ["p", "b3", "d", "bd"],
@@ -973,7 +985,9 @@ def case_conv_shortcut(rng, dims, dt):
     %s = arith.addf %s0, %s1 : f32
     %r = arith.maximumf %s, %zero_f32 : f32
     linalg.yield %r : f32""", maps=[[0, 1, 2, 3], [1], [0, 1, 2, 3], [1]])
-    mlir = func([("y", ttype((n, c, h, w), dt)),
+    sev = rng.uniform(0.5, 1.5, (n, c)).astype(np.float32)
+    mlir = func([("y", ttype((n, c, h, w), dt))] +
+                ([("se", ttype((n, c), "f32"))] if se else []) + [
                  ("x", ttype((n, c2, h * st, w * st), dt)),
                  ("w3", ttype((f, c, 1, 1), dt)),
                  ("wd", ttype((f, c2, 1, 1), dt)),
@@ -982,10 +996,14 @@ def case_conv_shortcut(rng, dims, dt):
 
     def ref(mm):
         col = lambda v: v[None, :, None, None].astype(np.float64)
-        p = conv_ref(y, w3, 1, mm=mm) + col(b3)
+        ys = y.astype(np.float64) * sev[:, :, None, None] if se else y
+        p = conv_ref(ys, w3, 1, mm=mm) + col(b3)
         d = conv_ref(x, wd, st, mm=mm) + col(bd)
         return np.maximum(p + d, 0)
-    return mlir, {"y": y, "x": x, "w3": w3, "wd": wd, "b3": b3, "bd": bd}, ref
+    inputs = {"y": y, "x": x, "w3": w3, "wd": wd, "b3": b3, "bd": bd}
+    if se:
+        inputs["se"] = sev
+    return mlir, inputs, ref
 
 
 def case_projection_block(rng, dims, dt):

@@ -447,6 +447,16 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       // bands keep their rows (ResNet-50's last projection in f32, 96 KiB
       // of filters a partition, ran in chunks of two images instead of
       // eight, its PE time 173 -> 328 us).
+      // The partner's filter comes from HBM and its input as it is: not one
+      // built on chip (a depthwise block's) nor one a channel scale scales.
+      auto scaledConv = [&](Operation *conv) {
+        return llvm::any_of(scaleConvs,
+                            [&](auto &kv) { return kv.second == conv; });
+      };
+      auto builtFilter = [&](linalg::GenericOp conv) {
+        linalg::GenericOp builder;
+        return findDiagonalFilter(conv.getDpsInputs()[1], builder).has_value();
+      };
       auto filterBytes = [&](const nki::conv::ConvGeneric &g) {
         return (g.c + desc->numPartitions - 1) / desc->numPartitions * g.kh *
                g.kw * g.f * nki::tile::storageBytes(g.filterType);
@@ -459,8 +469,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             partner &&
             filterBytes(*convShape) + filterBytes(partner->g) <=
                 int64_t(desc->sbufBytesPerPartition) / 4 &&
-            !absorbed.contains(partner->op) &&
-            !chainedConvs.contains(partner->op) &&
+            !absorbed.contains(partner->op) && !scaledConv(partner->op) &&
+            !builtFilter(partner->op) && !chainedConvs.contains(partner->op) &&
             !fusedPools.contains(partner->op) &&
             !globalPools.contains(partner->op) &&
             !phaseScatters.contains(partner->op)) {
