@@ -202,7 +202,8 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 /// graph is tiled again with the tensors kept in SBUF leaving an eighth,
 /// then a quarter of a partition free (ResNet-50 at batch 8 under
 /// auto-cast on trn3 fragmented its 256 KiB with two 98 KiB tensors
-/// resident). Only the last attempt's diagnostics are reported.
+/// resident). The failed attempts' diagnostics are dropped; the one that
+/// succeeds (or the last) reports its own.
 template <typename RunPhase>
 static LogicalResult
 tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
@@ -227,15 +228,15 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
                    ? success()
                    : failure();
     }
-    if (succeeded(result) || last)
+    if (last)
       return result;
     bool fragmented = llvm::any_of(held, [](const Diagnostic &d) {
       return StringRef(d.str()).contains("SBUF overflow");
     });
-    if (!fragmented) {
+    if (succeeded(result) || !fragmented) {
       for (Diagnostic &d : held)
         module.getContext()->getDiagEngine().emit(std::move(d));
-      return failure();
+      return result;
     }
     // From the graph again.
     for (Operation &op :

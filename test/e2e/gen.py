@@ -636,6 +636,21 @@ def conv_ref(x, w, stride, dilation=1, mm=None):
     return y
 
 
+def depthwise3x3_ref(a, wk, stride):
+    """A 3x3 depthwise convolution of `a` [N, C, H, W] zero-padded by one,
+    weights wk [C, 3, 3], stride `stride`, in float64."""
+    ap = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    oh = (ap.shape[2] - 3) // stride + 1
+    ow = (ap.shape[3] - 3) // stride + 1
+    y = np.zeros(a.shape[:2] + (oh, ow))
+    for i in range(3):
+        for j in range(3):
+            y += ap[:, :, i:i + (oh - 1) * stride + 1:stride,
+                    j:j + (ow - 1) * stride + 1:stride] * \
+                wk[None, :, i, j, None, None].astype(np.float64)
+    return y
+
+
 def pad_mlir(name, x, shape, pad, value, dt="f32"):
     """%name = x zero- (or value-) padded by `pad` on both spatial sides."""
     out = shape[:2] + tuple(s + 2 * pad for s in shape[2:])
@@ -1084,16 +1099,7 @@ def case_conv_depthwise(rng, dims, dt):
     mlir = mlir.replace(f"  return %a : {out}", body).replace(
         f") -> {out} {{", f") -> {yt} {{", 1)
 
-    def ref(mm):
-        ap = np.pad(ref1(mm), ((0, 0), (0, 0), (1, 1), (1, 1)))
-        y = np.zeros((shape[0], f, oh, ow))
-        for i in range(3):
-            for j in range(3):
-                y += ap[:, :, i:i + (oh - 1) * stride + 1:stride,
-                        j:j + (ow - 1) * stride + 1:stride] * \
-                    wt[None, :, i, j, None, None].astype(np.float64)
-        return y
-    return mlir, inputs, ref
+    return mlir, inputs, lambda mm: depthwise3x3_ref(ref1(mm), wt, stride)
 
 
 def case_expand_depthwise(rng, dims, dt):
@@ -1136,14 +1142,7 @@ def case_expand_depthwise(rng, dims, dt):
     def ref(mm):
         a = np.clip(conv_ref(x, w1, 1, mm=mm) +
                     b1[None, :, None, None].astype(np.float64), 0, 6)
-        ap = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
-        y = np.zeros((n, f, oh, ow))
-        for i in range(3):
-            for j in range(3):
-                y += ap[:, :, i:i + (oh - 1) * stride + 1:stride,
-                        j:j + (ow - 1) * stride + 1:stride] * \
-                    wk[None, :, i, j, None, None].astype(np.float64)
-        return y
+        return depthwise3x3_ref(a, wk, stride)
     return mlir, {"x": x}, ref
 
 

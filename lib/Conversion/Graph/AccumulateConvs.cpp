@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Conv/ConvGeneric.h"
+#include "ConstantValues.h"
 #include "ElementwiseMatch.h"
 
 #include "nki/Conversion/Passes.h"
@@ -181,14 +182,12 @@ void accumulate(Match m, Operation *slot) {
     DenseElementsAttr ps, ms;
     matchPattern(m.partnerShift->get(), m_Constant(&ps));
     matchPattern(m.mainShift->get(), m_Constant(&ms));
-    SmallVector<APFloat> shift;
-    for (auto [p, q] :
-         llvm::zip_equal(ps.getValues<APFloat>(), ms.getValues<APFloat>()))
-      shift.push_back(
-          APFloat(float(p.convertToDouble() + q.convertToDouble())));
+    SmallVector<double> shift = nki::toDoubles(ms);
+    for (auto [s, p] : llvm::zip_equal(shift, nki::toDoubles(ps)))
+      s += p;
     auto type = cast<RankedTensorType>(m.mainShift->get().getType());
-    m.mainShift->set(arith::ConstantOp::create(
-        b, loc, type, DenseElementsAttr::get(type, shift)));
+    m.mainShift->set(
+        arith::ConstantOp::create(b, loc, type, nki::fromDoubles(type, shift)));
   }
   // E reads the sum where it read the main result; the partner's term (its
   // shifted value when the shift moved) is -0.0 (x + -0.0 == x, which

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Conv/ConvGeneric.h"
+#include "ConstantValues.h"
 #include "ElementwiseMatch.h"
 
 #include "nki/Conversion/Passes.h"
@@ -165,32 +166,9 @@ bool pays(const Chain &c, int64_t partitions) {
   return taps * blocks(c.g1.c) * blocks(c.g2.f) <= before;
 }
 
-SmallVector<double> toDoubles(DenseElementsAttr value) {
-  SmallVector<double> out;
-  out.reserve(value.getNumElements());
-  // f32 and bf16 values are exact in double.
-  for (const APFloat &v : value.getValues<APFloat>())
-    out.push_back(v.convertToDouble());
-  return out;
-}
-
-DenseElementsAttr fromDoubles(RankedTensorType type, ArrayRef<double> values) {
-  const llvm::fltSemantics &sem =
-      cast<FloatType>(type.getElementType()).getFloatSemantics();
-  SmallVector<APFloat> out;
-  out.reserve(values.size());
-  for (double d : values) {
-    APFloat v(d);
-    bool lost;
-    v.convert(sem, APFloat::rmNearestTiesToEven, &lost);
-    out.push_back(v);
-  }
-  return DenseElementsAttr::get(type, out);
-}
-
 void compose(Chain c) {
   int64_t rows = c.g1.c * c.g1.kh * c.g1.kw, m = c.g1.f, f = c.g2.f;
-  SmallVector<double> w1 = toDoubles(c.w1), w2 = toDoubles(c.w2);
+  SmallVector<double> w1 = nki::toDoubles(c.w1), w2 = nki::toDoubles(c.w2);
   // W [C, KH, KW, F]: rows of W1 [C * KH * KW, M] times W2 [M, F].
   SmallVector<double> w(rows * f, 0.0);
   for (int64_t r = 0; r < rows; ++r)
@@ -202,7 +180,7 @@ void compose(Chain c) {
   auto wType = RankedTensorType::get({c.g1.c, c.g1.kh, c.g1.kw, f},
                                      c.w1.getElementType());
   Value filter = arith::ConstantOp::create(b, c.conv1.getLoc(), wType,
-                                           fromDoubles(wType, w));
+                                           nki::fromDoubles(wType, w));
   IRMapping map;
   map.map(c.conv1.getDpsInputs()[1], filter);
   map.map(c.conv1.getDpsInits()[0], c.conv2.getDpsInits()[0]);
@@ -213,15 +191,15 @@ void compose(Chain c) {
       FusedLoc::get(b.getContext(), {c.conv2.getLoc(), c.conv1.getLoc()}));
   if (c.b1) {
     // b2 + W2^T b1, in double, rounded once to f32.
-    SmallVector<double> bias = toDoubles(c.b2Value);
-    SmallVector<double> b1 = toDoubles(c.b1);
+    SmallVector<double> bias = nki::toDoubles(c.b2Value);
+    SmallVector<double> b1 = nki::toDoubles(c.b1);
     for (int64_t j = 0; j < f; ++j)
       for (int64_t k = 0; k < m; ++k)
         bias[j] += w2[k * f + j] * b1[k];
     auto type = cast<RankedTensorType>(c.b2->get().getType());
     b.setInsertionPoint(c.b2->getOwner());
     c.b2->set(arith::ConstantOp::create(b, c.conv2.getLoc(), type,
-                                        fromDoubles(type, bias)));
+                                        nki::fromDoubles(type, bias)));
   }
   c.conv2->getResult(0).replaceAllUsesWith(composite->getResult(0));
   // The chain and the constants only it read (an earlier composite's
