@@ -550,6 +550,12 @@ def NKITile : Pass<"nki-tile", "mlir::func::FuncOp"> {
            "(a segmentation head) is computed by that convolution's kernel "
            "from each chunk it evacuates; the result in between is never "
            "stored">,
+    Option<"accumulatePhases", "accumulate-phases", "bool",
+           /*default=*/"true",
+           "The phases of a nearest upsample's convolution that a skip "
+           "convolution's epilogue adds (a U-Net decoder's) are computed "
+           "into that convolution's accumulator from stacked rows of their "
+           "input; their stacked result is never stored">,
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
            "softmax(Q K^T) V runs as one kernel whose scores stay on chip "
            "(docs/compiler.md, \"Attention\")">,

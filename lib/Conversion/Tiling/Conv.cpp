@@ -42,6 +42,7 @@
 #include "Epilogue.h"
 #include "Kernels.h"
 #include "Match.h"
+#include "PhasePartner.h"
 #include "Residents.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
@@ -90,11 +91,11 @@ struct ConvKernel {
              Value diagonal, const ChannelScale *scale, const FusedPool *pool,
              const FusedGlobalPool *globalPool, const ChainedConv *chained,
              const PhaseScatter *scatter, const PartnerConv *partner,
-             const TileOptions &options)
+             const PhasePartner *phases, const TileOptions &options)
       : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
         diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
-        chained(chained), scatter(scatter), partner(partner), options(options),
-        loc(op.getLoc()) {}
+        chained(chained), scatter(scatter), partner(partner), phases(phases),
+        options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
   linalg::GenericOp op;
@@ -163,6 +164,42 @@ struct ConvKernel {
   }
   int64_t partnerBlockAt(int64_t cb) const {
     return std::min(P(), partner->g.c - cb * P());
+  }
+  /// The upsampled phases whose sum the epilogue added (PhasePartner.h),
+  /// computed into each chunk's accumulator instead, with stacked rows:
+  /// per band a tile of x's rows (`phaseInput`, x inside `phasePad`), block
+  /// i of phaseBlocks() holding x row (stack / fh) * oh0 + phaseLo() + i +
+  /// r at row r, and per window, column phase and kernel column a
+  /// stationary tile (`phaseFilters`, loadPhaseFilters).
+  const PhasePartner *phases;
+  ConvPadding phasePad;
+  WindowInput phaseInput;
+  SmallVector<PhaseWindow> windows;
+  SmallVector<Value> phaseFilters;
+  int64_t phaseBlocks() const { return P() / phases->c; }
+  int64_t phaseWidth() const {
+    return phases->left + phases->w + phases->right;
+  }
+  int64_t phaseLo() const {
+    int64_t lo = windows.front().lo;
+    for (const PhaseWindow &w : windows)
+      lo = std::min(lo, w.lo);
+    return lo;
+  }
+  /// Rows of a band tile for `rows` groups.
+  int64_t phaseRows(int64_t rows) const {
+    int64_t hi = 0;
+    for (const PhaseWindow &w : windows)
+      hi = std::max(hi, w.lo);
+    return stack / phases->fh * (rows - 1) + hi - phaseLo() + 1;
+  }
+  /// The partner's matmuls a chunk: a window, column phase and kernel
+  /// column each.
+  int64_t phaseMatmuls() const {
+    int64_t cols = 0;
+    for (int64_t px = 0; px < phases->fw; ++px)
+      cols += phases->kwOf(px);
+    return int64_t(windows.size()) * cols;
   }
   /// Whether the result is evacuated in place into SBUF.
   bool evacuatesInPlace() const;
@@ -498,6 +535,12 @@ struct ConvKernel {
   Value loadStackedFilter();
   void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                 int64_t rows, ArrayRef<Value> filters);
+  SmallVector<Value> loadPhaseFilters();
+  /// The band tile of x's rows for groups [oh0, oh0 + rows) of image n.
+  Value loadPhaseRows(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows);
+  /// The partner's matmuls of chunk `ch` into its accumulator.
+  void phaseChunk(OpBuilder &b, Value rowsTile, const Chunk &ch, Value acc,
+                  int64_t fb);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
   /// An epilogue operand's chunk read from its stacked phases
@@ -813,6 +856,16 @@ void ConvKernel::chooseBands() {
     int64_t groups = (g.oh + c.stack - 1) / c.stack;
     double columns = c.stack > 1 ? double(taps) * double(g.n * g.ow * groups)
                                  : double(taps) * pixels / c.bands;
+    // The upsampled phases' matmuls: per group a window, column phase and
+    // kernel column each, over the group's columns of one column phase.
+    if (phases && c.stack > 1) {
+      int64_t kws = 0;
+      for (int64_t px = 0; px < phases->fw; ++px)
+        kws += phases->kwOf(px);
+      columns +=
+          double(phaseWindows(*phases, c.stack, P() / phases->c).size() * kws) *
+          double(g.n * groups * (g.ow / phases->fw));
+    }
     double dma = 0;
     int64_t rowsLoaded = c.stack > 1 ? (g.kh + c.stack - 1) * groups
                          : c.fold    ? g.kh * g.oh
@@ -910,6 +963,17 @@ void ConvKernel::chooseBands() {
                                  input.resident.has_value(), ragged))
       if (!pool || q % 2 == 0)
         candidates.push_back(Choice{true, 1, 1, q});
+  // With the upsampled phases (PhasePartner.h), stacked rows of their row
+  // factor only, from any input: the stack they no longer write to HBM
+  // and read back outweighs the copies of the rows.
+  if (phases) {
+    candidates.clear();
+    for (int64_t q : phaseStackCounts(*phases, g, P()))
+      candidates.push_back(Choice{true, 1, 1, q});
+    if (candidates.empty() || oneBand)
+      return;
+    best = candidates.front();
+  }
   for (Choice c : candidates)
     if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
         cost(c) < cost(best))
@@ -1031,6 +1095,24 @@ LogicalResult ConvKernel::analyze() {
             partnerInput.init(p, in, nullptr, partner->g.w, options.residents)))
       return failure();
   }
+  if (phases) {
+    phasePad = ConvPadding{phases->x, phases->top, phases->left,
+                           phases->h, phases->w,   0.0};
+    if (failed(phaseInput.init(op, phases->x, &phasePad, phaseWidth(),
+                               options.residents)))
+      return failure();
+    if (phaseInput.resident && phaseInput.resident->tensor->packed)
+      return op->emitOpError("the upsampled phases' input is kept packed");
+    for (const PhasePartner::Phase &ph : phases->phases) {
+      FailureOr<Layout> l =
+          hbmLayoutOf(ph.op, linalg::GenericOp(ph.op).getDpsInputs()[1]);
+      if (failed(l))
+        return failure();
+      if (l->strides[3] != 1 || l->strides[2] != ph.g.f ||
+          l->strides[1] != ph.g.kw * ph.g.f)
+        return ph.op->emitOpError("convolution operands must be row-major");
+    }
+  }
   if (scatter) {
     // findPhaseScatter's result: zero-filled, read by the copies only.
     assert(zeroInit && !epilogue && !pool && !globalPool && !chained &&
@@ -1062,7 +1144,7 @@ LogicalResult ConvKernel::analyze() {
   // partition groups of a band tile, which pays off when the PE multiplies
   // fp32 (4 cycles a column; MobileNetV2 b1: 831 -> 684 us) but not bf16
   // (319 -> 343 us).
-  foldRows = convFoldsRows(g, P()) && !scale && !partner &&
+  foldRows = convFoldsRows(g, P()) && !scale && !partner && !phases &&
              (!input.resident || g.inputType.isF32());
   if (!partner)
     chooseBands();
@@ -1082,8 +1164,16 @@ LogicalResult ConvKernel::analyze() {
       input.trimColumns();
     }
   }
-  if (!partner && bands == 1 && !foldRows && !packedInput)
+  if (!partner && !phases && bands == 1 && !foldRows && !packedInput)
     chooseOutBands();
+  // The phases need stacked rows of their row factor (chooseBands takes
+  // those only; a packed input's layout was chosen so too).
+  if (phases) {
+    windows = phaseWindows(*phases, stack, phaseBlocks());
+    if (stack % phases->fh || bands != 1 || foldCols != 1 || windows.empty())
+      return op->emitOpError("cannot stack rows for the upsampled phases it "
+                             "accumulates");
+  }
   bool newBands = !input.resident || foldRows || (bands > 1 && !outBands);
   bandH = g.oh / bands / stack;
   lastRows = g.oh % stack;
@@ -1102,11 +1192,17 @@ LogicalResult ConvKernel::analyze() {
     if (partner && !partnerInput.resident)
       total += 2 * partnerBlocks() * ((rows - 1) * partner->g.strideH + 1) *
                partner->g.w * tile::storageBytes(partner->g.inputType);
+    if (phases)
+      total += 2 * phaseRows(rows) * phaseWidth() *
+               tile::storageBytes(phases->inputType);
     return total;
   };
   if (partner)
     budget -= partnerBlocks() * partner->g.f *
               tile::storageBytes(partner->g.filterType);
+  if (phases)
+    budget -=
+        phaseMatmuls() * stack * g.f * tile::storageBytes(phases->filterType);
   while (bandRows > 1 && bandBytes(bandRows) > budget)
     bandRows = (bandRows + 1) / 2;
   if (bandBytes(bandRows) > budget)
@@ -1185,7 +1281,9 @@ LogicalResult ConvKernel::analyze() {
   // scale, whose filter is). Their input bands are in SBUF at once.
   int64_t chunksPerImage = ((g.oh + chunkRows - 1) / chunkRows) *
                            ((g.ow + chunkCols - 1) / chunkCols);
-  if (bands == 1 && !foldRows && !scale && bandRows == g.oh &&
+  if (phases && chunkCols % phases->fw)
+    return op->emitOpError("a chunk's columns are not whole column phases");
+  if (bands == 1 && !foldRows && !scale && !phases && bandRows == g.oh &&
       chunksPerImage < kChunksPerGroup) {
     if (chunksPerImage == 1)
       chunkImages =
@@ -2287,6 +2385,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
         b, loc, n, cb * P(), partnerBlockAt(cb), oh0 * pg.strideH,
         (rows - 1) * pg.strideH + 1, pg.inputType, int64_t(images.size())));
   }
+  assert((!phases || images.size() == 1) && "phases take one image a band");
+  Value phaseTile = phases ? loadPhaseRows(b, n, oh0, rows) : Value();
   SmallVector<Chunk> chunks = chunksOf(int64_t(images.size()), rows);
   // Folded, a tap is a kernel column: its stationary operand is rows
   // [kh * C + c] of column kw, its window starts at row r (already strided).
@@ -2402,6 +2502,9 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                                  b.getUnitAttr());
         }
       }
+      for (auto [ch, acc] : llvm::zip_equal(group, accs))
+        if (phases)
+          phaseChunk(b, phaseTile, ch, acc, fb);
       if (vectorSum) {
         // Their sum's partitions added up: S^T x ones.
         Value ones = allocTile(b, loc, {P(), 1}, b.getF32Type());
@@ -2411,10 +2514,14 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
       }
       for (auto [ch, v] : llvm::zip_equal(group, vec))
         if (!v)
-          evacuationLoads.pe += peChunkNs(ch.pixels(), int64_t(group.size()),
-                                          (cBlocks - vk + (vk ? 1 : 0)) * taps *
-                                                  (outBands ? bands : 1) +
-                                              partnerBlocks());
+          evacuationLoads.pe +=
+              peChunkNs(ch.pixels(), int64_t(group.size()),
+                        (cBlocks - vk + (vk ? 1 : 0)) * taps *
+                                (outBands ? bands : 1) +
+                            partnerBlocks()) +
+              (phases ? peChunkNs(ch.pixels() / phases->fw,
+                                  int64_t(group.size()), phaseMatmuls())
+                      : 0.0);
       // A chunk of several images is whole images (consecutive ones),
       // evacuated a few small images at a time: enough for the engine's
       // fixed cost to be a small part, few enough that the evacuating
@@ -2542,6 +2649,136 @@ Value ConvKernel::loadStackedFilter() {
           dst);
     }
   return t;
+}
+
+/// The partner's stationary operands (PhasePartner.h): per window and
+/// column phase px one tile [phaseBlocks() * C, KW * stack * F], partition
+/// i * C + c holding at column kw * stack * F + j * F + f the weight
+/// w[c, kh, kw, f] of the phase of block j (row phase j % fh) whose kernel
+/// row kh reads tile block i (x row j / fh + kh - top, relative to the
+/// window's first), zero elsewhere; one DMA per block j and kernel row kh
+/// (every kernel column at once).
+SmallVector<Value> ConvKernel::loadPhaseFilters() {
+  SmallVector<Value> tiles;
+  int64_t c = phases->c, fh = phases->fh, fw = phases->fw, cols = stack * g.f;
+  for (const PhaseWindow &win : windows)
+    for (int64_t px = 0; px < fw; ++px) {
+      int64_t pitch = phases->kwOf(px) * cols;
+      Value t =
+          allocTile(b, loc, {phaseBlocks() * c, pitch}, phases->filterType);
+      tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+      auto type = cast<MemRefType>(t.getType());
+      for (int64_t j : win.blocks) {
+        const PhasePartner::Phase &ph = phases->phases[(j % fh) * fw + px];
+        Layout l =
+            *hbmLayoutOf(ph.op, linalg::GenericOp(ph.op).getDpsInputs()[1]);
+        for (int64_t kh = 0; kh < ph.g.kh; ++kh) {
+          int64_t i = j / fh + kh - phases->topOf(j % fh) - win.lo;
+          int64_t offset = i * c * pitch + j * g.f;
+          auto layout =
+              StridedLayoutAttr::get(b.getContext(), offset, {pitch, cols, 1});
+          auto viewType = MemRefType::get({c, ph.g.kw, g.f}, phases->filterType,
+                                          layout, type.getMemorySpace());
+          Value dst = memref::ReinterpretCastOp::create(
+              b, loc, viewType, t, b.getIndexAttr(offset),
+              {b.getIndexAttr(c), b.getIndexAttr(ph.g.kw), b.getIndexAttr(g.f)},
+              {b.getIndexAttr(pitch), b.getIndexAttr(cols), b.getIndexAttr(1)});
+          tile::DmaOp::create(
+              b, loc,
+              hbmView(b, loc, l.buffer,
+                      indexConst(b, loc, l.offset + kh * l.strides[1]),
+                      {c, ph.g.kw, g.f}, {l.strides[0], g.f, 1}),
+              dst);
+        }
+      }
+      tiles.push_back(t);
+    }
+  return tiles;
+}
+
+Value ConvKernel::loadPhaseRows(OpBuilder &b, int64_t n, int64_t oh0,
+                                int64_t rows) {
+  int64_t c = phases->c, nb = phaseBlocks(), width = phaseWidth();
+  int64_t tr = phaseRows(rows);
+  // Block i's row r is x row row0 + i + r.
+  int64_t row0 = stack / phases->fh * oh0 + phaseLo();
+  Value t = allocTile(b, loc, {nb * c, tr, width}, phases->inputType);
+  // Rows before or past x in some block are zero (set on every block from
+  // partition 0, where an engine may start; the blocks that hold x there
+  // take its rows after), and so are the border columns of rows loaded
+  // from HBM (a resident x's rows come with its border).
+  auto zero = [&](int64_t r0, int64_t rn, int64_t q0, int64_t qn) {
+    if (rn > 0 && qn > 0)
+      tile::MemsetOp::create(b, loc,
+                             windowOf(b, loc, t, nb * c, r0, rn, 1, q0, qn, 1),
+                             b.getF32FloatAttr(0.0f));
+  };
+  int64_t before = std::clamp<int64_t>(-row0, 0, tr);
+  int64_t past = std::clamp<int64_t>(phases->h - row0 - (nb - 1), 0, tr);
+  zero(0, before, 0, width);
+  zero(past, tr - past, 0, width);
+  if (!phaseInput.resident) {
+    zero(before, past - before, 0, phases->left);
+    zero(before, past - before, phases->left + phases->w, phases->right);
+  }
+  for (int64_t i = 0; i < nb; ++i) {
+    int64_t ra = std::clamp<int64_t>(-(row0 + i), 0, tr);
+    int64_t rb = std::clamp<int64_t>(phases->h - (row0 + i), 0, tr);
+    if (ra >= rb)
+      continue;
+    int64_t h0 = row0 + i + ra + phases->top; // a padded row
+    if (!phaseInput.resident) {
+      phaseInput.loadBand(
+          b, loc, n, 0, c, h0, rb - ra,
+          windowOf(b, loc, t, nb * c, ra, rb - ra, 1, 0, width, 1), i * c,
+          /*rowStep=*/1, /*fillBorder=*/false);
+      continue;
+    }
+    // Whole rows, border included: one run a partition, in pieces over the
+    // queues.
+    int64_t pieces =
+        loadPieces((rb - ra) * width * tile::storageBytes(phases->inputType));
+    int64_t step = (rb - ra + pieces - 1) / pieces;
+    for (int64_t r = ra; r < rb; r += step) {
+      int64_t m = std::min(step, rb - r);
+      tile::DmaOp::create(
+          b, loc, phaseInput.residentRows(b, loc, n, 0, c, h0 + r - ra, m, 1),
+          windowOf(b, loc, t, c, r, m, 1, 0, width, 1, i * c));
+    }
+  }
+  return t;
+}
+
+void ConvKernel::phaseChunk(OpBuilder &b, Value rowsTile, const Chunk &ch,
+                            Value acc, int64_t fb) {
+  int64_t fw = phases->fw, step = stack / phases->fh, cols = ch.wc / fw;
+  int64_t k = phaseBlocks() * phases->c, filterCols = stack * g.f;
+  Value grid = memref::ExpandShapeOp::create(
+      b, loc, SmallVector<int64_t>{fb, ch.rc, ch.wc}, acc,
+      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  size_t next = 0;
+  for (const PhaseWindow &win : windows)
+    for (int64_t px = 0; px < fw; ++px) {
+      Value filter = phaseFilters[next++];
+      // Output column q0 + fw * p + px reads x column q0 / fw + p + kw -
+      // left(px): tile column (that + the tile's left border).
+      Value dst = memref::SubViewOp::create(
+          b, loc, grid,
+          SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(px)},
+          SmallVector<OpFoldResult>{b.getIndexAttr(fb), b.getIndexAttr(ch.rc),
+                                    b.getIndexAttr(cols)},
+          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                    b.getIndexAttr(fw)});
+      for (int64_t kw = 0; kw < phases->kwOf(px); ++kw) {
+        Value moving = windowOf(
+            b, loc, rowsTile, k, step * ch.r0 + win.lo - phaseLo(), ch.rc, step,
+            ch.q0 / fw + kw - phases->leftOf(px) + phases->left, cols, 1);
+        tile::MatmulOp::create(
+            b, loc, tileSlice(b, loc, filter, 0, k, kw * filterCols, fb),
+            moving, dst, b.getUnitAttr());
+      }
+    }
 }
 
 SmallVector<Value> ConvKernel::loadFilters() {
@@ -3074,6 +3311,8 @@ void ConvKernel::emit() {
   if (partner)
     partnerFilters = loadFilterBlocks(partnerW, partner->g.c, 1, partner->g.f,
                                       partner->g.filterType);
+  if (phases)
+    phaseFilters = loadPhaseFilters();
   // Packed bands on the vector engines: each band's partitions get a copy
   // of the compact weights (a small DMA within SBUF per band).
   bool anyVector =
@@ -3205,9 +3444,9 @@ std::optional<ConvPacking> tiling::analyzeConvPacking(
     Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool,
     const ChainedConv *chained, const PhaseScatter *scatter,
-    const PartnerConv *partner) {
+    const PartnerConv *partner, const PhasePartner *phases) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, partner, options);
+                    globalPool, chained, scatter, partner, phases, options);
   // A kernel that cannot be analyzed says so when it is tiled.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
@@ -3224,9 +3463,9 @@ tiling::tileConv(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
                  const ChannelScale *scale, const FusedPool *pool,
                  const TileOptions &options, const FusedGlobalPool *globalPool,
                  const ChainedConv *chained, const PhaseScatter *scatter,
-                 const PartnerConv *partner) {
+                 const PartnerConv *partner, const PhasePartner *phases) {
   ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, partner, options);
+                    globalPool, chained, scatter, partner, phases, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();

@@ -27,6 +27,7 @@ class Residents;
 struct ChainedConv;
 struct PhaseScatter;
 struct PartnerConv;
+struct PhasePartner;
 
 struct TileOptions {
   int64_t freeChunk = 2048; // elements per partition of elementwise tiles
@@ -184,16 +185,15 @@ struct ChannelScale {
 /// findPhaseScatter), it evacuates each block of its result into the view
 /// that block's copy wrote, in place of the copies. With `partner` (Match.h's
 /// findPartnerConv), the 1x1 convolution whose result it starts from is
-/// computed into its accumulator.
-mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
-                             const conv::ConvGeneric &g, const ConvPadding *pad,
-                             bool zeroInit, mlir::linalg::GenericOp epilogue,
-                             mlir::Value diagonal, const ChannelScale *scale,
-                             const FusedPool *pool, const TileOptions &options,
-                             const FusedGlobalPool *globalPool = nullptr,
-                             const ChainedConv *chained = nullptr,
-                             const PhaseScatter *scatter = nullptr,
-                             const PartnerConv *partner = nullptr);
+/// computed into its accumulator; with `phases` (PhasePartner.h), the
+/// upsampled phases its epilogue added.
+mlir::LogicalResult tileConv(
+    mlir::OpBuilder &b, mlir::linalg::GenericOp op, const conv::ConvGeneric &g,
+    const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
+    mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
+    const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
+    const ChainedConv *chained = nullptr, const PhaseScatter *scatter = nullptr,
+    const PartnerConv *partner = nullptr, const PhasePartner *phases = nullptr);
 
 /// What tileConv's kernel, with the same arguments, would make of its
 /// operands: the partition blocks of its result and of its fused pooling's
@@ -211,7 +211,7 @@ std::optional<ConvPacking> analyzeConvPacking(
     mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
     const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
     const ChainedConv *chained = nullptr, const PhaseScatter *scatter = nullptr,
-    const PartnerConv *partner = nullptr);
+    const PartnerConv *partner = nullptr, const PhasePartner *phases = nullptr);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

@@ -18,6 +18,7 @@
 
 #include "../Conv/ConvGeneric.h"
 #include "Match.h"
+#include "PhasePartner.h"
 #include "TileUtils.h"
 #include "WindowInput.h"
 
@@ -159,6 +160,7 @@ struct Planner {
   const DenseMap<Operation *, ChainedConv> &chainedConvs;
   const DenseMap<Operation *, PhaseScatter> &phaseScatters;
   const DenseMap<Operation *, PartnerConv> &partnerConvs;
+  const DenseMap<Operation *, PhasePartner> &phasePartners;
   int64_t sbufBytes, partitions;
   llvm::MapVector<Value, Candidate> candidates;
   std::vector<int64_t> capacity;
@@ -173,11 +175,12 @@ struct Planner {
           const DenseMap<Operation *, FusedGlobalPool> &globalPools,
           const DenseMap<Operation *, ChainedConv> &chainedConvs,
           const DenseMap<Operation *, PhaseScatter> &phaseScatters,
-          const DenseMap<Operation *, PartnerConv> &partnerConvs)
+          const DenseMap<Operation *, PartnerConv> &partnerConvs,
+          const DenseMap<Operation *, PhasePartner> &phasePartners)
       : ops(ops), absorbed(absorbed), target(target), fusedPools(fusedPools),
         globalPools(globalPools), chainedConvs(chainedConvs),
         phaseScatters(phaseScatters), partnerConvs(partnerConvs),
-        sbufBytes(target.sbufBytesPerPartition),
+        phasePartners(phasePartners), sbufBytes(target.sbufBytesPerPartition),
         partitions(target.numPartitions), capacity(ops.size(), sbufBytes) {}
 
   Candidate *at(Value v) {
@@ -340,6 +343,23 @@ struct Planner {
       int64_t blocks = (p.g.c + partitions - 1) / partitions;
       partnerBytes = blocks * p.g.f * tile::storageBytes(p.g.filterType) +
                      2 * blocks * p.g.w * tile::storageBytes(p.g.inputType);
+    }
+    // Upsampled phases (absorbed): their input is read here, padded as
+    // the phases read it (never from a packed tile), and their filters and
+    // a few rows of their input on all partitions join the kernel's.
+    if (auto it = phasePartners.find(op); it != phasePartners.end()) {
+      const PhasePartner &p = it->second;
+      ConvPadding pad{p.x, p.top, p.left, p.h, p.w, 0.0};
+      use(p.x, kpos, false, &pad, p.inputType);
+      padBelow(p.x, p.bottom, p.right);
+      int64_t kw = 0;
+      for (const PhasePartner::Phase &ph : p.phases) {
+        reject(linalg::GenericOp(ph.op).getDpsInputs()[1]);
+        kw += ph.g.kw;
+      }
+      int64_t width = p.left + p.w + p.right;
+      partnerBytes += kw * partitions * tile::storageBytes(p.filterType) +
+                      2 * 16 * width * tile::storageBytes(p.inputType);
     }
     if (chain) {
       // The result in between is never stored; the 1x1's result is
@@ -968,20 +988,20 @@ tensorOf(Value root, const Candidate &c, const DenseMap<Value, Type> &narrow) {
   return {t, elt ? elt : type.getElementType()};
 }
 
-Residents
-tiling::planResidents(OpBuilder &b, ArrayRef<Operation *> ops,
-                      const DenseSet<Operation *> &absorbed,
-                      const isa::TargetDesc &target, int64_t margin,
-                      const DenseMap<Operation *, FusedPool> &fusedPools,
-                      const DenseMap<Operation *, FusedGlobalPool> &globalPools,
-                      const DenseMap<Operation *, ChainedConv> &chainedConvs,
-                      const DenseMap<Operation *, PhaseScatter> &phaseScatters,
-                      const DenseMap<Operation *, PartnerConv> &partnerConvs) {
+Residents tiling::planResidents(
+    OpBuilder &b, ArrayRef<Operation *> ops,
+    const DenseSet<Operation *> &absorbed, const isa::TargetDesc &target,
+    int64_t margin, const DenseMap<Operation *, FusedPool> &fusedPools,
+    const DenseMap<Operation *, FusedGlobalPool> &globalPools,
+    const DenseMap<Operation *, ChainedConv> &chainedConvs,
+    const DenseMap<Operation *, PhaseScatter> &phaseScatters,
+    const DenseMap<Operation *, PartnerConv> &partnerConvs,
+    const DenseMap<Operation *, PhasePartner> &phasePartners) {
   Residents residents;
   residents.partitions = target.numPartitions;
   residents.target = &target;
   Planner planner(ops, absorbed, target, fusedPools, globalPools, chainedConvs,
-                  phaseScatters, partnerConvs);
+                  phaseScatters, partnerConvs, phasePartners);
   planner.visit();
 
   int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;

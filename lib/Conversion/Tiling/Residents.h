@@ -39,6 +39,7 @@ struct FusedGlobalPool;
 struct ChainedConv;
 struct PhaseScatter;
 struct PartnerConv;
+struct PhasePartner;
 
 /// A [N, C, H, W] tensor in SBUF: the tile [min(C, 128), cBlocks, N,
 /// top + H + bottom, left + W + right], channel c on partition c % 128 of
@@ -229,7 +230,9 @@ public:
 /// `phaseScatters` (findPhaseScatter; the copies in `absorbed`) runs where
 /// the last copy was and writes the copies' targets in place. A
 /// convolution in `partnerConvs` (findPartnerConv; the 1x1 in `absorbed`)
-/// reads the 1x1's input too; the 1x1's result is never stored. `margin`
+/// reads the 1x1's input too; the 1x1's result is never stored. A
+/// convolution in `phasePartners` (PhasePartner.h; the phases and their
+/// interleave in `absorbed`) reads the phases' input, padded. `margin`
 /// bytes a partition are left free at every position besides the kernels'
 /// own estimates.
 Residents planResidents(
@@ -240,7 +243,8 @@ Residents planResidents(
     const llvm::DenseMap<mlir::Operation *, FusedGlobalPool> &globalPools,
     const llvm::DenseMap<mlir::Operation *, ChainedConv> &chainedConvs,
     const llvm::DenseMap<mlir::Operation *, PhaseScatter> &phaseScatters,
-    const llvm::DenseMap<mlir::Operation *, PartnerConv> &partnerConvs);
+    const llvm::DenseMap<mlir::Operation *, PartnerConv> &partnerConvs,
+    const llvm::DenseMap<mlir::Operation *, PhasePartner> &phasePartners);
 
 } // namespace nki::tiling
 

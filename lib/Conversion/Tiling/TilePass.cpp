@@ -12,6 +12,7 @@
 #include "Attention.h"
 #include "Kernels.h"
 #include "Match.h"
+#include "PhasePartner.h"
 #include "Residents.h"
 #include "TileUtils.h"
 
@@ -74,6 +75,9 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
   /// 1x1 convolutions whose result a later convolution starts from, by
   /// that convolution, which computes them into its accumulator.
   DenseMap<Operation *, PartnerConv> partnerConvs;
+  /// Upsampled phases whose sum a convolution's epilogue added, by that
+  /// convolution, which computes them into its accumulator.
+  DenseMap<Operation *, PhasePartner> phasePartners;
   /// Convolutions whose result blocks only copies read, and those copies.
   DenseMap<Operation *, PhaseScatter> phaseScatters;
   /// Channel scales (squeeze-and-excitation) and the convolution that
@@ -179,12 +183,50 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     return narrowed;
   }
 
+  /// The phases of `r` that the kernel of `conv` (`g`, its epilogue
+  /// `epilogue`) computes (findPhasePartner), when it is a plain kernel
+  /// (`special`: a depthwise or scaled one is not) that may stack rows and
+  /// writes a buffer of its own, and no other kernel took the phases.
+  std::optional<PhasePartner> findPhases(linalg::GenericOp conv,
+                                         const nki::conv::ConvGeneric &g,
+                                         linalg::GenericOp epilogue,
+                                         const PhaseRead &r, bool special,
+                                         const DenseSet<Operation *> &absorbed,
+                                         const TileOptions &options) {
+    Operation *op = conv.getOperation();
+    if (!accumulatePhases || special || !options.stackRows ||
+        !options.packBands || !options.rates.peClockMHz ||
+        !epilogue.getDpsInits()[0].getDefiningOp<memref::AllocOp>() ||
+        fusedPools.contains(op) || globalPools.contains(op) ||
+        chainedConvs.contains(op) || phaseScatters.contains(op) ||
+        partnerConvs.contains(op) || phasePartners.contains(op))
+      return std::nullopt;
+    std::optional<PhasePartner> p = findPhasePartner(
+        conv, g, r.interleave, r.result, r.addend.buffer, r.addend.fh,
+        r.addend.fw, options.partitions, options.bankColumns);
+    // Not in fp32: at four PE cycles a column the partner's matmuls (a
+    // kernel column each, a LoadStationary each) cost more than the phases'
+    // own kernels, which fold all their taps onto the partitions from rows
+    // they load shifted, and the stack's round trip overlaps them (the
+    // U-Net at batch 8 in f32, PE-bound, ran 1,395.3 -> 1,442.8 us with
+    // partners).
+    if (!p || p->inputType.isF32())
+      return std::nullopt;
+    for (const PhasePartner::Phase &ph : p->phases)
+      if (absorbed.contains(ph.op) || fusedPools.contains(ph.op) ||
+          globalPools.contains(ph.op) || chainedConvs.contains(ph.op) ||
+          phaseScatters.contains(ph.op) || partnerConvs.contains(ph.op))
+        return std::nullopt;
+    return p;
+  }
+
   void runOnOperation() override {
     globalPoolSums.clear();
     globalPools.clear();
     fusedPools.clear();
     chainedConvs.clear();
     partnerConvs.clear();
+    phasePartners.clear();
     phaseScatters.clear();
     scaleConvs.clear();
     phaseReads.clear();
@@ -393,13 +435,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           scaleConvs[scale->op] = generic;
         }
       }
-      if (isConv)
-        if (linalg::GenericOp epilogue =
-                findEpilogue(cast<linalg::LinalgOp>(op),
-                             findZeroFill(generic.getDpsInits()[0], op)))
-          for (OpOperand *in : epilogue.getDpsInputOperands())
-            if (std::optional<PhaseRead> r = findPhaseAddend(epilogue, *in))
-              phaseReads.push_back(*r);
+      SmallVector<PhaseRead> reads;
+      linalg::GenericOp convEpilogue =
+          isConv ? findEpilogue(cast<linalg::LinalgOp>(op),
+                                findZeroFill(generic.getDpsInits()[0], op))
+                 : linalg::GenericOp();
+      if (convEpilogue)
+        for (OpOperand *in : convEpilogue.getDpsInputOperands())
+          if (std::optional<PhaseRead> r = findPhaseAddend(convEpilogue, *in))
+            reads.push_back(*r);
       // A max pooling right after a convolution (and its epilogue) is
       // computed by its kernel, unless that costs the kernel stacked rows.
       if (isConv && fusePools) {
@@ -478,6 +522,26 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           absorbed.insert(partner->fill);
           partnerConvs[op] = *partner;
         }
+      // The upsampled phases whose sum the epilogue adds go into the
+      // kernel's accumulator (PhasePartner.h), with stacked rows (not
+      // beside the kernel modes that take the partitions or the chunks
+      // their own way); their stack is then never stored.
+      for (const PhaseRead &r : reads) {
+        if (std::optional<PhasePartner> p =
+                findPhases(generic, *convShape, convEpilogue, r,
+                           diagonal || scaled, absorbed, options);
+            p && succeeded(dropPhaseAddend(rewriter, convEpilogue, r.result,
+                                           generic.getDpsInits()[0]))) {
+          for (const PhasePartner::Phase &ph : p->phases) {
+            absorbed.insert(ph.op);
+            absorbed.insert(ph.fill);
+          }
+          absorbed.insert(r.interleave);
+          phasePartners[op] = std::move(*p);
+          continue;
+        }
+        phaseReads.push_back(r);
+      }
       // A matmul whose epilogue also reads an earlier matmul of the same A
       // (a SiLU-gated MLP) computes that one too (not with a pooled A,
       // which that kernel reads its own way).
@@ -499,7 +563,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     if (sbufResident)
       residents = planResidents(rewriter, ops, absorbed, *desc, residentMargin,
                                 fusedPools, globalPools, chainedConvs,
-                                phaseScatters, partnerConvs);
+                                phaseScatters, partnerConvs, phasePartners);
     DenseMap<Value, Value> narrowed = narrowPooledSources(rewriter, residents);
     options.narrowed = &narrowed;
     if (packResidents) {
@@ -720,6 +784,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     const FusedGlobalPool *globalPool = nullptr;
     const PhaseScatter *scatter = nullptr;
     const PartnerConv *partner = nullptr;
+    const PhasePartner *phases = nullptr;
   };
   ConvSite siteOf(linalg::GenericOp op) {
     ConvSite s;
@@ -746,6 +811,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       s.scatter = &it->second;
     if (auto it = partnerConvs.find(op); it != partnerConvs.end())
       s.partner = &it->second;
+    if (auto it = phasePartners.find(op); it != phasePartners.end())
+      s.phases = &it->second;
     return s;
   }
 
@@ -767,7 +834,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         site.epilogue, site.diagonal.value_or(Value()),
         site.scale ? &*site.scale : nullptr, site.pool ? &*site.pool : nullptr,
         opOptions, site.globalPool, site.chain ? &*site.chain : nullptr,
-        site.scatter, site.partner);
+        site.scatter, site.partner, site.phases);
   }
 
   /// Keeps each packable resident tensor (Residents.h) in its reader's
@@ -946,7 +1013,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             generic ? nki::conv::matchConvGeneric(generic) : std::nullopt) {
       ConvSite site = siteOf(generic);
       auto &[padOps, pad, fill, epilogue, diagonal, scale, pool, chain,
-             globalPool, scatter, partner] = site;
+             globalPool, scatter, partner, phases] = site;
       Value out = generic.getDpsInits()[0];
       if (pool)
         rewriter.setInsertionPoint(pool->op);
@@ -961,12 +1028,27 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
                           bool(fill), epilogue, diagonal.value_or(Value()),
                           scale ? &*scale : nullptr, pool ? &*pool : nullptr,
                           options, globalPool, chain ? &*chain : nullptr,
-                          scatter, partner)))
+                          scatter, partner, phases)))
         return failure();
       // The partner's matmuls are the kernel's; its result is never written.
       if (partner) {
         erase(partner->op);
         erase(partner->fill);
+      }
+      // So are the phases': they go with their padding, the interleave and
+      // the stack's views (the stack and the result, never written nor
+      // read, go with the allocations nobody uses).
+      if (phases) {
+        for (const PhasePartner::Phase &ph : phases->phases) {
+          linalg::GenericOp phase = ph.op;
+          SmallVector<Operation *> phasePadOps;
+          findConvPadding(phase.getDpsInputs()[0], phase, phasePadOps);
+          Operation *view = phase.getDpsInits()[0].getDefiningOp();
+          eraseWindowed(phase, true, phasePadOps, ph.fill, {});
+          if (view && view->use_empty())
+            erase(view);
+        }
+        erase(phases->interleave);
       }
       // The result the 1x1 read is never written now: its buffer goes too.
       Value result = epilogue ? epilogue.getDpsInits()[0] : out;

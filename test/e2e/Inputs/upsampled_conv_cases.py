@@ -73,10 +73,15 @@ CASES = {
     "interleaved": ([("up", [2, 8, 64, 64], (2, 2)),
                      ("skip", [2, 4, 128, 128])], 8, [3, 3], [1, 1, 1, 1],
                     [1, 1], True),
+    # The same with the upsample's source computed (kept in SBUF): under
+    # auto-cast the skip's convolution takes the phases from its rows there.
+    "interleaved_computed": ([("up_conv", [2, 8, 64, 64], (2, 2)),
+                              ("skip", [2, 4, 128, 128])], 8, [3, 3],
+                             [1, 1, 1, 1], [1, 1], True),
     # The same at 96 x 96 for four images (144 KiB a partition): five rows
     # a chunk, so the skip's convolution reads some of its chunks' phases
     # a row at a time.
-    "interleaved_rows": ([("up", [4, 8, 48, 48], (2, 2)),
+    "interleaved_rows": ([("up", [4, 72, 48, 48], (2, 2)),
                           ("skip", [4, 4, 96, 96])], 8, [3, 3], [1, 1, 1, 1],
                          [1, 1], True),
     # Six phases (2 x 3) of a 48 x 600 result (115 KiB a partition): rows
