@@ -538,9 +538,10 @@ struct ConvKernel {
   SmallVector<Value> loadPhaseFilters();
   /// The band tile of x's rows for groups [oh0, oh0 + rows) of image n.
   Value loadPhaseRows(OpBuilder &b, int64_t n, int64_t oh0, int64_t rows);
-  /// The partner's matmuls of chunk `ch` into its accumulator.
-  void phaseChunk(OpBuilder &b, Value rowsTile, const Chunk &ch, Value acc,
-                  int64_t fb);
+  /// The partner's matmuls of a group of chunks into their accumulators,
+  /// each stationary operand loaded once for the group.
+  void phaseMatmuls(OpBuilder &b, Value rowsTile, ArrayRef<Chunk> group,
+                    ArrayRef<Value> accs, int64_t fb);
   void poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb, int64_t oh,
                  int64_t rc, Value chunk);
   /// An epilogue operand's chunk read from its stacked phases
@@ -2502,9 +2503,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                                  b.getUnitAttr());
         }
       }
-      for (auto [ch, acc] : llvm::zip_equal(group, accs))
-        if (phases)
-          phaseChunk(b, phaseTile, ch, acc, fb);
+      if (phases)
+        phaseMatmuls(b, phaseTile, group, accs, fb);
       if (vectorSum) {
         // Their sum's partitions added up: S^T x ones.
         Value ones = allocTile(b, loc, {P(), 1}, b.getF32Type());
@@ -2749,34 +2749,42 @@ Value ConvKernel::loadPhaseRows(OpBuilder &b, int64_t n, int64_t oh0,
   return t;
 }
 
-void ConvKernel::phaseChunk(OpBuilder &b, Value rowsTile, const Chunk &ch,
-                            Value acc, int64_t fb) {
-  int64_t fw = phases->fw, step = stack / phases->fh, cols = ch.wc / fw;
+void ConvKernel::phaseMatmuls(OpBuilder &b, Value rowsTile,
+                              ArrayRef<Chunk> group, ArrayRef<Value> accs,
+                              int64_t fb) {
+  int64_t fw = phases->fw, step = stack / phases->fh;
   int64_t k = phaseBlocks() * phases->c, filterCols = stack * g.f;
-  Value grid = memref::ExpandShapeOp::create(
-      b, loc, SmallVector<int64_t>{fb, ch.rc, ch.wc}, acc,
-      SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  // Each chunk's accumulator columns of column phase px: [fb, rc, wc / fw]
+  // from column px, every fw-th.
+  auto phaseColumns = [&](const Chunk &ch, Value acc, int64_t px) -> Value {
+    Value grid = memref::ExpandShapeOp::create(
+        b, loc, SmallVector<int64_t>{fb, ch.rc, ch.wc}, acc,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    return memref::SubViewOp::create(
+        b, loc, grid,
+        SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                  b.getIndexAttr(px)},
+        SmallVector<OpFoldResult>{b.getIndexAttr(fb), b.getIndexAttr(ch.rc),
+                                  b.getIndexAttr(ch.wc / fw)},
+        SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                  b.getIndexAttr(fw)});
+  };
   size_t next = 0;
   for (const PhaseWindow &win : windows)
     for (int64_t px = 0; px < fw; ++px) {
       Value filter = phaseFilters[next++];
-      // Output column q0 + fw * p + px reads x column q0 / fw + p + kw -
-      // left(px): tile column (that + the tile's left border).
-      Value dst = memref::SubViewOp::create(
-          b, loc, grid,
-          SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(px)},
-          SmallVector<OpFoldResult>{b.getIndexAttr(fb), b.getIndexAttr(ch.rc),
-                                    b.getIndexAttr(cols)},
-          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                    b.getIndexAttr(fw)});
       for (int64_t kw = 0; kw < phases->kwOf(px); ++kw) {
-        Value moving = windowOf(
-            b, loc, rowsTile, k, step * ch.r0 + win.lo - phaseLo(), ch.rc, step,
-            ch.q0 / fw + kw - phases->leftOf(px) + phases->left, cols, 1);
-        tile::MatmulOp::create(
-            b, loc, tileSlice(b, loc, filter, 0, k, kw * filterCols, fb),
-            moving, dst, b.getUnitAttr());
+        Value stationary = tileSlice(b, loc, filter, 0, k, kw * filterCols, fb);
+        // Output column q0 + fw * p + px reads x column q0 / fw + p + kw -
+        // left(px): that plus the tile's left border.
+        for (auto [ch, acc] : llvm::zip_equal(group, accs)) {
+          Value moving = windowOf(
+              b, loc, rowsTile, k, step * ch.r0 + win.lo - phaseLo(), ch.rc,
+              step, ch.q0 / fw + kw - phases->leftOf(px) + phases->left,
+              ch.wc / fw, 1);
+          tile::MatmulOp::create(b, loc, stationary, moving,
+                                 phaseColumns(ch, acc, px), b.getUnitAttr());
+        }
       }
     }
 }
