@@ -16,6 +16,15 @@
 // concatenation that are not upsampled keep one convolution of their own,
 // and the parts are added.
 //
+// A transposed convolution whose kernel is its stride (a U-Net's 2x2,
+// stride 2) is the same kind of part: its phase (s, t) is a 1x1 convolution
+// of x plus a bias, so a tap that lands on upsampled pixel phase (s, t)
+// adds its weight times that 1x1 filter to the phase filter, mixing x's
+// channels, and the bias rides on a channel of ones appended to x (zero
+// in the padding, where the transposed convolution's result is zero too).
+// Its result, the concat and the bf16 rounding of the result under
+// auto-cast are no longer computed.
+//
 // Only with a constant filter (the phase filters are computed here), pads
 // that at most pad x (no phase window cuts x), output sizes that the
 // factors divide, and when the phases multiply less. The assembled result
@@ -44,10 +53,14 @@ namespace {
 
 /// A nearest upsample by integer factors of H and W: the generic
 /// `y[n, c, h, w] = x[n, c, h floordiv fh, w floordiv fw]` the importer
-/// writes for Resize/Upsample.
+/// writes for Resize/Upsample. Or a transposed convolution's phases
+/// (matchTransposedPhases): phase (s, t) of y is x's channels mixed by
+/// `mix[s * fw + t]` ([F, C] row-major) plus `bias` ([F], or none).
 struct Upsample {
   Value x;
   int64_t fh = 1, fw = 1;
+  SmallVector<SmallVector<double>> mix;
+  SmallVector<double> bias;
 };
 
 std::optional<Upsample> matchUpsample(Value v) {
@@ -93,6 +106,100 @@ std::optional<Upsample> matchUpsample(Value v) {
   return up;
 }
 
+/// The values of a float constant (a scalar or a tensor), as doubles.
+std::optional<SmallVector<double>> constantValues(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return SmallVector<double>{f.getValueAsDouble()};
+  auto value = dyn_cast<DenseElementsAttr>(attr);
+  if (!value || !isa<FloatType>(value.getElementType()))
+    return std::nullopt;
+  SmallVector<double> out;
+  for (APFloat a : value.getValues<APFloat>())
+    out.push_back(a.convertToDouble());
+  return out;
+}
+
+/// The phases the importer writes for a 2-D ConvTranspose whose kernel is
+/// its stride (each output pixel one input pixel's product): per phase
+/// (s, t) a zero-filled stride-1 1x1 convolution of the same x by the
+/// constant filter W[:, :, s, t], plus the same per-channel constant (a
+/// generic adding a [F, 1, 1] one, or none), inserted into its strided
+/// slice of a tensor.empty (InterleavePhases.h's phase chain), `v` the
+/// chain's result and each link read once.
+std::optional<Upsample> matchTransposedPhases(Value v) {
+  auto last = v.getDefiningOp<tensor::InsertSliceOp>();
+  if (!last)
+    return std::nullopt;
+  Value dest = last.getDest();
+  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>())
+    dest = insert.getDest();
+  auto empty = dest.getDefiningOp<tensor::EmptyOp>();
+  std::optional<nki::PhaseChain> chain =
+      empty ? nki::matchPhaseChain(empty) : std::nullopt;
+  if (!chain || chain->inserts.back().getResult() != v)
+    return std::nullopt;
+  Upsample up;
+  up.fh = chain->fh;
+  up.fw = chain->fw;
+  up.mix.resize(up.fh * up.fw);
+  for (auto [insert, phase] : llvm::zip_equal(chain->inserts, chain->phases)) {
+    Value src = insert.getSource();
+    if (!src.hasOneUse())
+      return std::nullopt;
+    SmallVector<double> bias;
+    if (auto g = src.getDefiningOp<linalg::GenericOp>()) {
+      // y = conv + b[f]: an add of the convolution (identity map) and a
+      // [F, 1, 1] constant read at (f, 0, 0).
+      Block &body = g.getRegion().front();
+      auto add = body.getOperations().size() == 2
+                     ? dyn_cast<arith::AddFOp>(body.front())
+                     : arith::AddFOp();
+      SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+      MLIRContext *ctx = g.getContext();
+      AffineExpr zero = getAffineConstantExpr(0, ctx);
+      AffineMap channel =
+          AffineMap::get(4, 0, {getAffineDimExpr(1, ctx), zero, zero}, ctx);
+      if (!add || g.getNumDpsInputs() != 2 || maps.size() != 3 ||
+          !maps[0].isIdentity() || maps[1] != channel ||
+          !maps[2].isIdentity() ||
+          body.getTerminator()->getOperand(0) != add.getResult() ||
+          !((add.getLhs() == body.getArgument(0) &&
+             add.getRhs() == body.getArgument(1)) ||
+            (add.getLhs() == body.getArgument(1) &&
+             add.getRhs() == body.getArgument(0))))
+        return std::nullopt;
+      std::optional<SmallVector<double>> b = constantValues(g.getInputs()[1]);
+      if (!b || !g.getInputs()[0].hasOneUse())
+        return std::nullopt;
+      bias = *b;
+      src = g.getInputs()[0];
+    }
+    auto conv = src.getDefiningOp<linalg::Conv2DNchwFchwOp>();
+    auto fill = conv ? conv.getOutputs()[0].getDefiningOp<linalg::FillOp>()
+                     : linalg::FillOp();
+    std::optional<SmallVector<double>> w =
+        conv ? constantValues(conv.getInputs()[1]) : std::nullopt;
+    std::optional<SmallVector<double>> init =
+        fill ? constantValues(fill.getInputs()[0]) : std::nullopt;
+    auto ws =
+        conv ? cast<RankedTensorType>(conv.getInputs()[1].getType()).getShape()
+             : ArrayRef<int64_t>();
+    if (!w || !init || init->front() != 0.0 || ws[2] != 1 || ws[3] != 1 ||
+        !llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; }) ||
+        (up.x && conv.getInputs()[0] != up.x) ||
+        (phase != chain->phases.front() && bias != up.bias))
+      return std::nullopt;
+    up.x = conv.getInputs()[0];
+    up.bias = bias;
+    up.mix[phase] = *w;
+  }
+  return up;
+}
+
 /// One phase r of one spatial dim: output rows f * q + r, q < Q, read x
 /// rows q + delta(k) for tap k, delta(k) = floor((r + d * k - pad) / f).
 /// The phase convolution pads x by `lo` and `hi` and has `taps` taps; tap k
@@ -126,6 +233,9 @@ std::optional<PhaseDim> phaseDim(int64_t r, int64_t f, int64_t pad,
 struct Part {
   Value source;
   int64_t c0 = 0, c = 0;
+  /// The phases' input channels: x's, and a channel of ones that carries
+  /// a transposed convolution's bias.
+  int64_t xc = 0;
   std::optional<Upsample> up;
   SmallVector<PhaseDim> rows, cols; // per phase of H, of W
 };
@@ -182,9 +292,11 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       part.c0 = c0;
       part.c = cast<RankedTensorType>(s.getType()).getDimSize(1);
       c0 += part.c;
-      if (std::optional<Upsample> up = matchUpsample(s))
-        if (takePhases(*up, low, dil, ws, ys, part))
-          anyPhased = true;
+      std::optional<Upsample> up = matchUpsample(s);
+      if (!up)
+        up = matchTransposedPhases(s);
+      if (up && takePhases(*up, low, dil, ws, ys, part))
+        anyPhased = true;
       parts.push_back(std::move(part));
     }
     if (!anyPhased)
@@ -253,7 +365,15 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       part.cols.clear();
       return false;
     }
-    if (*tapsH * *tapsW >= up.fh * up.fw * ws[2] * ws[3]) {
+    // Multiplies an output pixel and filter: the phases' against the
+    // upsampled convolution's (and a transposed convolution's own, x's
+    // channels for each of its filters).
+    part.xc = up.mix.empty() ? part.c : xs[1] + (up.bias.empty() ? 0 : 1);
+    int64_t phased = *tapsH * *tapsW * part.xc;
+    int64_t direct = up.fh * up.fw * ws[2] * ws[3] * part.c;
+    if (!up.mix.empty())
+      direct += up.fh * up.fw * xs[1] * part.c / ws[0];
+    if (phased >= direct) {
       part.rows.clear();
       part.cols.clear();
       return false;
@@ -318,11 +438,11 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // channel block.
     bool fp32 = elt.isF32() && !narrowMatmuls;
     auto matmuls = [&](int64_t kh, int64_t kw) {
-      if (fp32 && nki::conv::foldsKernelRows(part.c, kh, true, p)) {
-        int64_t cols = p / (part.c * kh);
+      if (fp32 && nki::conv::foldsKernelRows(part.xc, kh, true, p)) {
+        int64_t cols = p / (part.xc * kh);
         return (kw + cols - 1) / cols;
       }
-      return kh * kw * ((part.c + p - 1) / p);
+      return kh * kw * ((part.xc + p - 1) / p);
     };
     // Matmuls a pixel of every phase in groups of `size`.
     auto total = [&](int64_t size) {
@@ -387,6 +507,23 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     int64_t cols = size > 1 ? target->numPartitions / size : ws[0];
     Value zero;
     Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
+    // A transposed convolution's bias rides on a channel of ones beside x
+    // (zero in the padding, like the bias outside the result).
+    Value x = up.x;
+    if (!up.bias.empty()) {
+      auto xt = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape(xt.getShape());
+      shape[1] = 1;
+      Value one = arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(rewriter.getFloatAttr(elt, 1.0)));
+      Value ones =
+          linalg::FillOp::create(
+              rewriter, loc, one,
+              tensor::EmptyOp::create(rewriter, loc, shape, elt).getResult())
+              .getResult(0);
+      x = tensor::ConcatOp::create(rewriter, loc, 1, ValueRange{x, ones})
+              .getResult();
+    }
     for (int64_t p0 = 0; p0 < phases; p0 += size) {
       int64_t count = std::min(size, phases - p0);
       PhaseDim rows, columns;
@@ -395,24 +532,44 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         columns = unite(columns, part.cols[k % up.fw]);
       }
       // Filter [count * cols, C, th, tw]: per phase the sum of the taps
-      // that land on each x pixel, in double and rounded once.
-      SmallVector<double> sums(count * cols * part.c * rows.taps * columns.taps,
+      // that land on each x pixel, in double and rounded once. A
+      // transposed convolution's phase (s, t) of the upsampled pixel a tap
+      // reads mixes x's channels: the tap's weight of upsampled channel u
+      // goes to x channel c times mix[s, t][u, c] (and to the ones
+      // channel times the bias of u).
+      int64_t xc = part.xc, cx = xc - (up.bias.empty() ? 0 : 1);
+      SmallVector<double> sums(count * cols * xc * rows.taps * columns.taps,
                                0.0);
+      ArrayRef<int64_t> low = pad.getStaticLow();
+      SmallVector<int64_t> dil(op.getDilations().getValues<int64_t>());
       for (int64_t k = 0; k < count; ++k) {
-        const PhaseDim &ph = part.rows[(p0 + k) / up.fw],
-                       &pw = part.cols[(p0 + k) % up.fw];
+        int64_t rh = (p0 + k) / up.fw, rw = (p0 + k) % up.fw;
+        const PhaseDim &ph = part.rows[rh], &pw = part.cols[rw];
         int64_t dh = rows.lo - ph.lo, dw = columns.lo - pw.lo;
         for (int64_t f = 0; f < ws[0]; ++f)
-          for (int64_t c = 0; c < part.c; ++c)
+          for (int64_t u = 0; u < part.c; ++u)
             for (int64_t kh = 0; kh < ws[2]; ++kh)
               for (int64_t kw = 0; kw < ws[3]; ++kw) {
                 int64_t src =
-                    ((f * ws[1] + part.c0 + c) * ws[2] + kh) * ws[3] + kw;
-                int64_t dst = (((k * cols + f) * part.c + c) * rows.taps + dh +
-                               ph.tapOf[kh]) *
-                                  columns.taps +
-                              dw + pw.tapOf[kw];
-                sums[dst] += weights[src].convertToDouble();
+                    ((f * ws[1] + part.c0 + u) * ws[2] + kh) * ws[3] + kw;
+                double v = weights[src].convertToDouble();
+                auto at = [&](int64_t c) {
+                  return (((k * cols + f) * xc + c) * rows.taps + dh +
+                          ph.tapOf[kh]) *
+                             columns.taps +
+                         dw + pw.tapOf[kw];
+                };
+                if (up.mix.empty()) {
+                  sums[at(u)] += v;
+                  continue;
+                }
+                int64_t s = llvm::mod(rh - low[2] + dil[0] * kh, up.fh);
+                int64_t t = llvm::mod(rw - low[3] + dil[1] * kw, up.fw);
+                ArrayRef<double> m = up.mix[s * up.fw + t];
+                for (int64_t c = 0; c < cx; ++c)
+                  sums[at(c)] += v * m[u * cx + c];
+                if (!up.bias.empty())
+                  sums[at(cx)] += v * up.bias[u];
               }
       }
       SmallVector<APFloat> values;
@@ -426,8 +583,8 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       Value w = arith::ConstantOp::create(
           rewriter, loc,
           DenseElementsAttr::get(
-              RankedTensorType::get(
-                  {count * cols, part.c, rows.taps, columns.taps}, elt),
+              RankedTensorType::get({count * cols, xc, rows.taps, columns.taps},
+                                    elt),
               values));
       SmallVector<int64_t> shape = {ys[0], count * cols, qh, qw};
       // The phase's slice of the init: a fill of the phase's shape, a
@@ -448,9 +605,10 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         Value e = tensor::EmptyOp::create(rewriter, loc, shape, elt);
         start = linalg::FillOp::create(rewriter, loc, value, e).getResult(0);
       }
-      Value x = padded(rewriter, loc, up.x, {0, 0, rows.lo, columns.lo},
-                       {0, 0, rows.hi, columns.hi}, pad);
-      Value t = conv(rewriter, op, x, w, start, /*unitDilation=*/true);
+      Value t = conv(rewriter, op,
+                     padded(rewriter, loc, x, {0, 0, rows.lo, columns.lo},
+                            {0, 0, rows.hi, columns.hi}, pad),
+                     w, start, /*unitDilation=*/true);
       for (int64_t k = 0; k < count; ++k) {
         Value p = count == 1 ? t
                              : tensor::ExtractSliceOp::create(

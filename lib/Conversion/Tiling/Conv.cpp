@@ -2655,8 +2655,8 @@ Value ConvKernel::loadStackedFilter() {
 /// column phase px one tile [phaseBlocks() * C, KW * stack * F], partition
 /// i * C + c holding at column kw * stack * F + j * F + f the weight
 /// w[c, kh, kw, f] of the phase of block j (row phase j % fh) whose kernel
-/// row kh reads tile block i (x row j / fh + kh - top, relative to the
-/// window's first), zero elsewhere; one DMA per block j and kernel row kh
+/// row kh reads tile block i (phaseRow, relative to the window's first),
+/// zero elsewhere; one DMA per block j and kernel row kh in the window
 /// (every kernel column at once).
 SmallVector<Value> ConvKernel::loadPhaseFilters() {
   SmallVector<Value> tiles;
@@ -2668,12 +2668,14 @@ SmallVector<Value> ConvKernel::loadPhaseFilters() {
           allocTile(b, loc, {phaseBlocks() * c, pitch}, phases->filterType);
       tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
       auto type = cast<MemRefType>(t.getType());
-      for (int64_t j : win.blocks) {
+      for (int64_t j = 0; j < stack; ++j) {
         const PhasePartner::Phase &ph = phases->phases[(j % fh) * fw + px];
         Layout l =
             *hbmLayoutOf(ph.op, linalg::GenericOp(ph.op).getDpsInputs()[1]);
         for (int64_t kh = 0; kh < ph.g.kh; ++kh) {
-          int64_t i = j / fh + kh - phases->topOf(j % fh) - win.lo;
+          int64_t i = phaseRow(*phases, j, kh) - win.lo;
+          if (i < 0 || i >= phaseBlocks())
+            continue;
           int64_t offset = i * c * pitch + j * g.f;
           auto layout =
               StridedLayoutAttr::get(b.getContext(), offset, {pitch, cols, 1});

@@ -28,25 +28,20 @@ static int64_t khOf(const PhasePartner &p, int64_t py) {
   return kh;
 }
 
+int64_t tiling::phaseRow(const PhasePartner &p, int64_t j, int64_t kh) {
+  return j / p.fh + kh - p.topOf(j % p.fh);
+}
+
 SmallVector<PhaseWindow> tiling::phaseWindows(const PhasePartner &p,
                                               int64_t stack, int64_t rows) {
-  SmallVector<PhaseWindow> windows;
-  int64_t hi = 0;
+  int64_t lo = phaseRow(p, 0, 0), hi = lo;
   for (int64_t j = 0; j < stack; ++j) {
-    int64_t py = j % p.fh;
-    int64_t lo = j / p.fh - p.topOf(py), top = lo + khOf(p, py) - 1;
-    if (top - lo + 1 > rows)
-      return {};
-    if (!windows.empty() &&
-        std::max(hi, top) - std::min(windows.back().lo, lo) + 1 <= rows) {
-      windows.back().lo = std::min(windows.back().lo, lo);
-      hi = std::max(hi, top);
-    } else {
-      windows.push_back({lo, {}});
-      hi = top;
-    }
-    windows.back().blocks.push_back(j);
+    lo = std::min(lo, phaseRow(p, j, 0));
+    hi = std::max(hi, phaseRow(p, j, khOf(p, j % p.fh) - 1));
   }
+  SmallVector<PhaseWindow> windows;
+  for (int64_t r = lo; rows > 0 && r <= hi; r += rows)
+    windows.push_back({r});
   return windows;
 }
 

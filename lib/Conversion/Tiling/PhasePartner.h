@@ -80,17 +80,19 @@ llvm::SmallVector<int64_t> phaseStackCounts(const PhasePartner &p,
                                             const conv::ConvGeneric &g,
                                             int64_t partitions);
 
-/// A partner matmul's blocks: output blocks `blocks` of a group read x rows
-/// [lo, lo + rows) relative to row (stack / fh) * group, block i of the
-/// tile holding row lo + i.
+/// A partner matmul's rows: x rows [lo, lo + rows) relative to row (stack /
+/// fh) * group, block i of the tile holding row lo + i; it computes every
+/// kernel row of every output block that reads one of them.
 struct PhaseWindow {
   int64_t lo = 0;
-  llvm::SmallVector<int64_t> blocks;
 };
-/// The windows covering a stack's blocks, each within `rows` x rows (the
-/// tile's blocks: partitions / C); empty if a block's rows exceed that.
+/// The windows covering the x rows a stack's blocks read, `rows` (the
+/// tile's blocks: partitions / C) at a time.
 llvm::SmallVector<PhaseWindow> phaseWindows(const PhasePartner &p,
                                             int64_t stack, int64_t rows);
+/// The x row (relative to (stack / fh) * group) that kernel row kh of
+/// output block j reads.
+int64_t phaseRow(const PhasePartner &p, int64_t j, int64_t kh);
 
 /// Removes the partner's result from the epilogue: the addition of it to
 /// the convolution's value `product` (in the accumulator already) goes.

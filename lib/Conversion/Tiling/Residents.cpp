@@ -515,6 +515,20 @@ struct Planner {
         visitChannelGeneric(generic, pos);
         continue;
       }
+      // A fill of an [N, C, H, W] slice of a tensor (a concatenation's
+      // constant part: the channel of ones that carries a transposed
+      // convolution's bias into its phases) is a channel-major kernel
+      // writing it in place.
+      if (auto fill = dyn_cast<linalg::FillOp>(op);
+          fill &&
+          cast<MemRefType>(fill.getDpsInits()[0].getType()).getRank() == 4 &&
+          fill.getDpsInits()[0].getDefiningOp<memref::SubViewOp>()) {
+        anchor[op] = op;
+        use(fill.getDpsInits()[0], pos, true);
+        capacity[pos] =
+            std::max<int64_t>(0, sbufBytes - 2 * kKernelScratchBytes);
+        continue;
+      }
       // A copy of [N, C, H, W] (a concat's part) is DMAs on either side;
       // one into a view with row or column steps (a phase used again) is
       // an engine copy (Copy.cpp), from a tile loaded first unless its

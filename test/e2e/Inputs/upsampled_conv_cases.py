@@ -81,7 +81,7 @@ CASES = {
     # The same at 96 x 96 for four images (144 KiB a partition): five rows
     # a chunk, so the skip's convolution reads some of its chunks' phases
     # a row at a time.
-    "interleaved_rows": ([("up", [4, 72, 48, 48], (2, 2)),
+    "interleaved_rows": ([("up", [4, 136, 48, 48], (2, 2)),
                           ("skip", [4, 4, 96, 96])], 8, [3, 3], [1, 1, 1, 1],
                          [1, 1], True),
     # Six phases (2 x 3) of a 48 x 600 result (115 KiB a partition): rows
