@@ -217,6 +217,19 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           globalPools.contains(ph.op) || chainedConvs.contains(ph.op) ||
           phaseScatters.contains(ph.op) || partnerConvs.contains(ph.op))
         return std::nullopt;
+    // The kernel takes them (stacked rows, chunks of whole column phases,
+    // its bands within SBUF): asked now, since the phases' kernels and
+    // the epilogue's addition go once they are taken.
+    ConvSite site = siteOf(conv);
+    OpBuilder b(conv);
+    if (!analyzeConvPacking(
+            b, conv, g, site.pad ? &*site.pad : nullptr, bool(site.fill),
+            site.epilogue, site.diagonal.value_or(Value()),
+            site.scale ? &*site.scale : nullptr,
+            site.pool ? &*site.pool : nullptr, options, site.globalPool,
+            site.chain ? &*site.chain : nullptr, site.scatter, site.partner,
+            &*p))
+      return std::nullopt;
     return p;
   }
 
