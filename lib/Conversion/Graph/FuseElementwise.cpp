@@ -345,19 +345,6 @@ struct SplitEpilogueOverChannelBlocks
   }
 };
 
-/// The phase chain (InterleavePhases.h) whose last insert's result is `v`.
-static std::optional<nki::PhaseChain> phaseChainOf(Value v) {
-  Value root = v;
-  while (auto insert = root.getDefiningOp<tensor::InsertSliceOp>())
-    root = insert.getDest();
-  auto empty = root.getDefiningOp<tensor::EmptyOp>();
-  std::optional<nki::PhaseChain> chain =
-      empty ? nki::matchPhaseChain(empty) : std::nullopt;
-  if (!chain || chain->inserts.back().getResult() != v)
-    return std::nullopt;
-  return chain;
-}
-
 /// An elementwise generic over the phases of a transposed or sub-pixel
 /// convolution (a bias add, an activation: per channel or the same for
 /// every pixel) runs once per distinct phase result, right after the
@@ -377,7 +364,7 @@ struct SplitEpilogueOverPhases : OpRewritePattern<linalg::GenericOp> {
     for (OpOperand *in : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(in);
       if (map.isIdentity() && in->get().hasOneUse() && !split &&
-          (chain = phaseChainOf(in->get()))) {
+          (chain = nki::phaseChainOf(in->get()))) {
         split = in;
         continue;
       }

@@ -83,6 +83,18 @@ std::optional<nki::PhaseChain> nki::matchPhaseChain(tensor::EmptyOp empty) {
   return chain;
 }
 
+std::optional<nki::PhaseChain> nki::phaseChainOf(Value v) {
+  Value root = v;
+  while (auto insert = root.getDefiningOp<tensor::InsertSliceOp>())
+    root = insert.getDest();
+  auto empty = root.getDefiningOp<tensor::EmptyOp>();
+  std::optional<nki::PhaseChain> chain =
+      empty ? nki::matchPhaseChain(empty) : std::nullopt;
+  if (!chain || chain->inserts.back().getResult() != v)
+    return std::nullopt;
+  return chain;
+}
+
 namespace {
 
 /// Whether `v` is a result of the function, itself or reshaped: it is in

@@ -37,6 +37,9 @@ struct PhaseChain {
 /// used only by the next), if it is one.
 std::optional<PhaseChain> matchPhaseChain(mlir::tensor::EmptyOp empty);
 
+/// The phase chain whose last insert's result is `v`, if there is one.
+std::optional<PhaseChain> phaseChainOf(mlir::Value v);
+
 /// The most bytes a partition (channels on the partitions) a phase chain's
 /// result may take and still be written in place in SBUF: half of one.
 /// nki-interleave-phases assembles a larger one from stacked phases.

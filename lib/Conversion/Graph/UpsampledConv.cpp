@@ -130,16 +130,8 @@ std::optional<SmallVector<double>> constantValues(Value v) {
 /// slice of a tensor.empty (InterleavePhases.h's phase chain), `v` the
 /// chain's result and each link read once.
 std::optional<Upsample> matchTransposedPhases(Value v) {
-  auto last = v.getDefiningOp<tensor::InsertSliceOp>();
-  if (!last)
-    return std::nullopt;
-  Value dest = last.getDest();
-  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>())
-    dest = insert.getDest();
-  auto empty = dest.getDefiningOp<tensor::EmptyOp>();
-  std::optional<nki::PhaseChain> chain =
-      empty ? nki::matchPhaseChain(empty) : std::nullopt;
-  if (!chain || chain->inserts.back().getResult() != v)
+  std::optional<nki::PhaseChain> chain = nki::phaseChainOf(v);
+  if (!chain)
     return std::nullopt;
   Upsample up;
   up.fh = chain->fh;

@@ -15,9 +15,10 @@
 // divides, block j is of row phase j % fh and reads x rows (stack / fh) * g
 // + j / fh + kh - top, so one matmul over a tile of x's rows stacked on
 // the partitions (block i holds x row (stack / fh) * g + lo + i) with a
-// block-structured stationary covers a window of blocks, per column phase
-// and kernel column, writing every fw-th column of the accumulator. The
-// stack is never written; x stays where it is (SBUF or HBM).
+// block-structured stationary covers every kernel row that reads a window
+// of those rows, per column phase and kernel column, writing every fw-th
+// column of the accumulator. The stack is never written; x stays where it
+// is (SBUF or HBM).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_LIB_CONVERSION_TILING_PHASEPARTNER_H
