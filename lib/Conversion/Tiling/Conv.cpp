@@ -180,18 +180,12 @@ struct ConvKernel {
   int64_t phaseWidth() const {
     return phases->left + phases->w + phases->right;
   }
-  int64_t phaseLo() const {
-    int64_t lo = windows.front().lo;
-    for (const PhaseWindow &w : windows)
-      lo = std::min(lo, w.lo);
-    return lo;
-  }
-  /// Rows of a band tile for `rows` groups.
+  /// The first window's first row (phaseWindows goes down the rows).
+  int64_t phaseLo() const { return windows.front().lo; }
+  /// Rows of a band tile for `rows` groups: the last window's first row
+  /// of the last group, its blocks the tile's partitions.
   int64_t phaseRows(int64_t rows) const {
-    int64_t hi = 0;
-    for (const PhaseWindow &w : windows)
-      hi = std::max(hi, w.lo);
-    return stack / phases->fh * (rows - 1) + hi - phaseLo() + 1;
+    return stack / phases->fh * (rows - 1) + windows.back().lo - phaseLo() + 1;
   }
   /// The partner's matmuls a chunk: a window, column phase and kernel
   /// column each.

@@ -22,8 +22,8 @@
 // CHECK: nki.dma %{{.*}} to %{{.*}} : memref<8x2x8xbf16, strided<[32, 8, 1], offset: ?>> to memref<8x2x8xbf16, strided<[256, 128, 1], offset: 2048>, #nki.memory<sbuf>>
 // CHECK: nki.dma %{{.*}} to %{{.*}} : memref<8x2x8xbf16, strided<[32, 8, 1], offset: ?>> to memref<8x2x8xbf16, strided<[256, 128, 1], offset: 2056>, #nki.memory<sbuf>>
 // CHECK-NOT: linalg.generic
-// CHECK: nki.matmul {{.*}} accumulate : memref<128x128xbf16, strided<[256, 1]>, #nki.memory<sbuf>>, memref<128x1x8xbf16, strided<[20, 80, 1]>, #nki.memory<sbuf>> into memref<128x1x8xf32, strided<[16, 16, 2]>, #nki.memory<psum>>
-// CHECK: nki.matmul {{.*}} accumulate : memref<128x128xbf16, strided<[256, 1], offset: 128>, #nki.memory<sbuf>>, memref<128x1x8xbf16, strided<[20, 80, 1], offset: 1>, #nki.memory<sbuf>> into memref<128x1x8xf32, strided<[16, 16, 2]>, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} accumulate : memref<128x128xbf16, strided<[256, 1]>, #nki.memory<sbuf>>, memref<128x1x8xbf16, strided<[10, 80, 1]>, #nki.memory<sbuf>> into memref<128x1x8xf32, strided<[16, 16, 2]>, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} accumulate : memref<128x128xbf16, strided<[256, 1], offset: 128>, #nki.memory<sbuf>>, memref<128x1x8xbf16, strided<[10, 80, 1], offset: 1>, #nki.memory<sbuf>> into memref<128x1x8xf32, strided<[16, 16, 2]>, #nki.memory<psum>>
 // CHECK: nki.matmul {{.*}} accumulate : {{.*}} into memref<128x1x8xf32, strided<[16, 16, 2], offset: 1>, #nki.memory<psum>>
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[Y]]
