@@ -87,14 +87,11 @@ using Layout = HbmLayout;
 
 struct ConvKernel {
   ConvKernel(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
-             const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
-             Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-             const FusedGlobalPool *globalPool, const ChainedConv *chained,
-             const PhaseScatter *scatter, const PartnerConv *partner,
-             const PhasePartner *phases, const TileOptions &options)
-      : b(b), op(op), g(g), pad(pad), zeroInit(zeroInit), epilogue(epilogue),
-        diagonal(diagonal), scale(scale), pool(pool), globalPool(globalPool),
-        chained(chained), scatter(scatter), partner(partner), phases(phases),
+             const ConvParts &parts, const TileOptions &options)
+      : b(b), op(op), g(g), pad(parts.pad), zeroInit(parts.zeroInit),
+        epilogue(parts.epilogue), diagonal(parts.diagonal), scale(parts.scale),
+        pool(parts.pool), globalPool(parts.globalPool), chained(parts.chained),
+        scatter(parts.scatter), partner(parts.partner), phases(parts.phases),
         options(options), loc(op.getLoc()) {}
 
   OpBuilder &b;
@@ -3442,15 +3439,11 @@ std::optional<PackedLayout> ConvKernel::packedLayout() const {
   return p;
 }
 
-std::optional<ConvPacking> tiling::analyzeConvPacking(
-    OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
-    const ConvPadding *pad, bool zeroInit, linalg::GenericOp epilogue,
-    Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-    const TileOptions &options, const FusedGlobalPool *globalPool,
-    const ChainedConv *chained, const PhaseScatter *scatter,
-    const PartnerConv *partner, const PhasePartner *phases) {
-  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, partner, phases, options);
+std::optional<ConvPacking>
+tiling::analyzeConvPacking(OpBuilder &b, linalg::GenericOp op,
+                           const conv::ConvGeneric &g, const ConvParts &parts,
+                           const TileOptions &options) {
+  ConvKernel kernel(b, op, g, parts, options);
   // A kernel that cannot be analyzed says so when it is tiled.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
@@ -3460,25 +3453,20 @@ std::optional<ConvPacking> tiling::analyzeConvPacking(
                      kernel.packedLayout()};
 }
 
-LogicalResult
-tiling::tileConv(OpBuilder &b, linalg::GenericOp op, const conv::ConvGeneric &g,
-                 const ConvPadding *pad, bool zeroInit,
-                 linalg::GenericOp epilogue, Value diagonal,
-                 const ChannelScale *scale, const FusedPool *pool,
-                 const TileOptions &options, const FusedGlobalPool *globalPool,
-                 const ChainedConv *chained, const PhaseScatter *scatter,
-                 const PartnerConv *partner, const PhasePartner *phases) {
-  ConvKernel kernel(b, op, g, pad, zeroInit, epilogue, diagonal, scale, pool,
-                    globalPool, chained, scatter, partner, phases, options);
+LogicalResult tiling::tileConv(OpBuilder &b, linalg::GenericOp op,
+                               const conv::ConvGeneric &g,
+                               const ConvParts &parts,
+                               const TileOptions &options) {
+  ConvKernel kernel(b, op, g, parts, options);
   if (failed(kernel.analyze()))
     return failure();
   kernel.emit();
   kernel.recordResultTail();
-  if (failed(kernel.status) || !pool || kernel.poolInKernel)
+  if (failed(kernel.status) || !parts.pool || kernel.poolInKernel)
     return kernel.status;
   // Chunks that are not pairs of whole rows: the pooling's own kernel,
   // right after this one.
-  return tilePool(b, pool->op, /*isMax=*/true,
-                  pool->padding ? &*pool->padding : nullptr,
+  return tilePool(b, parts.pool->op, /*isMax=*/true,
+                  parts.pool->padding ? &*parts.pool->padding : nullptr,
                   /*identityInit=*/true, options);
 }

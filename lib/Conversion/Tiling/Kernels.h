@@ -168,32 +168,43 @@ struct ChannelScale {
   mlir::Value source, factor;
 };
 
-/// The implicit-GEMM convolution generic (Conv/ConvGeneric.h) `g` of `op`;
-/// with `pad`, its input is read from the padding's source instead.
-/// `zeroInit` and `epilogue` as for tileMatmul. With `diagonal` (the
-/// [C, KH, KW] weights of a depthwise block, Match.h's
-/// findDiagonalFilter), the filter is built on chip from them.
-/// With `scale` (Match.h's findChannelScale), the input is the scale's
-/// source and each image's filter rows are multiplied by its factor. With
-/// `pool` (Match.h's findFusedPool), the kernel also computes that max
-/// pooling of its result (from each chunk of rows when they pair up, else
-/// by the pooling's own kernel right after it), and stores the result only
-/// when something else reads it. With `globalPool`, it also
-/// sums each image's result for that global pooling. With `chained`
-/// (Match.h's findChainedConv), it computes that 1x1 convolution of each
-/// chunk instead of storing its own result. With `scatter` (Match.h's
-/// findPhaseScatter), it evacuates each block of its result into the view
-/// that block's copy wrote, in place of the copies. With `partner` (Match.h's
-/// findPartnerConv), the 1x1 convolution whose result it starts from is
-/// computed into its accumulator; with `phases` (PhasePartner.h), the
-/// upsampled phases its epilogue added.
-mlir::LogicalResult tileConv(
-    mlir::OpBuilder &b, mlir::linalg::GenericOp op, const conv::ConvGeneric &g,
-    const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
-    mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-    const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
-    const ChainedConv *chained = nullptr, const PhaseScatter *scatter = nullptr,
-    const PartnerConv *partner = nullptr, const PhasePartner *phases = nullptr);
+/// What a convolution's kernel takes in besides the convolution itself
+/// (nki-tile's matches). With `pad`, its input is read from the padding's
+/// source instead. `zeroInit` and `epilogue` as for tileMatmul. With
+/// `diagonal` (the [C, KH, KW] weights of a depthwise block, Match.h's
+/// findDiagonalFilter), the filter is built on chip from them. With `scale`
+/// (Match.h's findChannelScale), the input is the scale's source and each
+/// image's filter rows are multiplied by its factor. With `pool` (Match.h's
+/// findFusedPool), the kernel also computes that max pooling of its result
+/// (from each chunk of rows when they pair up, else by the pooling's own
+/// kernel right after it), and stores the result only when something else
+/// reads it. With `globalPool`, it also sums each image's result for that
+/// global pooling. With `chained` (Match.h's findChainedConv), it computes
+/// that 1x1 convolution of each chunk instead of storing its own result.
+/// With `scatter` (Match.h's findPhaseScatter), it evacuates each block of
+/// its result into the view that block's copy wrote, in place of the
+/// copies. With `partner` (Match.h's findPartnerConv), the 1x1 convolution
+/// whose result it starts from is computed into its accumulator; with
+/// `phases` (PhasePartner.h), the upsampled phases its epilogue added.
+struct ConvParts {
+  const ConvPadding *pad = nullptr;
+  bool zeroInit = false;
+  mlir::linalg::GenericOp epilogue;
+  mlir::Value diagonal;
+  const ChannelScale *scale = nullptr;
+  const FusedPool *pool = nullptr;
+  const FusedGlobalPool *globalPool = nullptr;
+  const ChainedConv *chained = nullptr;
+  const PhaseScatter *scatter = nullptr;
+  const PartnerConv *partner = nullptr;
+  const PhasePartner *phases = nullptr;
+};
+
+/// The implicit-GEMM convolution generic (Conv/ConvGeneric.h) `g` of `op`,
+/// with `parts`.
+mlir::LogicalResult tileConv(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                             const conv::ConvGeneric &g, const ConvParts &parts,
+                             const TileOptions &options);
 
 /// What tileConv's kernel, with the same arguments, would make of its
 /// operands: the partition blocks of its result and of its fused pooling's
@@ -205,13 +216,11 @@ struct ConvPacking {
   int64_t resultBlocks = 1, pooledBlocks = 0;
   std::optional<PackedLayout> input;
 };
-std::optional<ConvPacking> analyzeConvPacking(
-    mlir::OpBuilder &b, mlir::linalg::GenericOp op, const conv::ConvGeneric &g,
-    const ConvPadding *pad, bool zeroInit, mlir::linalg::GenericOp epilogue,
-    mlir::Value diagonal, const ChannelScale *scale, const FusedPool *pool,
-    const TileOptions &options, const FusedGlobalPool *globalPool = nullptr,
-    const ChainedConv *chained = nullptr, const PhaseScatter *scatter = nullptr,
-    const PartnerConv *partner = nullptr, const PhasePartner *phases = nullptr);
+std::optional<ConvPacking> analyzeConvPacking(mlir::OpBuilder &b,
+                                              mlir::linalg::GenericOp op,
+                                              const conv::ConvGeneric &g,
+                                              const ConvParts &parts,
+                                              const TileOptions &options);
 
 /// Whether computing a 2x2 max pooling of the convolution `g`'s result in
 /// its kernel (Match.h's findFusedPool) would cost the kernel stacked

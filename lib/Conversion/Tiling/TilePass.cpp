@@ -221,14 +221,10 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // its bands within SBUF): asked now, since the phases' kernels and
     // the epilogue's addition go once they are taken.
     ConvSite site = siteOf(conv);
+    ConvParts parts = site.parts();
+    parts.phases = &*p;
     OpBuilder b(conv);
-    if (!analyzeConvPacking(
-            b, conv, g, site.pad ? &*site.pad : nullptr, bool(site.fill),
-            site.epilogue, site.diagonal.value_or(Value()),
-            site.scale ? &*site.scale : nullptr,
-            site.pool ? &*site.pool : nullptr, options, site.globalPool,
-            site.chain ? &*site.chain : nullptr, site.scatter, site.partner,
-            &*p))
+    if (!analyzeConvPacking(b, conv, g, parts, options))
       return std::nullopt;
     return p;
   }
@@ -798,6 +794,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     const PhaseScatter *scatter = nullptr;
     const PartnerConv *partner = nullptr;
     const PhasePartner *phases = nullptr;
+    /// What the kernel takes in (Kernels.h).
+    ConvParts parts() const {
+      return ConvParts{pad ? &*pad : nullptr,
+                       bool(fill),
+                       epilogue,
+                       diagonal.value_or(Value()),
+                       scale ? &*scale : nullptr,
+                       pool ? &*pool : nullptr,
+                       globalPool,
+                       chain ? &*chain : nullptr,
+                       scatter,
+                       partner,
+                       phases};
+    }
   };
   ConvSite siteOf(linalg::GenericOp op) {
     ConvSite s;
@@ -842,12 +852,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     TileOptions opOptions = options;
     opOptions.sbufBytesPerPartition -= residents.liveBytesAt(op);
     opOptions.residents = &residents;
-    return analyzeConvPacking(
-        b, generic, *g, site.pad ? &*site.pad : nullptr, bool(site.fill),
-        site.epilogue, site.diagonal.value_or(Value()),
-        site.scale ? &*site.scale : nullptr, site.pool ? &*site.pool : nullptr,
-        opOptions, site.globalPool, site.chain ? &*site.chain : nullptr,
-        site.scatter, site.partner, site.phases);
+    return analyzeConvPacking(b, generic, *g, site.parts(), opOptions);
   }
 
   /// Keeps each packable resident tensor (Residents.h) in its reader's
@@ -1037,11 +1042,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         rewriter.setInsertionPoint(epilogue);
       else if (scatter)
         rewriter.setInsertionPoint(scatter->last);
-      if (failed(tileConv(rewriter, generic, *g, pad ? &*pad : nullptr,
-                          bool(fill), epilogue, diagonal.value_or(Value()),
-                          scale ? &*scale : nullptr, pool ? &*pool : nullptr,
-                          options, globalPool, chain ? &*chain : nullptr,
-                          scatter, partner, phases)))
+      if (failed(tileConv(rewriter, generic, *g, site.parts(), options)))
         return failure();
       // The partner's matmuls are the kernel's; its result is never written.
       if (partner) {
