@@ -21,7 +21,9 @@ from onnx_cases import run_cases, save_case
 # activation after the convolution])
 # A part is ("up", [N, C, H, W], (fh, fw)), ("up_conv", ...: a 1x1
 # convolution of the input upsampled, so that the upsample's source is
-# computed on chip) or ("skip", [N, C, H, W]).
+# computed on chip), ("convt", [N, C, H, W], (fh, fw), F: a ConvTranspose
+# with bias, kernel and stride (fh, fw), to F channels) or ("skip", [N, C,
+# H, W]).
 CASES = {
     # A U-Net decoder: the upsample concatenated with the skip.
     "unet": ([("up", [1, 8, 6, 6], (2, 2)), ("skip", [1, 4, 12, 12])], 6,
@@ -90,6 +92,15 @@ CASES = {
     "interleaved_wide": ([("up", [1, 4, 24, 200], (2, 3)),
                           ("skip", [1, 2, 48, 600])], 4, [3, 3], [1, 1, 1, 1],
                          [1, 1], True),
+    # A U-Net decoder that upsamples by ConvTranspose (unet_convt's):
+    # composed into phases of its input and a channel of ones for its bias.
+    "convt": ([("convt", [1, 4, 6, 6], (2, 2), 3), ("skip", [1, 2, 12, 12])],
+              5, [3, 3], [1, 1, 1, 1], [1, 1], True),
+    # The same at 128 x 128 for two images: under auto-cast the skip's
+    # convolution sums the phases in its accumulator.
+    "convt_interleaved": ([("convt", [2, 8, 64, 64], (2, 2), 8),
+                           ("skip", [2, 4, 128, 128])], 8, [3, 3],
+                          [1, 1, 1, 1], [1, 1], True),
     # A 1x1 kernel multiplies no less per phase: left as it is.
     "k1": ([("up", [1, 6, 4, 4], (2, 2)), ("skip", [1, 2, 8, 8])], 3, [1, 1],
            [0, 0, 0, 0], [1, 1], False),
@@ -142,6 +153,21 @@ def build(name, case, rng, root):
             inits.append(numpy_helper.from_array(w0, f"w{i}"))
             source = np.einsum("nchw,fc->nfhw", x.astype(np.float64),
                                w0[:, :, 0, 0].astype(np.float64))
+        if part[0] == "convt":
+            fh, fw = part[2]
+            wt = rng.standard_normal([part[1][1], part[3], fh, fw]).astype(
+                np.float32)
+            bt = rng.standard_normal([part[3]]).astype(np.float32)
+            inits += [numpy_helper.from_array(wt, f"wt{i}"),
+                      numpy_helper.from_array(bt, f"bt{i}")]
+            n, _, h, w_ = part[1]
+            source = np.zeros([n, part[3], h * fh, w_ * fw])
+            for s in range(fh):
+                for t in range(fw):
+                    source[:, :, s::fh, t::fw] = np.einsum(
+                        "nchw,cf->nfhw", x.astype(np.float64),
+                        wt[:, :, s, t].astype(np.float64))
+            source += bt.astype(np.float64).reshape(1, -1, 1, 1)
         arrays.append((source, part[2] if up else None))
         xn = f"x{i}"
         feeds[xn] = x
@@ -151,6 +177,11 @@ def build(name, case, rng, root):
             nodes.append(helper.make_node("Conv", [xn, f"w{i}"], [f"c{i}"],
                                           kernel_shape=[1, 1]))
             xn = f"c{i}"
+        if part[0] == "convt":
+            nodes.append(helper.make_node(
+                "ConvTranspose", [xn, f"wt{i}", f"bt{i}"], [f"t{i}"],
+                kernel_shape=list(part[2]), strides=list(part[2])))
+            xn = f"t{i}"
         if up:
             scales = np.array([1, 1, *part[2]], dtype=np.float32)
             inits.append(numpy_helper.from_array(scales, f"s{i}"))
@@ -159,7 +190,7 @@ def build(name, case, rng, root):
             cat.append(f"u{i}")
         else:
             cat.append(xn)
-    c = sum(p[1][1] for p in parts)
+    c = sum(p[3] if p[0] == "convt" else p[1][1] for p in parts)
     w = rng.standard_normal([f, c] + k).astype(np.float32)
     b = rng.standard_normal([f]).astype(np.float32) if with_bias else None
     inits.append(numpy_helper.from_array(w, "w"))
