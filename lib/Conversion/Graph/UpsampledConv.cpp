@@ -35,6 +35,7 @@
 
 #include "../Conv/ConvGeneric.h"
 #include "ChannelBytes.h"
+#include "ConstantValues.h"
 #include "DecomposeConv.h"
 #include "InterleavePhases.h"
 
@@ -116,10 +117,7 @@ std::optional<SmallVector<double>> constantValues(Value v) {
   auto value = dyn_cast<DenseElementsAttr>(attr);
   if (!value || !isa<FloatType>(value.getElementType()))
     return std::nullopt;
-  SmallVector<double> out;
-  for (APFloat a : value.getValues<APFloat>())
-    out.push_back(a.convertToDouble());
-  return out;
+  return nki::toDoubles(value);
 }
 
 /// The phases the importer writes for a 2-D ConvTranspose whose kernel is
@@ -564,20 +562,12 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                   sums[at(cx)] += v * up.bias[u];
               }
       }
-      SmallVector<APFloat> values;
-      for (double v : sums) {
-        APFloat a(v);
-        bool lost;
-        a.convert(cast<FloatType>(elt).getFloatSemantics(),
-                  APFloat::rmNearestTiesToEven, &lost);
-        values.push_back(a);
-      }
       Value w = arith::ConstantOp::create(
           rewriter, loc,
-          DenseElementsAttr::get(
+          nki::fromDoubles(
               RankedTensorType::get({count * cols, xc, rows.taps, columns.taps},
                                     elt),
-              values));
+              sums));
       SmallVector<int64_t> shape = {ys[0], count * cols, qh, qw};
       // The phase's slice of the init: a fill of the phase's shape, a
       // strided slice of any other init, zero when the sum has one.
