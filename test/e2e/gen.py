@@ -1146,12 +1146,16 @@ def case_expand_depthwise(rng, dims, dt):
     return mlir, {"x": x}, ref
 
 
-def case_depthwise(rng, dims, dt):
+def case_depthwise(rng, dims, dt, box=False):
     """N x C x H x W input, a constant K x K filter per channel (what the
-    ONNX importer writes for Conv with group = C), stride, zero padding."""
+    ONNX importer writes for Conv with group = C), stride, zero padding.
+    `box`: every weight 1 / K^2 (a splat constant, a box filter)."""
     n, c, h, w, k, stride, pad = dims
     x = rand(rng, (n, c, h, w), dt)
     wt = rand(rng, (c, k, k), dt)
+    if box:
+        wt = np.full((c, k, k), 1.0 / (k * k), np.float32)
+        wt = bf16_round(wt) if dt == "bf16" else wt
     body, padded = pad_mlir("xp", "x", (n, c, h, w), pad, f"zero_{dt}", dt)
     oh = (padded[2] - k) // stride + 1
     ow = (padded[3] - k) // stride + 1
@@ -1296,6 +1300,8 @@ CASES = {
     "conv_depthwise": case_conv_depthwise,
     "expand_depthwise": case_expand_depthwise,
     "depthwise": case_depthwise,
+    "depthwise_box": lambda rng, dims, dt: case_depthwise(rng, dims, dt,
+                                                          box=True),
     "maxpool": case_maxpool,
     "int_arith": case_int_arith,
     "bool_mask": case_bool_mask,

@@ -233,16 +233,15 @@ Value buildDiagonalFilter(OpBuilder &b, Location loc, Value w) {
   return generic.getResult(0);
 }
 
-std::optional<Value> matchDiagonalFilter(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 4 || op.getNumReductionLoops() != 0)
-    return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  if (op.getIndexingMapsArray() !=
-      SmallVector<AffineMap>{AffineMap::get(4, 0, {d0, d1, d2}, ctx),
-                             AffineMap::getMultiDimIdentityMap(4, ctx)})
+/// The value `op` yields on the diagonal when it is the generic
+///   d[c, kh, kw, f] = c == f ? v : 0
+/// over 4 parallel loops with `inputs` inputs, its result written whole.
+static std::optional<Value> diagonalValue(linalg::GenericOp op,
+                                          unsigned inputs) {
+  if (op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 4 || op.getNumReductionLoops() != 0 ||
+      op.getIndexingMapsArray().back() !=
+          AffineMap::getMultiDimIdentityMap(4, op.getContext()))
     return std::nullopt;
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -258,17 +257,40 @@ std::optional<Value> matchDiagonalFilter(linalg::GenericOp op) {
     return std::nullopt;
   int64_t l = dimOf(cmp.getLhs()), r = dimOf(cmp.getRhs());
   if (std::min(l, r) != 0 || std::max(l, r) != 3 ||
-      select.getTrueValue() != body.getArgument(0) ||
       !matchPattern(select.getFalseValue(), m_Constant(&zero)) ||
       !zero.getValue().isZero())
+    return std::nullopt;
+  ArrayRef<int64_t> out =
+      cast<ShapedType>(op.getDpsInits()[0].getType()).getShape();
+  if (out[0] != out[3])
+    return std::nullopt;
+  return select.getTrueValue();
+}
+
+std::optional<Value> matchDiagonalFilter(linalg::GenericOp op) {
+  std::optional<Value> v = diagonalValue(op, 1);
+  MLIRContext *ctx = op.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  if (!v || *v != op.getRegion().front().getArgument(0) ||
+      op.getIndexingMapsArray().front() !=
+          AffineMap::get(4, 0, {d0, d1, d2}, ctx))
     return std::nullopt;
   ArrayRef<int64_t> in =
       cast<ShapedType>(op.getDpsInputs()[0].getType()).getShape();
   ArrayRef<int64_t> out =
       cast<ShapedType>(op.getDpsInits()[0].getType()).getShape();
-  if (in.size() != 3 || out[0] != in[0] || out[3] != in[0])
+  if (in.size() != 3 || in != out.drop_back())
     return std::nullopt;
   return op.getDpsInputs()[0];
+}
+
+std::optional<FloatAttr> matchSplatDiagonalFilter(linalg::GenericOp op) {
+  std::optional<Value> v = diagonalValue(op, 0);
+  FloatAttr weight;
+  if (!v || !matchPattern(*v, m_Constant(&weight)))
+    return std::nullopt;
+  return weight;
 }
 
 Value buildConvGeneric(OpBuilder &b, Location loc, Value x, Value w, Value init,

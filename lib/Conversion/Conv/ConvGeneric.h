@@ -62,6 +62,11 @@ mlir::Value buildDiagonalFilter(mlir::OpBuilder &b, mlir::Location loc,
 /// The compact filter `w` of a generic buildDiagonalFilter built.
 std::optional<mlir::Value> matchDiagonalFilter(mlir::linalg::GenericOp op);
 
+/// The weight of such a generic after a splat `w` (every weight the same:
+/// a box filter) was folded into its body, which then selects a constant.
+std::optional<mlir::FloatAttr>
+matchSplatDiagonalFilter(mlir::linalg::GenericOp op);
+
 /// Rebuilds `op` (a matched conv generic with f32 operands) so that the PE
 /// multiplies bf16: a constant f32 filter becomes a bf16 constant, any other
 /// is rounded in the body, and the input is rounded in the body

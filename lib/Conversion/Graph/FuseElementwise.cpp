@@ -468,6 +468,7 @@ bool keepsItsSpace(linalg::GenericOp op) {
   return isContraction(op) || isMxQuantisation(op) ||
          nki::conv::matchConvGeneric(op) ||
          nki::conv::matchDiagonalFilter(op) ||
+         nki::conv::matchSplatDiagonalFilter(op) ||
          llvm::any_of(op.getDpsInputs(), [](Value in) {
            auto conv = in.getDefiningOp<linalg::GenericOp>();
            return conv && nki::conv::matchConvGeneric(conv);
@@ -728,6 +729,33 @@ struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Gives back their compact weights to depthwise filters whose splat
+/// weights (a box filter's) the fusion patterns folded into their bodies
+/// (linalg's FoldScalarOrSplatConstant, which takes no control function):
+/// nki-tile builds a diagonal filter on chip from its compact weights.
+static void restoreSplatDiagonals(Operation *root) {
+  SmallVector<std::pair<linalg::GenericOp, FloatAttr>> folded;
+  root->walk([&](linalg::GenericOp op) {
+    if (std::optional<FloatAttr> w = nki::conv::matchSplatDiagonalFilter(op))
+      folded.push_back({op, *w});
+  });
+  for (auto [op, weight] : folded) {
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    auto compactType = RankedTensorType::get(type.getShape().drop_back(),
+                                             type.getElementType());
+    Value compact = arith::ConstantOp::create(
+        b, op.getLoc(),
+        DenseElementsAttr::get(compactType, cast<Attribute>(weight)));
+    op.getResult(0).replaceAllUsesWith(
+        nki::conv::buildDiagonalFilter(b, op.getLoc(), compact));
+    Operation *init = op.getDpsInits()[0].getDefiningOp();
+    op.erase();
+    if (init && isOpTriviallyDead(init))
+      init->erase();
+  }
+}
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -834,6 +862,7 @@ struct NKIFuseElementwisePass
     linalg::populateElementwiseOpsFusionPatterns(refuse, fuse);
     nki::populateRoundBeforeClampPatterns(refuse);
     (void)applyPatternsGreedily(getOperation(), std::move(refuse));
+    restoreSplatDiagonals(getOperation());
   }
 
   /// Dims 0..k-1 of a generic that is not a contraction, with k the leading

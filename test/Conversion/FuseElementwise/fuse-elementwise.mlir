@@ -571,3 +571,50 @@ func.func @phases_and_tensor(%a: tensor<1x4x4x4xf32>, %t: tensor<1x4x8x8xf32>) -
   } -> tensor<1x4x8x8xf32>
   return %r : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A depthwise block's diagonal filter over a splat of weights (a box
+// filter): linalg's fusion patterns fold the splat into the generic's body
+// (no control function decides that), which would then be collapsed into a
+// generic of index arithmetic that nki-tile cannot build; the pass gives
+// the generic back its compact weights, so that it stays the diagonal
+// filter nki-tile builds on chip.
+// CHECK-LABEL: func.func @box_filter
+// CHECK: %[[W:.*]] = arith.constant dense<0.111111112> : tensor<4x3x3xf32>
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[W]] : tensor<4x3x3xf32>) outs(%{{.*}} : tensor<4x3x3x4xf32>)
+// CHECK: linalg.index 0
+// CHECK: linalg.index 3
+// CHECK-NOT: arith.divsi
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[D]] : tensor<1x4x10x10xf32>, tensor<4x3x3x4xf32>)
+#w = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#x = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
+#k = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
+#y = affine_map<(n, f, h, w, c, kh, kw) -> (n, f, h, w)>
+func.func @box_filter(%x: tensor<1x4x10x10xf32>) -> tensor<1x4x8x8xf32> {
+  %w = arith.constant dense<0.111111112> : tensor<4x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x3x3x4xf32>
+  %d = linalg.generic {indexing_maps = [#w, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : tensor<4x3x3xf32>) outs(%e : tensor<4x3x3x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = linalg.index 0 : index
+    %f = linalg.index 3 : index
+    %eq = arith.cmpi eq, %c, %f : index
+    %s = arith.select %eq, %in, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x3x4xf32>
+  %ye = tensor.empty() : tensor<1x4x8x8xf32>
+  %yz = linalg.fill ins(%zero : f32) outs(%ye : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %y = linalg.generic {indexing_maps = [#x, #k, #y],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %d : tensor<1x4x10x10xf32>, tensor<4x3x3x4xf32>) outs(%yz : tensor<1x4x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
