@@ -58,6 +58,7 @@ credit bands of pixels side by side.
 """
 import argparse
 import itertools
+import json
 import math
 import sys
 
@@ -141,28 +142,82 @@ def bound(model, pe_ghz, dve_ghz, pool_ghz, column_cycles, minimums=False,
 ACT_ONLY = ("Sigmoid", "Tanh", "Exp", "Log", "Erf", "Softplus", "Gelu")
 
 
-def layer_bound(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles):
-    """Each layer's own bound (the larger of the bound with minimums and
-    the engines bound, over that layer alone), summed: what running one
-    layer after another, none overlapping the next, allows at best."""
+def layers(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles):
+    """Each convolution or matmul, the names of the nodes of its layer (it
+    and the other ops that read its output: its epilogue, where an
+    activation only the ACT computes reads it out of PSUM) and the layer's
+    own bound: the larger of the bound with minimums and the engines bound,
+    over that layer alone."""
     g, shapes = model
-    total = 0.0
     for n in g.node:
         if n.op_type not in ("Conv", "Gemm", "MatMul"):
             continue
-        # The layer and the other ops that read its output (its epilogue:
-        # an activation only the ACT computes reads it out of PSUM).
         sub = type(g)()
         sub.node.extend([n] + [
             r for r in g.node if n.output[0] in r.input and
             r.op_type not in ("Conv", "Gemm", "MatMul")])
         one = (sub, shapes)
-        total += max(
+        own = max(
             bound(one, pe_ghz, dve_ghz, pool_ghz, column_cycles,
                   minimums=True)[2],
             engines_bound(one, pe_ghz, act_ghz, dve_ghz, pool_ghz,
                           column_cycles))
-    return total
+        yield n, [m.name for m in sub.node], own
+
+
+def layer_bound(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles):
+    """Each layer's own bound summed: what running one layer after
+    another, none overlapping the next, allows at best."""
+    return sum(own for _, _, own in layers(model, pe_ghz, act_ghz, dve_ghz,
+                                            pool_ghz, column_cycles))
+
+
+ENGINES = ("pe", "act", "dve", "pool")
+
+
+def engine_time(trace_path):
+    """Busy us per engine of each source op (an ONNX node's name) in an
+    `nki-run --trace` file."""
+    with open(trace_path) as f:
+        events = json.load(f)["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    busy = {}
+    for e in events:
+        engine = names.get(e.get("tid")) if e.get("ph") == "X" else None
+        if engine in ENGINES:
+            op = busy.setdefault(e.get("args", {}).get("source", ""),
+                                 dict.fromkeys(ENGINES, 0.0))
+            op[engine] += e["dur"]
+    return busy
+
+
+def print_layers(model, trace_path, rates):
+    """The layers against their own bounds: the engine time the trace
+    gives each layer's nodes (an op the compiler composed into another is
+    counted under the other's name), most engine time beyond four times
+    the bound first. A layer alone ends no earlier than its bound; beside
+    others, its engines' time is what the whole model's balance pays."""
+    try:
+        busy = engine_time(trace_path)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"bounds.py: cannot read the trace {trace_path}: {e}")
+    rows = []
+    for n, nodes, own in layers(model, *rates):
+        t = dict.fromkeys(ENGINES, 0.0)
+        for name in nodes:
+            for e, us in busy.get(name, {}).items():
+                t[e] += us
+        total = sum(t.values())
+        rows.append((total - 4 * own, n.name or n.output[0], own, t, total))
+    print()
+    print("| layer | own bound us | PE us | ACT us | DVE us | POOL us | "
+          "engine us | beyond 4 x bound |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for beyond, name, own, t, total in sorted(rows, key=lambda r: -r[0]):
+        print(f"| {name} | {own:.1f} | "
+              + " | ".join(f"{t[e]:.1f}" for e in ENGINES)
+              + f" | {total:.1f} | {beyond:.1f} |")
 
 
 def engine_work(model):
@@ -279,7 +334,12 @@ def main():
     p.add_argument("--act-ghz", type=float, default=1.2)
     p.add_argument("--bf16", action="store_true",
                    help="bf16 matmul inputs: a column costs one PE cycle")
+    p.add_argument("--trace", metavar="TRACE.json",
+                   help="an nki-run --trace of the (one) model: also each "
+                   "layer's engine time against its own bound")
     args = p.parse_args()
+    if args.trace and len(args.models) != 1:
+        p.error("--trace takes one model")
     print("| model | dense PE us | depthwise MACs per lane | bound us | "
           "dense PE us with minimums | bound us with minimums | "
           "engines bound us | layer by layer us |")
@@ -293,11 +353,15 @@ def main():
                                     args.pool_ghz, cycles, minimums=True)
         engines = engines_bound(model, args.pe_ghz, args.act_ghz,
                                 args.dve_ghz, args.pool_ghz, cycles)
-        layers = layer_bound(model, args.pe_ghz, args.act_ghz, args.dve_ghz,
-                             args.pool_ghz, cycles)
+        by_layer = layer_bound(model, args.pe_ghz, args.act_ghz,
+                               args.dve_ghz, args.pool_ghz, cycles)
         print(f"| {path} | {dense:.1f} | {lanes:,.0f} | {t:.1f} | "
               f"{dense_min:.1f} | {t_min:.1f} | {engines:.1f} | "
-              f"{layers:.1f} |")
+              f"{by_layer:.1f} |")
+        if args.trace:
+            print_layers(model, args.trace,
+                         (args.pe_ghz, args.act_ghz, args.dve_ghz,
+                          args.pool_ghz, cycles))
     return 0
 
 
