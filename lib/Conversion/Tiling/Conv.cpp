@@ -257,6 +257,15 @@ struct ConvKernel {
   /// 1.125 with eight packed bands of 9 taps. `bandH` and the bands' rows
   /// then count groups of `stack` rows.
   int64_t stack = 1;
+  /// Stacked rows whose filter is too tall for the partitions (64 channels
+  /// of a 3x3: KH + stack - 1 rows of 64 do not fit): the input tile's
+  /// partition group i < stack holds padded rows q * stack + i (each row
+  /// once) and the kernel reads it in `stackWindows` windows, tile rows q
+  /// and q + 1, each a kernel column at a time with the banded filter of
+  /// its rows, w[c, w * stack + i - j, kw, f]. A 64-channel 3x3 layer:
+  /// 6 matmuls for 2 output rows (3 columns a pixel, 3 of a stationary's 4
+  /// blocks used) against 4.5 with two packed bands of 9 taps.
+  int64_t stackWindows = 1;
   /// Stacked rows when `stack` does not divide OH: the output rows of a
   /// last group after bandH whole ones (blocks [0, lastRows) of its
   /// result; its input tile's rows past the padded input are padding or
@@ -417,12 +426,14 @@ struct ConvKernel {
   }
   /// Rows per partition of a band's input tile.
   int64_t tileRows(int64_t outRows) const {
-    return foldRows ? outRows : inRows(outRows);
+    return foldRows ? outRows + stackWindows - 1 : inRows(outRows);
   }
   /// Folded: the partition groups of a band's input tile (kernel rows, or
   /// with stacked rows the input rows of a group), the padded input rows
   /// between a tile row and the next and between one group and the next.
-  int64_t foldGroups() const { return stack > 1 ? g.kh + stack - 1 : g.kh; }
+  int64_t foldGroups() const {
+    return stack > 1 ? (stackWindows > 1 ? stack : g.kh + stack - 1) : g.kh;
+  }
   int64_t foldRowStep() const { return stack > 1 ? stack : g.strideH; }
   int64_t foldGroupStep() const { return stack > 1 ? 1 : g.dilationH; }
   /// The result's partition blocks (packed bands or stacked rows), and
@@ -519,9 +530,12 @@ struct ConvKernel {
   int64_t bandParts() const {
     return g.c * (foldRows ? foldGroups() * foldCols : 1);
   }
+  /// Kernel taps, or folded the kernel columns (of each stacked window).
   int64_t taps() const {
-    return foldRows ? (g.kw + foldCols - 1) / foldCols : g.kh * g.kw;
+    return foldRows ? stackWindows * windowTaps() : g.kh * g.kw;
   }
+  /// Folded, the kernel columns (or groups of foldCols) of one window.
+  int64_t windowTaps() const { return (g.kw + foldCols - 1) / foldCols; }
   Value loadFoldedFilter();
   Value loadStackedFilter();
   void emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
@@ -715,18 +729,25 @@ static int64_t mostBands(const conv::ConvGeneric &g, int64_t parts,
 static SmallVector<int64_t> stackCounts(const conv::ConvGeneric &g,
                                         bool diagonal, bool scale,
                                         const TileOptions &options,
-                                        bool residentInput,
-                                        bool ragged = false) {
+                                        bool residentInput, bool ragged = false,
+                                        int64_t windows = 1) {
   SmallVector<int64_t> counts;
   int64_t P = options.partitions;
   if (g.strideH != 1 || g.dilationH != 1 || g.kh == 1 || diagonal || scale ||
       !options.stackRows || !options.packBands ||
       !(g.inputType.isF32() || residentInput) || !options.rates.peClockMHz)
     return counts;
-  for (int64_t q = 2; g.c * (g.kh + q - 1) <= P && q * g.f <= P && q <= g.oh;
-       ++q)
-    if (ragged || g.oh % q == 0)
+  // One window: KH + q - 1 input rows on the partitions. Two (the kernel's
+  // stackWindows): q rows, when no stack of one window fits (with fewer
+  // channels one window does as few matmuls, and copies fewer rows) and
+  // the two hold the KH + q - 1 rows a group reads.
+  for (int64_t q = 2; q * g.f <= P && q <= g.oh; ++q) {
+    bool fits = windows == 1 ? g.c * (g.kh + q - 1) <= P
+                             : g.c * q <= P && g.c * (g.kh + 1) > P &&
+                                   windows * q >= g.kh + q - 1;
+    if (fits && (ragged || g.oh % q == 0))
       counts.push_back(q);
+  }
   return counts;
 }
 
@@ -840,10 +861,11 @@ void ConvKernel::chooseBands() {
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
   struct Choice {
     bool fold;
-    int64_t cols, bands, stack = 1;
+    int64_t cols, bands, stack = 1, windows = 1;
   };
   auto cost = [&](Choice c) {
-    int64_t taps = c.fold ? (g.kw + c.cols - 1) / c.cols : g.kh * g.kw;
+    int64_t taps =
+        c.fold ? c.windows * ((g.kw + c.cols - 1) / c.cols) : g.kh * g.kw;
     // Stacked, a last group of fewer rows costs a whole group.
     int64_t groups = (g.oh + c.stack - 1) / c.stack;
     double columns = c.stack > 1 ? double(taps) * double(g.n * g.ow * groups)
@@ -859,8 +881,9 @@ void ConvKernel::chooseBands() {
           double(g.n * groups * (g.ow / phases->fw));
     }
     double dma = 0;
-    int64_t rowsLoaded = c.stack > 1 ? (g.kh + c.stack - 1) * groups
-                         : c.fold    ? g.kh * g.oh
+    int64_t rowsLoaded = c.windows > 1 ? c.stack * (groups + c.windows - 1)
+                         : c.stack > 1 ? (g.kh + c.stack - 1) * groups
+                         : c.fold      ? g.kh * g.oh
                                   : inRows(g.oh) + (c.bands - 1) * (g.kh - 1);
     // Stacked rows are copied a row at a time (every stack-th row of the
     // input for each partition group): a DMA descriptor each, paid at
@@ -955,6 +978,23 @@ void ConvKernel::chooseBands() {
                                  input.resident.has_value(), ragged))
       if (!pool || q % 2 == 0)
         candidates.push_back(Choice{true, 1, 1, q});
+  // Stacked rows in two windows where the filter of one is too tall
+  // (stackWindows): a whole number of groups, each group's rows at least
+  // the kernel's less one (two windows then hold every row it reads). Not
+  // with one image in flight: every other row of the input goes into a
+  // partition group, a DMA descriptor a row (from SBUF too: the layout is
+  // not one the input's writer keeps), and the layer then waits on those
+  // transfers (the U-Net at batch 1 in fp32: 205.5 -> 224.0 us with its
+  // 64-channel layers stacked so; a 33-channel 10 x 12 layer from HBM 9.4
+  // -> 13.0 us); with others (the batch, or nki-split-batch's groups) they
+  // overlap other images' work.
+  if (!oneBand && !phases && (!pool || pool->window == 2) &&
+      !oneImageInFlight())
+    for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
+                                 input.resident.has_value(), false,
+                                 /*windows=*/2))
+      if (!pool || q % 2 == 0)
+        candidates.push_back(Choice{true, 1, 1, q, 2});
   // With the upsampled phases (PhasePartner.h), stacked rows of their row
   // factor only, from any input: the stack they no longer write to HBM
   // and read back outweighs the copies of the rows.
@@ -974,6 +1014,7 @@ void ConvKernel::chooseBands() {
   foldCols = best.fold ? best.cols : 1;
   bands = best.bands;
   stack = best.stack;
+  stackWindows = best.windows;
 }
 
 bool ConvKernel::steppedResult() {
@@ -1148,8 +1189,8 @@ LogicalResult ConvKernel::analyze() {
     bands = packedInput->bands;
     stack = packedInput->stack;
   }
-  if (pad && !input.resident && foldCols == 1 && pad->value == 0.0 &&
-      g.w > pad->width) {
+  if (pad && !input.resident && foldCols == 1 && stackWindows == 1 &&
+      pad->value == 0.0 && g.w > pad->width) {
     fullColumn = findFullColumn();
     if (fullColumn >= 0) {
       trimmed = true;
@@ -2290,6 +2331,28 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     // loaded (they feed only the blocks the group does not store).
     if (partialGroup && !(pad && !input.resident))
       tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
+    // Stacked in windows, a group's last tile row may hold rows past the
+    // padded input in the last partition groups: rows that only zero
+    // filter rows read (kernel rows past KH), set to zero (on every
+    // partition, the loads then overwrite the others) and not loaded; from
+    // HBM with padding they are padding rows, set above.
+    auto validRows = [&](int64_t h0) {
+      int64_t v = tr;
+      while (stackWindows > 1 && v > 0 && h0 + (v - 1) * step >= g.h)
+        --v;
+      return v;
+    };
+    if (stackWindows > 1 && !(pad && !input.resident)) {
+      int64_t least = tr;
+      for (int64_t j = 0; j < bands; ++j)
+        for (int64_t kh = 0; kh < fold; ++kh)
+          least = std::min(least, validRows(bandInputRow(oh0, j, kh)));
+      if (least < tr)
+        tile::MemsetOp::create(
+            b, loc,
+            windowOf(b, loc, t, parts, least, tr - least, 1, 0, width, 1),
+            b.getF32FloatAttr(0.0f));
+    }
     for (int64_t j = 0; j < bands; ++j)
       for (int64_t kwi = 0; kwi < foldCols; ++kwi)
         for (int64_t kh = 0; kh < fold; ++kh) {
@@ -2298,13 +2361,14 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             continue;
           int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
           int64_t shift = kwi * g.dilationW;
+          int64_t valid = validRows(h0);
           if (input.resident) {
             // In row pieces: a DMA spreads over at most four queues.
             int64_t pieces =
-                loadPieces(tr * g.w * tile::storageBytes(g.inputType));
-            int64_t rs = (tr + pieces - 1) / pieces;
-            for (int64_t r = 0; r < tr; r += rs) {
-              int64_t m = std::min(rs, tr - r);
+                loadPieces(valid * g.w * tile::storageBytes(g.inputType));
+            int64_t rs = (valid + pieces - 1) / pieces;
+            for (int64_t r = 0; r < valid; r += rs) {
+              int64_t m = std::min(rs, valid - r);
               if (fullRows && shift) {
                 copyShiftedRows(b, *ref, n, h0 + r - (pad ? pad->top : 0), m,
                                 shift, t, p0, r);
@@ -2326,9 +2390,10 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                                      shift),
                   windowOf(b, loc, t, g.c, r, m, 1, 0, g.w - shift, 1, p0));
             }
-          } else
-            input.loadBand(b, loc, n, 0, g.c, h0, tr, t, p0, step,
+          } else if (valid) {
+            input.loadBand(b, loc, n, 0, g.c, h0, pad ? tr : valid, t, p0, step,
                            /*fillBorder=*/false, shift);
+          }
         }
     inputs.push_back(t);
   }
@@ -2457,15 +2522,17 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             break;
           int64_t tap = tapAt(i);
           int64_t kh = foldRows ? 0 : tap / g.kw;
-          int64_t kw = foldRows ? tap * foldCols : tap % g.kw;
+          int64_t kw = foldRows ? tap % windowTaps() * foldCols : tap % g.kw;
+          // A stacked window's rows start a tile row further on.
+          int64_t window = foldRows ? tap / windowTaps() : 0;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
           bool first = cb == vk && i == 0;
           for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
             if (v)
               continue;
-            int64_t r0 =
-                foldRows ? ch.r0 : ch.r0 * g.strideH + kh * g.dilationH;
+            int64_t r0 = foldRows ? ch.r0 + window
+                                  : ch.r0 * g.strideH + kh * g.dilationH;
             TapCols t = tapCols(ch, kw);
             if (t.qa >= t.qb)
               continue;
@@ -2612,33 +2679,38 @@ Value ConvKernel::loadFoldedFilter() {
   return t;
 }
 
-/// Stacked rows: one tile [(KH + stack - 1) * C, KW * stack * F],
-/// partition i * C + c holding at column kw * stack * F + j * F + f the
-/// weight w[c, i - j, kw, f] when 0 <= i - j < KH, zero elsewhere; one DMA
-/// per output row j and kernel row kh (every kernel column at once).
+/// Stacked rows: one tile [foldGroups() * C, windows * KW * stack * F],
+/// partition i * C + c holding at column (v * KW + kw) * stack * F + j * F
+/// + f the weight w[c, v * stack + i - j, kw, f] of window v when that
+/// kernel row is in [0, KH), zero elsewhere; one DMA per window, output row
+/// j and kernel row kh (every kernel column at once).
 Value ConvKernel::loadStackedFilter() {
-  int64_t cols = stack * g.f, pitch = g.kw * cols;
+  int64_t cols = stack * g.f, pitch = stackWindows * g.kw * cols;
   Value t = allocTile(b, loc, {foldGroups() * g.c, pitch}, g.filterType);
   tile::MemsetOp::create(b, loc, t, b.getF32FloatAttr(0.0f));
   auto type = cast<MemRefType>(t.getType());
-  for (int64_t j = 0; j < stack; ++j)
-    for (int64_t kh = 0; kh < g.kh; ++kh) {
-      int64_t offset = (j + kh) * g.c * pitch + j * g.f;
-      auto layout =
-          StridedLayoutAttr::get(b.getContext(), offset, {pitch, cols, 1});
-      auto viewType = MemRefType::get({g.c, g.kw, g.f}, g.filterType, layout,
-                                      type.getMemorySpace());
-      Value dst = memref::ReinterpretCastOp::create(
-          b, loc, viewType, t, b.getIndexAttr(offset),
-          {b.getIndexAttr(g.c), b.getIndexAttr(g.kw), b.getIndexAttr(g.f)},
-          {b.getIndexAttr(pitch), b.getIndexAttr(cols), b.getIndexAttr(1)});
-      tile::DmaOp::create(
-          b, loc,
-          hbmView(b, loc, w.buffer,
-                  indexConst(b, loc, w.offset + kh * g.kw * g.f),
-                  {g.c, g.kw, g.f}, {w.strides[0], g.f, 1}),
-          dst);
-    }
+  for (int64_t v = 0; v < stackWindows; ++v)
+    for (int64_t j = 0; j < stack; ++j)
+      for (int64_t kh = 0; kh < g.kh; ++kh) {
+        int64_t i = kh + j - v * stack;
+        if (i < 0 || i >= foldGroups())
+          continue;
+        int64_t offset = i * g.c * pitch + v * g.kw * cols + j * g.f;
+        auto layout =
+            StridedLayoutAttr::get(b.getContext(), offset, {pitch, cols, 1});
+        auto viewType = MemRefType::get({g.c, g.kw, g.f}, g.filterType, layout,
+                                        type.getMemorySpace());
+        Value dst = memref::ReinterpretCastOp::create(
+            b, loc, viewType, t, b.getIndexAttr(offset),
+            {b.getIndexAttr(g.c), b.getIndexAttr(g.kw), b.getIndexAttr(g.f)},
+            {b.getIndexAttr(pitch), b.getIndexAttr(cols), b.getIndexAttr(1)});
+        tile::DmaOp::create(
+            b, loc,
+            hbmView(b, loc, w.buffer,
+                    indexConst(b, loc, w.offset + kh * g.kw * g.f),
+                    {g.c, g.kw, g.f}, {w.strides[0], g.f, 1}),
+            dst);
+      }
   return t;
 }
 
@@ -3413,7 +3485,7 @@ LogicalResult ConvKernel::scaleFilters(int64_t n, SmallVector<Value> &tiles) {
 std::optional<PackedLayout> ConvKernel::packedLayout() const {
   const std::optional<ResidentRef> &ref = input.resident;
   if (!ref || outBands || !(foldRows || bands > 1) || foldCols != 1 ||
-      cBlocks != 1 || scale || trimmed)
+      cBlocks != 1 || scale || trimmed || stackWindows > 1)
     return std::nullopt;
   // The whole tensor, which the padding (if any) surrounds.
   const ResidentTensor &t = *ref->tensor;
