@@ -259,13 +259,19 @@ struct ConvKernel {
   int64_t stack = 1;
   /// Stacked rows whose filter is too tall for the partitions (64 channels
   /// of a 3x3: KH + stack - 1 rows of 64 do not fit): the input tile's
-  /// partition group i < stack holds padded rows q * stack + i (each row
-  /// once) and the kernel reads it in `stackWindows` windows, tile rows q
-  /// and q + 1, each a kernel column at a time with the banded filter of
-  /// its rows, w[c, w * stack + i - j, kw, f]. A 64-channel 3x3 layer:
+  /// partition group i < stack holds the padded rows from i on, one a tile
+  /// row (so that each group loads in one run a partition), and the kernel
+  /// reads group q of output rows in `stackWindows` windows, tile rows
+  /// q * stack and (q + 1) * stack (its moving operand steps `stack` tile
+  /// rows a group), each a kernel column at a time with the banded filter
+  /// of its rows, w[c, v * stack + i - j, kw, f]. A 64-channel 3x3 layer:
   /// 6 matmuls for 2 output rows (3 columns a pixel, 3 of a stationary's 4
   /// blocks used) against 4.5 with two packed bands of 9 taps.
   int64_t stackWindows = 1;
+  /// Folded, the padded rows between a group's tile rows, and the tile
+  /// rows between a matmul's consecutive output rows (or groups).
+  int64_t tileRowStep() const { return stackWindows > 1 ? 1 : foldRowStep(); }
+  int64_t movingRowStep() const { return stackWindows > 1 ? stack : 1; }
   /// Stacked rows when `stack` does not divide OH: the output rows of a
   /// last group after bandH whole ones (blocks [0, lastRows) of its
   /// result; its input tile's rows past the padded input are padding or
@@ -426,7 +432,10 @@ struct ConvKernel {
   }
   /// Rows per partition of a band's input tile.
   int64_t tileRows(int64_t outRows) const {
-    return foldRows ? outRows + stackWindows - 1 : inRows(outRows);
+    if (!foldRows)
+      return inRows(outRows);
+    return stackWindows > 1 ? (outRows + stackWindows - 2) * stack + 1
+                            : outRows;
   }
   /// Folded: the partition groups of a band's input tile (kernel rows, or
   /// with stacked rows the input rows of a group), the padded input rows
@@ -856,6 +865,16 @@ void ConvKernel::chooseBands() {
   int64_t inBytes = tile::storageBytes(g.inputType);
   int64_t outBytes = tile::storageBytes(elt);
   int64_t pixels = g.n * g.oh * g.ow;
+  // In two windows a partition group's rows are consecutive input rows:
+  // one run a partition from a resident input whose rows are stored with
+  // the padding's border (emitBand's fullRows), or from HBM without
+  // padding or with the zero padding the band then leaves out (trimmed);
+  // else a descriptor a row.
+  const std::optional<ResidentRef> &inRef = input.resident;
+  bool groupRunsContinue =
+      inRef ? inRef->rowStep == 1 && inRef->colStep == 1 && inRef->w == 0 &&
+                  inRef->tensor->left >= (pad ? pad->left : 0)
+            : !pad || pad->value == 0.0;
   double peCycleNs = 1000.0 / double(t.peClockMHz) *
                      double(g.inputType.isF32() ? t.peFp32Factor : 1);
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
@@ -881,7 +900,9 @@ void ConvKernel::chooseBands() {
           double(g.n * groups * (g.ow / phases->fw));
     }
     double dma = 0;
-    int64_t rowsLoaded = c.windows > 1 ? c.stack * (groups + c.windows - 1)
+    // (In two windows each partition group loads every row from its own
+    // on, in one run a partition.)
+    int64_t rowsLoaded = c.windows > 1 ? c.stack * (g.oh + 1)
                          : c.stack > 1 ? (g.kh + c.stack - 1) * groups
                          : c.fold      ? g.kh * g.oh
                                   : inRows(g.oh) + (c.bands - 1) * (g.kh - 1);
@@ -890,7 +911,7 @@ void ConvKernel::chooseBands() {
     // least its minimum (a 10-pixel row of an 8x upsample's phase is 40
     // bytes).
     double rowBytes = double(input.width * inBytes);
-    if (c.stack > 1)
+    if (c.stack > 1 && !(c.windows > 1 && groupRunsContinue))
       rowBytes = std::max<double>(rowBytes, t.dmaMinDescriptorBytes);
     double inputBytes = double(g.n * g.c) * rowBytes * double(rowsLoaded);
     // A resident input is copied into packed band tiles; every shifted
@@ -987,9 +1008,14 @@ void ConvKernel::chooseBands() {
   // transfers (the U-Net at batch 1 in fp32: 205.5 -> 224.0 us with its
   // 64-channel layers stacked so; a 33-channel 10 x 12 layer from HBM 9.4
   // -> 13.0 us); with others (the batch, or nki-split-batch's groups) they
-  // overlap other images' work.
+  // overlap other images' work. Only when the PE multiplies fp32: at one
+  // cycle a column the matmuls saved are worth less than the result's
+  // blocks of interleaved rows, which move a descriptor a row (ResNet-50 at
+  // batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked so, but the
+  // U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a descriptor
+  // into queues its other kernels keep busy).
   if (!oneBand && !phases && (!pool || pool->window == 2) &&
-      !oneImageInFlight())
+      !oneImageInFlight() && g.inputType.isF32())
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
                                  input.resident.has_value(), false,
                                  /*windows=*/2))
@@ -1189,8 +1215,8 @@ LogicalResult ConvKernel::analyze() {
     bands = packedInput->bands;
     stack = packedInput->stack;
   }
-  if (pad && !input.resident && foldCols == 1 && stackWindows == 1 &&
-      pad->value == 0.0 && g.w > pad->width) {
+  if (pad && !input.resident && foldCols == 1 && pad->value == 0.0 &&
+      g.w > pad->width) {
     fullColumn = findFullColumn();
     if (fullColumn >= 0) {
       trimmed = true;
@@ -2236,7 +2262,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     // the padding set for the whole tile first (a memset may not start at
     // any partition) and the loads overwriting the rest.
     int64_t fold = foldRows ? foldGroups() : 1,
-            step = foldRows ? foldRowStep() : 1;
+            step = foldRows ? tileRowStep() : 1;
     int64_t shiftMax = (foldCols - 1) * g.dilationW;
     int64_t tr = tileRows(rows);
     int64_t parts = bands * bandParts();
@@ -2531,14 +2557,14 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
             if (v)
               continue;
-            int64_t r0 = foldRows ? ch.r0 + window
+            int64_t r0 = foldRows ? (ch.r0 + window) * movingRowStep()
                                   : ch.r0 * g.strideH + kh * g.dilationH;
             TapCols t = tapCols(ch, kw);
             if (t.qa >= t.qb)
               continue;
-            Value moving =
-                chunkWindow(b, inputs[cb], cs, ch, r0, foldRows ? 1 : g.strideH,
-                            t.col, g.strideW, t.qb - t.qa);
+            Value moving = chunkWindow(b, inputs[cb], cs, ch, r0,
+                                       foldRows ? movingRowStep() : g.strideH,
+                                       t.col, g.strideW, t.qb - t.qa);
             tile::MatmulOp::create(b, loc, stationary, moving,
                                    accWindow(b, acc, fb, ch, t.qa, t.qb),
                                    first ? UnitAttr() : b.getUnitAttr());
