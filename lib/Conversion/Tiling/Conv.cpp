@@ -1002,18 +1002,18 @@ void ConvKernel::chooseBands() {
   // Stacked rows in two windows where the filter of one is too tall
   // (stackWindows): a whole number of groups, each group's rows at least
   // the kernel's less one (two windows then hold every row it reads). Not
-  // with one image in flight: every other row of the input goes into a
-  // partition group, a DMA descriptor a row (from SBUF too: the layout is
-  // not one the input's writer keeps), and the layer then waits on those
-  // transfers (the U-Net at batch 1 in fp32: 205.5 -> 224.0 us with its
-  // 64-channel layers stacked so; a 33-channel 10 x 12 layer from HBM 9.4
-  // -> 13.0 us); with others (the batch, or nki-split-batch's groups) they
-  // overlap other images' work. Only when the PE multiplies fp32: at one
-  // cycle a column the matmuls saved are worth less than the result's
-  // blocks of interleaved rows, which move a descriptor a row (ResNet-50 at
-  // batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked so, but the
-  // U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a descriptor
-  // into queues its other kernels keep busy).
+  // with one image in flight: the input is copied into the stacked tile
+  // (from SBUF too: the layout is not one the input's writer keeps), and
+  // the layer then waits on those copies (the U-Net at batch 1 in fp32:
+  // 205.5 -> 224.0 us with its 64-channel layers stacked so, a 33-channel
+  // 10 x 12 layer from HBM 9.4 -> 13.0 us, both measured with each input
+  // row once in a group, a descriptor a row); with others (the batch, or
+  // nki-split-batch's groups) they overlap other images' work. Only when the PE
+  // multiplies fp32: at one cycle a column the matmuls saved are worth less
+  // than the result's blocks of interleaved rows, which move a descriptor a row
+  // (ResNet-50 at batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked so,
+  // but the U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a
+  // descriptor into queues its other kernels keep busy).
   if (!oneBand && !phases && (!pool || pool->window == 2) &&
       !oneImageInFlight() && g.inputType.isF32())
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
@@ -1214,6 +1214,7 @@ LogicalResult ConvKernel::analyze() {
     foldCols = 1;
     bands = packedInput->bands;
     stack = packedInput->stack;
+    stackWindows = 1; // (packedLayout declines two windows)
   }
   if (pad && !input.resident && foldCols == 1 && pad->value == 0.0 &&
       g.w > pad->width) {
@@ -2549,7 +2550,8 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           int64_t tap = tapAt(i);
           int64_t kh = foldRows ? 0 : tap / g.kw;
           int64_t kw = foldRows ? tap % windowTaps() * foldCols : tap % g.kw;
-          // A stacked window's rows start a tile row further on.
+          // A stacked window's rows start a group (movingRowStep() tile
+          // rows) further on.
           int64_t window = foldRows ? tap / windowTaps() : 0;
           Value stationary =
               tileSlice(b, loc, filters[cb], 0, cs, tap * filterCols + f0, fb);
