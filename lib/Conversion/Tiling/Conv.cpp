@@ -1001,21 +1001,20 @@ void ConvKernel::chooseBands() {
         candidates.push_back(Choice{true, 1, 1, q});
   // Stacked rows in two windows where the filter of one is too tall
   // (stackWindows): a whole number of groups, each group's rows at least
-  // the kernel's less one (two windows then hold every row it reads). Not
-  // with one image in flight: the input is copied into the stacked tile
-  // (from SBUF too: the layout is not one the input's writer keeps), and
-  // the layer then waits on those copies (the U-Net at batch 1 in fp32:
-  // 205.5 -> 224.0 us with its 64-channel layers stacked so, a 33-channel
-  // 10 x 12 layer from HBM 9.4 -> 13.0 us, both measured with each input
-  // row once in a group, a descriptor a row); with others (the batch, or
-  // nki-split-batch's groups) they overlap other images' work. Only when the PE
-  // multiplies fp32: at one cycle a column the matmuls saved are worth less
-  // than the result's blocks of interleaved rows, which move a descriptor a row
-  // (ResNet-50 at batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked so,
-  // but the U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a
+  // the kernel's less one (two windows then hold every row it reads). With
+  // one image in flight the layer waits on the copies into the stacked
+  // tile (from SBUF too: the layout is not one the input's writer keeps),
+  // so there they must save more than a DMA's latency (below: a 33-channel
+  // 10 x 12 layer from HBM, 120 pixels, saves a few evacuations and ran
+  // 9.4 -> 13.0 us stacked so; the U-Net's 64-channel 32 x 32 layers at
+  // batch 1 in fp32 save 2.6 us of PE each). Only when the PE multiplies
+  // fp32: at one cycle a column the matmuls saved are worth less than the
+  // result's blocks of interleaved rows, which move a descriptor a row
+  // (ResNet-50 at batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked
+  // so, but the U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a
   // descriptor into queues its other kernels keep busy).
   if (!oneBand && !phases && (!pool || pool->window == 2) &&
-      !oneImageInFlight() && g.inputType.isF32())
+      g.inputType.isF32())
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
                                  input.resident.has_value(), false,
                                  /*windows=*/2))
@@ -1032,9 +1031,11 @@ void ConvKernel::chooseBands() {
       return;
     best = candidates.front();
   }
+  double windowLatency =
+      oneImageInFlight() ? double(t.dmaLatencyNs) : 0.0; // (above)
   for (Choice c : candidates)
     if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
-        cost(c) < cost(best))
+        cost(c) + (c.windows > 1 ? windowLatency : 0.0) < cost(best))
       best = c;
   foldRows = best.fold;
   foldCols = best.fold ? best.cols : 1;
