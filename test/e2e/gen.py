@@ -827,12 +827,13 @@ def case_conv_pool_conv(rng, dims, dt):
 def case_conv_conv(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), optionally a 2x2 stride-2 max pool
     of its result (dims[9] = 2), then a 3x3 convolution of F2 filters
-    (dims[10], else F) of that tensor zero-padded by one: a U-Net block's
-    two convolutions, or a level's last and the next level's first, the
-    tensor between them kept in SBUF (in the second's packed band tile when
-    the first moves its rows by DMA: docs/compiler.md, "Packed
-    residents")."""
+    (dims[10], else F) of that tensor zero-padded by one, optionally a 2x2
+    stride-2 max pool of that (dims[11] = 2): a U-Net block's two
+    convolutions, or a level's last and the next level's first, the tensor
+    between them kept in SBUF (in the second's packed band tile when the
+    first moves its rows by DMA: docs/compiler.md, "Packed residents")."""
     pool = len(dims) > 9 and dims[9] == 2
+    pool2 = len(dims) > 11 and dims[11] == 2
     mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
     f = dims[4]
     f2 = dims[10] if len(dims) > 10 else f
@@ -856,8 +857,21 @@ def case_conv_conv(rng, dims, dt):
     body += padding + f"""
   %ze = tensor.empty() : {yt}
   %zz = linalg.fill ins(%zero_f32 : f32) outs(%ze : {yt}) -> {yt}
-  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%mp, %w2 : {ttype(padded, "f32")}, {ttype((f2, f, 3, 3), dt)}) outs(%zz : {yt}) -> {yt}
-  return %y2 : {yt}"""
+  %y2 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%mp, %w2 : {ttype(padded, "f32")}, {ttype((f2, f, 3, 3), dt)}) outs(%zz : {yt}) -> {yt}"""
+    result = "y2"
+    if pool2:
+        yshape = (mt[0], f2) + mt[2:]
+        qt = ttype((yshape[0], f2, yshape[2] // 2, yshape[3] // 2), "f32")
+        wt2 = ttype((2, 2), "f32")
+        body += f"""
+  %ninf2 = arith.constant 0xFF800000 : f32
+  %qe = tensor.empty() : {qt}
+  %qi = linalg.fill ins(%ninf2 : f32) outs(%qe : {qt}) -> {qt}
+  %win2 = tensor.empty() : {wt2}
+  %q = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%y2, %win2 : {yt}, {wt2}) outs(%qi : {qt}) -> {qt}"""
+        yt, result = qt, "q"
+    body += f"""
+  return %{result} : {yt}"""
     mlir = mlir.replace(f"  return %a : {out}", body).replace(
         f") -> {out} {{", f") -> {yt} {{", 1).replace(
         '%scale: ', f'%w2: {ttype((f2, f, 3, 3), dt)} {{nki.name = "w2"}}, '
@@ -869,7 +883,11 @@ def case_conv_conv(rng, dims, dt):
             n, _, h, w = a.shape
             a = a.reshape(n, f, h // 2, 2, w // 2, 2).max(axis=(3, 5))
         ap = np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)))
-        return conv_ref(ap, w2, 1, mm=mm)
+        y = conv_ref(ap, w2, 1, mm=mm)
+        if pool2:
+            n, c2, h, w = y.shape
+            y = y.reshape(n, c2, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        return y
     return mlir, {**inputs, "w2": w2}, ref
 
 

@@ -1007,14 +1007,17 @@ void ConvKernel::chooseBands() {
   // so there they must save more than a DMA's latency (below: a 33-channel
   // 10 x 12 layer from HBM, 120 pixels, saves a few evacuations and ran
   // 9.4 -> 13.0 us stacked so; the U-Net's 64-channel 32 x 32 layers at
-  // batch 1 in fp32 save 2.6 us of PE each). Only when the PE multiplies
-  // fp32: at one cycle a column the matmuls saved are worth less than the
-  // result's blocks of interleaved rows, which move a descriptor a row
-  // (ResNet-50 at batch 8 under auto-cast ran 1,236.3 -> 1,201.5 us stacked
-  // so, but the U-Net 398.5 -> 405.7, its 32 x 32 rows of 64 bytes each a
-  // descriptor into queues its other kernels keep busy).
+  // batch 1 in fp32 save 2.6 us of PE each). At one PE cycle a column
+  // (bf16 inputs) only with a fused 2x2 pooling: the matmuls saved are
+  // worth less than the result's blocks of interleaved rows, which move a
+  // descriptor a row, unless a pooling first takes each group's pair of
+  // rows into one block (the U-Net at batch 8 under auto-cast ran 398.5
+  // -> 390.6 us stacking its pooled 64-channel layer so, and 405.7 with
+  // its unpooled one too, its 32 x 32 rows of 64 bytes each a descriptor
+  // into queues its other kernels keep busy; ResNet-50, whose layer1 has
+  // no pooling, would gain: 1,236.3 -> 1,201.5 us).
   if (!oneBand && !phases && (!pool || pool->window == 2) &&
-      g.inputType.isF32())
+      (g.inputType.isF32() || pool))
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
                                  input.resident.has_value(), false,
                                  /*windows=*/2))
