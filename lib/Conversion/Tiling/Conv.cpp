@@ -271,6 +271,13 @@ struct ConvKernel {
   /// Folded, the padded rows between a group's tile rows, and the tile
   /// rows between a matmul's consecutive output rows (or groups).
   int64_t tileRowStep() const { return stackWindows > 1 ? 1 : foldRowStep(); }
+  /// Whether a band tile may take the resident input `r`'s rows whole,
+  /// border included (one run a partition, emitBand's fullRows): rows and
+  /// columns consecutive, stored with at least the padding's left border.
+  bool takesWholeRows(const ResidentRef &r) const {
+    return r.rowStep == 1 && r.colStep == 1 && r.w == 0 &&
+           r.tensor->left >= (pad ? pad->left : 0);
+  }
   int64_t movingRowStep() const { return stackWindows > 1 ? stack : 1; }
   /// Stacked rows when `stack` does not divide OH: the output rows of a
   /// last group after bandH whole ones (blocks [0, lastRows) of its
@@ -870,11 +877,8 @@ void ConvKernel::chooseBands() {
   // the padding's border (emitBand's fullRows), or from HBM without
   // padding or with the zero padding the band then leaves out (trimmed);
   // else a descriptor a row.
-  const std::optional<ResidentRef> &inRef = input.resident;
-  bool groupRunsContinue =
-      inRef ? inRef->rowStep == 1 && inRef->colStep == 1 && inRef->w == 0 &&
-                  inRef->tensor->left >= (pad ? pad->left : 0)
-            : !pad || pad->value == 0.0;
+  bool groupRunsContinue = input.resident ? takesWholeRows(*input.resident)
+                                          : !pad || pad->value == 0.0;
   double peCycleNs = 1000.0 / double(t.peClockMHz) *
                      double(g.inputType.isF32() ? t.peFp32Factor : 1);
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
@@ -2285,9 +2289,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
     std::optional<ResidentRef> ref = input.resident;
     int64_t width = input.width; // the source's when trimmed, else g.w
     bandColOffset = 0;
-    bool fullRows = ref && step == 1 && ref->rowStep == 1 &&
-                    ref->colStep == 1 && ref->w == 0 &&
-                    ref->tensor->left >= (pad ? pad->left : 0) &&
+    bool fullRows = ref && step == 1 && takesWholeRows(*ref) &&
                     (!shiftMax || std::isfinite(ref->tensor->padValue));
     if (fullRows) {
       const ResidentTensor &rt = *ref->tensor;
