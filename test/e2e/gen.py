@@ -828,12 +828,17 @@ def case_conv_conv(rng, dims, dt):
     """conv_bn_act (dims[:9] as there), optionally a 2x2 stride-2 max pool
     of its result (dims[9] = 2), then a 3x3 convolution of F2 filters
     (dims[10], else F) of that tensor zero-padded by one, optionally a 2x2
-    stride-2 max pool of that (dims[11] = 2): a U-Net block's two
-    convolutions, or a level's last and the next level's first, the tensor
-    between them kept in SBUF (in the second's packed band tile when the
-    first moves its rows by DMA: docs/compiler.md, "Packed residents")."""
+    stride-2 max pool of that (dims[11] = 2), optionally a 1x1 convolution
+    of F3 filters (dims[12]) of the second's result instead: a U-Net
+    block's two convolutions, or a level's last and the next level's first,
+    the tensor between them kept in SBUF (in the second's packed band tile
+    when the first moves its rows by DMA: docs/compiler.md, "Packed
+    residents"); with the 1x1, a ResNet bottleneck's three convolutions
+    (without its residual), the second's result kept in SBUF too."""
     pool = len(dims) > 9 and dims[9] == 2
     pool2 = len(dims) > 11 and dims[11] == 2
+    f3 = dims[12] if len(dims) > 12 else 0
+    assert not (pool2 and f3), "a pooling or a 1x1 after the second"
     mlir, inputs, ref1 = case_conv_bn_act(rng, dims[:9], dt)
     f = dims[4]
     f2 = dims[10] if len(dims) > 10 else f
@@ -870,12 +875,21 @@ def case_conv_conv(rng, dims, dt):
   %win2 = tensor.empty() : {wt2}
   %q = linalg.pooling_nchw_max {{strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%y2, %win2 : {yt}, {wt2}) outs(%qi : {qt}) -> {qt}"""
         yt, result = qt, "q"
+    w3 = rand(rng, (f3, f2, 1, 1), dt) if f3 else None
+    if f3:
+        y3t = ttype((mt[0], f3) + mt[2:], "f32")
+        body += f"""
+  %ve = tensor.empty() : {y3t}
+  %vz = linalg.fill ins(%zero_f32 : f32) outs(%ve : {y3t}) -> {y3t}
+  %y3 = linalg.conv_2d_nchw_fchw {{strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%y2, %w3 : {yt}, {ttype((f3, f2, 1, 1), dt)}) outs(%vz : {y3t}) -> {y3t}"""
+        yt, result = y3t, "y3"
     body += f"""
   return %{result} : {yt}"""
     mlir = mlir.replace(f"  return %a : {out}", body).replace(
         f") -> {out} {{", f") -> {yt} {{", 1).replace(
         '%scale: ', f'%w2: {ttype((f2, f, 3, 3), dt)} {{nki.name = "w2"}}, '
-        '%scale: ', 1)
+        + (f'%w3: {ttype((f3, f2, 1, 1), dt)} {{nki.name = "w3"}}, '
+           if f3 else '') + '%scale: ', 1)
 
     def ref(mm):
         a = ref1(mm)
@@ -887,8 +901,11 @@ def case_conv_conv(rng, dims, dt):
         if pool2:
             n, c2, h, w = y.shape
             y = y.reshape(n, c2, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        if f3:
+            y = conv_ref(y, w3, 1, mm=mm)
         return y
-    return mlir, {**inputs, "w2": w2}, ref
+    extra = {"w3": w3} if f3 else {}
+    return mlir, {**inputs, "w2": w2, **extra}, ref
 
 
 def case_conv_project(rng, dims, dt):

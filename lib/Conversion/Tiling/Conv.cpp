@@ -1012,20 +1012,29 @@ void ConvKernel::chooseBands() {
   // 10 x 12 layer from HBM, 120 pixels, saves a few evacuations and ran
   // 9.4 -> 13.0 us stacked so; the U-Net's 64-channel 32 x 32 layers at
   // batch 1 in fp32 save 2.6 us of PE each). At one PE cycle a column
-  // (bf16 inputs) only with a fused 2x2 pooling: the matmuls saved are
-  // worth less than the result's blocks of interleaved rows, which move a
-  // descriptor a row, unless a pooling first takes each group's pair of
-  // rows into one block (the U-Net at batch 8 under auto-cast ran 398.5
-  // -> 390.6 us stacking its pooled 64-channel layer so, and 405.7 with
-  // its unpooled one too, its 32 x 32 rows of 64 bytes each a descriptor
-  // into queues its other kernels keep busy; ResNet-50, whose layer1 has
-  // no pooling, would gain: 1,236.3 -> 1,201.5 us).
-  if (!oneBand && !phases && (!pool || pool->window == 2) &&
-      (g.inputType.isF32() || pool))
+  // (bf16 inputs) only where the result's blocks of interleaved rows need
+  // no DMA, which would move them a descriptor a row: a fused 2x2 pooling
+  // first takes each group's pair of rows into one block (the U-Net at
+  // batch 8 under auto-cast ran 398.5 -> 390.6 us stacking its pooled
+  // 64-channel layer so), or the result stays in SBUF (unpacked) and each
+  // block may be copied by an engine from its partitions to the result's
+  // (evacuate; by DMA, the U-Net's unpooled 64-channel 32 x 32 layer, its
+  // rows of 64 bytes each a descriptor into busy queues, made it run
+  // 405.7 us).
+  auto enginesMoveBlocks = [&](int64_t q) {
+    if (!outRef || outRef->tensor->packed)
+      return false;
+    for (int64_t j = 0; j < q; ++j)
+      if (!residents->engineMayMove(j * g.f, outRef->c % P(), g.f))
+        return false;
+    return true;
+  };
+  if (!oneBand && !phases && (!pool || pool->window == 2))
     for (int64_t q : stackCounts(g, bool(diagonal), scale, options,
                                  input.resident.has_value(), false,
                                  /*windows=*/2))
-      if (!pool || q % 2 == 0)
+      if ((!pool || q % 2 == 0) &&
+          (g.inputType.isF32() || pool || enginesMoveBlocks(q)))
         candidates.push_back(Choice{true, 1, 1, q, 2});
   // With the upsampled phases (PhasePartner.h), stacked rows of their row
   // factor only, from any input: the stack they no longer write to HBM
@@ -1861,12 +1870,16 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         }
         Value r = resident(out.buffer, j);
         Value block = tileSlice(b, loc, t, j * fs, fs, 0, cols);
-        // The last group's block of a resident result, from and to
-        // partitions where an engine may start, with one image in flight:
-        // an engine copy, so that the next kernel waits for an instruction,
+        // A block of a resident result, from and to partitions where an
+        // engine may start, as an engine copy: the last group's with one
+        // image in flight, so that the next kernel waits for an instruction,
         // not a DMA's completion (with several images it has others to
-        // start on, and the engines more to do).
-        if (r && tailGroup && oneImageInFlight() &&
+        // start on, and the engines more to do); and every block of two
+        // stacked windows, whose rows interleave the other blocks' (a DMA
+        // pays a descriptor a row; the copy is one instruction, four
+        // elements a cycle on the DVE for 2-byte types: ResNet-50 at batch
+        // 8 in fp32 4,204.1 -> 4,200.9 us).
+        if (r && ((tailGroup && oneImageInFlight()) || stackWindows > 1) &&
             options.residents->engineMayMove(j * fs, (outRef->c + f0) % P(),
                                              fs))
           tile::CopyOp::create(b, loc, block, r);
