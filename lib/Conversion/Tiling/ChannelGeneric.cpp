@@ -590,6 +590,48 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
       }
     return success();
   }
+  // A channel scale of small images kept in SBUF (the 7 x 7 maps of
+  // EfficientNet-B0's last blocks, when the convolution that reads them
+  // does not absorb it: Match.h's findChannelScale): its factor for every
+  // image at once (channelScaleImages, an instruction per op over [cs, N])
+  // and one product a block over every image, the factor broadcast along
+  // the pixels. Image by image, each op of the factor and each product of
+  // 49 elements paid an instruction's fixed cost.
+  if (!reduces && N > 1 && N * H * W <= options.freeChunk && outRes &&
+      !outRes->tensor->packed)
+    if (std::optional<ChannelScale> scale = matchChannelScale(op)) {
+      unsigned xi = 0;
+      while (op.getDpsInputs()[xi] != scale->source)
+        ++xi;
+      std::optional<ResidentRef> xRes = residentOf(operands[xi]);
+      if (xRes && !xRes->tensor->packed) {
+        for (int64_t c0 = 0; c0 < C; c0 += P) {
+          int64_t cs = std::min(P, C - c0);
+          FailureOr<Value> f =
+              channelScaleImages(b, loc, *scale, c0, cs, N, residents);
+          if (failed(f))
+            return failure();
+          auto fType = cast<MemRefType>(f->getType());
+          auto layout = StridedLayoutAttr::get(b.getContext(), 0, {N, 1, 0, 0});
+          Value broadcast = memref::ReinterpretCastOp::create(
+              b, loc,
+              MemRefType::get({cs, N, H, W}, fType.getElementType(), layout,
+                              fType.getMemorySpace()),
+              *f, b.getIndexAttr(0),
+              ArrayRef<OpFoldResult>{b.getIndexAttr(cs), b.getIndexAttr(N),
+                                     b.getIndexAttr(H), b.getIndexAttr(W)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(N), b.getIndexAttr(1),
+                                     b.getIndexAttr(0), b.getIndexAttr(0)});
+          Value x =
+              residents->view(b, loc, *xRes, 0, c0, cs, 0, H, 1, 0, W, 1, N);
+          Value dst =
+              residents->view(b, loc, *outRes, 0, c0, cs, 0, H, 1, 0, W, 1, N);
+          tile::TensorTensorOp::create(b, loc, b.getStringAttr("mul"), x,
+                                       broadcast, dst);
+        }
+        return success();
+      }
+    }
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c0 = 0; c0 < C; c0 += P) {
       int64_t cs = std::min(P, C - c0);
