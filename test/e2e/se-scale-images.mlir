@@ -1,13 +1,12 @@
 // se-resident.mlir's squeeze-and-excitation block on 4 x 4 maps (a 1x1
-// convolution's result, kept in SBUF), read by a
-// 1x1 convolution of 32 filters: more filters than an image has pixels,
-// so the convolution does not absorb the scale (scaling its filter would
-// take C x F multiplies an image, the scale C x H x W; Match.h's
-// findChannelScale). The scale runs as its own kernel over both images at
-// once (ChannelGeneric.cpp): the sigmoid one instruction over [16, 2], the
-// product one instruction over [16, 2, 4, 4] with the factor broadcast
-// along the pixels (strides [2, 1, 0, 0]). Batch 2, against numpy in
-// float64.
+// convolution's result, kept in SBUF), read by a 1x1 convolution of 32
+// filters: more filters than an image has pixels, so the convolution does
+// not absorb the scale (scaling its filter would take C x F multiplies an
+// image, the scale C x H x W; Match.h's findChannelScale). The scale runs
+// as its own kernel over both images at once (ChannelGeneric.cpp): the
+// sigmoid one instruction over [16, 2], the product one instruction over
+// [16, 2, 4, 4] with the factor broadcast along the pixels (strides [2, 1,
+// 0, 0]). Batch 2, against numpy in float64.
 // RUN: nki-compile %s --compile-to=tiled -o - | FileCheck %s --check-prefix=TILED
 // RUN: nki-compile %s -o %t.nkb
 // RUN: %system_python %S/Inputs/se_resident_ref.py %t 4 32 conv
