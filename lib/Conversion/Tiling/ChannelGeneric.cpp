@@ -611,17 +611,8 @@ LogicalResult tiling::tileChannelGeneric(OpBuilder &b, linalg::GenericOp op,
               channelScaleImages(b, loc, *scale, c0, cs, N, residents);
           if (failed(f))
             return failure();
-          auto fType = cast<MemRefType>(f->getType());
-          auto layout = StridedLayoutAttr::get(b.getContext(), 0, {N, 1, 0, 0});
-          Value broadcast = memref::ReinterpretCastOp::create(
-              b, loc,
-              MemRefType::get({cs, N, H, W}, fType.getElementType(), layout,
-                              fType.getMemorySpace()),
-              *f, b.getIndexAttr(0),
-              ArrayRef<OpFoldResult>{b.getIndexAttr(cs), b.getIndexAttr(N),
-                                     b.getIndexAttr(H), b.getIndexAttr(W)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(N), b.getIndexAttr(1),
-                                     b.getIndexAttr(0), b.getIndexAttr(0)});
+          Value broadcast =
+              stridedView(b, loc, *f, {cs, N, H, W}, {N, 1, 0, 0}, 0);
           Value x =
               residents->view(b, loc, *xRes, 0, c0, cs, 0, H, 1, 0, W, 1, N);
           Value dst =

@@ -279,6 +279,13 @@ struct ConvKernel {
            r.tensor->left >= (pad ? pad->left : 0);
   }
   int64_t movingRowStep() const { return stackWindows > 1 ? stack : 1; }
+  /// Whether an engine may copy block `j` of an evacuated chunk (`fs`
+  /// partitions from j * fs) to filters [f0, f0 + fs) of the resident
+  /// result `r`: the start-partition rule on both sides.
+  bool engineMovesBlock(const ResidentRef &r, int64_t j, int64_t f0,
+                        int64_t fs) const {
+    return options.residents->engineMayMove(j * fs, (r.c + f0) % P(), fs);
+  }
   /// Stacked rows when `stack` does not divide OH: the output rows of a
   /// last group after bandH whole ones (blocks [0, lastRows) of its
   /// result; its input tile's rows past the padded input are padding or
@@ -629,24 +636,6 @@ struct ConvKernel {
 };
 
 } // namespace
-
-/// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
-/// elements from element `offset` (all relative to the buffer `v` views).
-static Value stridedView(OpBuilder &b, Location loc, Value v,
-                         ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
-                         int64_t offset) {
-  auto type = cast<MemRefType>(v.getType());
-  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
-  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
-                                  type.getMemorySpace());
-  SmallVector<OpFoldResult> sizeOfr, strideOfr;
-  for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
-    sizeOfr.push_back(b.getIndexAttr(size));
-    strideOfr.push_back(b.getIndexAttr(stride));
-  }
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
-}
 
 /// Whether `v` is exactly representable in the float type `t`.
 static bool representable(double v, Type t) {
@@ -1025,7 +1014,7 @@ void ConvKernel::chooseBands() {
     if (!outRef || outRef->tensor->packed)
       return false;
     for (int64_t j = 0; j < q; ++j)
-      if (!residents->engineMayMove(j * g.f, outRef->c % P(), g.f))
+      if (!engineMovesBlock(*outRef, j, 0, g.f))
         return false;
     return true;
   };
@@ -1880,8 +1869,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         // elements a cycle on the DVE for 2-byte types: ResNet-50 at batch
         // 8 in fp32 4,204.1 -> 4,200.9 us).
         if (r && ((tailGroup && oneImageInFlight()) || stackWindows > 1) &&
-            options.residents->engineMayMove(j * fs, (outRef->c + f0) % P(),
-                                             fs))
+            engineMovesBlock(*outRef, j, f0, fs))
           tile::CopyOp::create(b, loc, block, r);
         else
           tile::DmaOp::create(b, loc, block, r ? r : view2d(out, cols, j));

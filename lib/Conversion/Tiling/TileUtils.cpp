@@ -47,6 +47,22 @@ Value tiling::linearIndex(OpBuilder &b, Location loc, int64_t offset,
   return acc;
 }
 
+Value tiling::stridedView(OpBuilder &b, Location loc, Value v,
+                          ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                          int64_t offset) {
+  auto type = cast<MemRefType>(v.getType());
+  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
+  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
+                                  type.getMemorySpace());
+  SmallVector<OpFoldResult> sizeOfr, strideOfr;
+  for (auto [size, stride] : llvm::zip_equal(sizes, strides)) {
+    sizeOfr.push_back(b.getIndexAttr(size));
+    strideOfr.push_back(b.getIndexAttr(stride));
+  }
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, v, b.getIndexAttr(offset), sizeOfr, strideOfr);
+}
+
 Value tiling::hbmView(OpBuilder &b, Location loc, Value buffer, Value offset,
                       ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
   auto source = cast<MemRefType>(buffer.getType());

@@ -39,6 +39,13 @@ mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         int64_t offset, mlir::ValueRange ivs,
                         llvm::ArrayRef<int64_t> strides);
 
+/// A view of `v`'s buffer with a static layout: `sizes` and `strides` in
+/// elements from element `offset` (all relative to the buffer `v` views;
+/// a stride may be 0, a broadcast).
+mlir::Value stridedView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        llvm::ArrayRef<int64_t> sizes,
+                        llvm::ArrayRef<int64_t> strides, int64_t offset);
+
 /// A view of `buffer` with the given element offset, sizes and strides
 /// (memref.reinterpret_cast; offsets are absolute in the buffer).
 mlir::Value hbmView(mlir::OpBuilder &b, mlir::Location loc,
