@@ -30,6 +30,10 @@ constexpr int64_t kMinRotateWindow = 4;
 /// unbounded rotation fails, and at most this many scans.
 constexpr int64_t kLocalWindowFraction = 256;
 constexpr int kMaxLocalWindowScans = 64;
+/// A window narrower than this fraction of the program's span is severe
+/// narrowing: allocate() then also tries long-lived buffers from the top
+/// (PlannerOptions::longLivedFromTop).
+constexpr int64_t kSevereNarrowing = 64;
 
 bool isPowerOf2(int64_t value) {
   return value > 0 && (value & (value - 1)) == 0;
@@ -183,13 +187,29 @@ PlannerLoad computePeakLoad(const PlannerProblem &problem) {
 }
 
 namespace {
+/// Which buffers a Rotate scan places from the top (PlannerOptions'
+/// largeFromTop and longLivedFromTop).
+struct FromTop {
+  int64_t large = 0, longLived = 0;
+};
+
 /// A Rotate placement, the window it used and where (nullopt: everywhere).
 struct Rotation {
   std::vector<int64_t> offsets;
   int64_t window;
-  int64_t largeFromTop = 0;
+  FromTop fromTop;
   std::optional<std::vector<std::pair<int64_t, int64_t>>> regions;
 };
+
+/// Rotate options of `window` with `fromTop`'s buffers from the top.
+PlannerOptions rotateOptions(int64_t window, FromTop fromTop) {
+  PlannerOptions options;
+  options.policy = ReusePolicy::Rotate;
+  options.rotateWindow = window;
+  options.largeFromTop = fromTop.large;
+  options.longLivedFromTop = fromTop.longLived;
+  return options;
+}
 } // namespace
 
 /// The last position any buffer is live at.
@@ -212,15 +232,13 @@ static int64_t programSpan(const PlannerProblem &problem) {
 /// batch 8 fell from the whole span to a quarter of a quarter, 1,273 ->
 /// 1,445 us).
 static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
-                                              int64_t window,
-                                              int64_t largeFromTop) {
+                                              int64_t window, FromTop fromTop) {
   auto scan = [&](int64_t w) {
-    return planner_detail::scanAllocate(problem,
-                                        {ReusePolicy::Rotate, w, largeFromTop});
+    return planner_detail::scanAllocate(problem, rotateOptions(w, fromTop));
   };
   planner_detail::ScanResult result = scan(window);
   if (!result.failed)
-    return Rotation{std::move(result.offsets), window, largeFromTop};
+    return Rotation{std::move(result.offsets), window, fromTop, std::nullopt};
   int64_t span = programSpan(problem);
   int64_t failedWindow = std::min(window, span);
   for (int64_t w = failedWindow / 4; w >= kMinRotateWindow; w /= 4) {
@@ -239,7 +257,7 @@ static std::optional<Rotation> widestRotation(const PlannerProblem &problem,
         result = std::move(wider);
       }
     }
-    return Rotation{std::move(result.offsets), w, largeFromTop};
+    return Rotation{std::move(result.offsets), w, fromTop, std::nullopt};
   }
   return std::nullopt;
 }
@@ -256,8 +274,7 @@ static std::optional<Rotation> localRotation(const PlannerProblem &problem,
                                              const Rotation &narrowed) {
   int64_t span = programSpan(problem);
   int64_t reach = std::max<int64_t>(1, span / kLocalWindowFraction);
-  PlannerOptions options{ReusePolicy::Rotate, narrowed.window,
-                         narrowed.largeFromTop};
+  PlannerOptions options = rotateOptions(narrowed.window, narrowed.fromTop);
   options.windowRegions.emplace();
   std::vector<std::pair<int64_t, int64_t>> &regions = *options.windowRegions;
   for (int i = 0; i < kMaxLocalWindowScans; ++i) {
@@ -265,7 +282,7 @@ static std::optional<Rotation> localRotation(const PlannerProblem &problem,
         planner_detail::scanAllocate(problem, options);
     if (!result.failed)
       return Rotation{std::move(result.offsets), narrowed.window,
-                      narrowed.largeFromTop, std::move(regions)};
+                      narrowed.fromTop, std::move(regions)};
     int64_t at = problem.buffers[*result.failed].liveStart;
     auto within =
         std::find_if(regions.begin(), regions.end(), [&](const auto &range) {
@@ -313,7 +330,8 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
 
   auto solved = [&](std::vector<int64_t> offsets, PlannerAlgorithm algorithm,
                     int64_t window = 0) {
-    PlannerSolution solution{std::move(offsets), 0, algorithm, window};
+    PlannerSolution solution{std::move(offsets), 0, algorithm, window,
+                             std::nullopt};
     for (size_t i = 0; i < problem.buffers.size(); ++i)
       solution.peak = std::max(solution.peak,
                                solution.offsets[i] + problem.buffers[i].size);
@@ -324,15 +342,27 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
   planner_detail::ScanResult scan;
   if (options.policy == ReusePolicy::Rotate) {
     // Large buffers from the top only when the lowest-address placement had
-    // to narrow its window, and only for a wider one.
+    // to narrow its window, and only for a wider one; long-lived ones too
+    // (alone, then with the large ones) only where the window had to narrow
+    // below a kSevereNarrowing-th of the program.
     std::optional<Rotation> best =
-        widestRotation(problem, options.rotateWindow, 0);
-    if (options.largeFromTop > 0 &&
-        (!best || best->window < options.rotateWindow)) {
+        widestRotation(problem, options.rotateWindow, FromTop{});
+    auto tryFromTop = [&](FromTop fromTop) {
       std::optional<Rotation> top =
-          widestRotation(problem, options.rotateWindow, options.largeFromTop);
+          widestRotation(problem, options.rotateWindow, fromTop);
       if (top && (!best || top->window > best->window))
         best = std::move(top);
+    };
+    auto narrowed = [&](int64_t below) {
+      return !best || best->window < below;
+    };
+    if (options.largeFromTop > 0 && narrowed(options.rotateWindow))
+      tryFromTop({options.largeFromTop, 0});
+    int64_t severe = programSpan(problem) / kSevereNarrowing;
+    if (options.longLivedFromTop > 0 && narrowed(severe)) {
+      tryFromTop({0, options.longLivedFromTop});
+      if (options.largeFromTop > 0 && narrowed(severe))
+        tryFromTop({options.largeFromTop, options.longLivedFromTop});
     }
     if (best && best->window < options.rotateWindow && options.localWindow)
       if (std::optional<Rotation> local = localRotation(problem, *best))
@@ -349,7 +379,9 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
       return solved(std::move(scan.offsets), PlannerAlgorithm::FirstFitScan);
   }
   if (options.policy != ReusePolicy::FirstFit) {
-    scan = planner_detail::scanAllocate(problem, {ReusePolicy::FirstFit});
+    PlannerOptions firstFit;
+    firstFit.policy = ReusePolicy::FirstFit;
+    scan = planner_detail::scanAllocate(problem, firstFit);
     if (!scan.failed)
       return solved(std::move(scan.offsets), PlannerAlgorithm::FirstFitScan);
   }

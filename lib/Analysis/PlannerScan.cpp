@@ -5,8 +5,9 @@
 // free address that fits. Under Rotate, freed ranges first rest in a FIFO and
 // return to the free map only when nothing else fits (oldest first) or when
 // they have rested longer than the window; this is what spreads a loop's
-// tiles over several slots. Large buffers may take the highest address that
-// fits instead (PlannerOptions::largeFromTop). Free ranges are coalesced, so
+// tiles over several slots. Large or long-lived buffers may take the highest
+// address that fits instead (PlannerOptions::largeFromTop and
+// longLivedFromTop). Free ranges are coalesced, so
 // the search visits at most one fragment per live or resting buffer.
 //
 //===----------------------------------------------------------------------===//
@@ -92,6 +93,15 @@ ScanResult scanAllocate(const PlannerProblem &problem,
   });
 
   bool rotate = options.policy == ReusePolicy::Rotate;
+  bool fromTop = rotate && problem.boundary == 0;
+  // Positions a buffer must be live over to count as long-lived.
+  int64_t longLived = std::numeric_limits<int64_t>::max();
+  if (fromTop && options.longLivedFromTop > 0) {
+    int64_t span = 0;
+    for (const PlannerBuffer &buffer : buffers)
+      span = std::max(span, buffer.liveEnd);
+    longLived = span / options.longLivedFromTop;
+  }
   FreeMap free(problem.capacity);
   std::deque<RestingRange> resting; // Sorted by freedAt: freed in that order.
   using Live = std::pair<int64_t, size_t>; // (liveEnd, buffer)
@@ -124,8 +134,10 @@ ScanResult scanAllocate(const PlannerProblem &problem,
       resting.pop_front();
     }
 
-    bool top = rotate && options.largeFromTop > 0 && problem.boundary == 0 &&
-               buffer.size * options.largeFromTop >= problem.capacity;
+    bool top =
+        fromTop && ((options.largeFromTop > 0 &&
+                     buffer.size * options.largeFromTop >= problem.capacity) ||
+                    buffer.liveEnd - buffer.liveStart >= longLived);
     auto fit = [&](int64_t lo, int64_t hi) {
       if (!top)
         return fitIn(lo, hi, buffer, problem.boundary);

@@ -16,6 +16,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <chrono>
+#include <numeric>
 
 using namespace mlir;
 
@@ -56,9 +57,12 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
     auto why = d.getAs<StringAttr>("why");
     if (!ops || !groups || !hbm || !compute || !why)
       continue;
-    nki::CompileReport::BatchGroups b{ops.getInt(), groups.getInt(),
+    nki::CompileReport::BatchGroups b{ops.getInt(),
+                                      groups.getInt(),
                                       hbm.getValueAsDouble(),
-                                      compute.getValueAsDouble(), why.str()};
+                                      compute.getValueAsDouble(),
+                                      why.str(),
+                                      {}};
     if (auto windows = d.getAs<ArrayAttr>("windows"))
       for (auto w : windows.getAsRange<DictionaryAttr>()) {
         auto integer = [&](StringRef key) {
@@ -172,11 +176,19 @@ std::string nki::formatCompileReport(const CompileReport &r) {
   if (!r.quantisedWeights.empty()) {
     os << "  " << r.autoCast << " matmuls: " << r.quantisedWeights.size()
        << " (weight relative rounding error, largest first)\n";
-    auto sorted = r.quantisedWeights;
-    llvm::stable_sort(sorted,
-                      [](auto &a, auto &b) { return a.second > b.second; });
-    for (auto &[where, err] : sorted)
-      os << llvm::format("    %.3e  ", err) << where << "\n";
+    // Largest first, ties in program order (a sort of indices: libstdc++'s
+    // stable_sort uses the deprecated get_temporary_buffer).
+    const auto &weights = r.quantisedWeights;
+    std::vector<size_t> order(weights.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    llvm::sort(order, [&](size_t a, size_t b) {
+      if (weights[a].second != weights[b].second)
+        return weights[a].second > weights[b].second;
+      return a < b;
+    });
+    for (size_t i : order)
+      os << llvm::format("    %.3e  ", weights[i].second) << weights[i].first
+         << "\n";
   }
   return text;
 }

@@ -135,10 +135,21 @@ FailureOr<TilePlacement> planTiles(func::FuncOp func,
   // of 55 positions (of 38,925), 408 from the top: 1,775.6 -> 1,686.6 us
   // (1/64: 1,676.7, but MobileNetV2 at batch 8 819.0 where 1/16 gave
   // 807.9, both placed from the top always).
+  // Where the window narrows below a 64th of the program, also buffers
+  // live over half of it or more: the U-Net at batch 8 under auto-cast on
+  // trn3, its SBUF full to within 320 bytes a partition, had a 72-byte
+  // table of per-channel constants amid the memory from its start, which
+  // left its 128 KiB decoder result room late in the program only with a
+  // window of 222 positions (of 29,456) over the 17,400 before it: 466.7
+  // -> 406.2 us. (Tried wherever the window narrows, the variant gave
+  // unet_convt at batch 8 under auto-cast on trn2 a whole window and ran
+  // it 410.7 -> 418.5 us.)
   PlannerOptions options;
   options.policy = ReusePolicy::Rotate;
-  if (!psum)
+  if (!psum) {
     options.largeFromTop = 16;
+    options.longLivedFromTop = 2;
+  }
   absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
   if (!solution.ok()) {
     if (solution.status().code() != absl::StatusCode::kResourceExhausted)

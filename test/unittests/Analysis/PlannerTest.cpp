@@ -22,7 +22,26 @@ PlannerBuffer buffer(std::string name, int64_t size, int64_t liveStart,
   return {size, alignment, liveStart, liveEnd, std::move(name)};
 }
 
-PlannerOptions firstFit() { return {ReusePolicy::FirstFit}; }
+PlannerOptions firstFit() {
+  PlannerOptions options;
+  options.policy = ReusePolicy::FirstFit;
+  return options;
+}
+
+/// Rotate with a window of `window` positions.
+PlannerOptions rotate(int64_t window) {
+  PlannerOptions options;
+  options.rotateWindow = window;
+  return options;
+}
+
+/// A solution of `offsets` and `peak` (for verify()).
+PlannerSolution solutionOf(std::vector<int64_t> offsets, int64_t peak) {
+  PlannerSolution solution;
+  solution.offsets = std::move(offsets);
+  solution.peak = peak;
+  return solution;
+}
 
 /// Allocates, expects success and a solution verify() accepts.
 PlannerSolution plan(const PlannerProblem &problem,
@@ -75,7 +94,7 @@ TEST(PlannerCheck, AllocateAndVerifyCheckFirst) {
   PlannerProblem problem{1024, 0, {buffer("bad", 0, 0, 0)}};
   EXPECT_EQ(allocate(problem).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(verify(problem, {{0}, 0}).code(),
+  EXPECT_EQ(verify(problem, solutionOf({0}, 0)).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -284,12 +303,10 @@ TEST(PlannerPolicy, RotateSpreadsAccumulatorsOverPsumBanks) {
 TEST(PlannerPolicy, RotateWindowBoundsTheSpread) {
   // Bytes that rested more than 2 positions are fresh again: tile i + 2 takes
   // tile i's slot, so two slots rotate although four would fit.
-  PlannerSolution solution = plan(loadUseLoop(8, 1024, 4096),
-                                  {ReusePolicy::Rotate, /*rotateWindow=*/2});
+  PlannerSolution solution = plan(loadUseLoop(8, 1024, 4096), rotate(2));
   std::vector<int64_t> expected = {0, 1024, 0, 1024, 0, 1024, 0, 1024};
   EXPECT_EQ(solution.offsets, expected);
-  PlannerSolution zero = plan(loadUseLoop(8, 1024, 4096),
-                              {ReusePolicy::Rotate, /*rotateWindow=*/0});
+  PlannerSolution zero = plan(loadUseLoop(8, 1024, 4096), rotate(0));
   EXPECT_EQ(zero.offsets, plan(loadUseLoop(8, 1024, 4096), firstFit()).offsets);
 }
 
@@ -325,8 +342,8 @@ TEST(PlannerPolicy, RotateNarrowsItsWindowBeforeFirstFit) {
   }
   EXPECT_GT(slots.size(), 4u);
   // A window asked for is kept when it fits, narrowed when it does not.
-  EXPECT_EQ(plan(problem, {ReusePolicy::Rotate, 22}).rotateWindow, 22);
-  EXPECT_LT(plan(problem, {ReusePolicy::Rotate, 23}).rotateWindow, 23);
+  EXPECT_EQ(plan(problem, rotate(22)).rotateWindow, 22);
+  EXPECT_LT(plan(problem, rotate(23)).rotateWindow, 23);
   PlannerSolution unbounded = plan(loadUseLoop(32, 1024, 16384));
   EXPECT_EQ(unbounded.rotateWindow, std::numeric_limits<int64_t>::max());
 }
@@ -416,6 +433,37 @@ TEST(PlannerPolicy, LargeBuffersFromTheTop) {
   EXPECT_EQ(plan(banked, options).offsets[0], 0);
 }
 
+TEST(PlannerPolicy, LongLivedBuffersFromTheTopWhereTheWindowCollapses) {
+  // `table` (1 byte, live over the whole program) starts while `tile`'s
+  // bytes rest, so rotating puts it in the fresh bytes at 8, amid the
+  // memory for good: `late` (12 bytes) then finds holes of 8 and 7. Only a
+  // window of 0 (first fit: `table` at 0) would place it, so rotation is
+  // given up for the whole program.
+  PlannerProblem problem{16,
+                         0,
+                         {buffer("tile", 8, 0, 0), buffer("table", 1, 1, 100),
+                          buffer("late", 12, 50, 60)}};
+  PlannerSolution without = plan(problem);
+  EXPECT_EQ(without.algorithm, PlannerAlgorithm::FirstFitScan);
+  // Live over at least half the program, `table` takes the top byte and
+  // the rotation keeps its whole window.
+  PlannerOptions options;
+  options.longLivedFromTop = 2;
+  PlannerSolution solution = plan(problem, options);
+  EXPECT_EQ(solution.algorithm, PlannerAlgorithm::RotateScan);
+  EXPECT_EQ(solution.rotateWindow, std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> offsets = {0, 15, 0};
+  EXPECT_EQ(solution.offsets, offsets);
+  // Where the rotation needs no narrowing the lowest-address placement
+  // stays: `table` at 8, beside the resting tile's bytes.
+  PlannerProblem fits{16,
+                      0,
+                      {buffer("tile", 8, 0, 0), buffer("table", 1, 1, 100),
+                       buffer("late", 4, 50, 60)}};
+  std::vector<int64_t> lowest = {0, 8, 9};
+  EXPECT_EQ(plan(fits, options).offsets, lowest);
+}
+
 TEST(PlannerPolicy, GreedyBySizeWhenTheScanFragments) {
   // The scan puts a at 0 and b at 2; when a dies, c's 3 bytes find only two
   // holes of 2 and 1. Largest first, c takes 0..3 and b goes to 3.
@@ -438,11 +486,11 @@ TEST(PlannerVerify, RejectsBrokenSolutions) {
                          {buffer("a", 1024, 0, 3, 64), buffer("b", 1024, 2, 5),
                           buffer("c", 1024, 4, 6)}};
   auto message = [&](std::vector<int64_t> offsets, int64_t peak) {
-    absl::Status status = verify(problem, {std::move(offsets), peak});
+    absl::Status status = verify(problem, solutionOf(std::move(offsets), peak));
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     return std::string(status.message());
   };
-  EXPECT_TRUE(verify(problem, {{0, 1024, 0}, 2048}).ok());
+  EXPECT_TRUE(verify(problem, solutionOf({0, 1024, 0}, 2048)).ok());
   EXPECT_EQ(message({0, 512, 0}, 1536),
             "buffer #0 'a' and buffer #1 'b' share bytes [512, 1024) while "
             "both are live at positions [2, 3]");
@@ -464,7 +512,7 @@ TEST(PlannerVerify, RejectsBrokenSolutions) {
 
 TEST(PlannerVerify, SameOffsetIsAConflict) {
   PlannerProblem problem{4096, 0, {buffer("", 8, 0, 0), buffer("", 16, 0, 0)}};
-  EXPECT_EQ(verify(problem, {{0, 0}, 16}).message(),
+  EXPECT_EQ(verify(problem, solutionOf({0, 0}, 16)).message(),
             "buffer #0 and buffer #1 share bytes [0, 8) while both are live "
             "at positions [0, 0]");
 }
@@ -529,8 +577,11 @@ TEST(PlannerRandom, EverySolutionVerifies) {
   for (int round = 0; round < 300; ++round) {
     int64_t boundary = round % 3 == 0 ? 2048 : 0;
     PlannerProblem problem = randomProblem(rng, 1 + round % 150, boundary);
-    for (PlannerOptions options : {firstFit(), PlannerOptions{},
-                                   PlannerOptions{ReusePolicy::Rotate, 5}}) {
+    PlannerOptions fromTop;
+    fromTop.largeFromTop = 4;
+    fromTop.longLivedFromTop = 2;
+    for (PlannerOptions options :
+         {firstFit(), PlannerOptions{}, rotate(5), fromTop}) {
       absl::StatusOr<PlannerSolution> solution = allocate(problem, options);
       if (!solution.ok()) {
         ASSERT_EQ(solution.status().code(),
