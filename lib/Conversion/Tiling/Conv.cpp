@@ -169,6 +169,9 @@ struct ConvKernel {
   /// r at row r, and per window, column phase and kernel column a
   /// stationary tile (`phaseFilters`, loadPhaseFilters).
   const PhasePartner *phases;
+  /// Whether analyze() runs for analyzeConvPacking (the layout a resident
+  /// input could be packed in for this kernel), not to tile it.
+  bool forPacking = false;
   ConvPadding phasePad;
   WindowInput phaseInput;
   SmallVector<PhaseWindow> windows;
@@ -1027,7 +1030,23 @@ void ConvKernel::chooseBands() {
         candidates.push_back(Choice{true, 1, 1, q, 2});
   // With the upsampled phases (PhasePartner.h), stacked rows of their row
   // factor only, from any input: the stack they no longer write to HBM
-  // and read back outweighs the copies of the rows.
+  // and read back outweighs the copies of the rows. In two windows too,
+  // where one would not fit, from an input in SBUF: a stack of more rows
+  // fills the phases' windows of x rows (the U-Net's 96-channel 64 x 64
+  // decoder layer, 32 skip channels and 64 upsampled ones: with 2 rows,
+  // its two windows of two x rows held three rows' taps, the stationary 64
+  // of 128 columns; with 4, the skip's rows in two windows, the phases'
+  // matmuls a pixel halve). Each partition group of a two-window
+  // tile loads every row from its own on: from HBM, twice the bytes of a
+  // one-window stack of two, and a layer that waits on its loads (that
+  // decoder alone at batch 8, its skip a function input: e2e
+  // upsampled-conv.test's `windows_hbm`) ran 121.6 -> 132.0 us so. Nor when
+  // the input could be kept in this kernel's packed tile instead
+  // (analyzeConvPacking: its writer's rows go there once, which a
+  // two-window layout does not allow): with the skip computed by a 1x1
+  // convolution that only this kernel reads (`windows_packed`), packed for
+  // one window of two rows, it runs 103.3 us, copied from a channel-major
+  // tile into two windows 130.0.
   if (phases) {
     candidates.clear();
     for (int64_t q : phaseStackCounts(*phases, g, P()))
@@ -1035,6 +1054,9 @@ void ConvKernel::chooseBands() {
     if (candidates.empty() || oneBand)
       return;
     best = candidates.front();
+    if (input.resident && !forPacking)
+      for (int64_t q : phaseStackCounts(*phases, g, P(), /*windows=*/2))
+        candidates.push_back(Choice{true, 1, 1, q, 2});
   }
   double windowLatency =
       oneImageInFlight() ? double(t.dmaLatencyNs) : 0.0; // (above)
@@ -3558,6 +3580,7 @@ tiling::analyzeConvPacking(OpBuilder &b, linalg::GenericOp op,
                            const conv::ConvGeneric &g, const ConvParts &parts,
                            const TileOptions &options) {
   ConvKernel kernel(b, op, g, parts, options);
+  kernel.forPacking = true;
   // A kernel that cannot be analyzed says so when it is tiled.
   ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });

@@ -47,13 +47,20 @@ SmallVector<PhaseWindow> tiling::phaseWindows(const PhasePartner &p,
 
 SmallVector<int64_t> tiling::phaseStackCounts(const PhasePartner &p,
                                               const conv::ConvGeneric &g,
-                                              int64_t partitions) {
+                                              int64_t partitions,
+                                              int64_t windows) {
   SmallVector<int64_t> counts;
-  for (int64_t q = p.fh;
-       g.c * (g.kh + q - 1) <= partitions && q * g.f <= partitions && q <= g.oh;
-       q += p.fh)
-    if (!phaseWindows(p, q, partitions / p.c).empty())
+  for (int64_t q = p.fh; q * g.f <= partitions && q <= g.oh; q += p.fh) {
+    bool oneWindow = g.c * (g.kh + q - 1) <= partitions;
+    // Two windows (ConvKernel's stackWindows): q rows of C on the
+    // partitions, whole groups, the two windows holding the KH + q - 1
+    // rows a group reads; only where one window would not fit.
+    bool fits = windows == 1 ? oneWindow
+                             : !oneWindow && g.c * q <= partitions &&
+                                   2 * q >= g.kh + q - 1 && g.oh % q == 0;
+    if (fits && !phaseWindows(p, q, partitions / p.c).empty())
       counts.push_back(q);
+  }
   return counts;
 }
 

@@ -76,10 +76,12 @@ findPhasePartner(mlir::linalg::GenericOp conv, const conv::ConvGeneric &g,
 /// The stacked-row counts `g` may take with the partner: multiples of fh
 /// whose blocks and input rows fit the partitions (Conv.cpp's stackCounts
 /// without its input conditions: the partner's saving outweighs those
-/// copies).
+/// copies); with `windows` 2, those whose input rows fit only in two
+/// windows of q rows (whole groups of OH).
 llvm::SmallVector<int64_t> phaseStackCounts(const PhasePartner &p,
                                             const conv::ConvGeneric &g,
-                                            int64_t partitions);
+                                            int64_t partitions,
+                                            int64_t windows = 1);
 
 /// A partner matmul's rows: x rows [lo, lo + rows) relative to row (stack /
 /// fh) * group, block i of the tile holding row lo + i; it computes every

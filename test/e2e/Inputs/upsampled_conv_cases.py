@@ -22,8 +22,9 @@ from onnx_cases import run_cases, save_case
 # A part is ("up", [N, C, H, W], (fh, fw)), ("up_conv", ...: a 1x1
 # convolution of the input upsampled, so that the upsample's source is
 # computed on chip), ("convt", [N, C, H, W], (fh, fw), F: a ConvTranspose
-# with bias, kernel and stride (fh, fw), to F channels) or ("skip", [N, C,
-# H, W]).
+# with bias, kernel and stride (fh, fw), to F channels), ("skip", [N, C,
+# H, W]) or ("skip_conv", [N, C, H, W]: a 1x1 convolution of the input,
+# computed on chip).
 CASES = {
     # A U-Net decoder: the upsample concatenated with the skip.
     "unet": ([("up", [1, 8, 6, 6], (2, 2)), ("skip", [1, 4, 12, 12])], 6,
@@ -80,6 +81,19 @@ CASES = {
     "interleaved_computed": ([("up_conv", [2, 8, 64, 64], (2, 2)),
                               ("skip", [2, 4, 128, 128])], 8, [3, 3],
                              [1, 1, 1, 1], [1, 1], True),
+    # A U-Net's middle decoder at batch 8 (32 skip and 64 upsampled
+    # channels to 32, 128 KiB a partition), its skip a function input in
+    # HBM: under auto-cast the skip's rows stack two output rows in one
+    # window, not four in two (each two-window block would load every row).
+    "windows_hbm": ([("up", [8, 64, 32, 32], (2, 2)),
+                     ("skip", [8, 32, 64, 64])], 32, [3, 3], [1, 1, 1, 1],
+                    [1, 1], True),
+    # The same with its skip computed by a 1x1 convolution that only the
+    # decoder reads: kept in the decoder's packed tile, one window of two
+    # rows, which a two-window stack could not read.
+    "windows_packed": ([("up", [8, 64, 32, 32], (2, 2)),
+                        ("skip_conv", [8, 32, 64, 64])], 32, [3, 3],
+                       [1, 1, 1, 1], [1, 1], True),
     # The same at 96 x 96 for four images (144 KiB a partition): five rows
     # a chunk, so the skip's convolution reads some of its chunks' phases
     # a row at a time.
@@ -147,7 +161,7 @@ def build(name, case, rng, root):
         x = rng.standard_normal(part[1]).astype(np.float32)
         up = part[0] in ("up", "up_conv")
         source = x
-        if part[0] == "up_conv":
+        if part[0] in ("up_conv", "skip_conv"):
             cs = part[1][1]
             w0 = rng.standard_normal([cs, cs, 1, 1]).astype(np.float32)
             inits.append(numpy_helper.from_array(w0, f"w{i}"))
@@ -173,7 +187,7 @@ def build(name, case, rng, root):
         feeds[xn] = x
         inputs.append(helper.make_tensor_value_info(xn, TensorProto.FLOAT,
                                                     part[1]))
-        if part[0] == "up_conv":
+        if part[0] in ("up_conv", "skip_conv"):
             nodes.append(helper.make_node("Conv", [xn, f"w{i}"], [f"c{i}"],
                                           kernel_shape=[1, 1]))
             xn = f"c{i}"
