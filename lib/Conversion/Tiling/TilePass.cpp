@@ -204,13 +204,13 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     std::optional<PhasePartner> p = findPhasePartner(
         conv, g, r.interleave, r.result, r.addend.buffer, r.addend.fh,
         r.addend.fw, options.partitions, options.bankColumns);
-    // Not in fp32: at four PE cycles a column the partner's matmuls (a
-    // kernel column each, a LoadStationary each) cost more than the phases'
-    // own kernels, which fold all their taps onto the partitions from rows
-    // they load shifted, and the stack's round trip overlaps them (the
-    // U-Net at batch 8 in f32, PE-bound, ran 1,395.3 -> 1,442.8 us with
-    // partners).
-    if (!p || p->inputType.isF32())
+    // In fp32 too since the partner's stacks may take two windows: the
+    // phases' own kernels fold their taps from shifted loads, but their f32
+    // stack goes through HBM and back (the U-Net at batch 8 in f32 moved
+    // 79.9 MB, 49.7 with partners, at 1,359.2 -> 1,362.7 us; unet_convt
+    // 83.4 -> 45.8 MB and 1,559.7 -> 1,467.7 us). With one window only, the
+    // U-Net had run 1,395.3 -> 1,442.8 us with them.
+    if (!p)
       return std::nullopt;
     for (const PhasePartner::Phase &ph : p->phases)
       if (absorbed.contains(ph.op) || fusedPools.contains(ph.op) ||
