@@ -358,7 +358,8 @@ absl::StatusOr<PlannerSolution> allocate(const PlannerProblem &problem,
     };
     if (options.largeFromTop > 0 && narrowed(options.rotateWindow))
       tryFromTop({options.largeFromTop, 0});
-    int64_t severe = programSpan(problem) / kSevereNarrowing;
+    int64_t severe =
+        std::min(options.rotateWindow, programSpan(problem) / kSevereNarrowing);
     if (options.longLivedFromTop > 0 && narrowed(severe)) {
       tryFromTop({0, options.longLivedFromTop});
       if (options.largeFromTop > 0 && narrowed(severe))

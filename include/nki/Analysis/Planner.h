@@ -84,13 +84,14 @@ struct PlannerOptions {
   /// landing amid the rotation where they leave holes too small for the
   /// next large one.
   int64_t largeFromTop = 0;
-  /// Rotate only, with no boundary and largeFromTop set: when the window
-  /// has to narrow even with large buffers from the top, allocate() plans
-  /// once more with every buffer live over at least 1 / longLivedFromTop of
-  /// the program's positions taking the highest address that fits too
-  /// (0: never), and keeps that plan if its window is wider. A small table
-  /// of per-channel constants live for the whole program, placed amid the
-  /// rotation early on, otherwise splits the memory for good.
+  /// Rotate only, with no boundary: when the window has to narrow below a
+  /// 64th of the program's positions (with large buffers from the top too,
+  /// if largeFromTop), allocate() plans again with every buffer live over
+  /// at least 1 / longLivedFromTop of them taking the highest address that
+  /// fits (0: never), alone and then with the large ones, and keeps the
+  /// plan of the widest window. A small table of per-channel constants
+  /// live for the whole program, placed amid the rotation early on,
+  /// otherwise splits the memory for good.
   int64_t longLivedFromTop = 0;
   /// Rotate only: when the window has to narrow, allocate() narrows it only
   /// around the positions where the rotation runs out of room (each scan
