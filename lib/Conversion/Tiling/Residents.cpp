@@ -1025,6 +1025,8 @@ Residents tiling::planResidents(
   for (int64_t &c : problem.capacity)
     c = std::max<int64_t>(0, c - margin);
   SmallVector<Value> roots;
+  // Per root, its packed form should the plan decline it channel-major.
+  std::vector<std::optional<Residents::Oversized>> declined;
   DenseMap<Value, Type> narrow = narrowTypes(planner.candidates);
   for (auto &[root, c] : planner.candidates) {
     if (!c.ok || !c.writes || !c.reads)
@@ -1048,23 +1050,35 @@ Residents tiling::planResidents(
         c.steppedWrites ? std::max<int64_t>(1, minDescriptorBytes / eltBytes)
                         : 1;
     int64_t benefit = hbmBytes * (c.writes * writeCost + c.reads);
+    std::optional<Residents::Oversized> packed;
+    if (packableShape(c, t, P)) {
+      t.firstWriter = planner.anchor.lookup(ops[c.first]);
+      packed = Residents::Oversized{
+          root,    t,      elt,     c.convWriter,     c.convReader,
+          c.first, c.last, benefit, c.poolRereads > 0};
+    }
     if (bytes > sbufBytes / kMaxResidentShare) {
-      if (packableShape(c, t, P)) {
-        t.firstWriter = planner.anchor.lookup(ops[c.first]);
-        residents.oversized.push_back({root, t, elt, c.convWriter, c.convReader,
-                                       c.first, c.last, benefit,
-                                       c.poolRereads > 0});
-      }
+      if (packed)
+        residents.oversized.push_back(std::move(*packed));
       continue;
     }
     problem.candidates.push_back({bytes, c.first, c.last, benefit, ""});
     roots.push_back(root);
+    declined.push_back(std::move(packed));
   }
   ResidencySolution solution;
   if (!solve(problem, solution).ok()) {
     residents.oversized.clear();
     return residents;
   }
+  // A tensor the plan declines channel-major may still fit in its reader's
+  // packed band tile, like one too large for it: the U-Net's 16-channel
+  // 128 x 128 skip in f32 at batch 1 (64 KiB a partition channel-major,
+  // 8 KiB packed), which did not fit beside the top decoder's input and
+  // result and went through HBM.
+  for (auto [index, o] : llvm::enumerate(declined))
+    if (o && !solution.resident[index])
+      residents.oversized.push_back(*o);
 
   Block *block = ops.empty() ? nullptr : ops.front()->getBlock();
   for (auto [index, root] : llvm::enumerate(roots)) {
