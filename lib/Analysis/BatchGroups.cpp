@@ -23,6 +23,9 @@ absl::Status BatchGroupProblem::check() const {
     return absl::InvalidArgumentError("negative margin");
   if (!(barrierNs >= 0))
     return absl::InvalidArgumentError("negative barrier time");
+  if (programBytes < 0 || !(trafficRatio >= 0))
+    return absl::InvalidArgumentError(
+        "negative program bytes or traffic ratio");
   if (!(windowMargin >= 0))
     return absl::InvalidArgumentError("negative window margin");
   if (windows && windowCapacity < capacity)
@@ -30,10 +33,15 @@ absl::Status BatchGroupProblem::check() const {
         "the windows' capacity is below the capacity");
   if (!(peBoundRatio >= 1))
     return absl::InvalidArgumentError("PE-bound ratio below 1");
-  for (const BatchLayer &l : layers)
-    if (l.bytes < 0 || l.hbmBytes < 0 || !(l.peNs >= 0) || !(l.vectorNs >= 0))
+  for (const BatchLayer &l : layers) {
+    if (l.bytes < 0 || l.hbmBytes < 0 || l.packedBytes < 0 ||
+        l.constantBytes < 0 || !(l.peNs >= 0) || !(l.vectorNs >= 0))
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' has a negative size or time"));
+    if (l.packedBytes > l.bytes)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "layer '", l.name, "' takes more bytes packed than channel-major"));
+  }
   return absl::OkStatus();
 }
 
@@ -82,6 +90,53 @@ static double computeNs(const BatchGroupProblem &problem, const Work &w,
          double(w.barriers * groups) * problem.barrierNs;
 }
 
+/// A result's bytes per partition in its narrowest layout.
+static int64_t leastBytes(const BatchLayer &l) {
+  return l.packedBytes > 0 ? std::min(l.packedBytes, l.bytes) : l.bytes;
+}
+
+/// The traffic rule (BatchGroupProblem::trafficRatio) for the prefix of
+/// `end` layers that the other rules declined: splits it when it applies,
+/// else says why not after their reason.
+static void solveTraffic(const BatchGroupProblem &problem,
+                         BatchGroupSolution &solution, int64_t end,
+                         const Work &work) {
+  if (!(problem.trafficRatio > 0) || problem.programBytes == 0 ||
+      !(work.pe >= problem.peBoundRatio * work.perEngine))
+    return;
+  double budget = problem.trafficRatio * double(problem.programBytes);
+  double whole = double(problem.programBytes), constants = 0;
+  int64_t largest = 0;
+  for (int64_t i = 0; i < end; ++i) {
+    const BatchLayer &l = problem.layers[i];
+    largest = std::max(largest, leastBytes(l));
+    constants += double(l.constantBytes);
+    if (leastBytes(l) > problem.capacity)
+      whole += double(l.hbmBytes);
+  }
+  int64_t groups = groupsToFit(problem, largest);
+  double split = double(problem.programBytes) + double(groups - 1) * constants;
+  if (whole <= budget || !groups || split > budget) {
+    solution.why += absl::StrFormat(
+        "; HBM traffic %.1f MB at the whole batch%s, the program's own %.1f "
+        "MB",
+        whole / 1e6,
+        whole <= budget ? ""
+        : groups
+            ? absl::StrFormat(", %.1f MB in %d groups", split / 1e6, groups)
+            : ", its results do not fit packed with 1 image",
+        double(problem.programBytes) / 1e6);
+    return;
+  }
+  solution.why.clear();
+  solution.layers = end;
+  solution.groups = groups;
+  solution.packed = true;
+  solution.hbmNs =
+      (whole - double(problem.programBytes)) / problem.dmaBytesPerNs;
+  solution.computeNs = computeNs(problem, work, groups);
+}
+
 /// The prefix's choice (solve's first part).
 static void solvePrefix(const BatchGroupProblem &problem,
                         BatchGroupSolution &solution, int64_t forcedGroups) {
@@ -107,6 +162,11 @@ static void solvePrefix(const BatchGroupProblem &problem,
     if (problem.layers[i].bytes > problem.capacity)
       lastReader = std::max(lastReader, problem.layers[i].lastReader);
   end = std::max(end, lastReader + 1);
+  // Nor a partial tensor in it (the groups must complete it): grows with
+  // the end.
+  for (int64_t i = 0; i < end && end <= run; ++i)
+    if (problem.layers[i].partial)
+      end = std::max(end, problem.layers[i].lastReader + 1);
   if (end > run) {
     solution.why = "a result that does not fit is read after the ops that "
                    "can run per group";
@@ -121,12 +181,14 @@ static void solvePrefix(const BatchGroupProblem &problem,
       hbmBytes += double(l.hbmBytes);
   }
   int64_t groups = forcedGroups ? forcedGroups : groupsToFit(problem, largest);
+  Work work = workOf(problem, 0, end);
   if (!groups || !fits(largest, n, groups, problem.capacity)) {
     solution.why = absl::StrCat("a result does not fit with ",
                                 n / (groups ? groups : n), " image(s)");
+    if (forcedGroups == 0)
+      solveTraffic(problem, solution, end, work);
     return;
   }
-  Work work = workOf(problem, 0, end);
   solution.hbmNs = hbmBytes / problem.dmaBytesPerNs;
   solution.computeNs = computeNs(problem, work, groups);
   solution.peBound = work.pe >= problem.peBoundRatio * work.perEngine;
@@ -141,6 +203,7 @@ static void solvePrefix(const BatchGroupProblem &problem,
         work.barriers ? absl::StrFormat("; %d global pooling(s) in %d groups",
                                         work.barriers, groups)
                       : std::string());
+    solveTraffic(problem, solution, end, work);
     return;
   }
   solution.layers = end;
@@ -195,7 +258,7 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
   double hbmBytes = 0;
   for (int64_t i = w.begin; i < w.end; ++i) {
     const BatchLayer &l = problem.layers[i];
-    if (!l.splittable)
+    if (!l.splittable || l.partial)
       return std::nullopt;
     largest = std::max(largest, l.bytes);
     if (l.bytes > problem.windowCapacity)
@@ -226,10 +289,11 @@ static void solveWindows(const BatchGroupProblem &problem,
   }
   // Best ratio first (ties: the earlier window); each taken window keeps
   // the layers it covers from every other.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const BatchWindow &a, const BatchWindow &b) {
-                     return a.hbmNs * b.computeNs > b.hbmNs * a.computeNs;
-                   });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const BatchWindow &a, const BatchWindow &b) {
+              double x = a.hbmNs * b.computeNs, y = b.hbmNs * a.computeNs;
+              return x != y ? x > y : a.begin < b.begin;
+            });
   for (const BatchWindow &w : candidates)
     if (std::none_of(solution.windows.begin(), solution.windows.end(),
                      [&](const BatchWindow &t) {
@@ -268,13 +332,15 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
 /// Layers [begin, end) can run in `groups` groups: each splittable, its
 /// result fitting at batch / groups.
 static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
-                               int64_t end, int64_t groups) {
+                               int64_t end, int64_t groups,
+                               bool packed = false) {
   for (int64_t i = begin; i < end; ++i) {
     const BatchLayer &l = problem.layers[i];
     if (!l.splittable)
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' is split but cannot be"));
-    if (!fits(l.bytes, problem.batch, groups, problem.capacity))
+    if (!fits(packed ? leastBytes(l) : l.bytes, problem.batch, groups,
+              problem.capacity))
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' does not fit at ",
                        problem.batch / groups, " images"));
@@ -292,9 +358,19 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
         solution.layers, " layers split of ", problem.layers.size()));
   if (solution.layers > 0 && solution.groups == 1)
     return absl::InvalidArgumentError("layers split into one group");
-  if (absl::Status s = checkSplit(problem, 0, solution.layers, solution.groups);
+  if (solution.packed && solution.peBound)
+    return absl::InvalidArgumentError(
+        "a split packed to fit overlaps its groups");
+  if (absl::Status s = checkSplit(problem, 0, solution.layers, solution.groups,
+                                  solution.packed);
       !s.ok())
     return s;
+  for (int64_t i = 0; i < solution.layers; ++i)
+    if (problem.layers[i].partial &&
+        problem.layers[i].lastReader >= solution.layers)
+      return absl::InvalidArgumentError(
+          absl::StrCat("partial tensor '", problem.layers[i].name,
+                       "' is completed after the layers split"));
   int64_t after = solution.layers;
   for (const BatchWindow &w : solution.windows) {
     if (w.begin < after || w.end <= w.begin ||

@@ -62,7 +62,10 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
                                       hbm.getValueAsDouble(),
                                       compute.getValueAsDouble(),
                                       why.str(),
+                                      false,
                                       {}};
+    if (auto packed = d.getAs<BoolAttr>("packed"))
+      b.packed = packed.getValue();
     if (auto windows = d.getAs<ArrayAttr>("windows"))
       for (auto w : windows.getAsRange<DictionaryAttr>()) {
         auto integer = [&](StringRef key) {
@@ -157,9 +160,12 @@ std::string nki::formatCompileReport(const CompileReport &r) {
     const auto &b = *r.batchGroups;
     if (b.ops)
       os << llvm::format("  batch groups: the first %lld ops in %lld groups "
-                         "(HBM %.1f us saved, against %.1f us of compute)\n",
+                         "(HBM %.1f us saved, against %.1f us of compute%s)\n",
                          (long long)b.ops, (long long)b.groups, b.hbmUs,
-                         b.computeUs);
+                         b.computeUs,
+                         b.packed ? "; for HBM traffic, packed, one group "
+                                    "after another"
+                                  : "");
     else
       os << "  batch groups: none (" << b.why << ")\n";
     for (const auto &w : b.windows)

@@ -64,11 +64,11 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addNestedPass<func::FuncOp>(createNKIComposeConvs());
     // An expansion's remainder block of filters, a kernel of its own.
     pm.addNestedPass<func::FuncOp>(createNKISplitConvSlices());
-    // After fusion: nothing elementwise fuses into an interleave.
-    pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     NKISplitBatchOptions split;
     split.groups = options.batchGroups;
     pm.addNestedPass<func::FuncOp>(createNKISplitBatch(split));
+    // After fusion: nothing elementwise fuses into an interleave.
+    pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     // A 1x1 convolution and another that an op only adds, in one PSUM
     // (after the split: a group's ops are what a kernel sees).
     pm.addNestedPass<func::FuncOp>(createNKIAccumulateConvs());

@@ -38,6 +38,14 @@ struct BatchLayer {
   /// a prefix of splittable ones.
   bool splittable = false;
   int64_t bytes = 0;    ///< SBUF bytes per partition of its result, >= 0.
+  /// The same with its rows spread over the partitions its channels leave
+  /// free (the resident plan's packed band tiles, for a result of fewer
+  /// channels than partitions), in [0, bytes]; 0: as `bytes`. Only the
+  /// traffic rule counts it.
+  int64_t packedBytes = 0;
+  /// Bytes of the constants (weights) it is the first to read, >= 0: each
+  /// group loads them again.
+  int64_t constantBytes = 0;
   int64_t hbmBytes = 0; ///< Bytes its result moves through HBM when stored
                         ///< there (written once, read by each reader), >= 0.
   double peNs = 0;      ///< Estimated PE time, >= 0.
@@ -61,6 +69,12 @@ struct BatchLayer {
   /// read from the groups' concatenation, its squeezes were a pass of their
   /// own and its scaled projections 70 % slower).
   int64_t through = -1;
+  /// A partial tensor (a view): an insert chain's value before its last
+  /// insert, or a convolution's upsampled phases. A split that holds it
+  /// holds its readers, and no window holds it: in windows of two images
+  /// the decoders of upsampled-conv.test moved twice the HBM bytes
+  /// (12.7 -> 34.2 MB, and 103.3 -> 110.3 us for one of them).
+  bool partial = false;
   std::string name; ///< For diagnostics only.
 };
 
@@ -103,6 +117,18 @@ struct BatchGroupProblem {
   /// auto-cast), so a window for it would only cost time. The windows' G
   /// makes their results fit `capacity`, as the prefix's.
   int64_t windowCapacity = 0;
+  /// The traffic rule: where the PE bounds the prefix (as above) but the
+  /// time rule declines it, a split that its results need packed to fit is
+  /// still taken when the HBM traffic at the whole batch (`programBytes`
+  /// plus the results that do not fit packed) exceeds `trafficRatio` times
+  /// `programBytes` and the groups' traffic (`programBytes` plus each
+  /// further group's constants) does not. `programBytes`: the weights,
+  /// inputs and outputs the program moves at least, >= 0; a ratio of 0
+  /// turns the rule off. The U-Nets in f32 at batch 8: their 16-channel
+  /// 128 x 128 tensors take 64 KiB a partition packed, and 10 to 11 times
+  /// their program's bytes went through HBM.
+  int64_t programBytes = 0;
+  double trafficRatio = 3;
   std::vector<BatchLayer> layers;
 
   /// Input errors, naming the layer.
@@ -128,6 +154,10 @@ struct BatchGroupSolution {
   /// Whether peBoundMargin applied; nki-split-batch then starts each group
   /// half way through the previous one's layers.
   bool peBound = false;
+  /// Whether the traffic rule split the prefix: its results fit at N / G
+  /// only packed, and the groups run one after another (two in flight
+  /// would hold the tensors that did not fit at the whole batch).
+  bool packed = false;
   /// Why the prefix is not split (empty when it is), for --report.
   std::string why;
   /// Windows after the prefix, in order, disjoint.
@@ -145,7 +175,12 @@ struct BatchGroupSolution {
 /// engine, plus `barrierNs` per barrier and group), `peBoundMargin` times
 /// when the PE time is at least
 /// `peBoundRatio` times the vector time per engine.
-/// Otherwise no split.
+/// Otherwise, when the PE bounds the prefix so, the traffic rule (above):
+/// G the smallest divisor at which every result of the prefix fits packed
+/// (`packedBytes`), the HBM traffic estimated as `programBytes` plus the
+/// `hbmBytes` of the results that do not fit packed at the whole batch,
+/// and `programBytes` plus (G - 1) times the prefix's `constantBytes` in G
+/// groups. Otherwise no split.
 ///
 /// Windows (when `windows`, and G is not forced): for each splittable layer
 /// after the prefix whose result is above `windowCapacity`, the fewest
@@ -166,7 +201,8 @@ absl::Status solve(const BatchGroupProblem &problem,
                    BatchGroupSolution &solution, int64_t forcedGroups = 0);
 
 /// Checks `solution`: G divides N, the layers split are splittable and a
-/// prefix of the problem's, and their results fit at N / G; each window
+/// prefix of the problem's, and their results fit at N / G (packed, for
+/// the traffic rule's split); each window
 /// lies after the prefix and the one before it, its layers splittable and
 /// their results fitting at its G, no result of it above `windowCapacity`,
 /// nor a view, is read after it, and no view outside it reads its results

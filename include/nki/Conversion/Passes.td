@@ -351,6 +351,18 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     results fit a quarter) when their HBM time exceeds `window-margin`
     times their compute; the layers before and after keep the whole batch.
     Candidates are taken best ratio first, disjoint.
+
+    Where the PE bounds the first layers and the time comparison declines
+    their split, the traffic rule may still take it: when a narrow result
+    (fewer channels than partitions) does not fit even with its rows
+    spread over the free partitions (nki-tile's packed band tiles) at the
+    whole batch, G is the smallest at which all fit so, and the estimated
+    HBM traffic (the function's inputs, outputs and constants, plus the
+    results that do not fit packed) exceeds `traffic-ratio` times the
+    program's own bytes at the whole batch but not in groups (each group
+    loading the constants again). Such groups run one after another: two
+    in flight would hold the tensors that did not fit (the f32 U-Nets at
+    batch 8, two groups of four images).
     `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
     decision, its estimates, why the first layers were not split and the
@@ -394,6 +406,13 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     Option<"windowMargin", "window-margin", "double", /*default=*/"0.7",
            "Split a window when the HBM time saved exceeds its compute "
            "time by this factor">,
+    Option<"trafficRatio", "traffic-ratio", "double", /*default=*/"3.0",
+           "Where the PE bounds the first layers and the time comparison "
+           "declines their split, split them anyway, groups one after "
+           "another, when their results fit packed in groups, the HBM "
+           "traffic at the whole batch exceeds this many times the "
+           "program's weights, inputs and outputs and in groups it does "
+           "not (0: never)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

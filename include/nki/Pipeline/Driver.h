@@ -42,12 +42,14 @@ struct CompileReport {
   /// its weight's relative rounding error.
   std::vector<std::pair<std::string, double>> quantisedWeights;
   /// nki-split-batch's decision on a batch: ops split (0: none), groups,
-  /// HBM time saved and compute time, estimated (us), and why nothing was
-  /// split.
+  /// HBM time saved and compute time, estimated (us), why nothing was
+  /// split, and whether the traffic rule split them (packed to fit, the
+  /// groups one after another).
   struct BatchGroups {
     int64_t ops = 0, groups = 1;
     double hbmUs = 0, computeUs = 0;
     std::string why;
+    bool packed = false;
     /// Windows of layers split after the first ones: their first layer's
     /// index and source op, their last's, and the same estimates.
     struct Window {

@@ -25,6 +25,18 @@ inline int64_t channelMajorBytesPerPartition(mlir::RankedTensorType type,
   return elements * ((type.getElementTypeBitWidth() + 7) / 8);
 }
 
+/// Bytes per SBUF partition of an [N, C, H, W] `type` of fewer channels
+/// than partitions with its rows spread over the partitions the channels
+/// leave free (nki-tile's packed band tiles), as if evenly; else as
+/// channelMajorBytesPerPartition.
+inline int64_t packedBytesPerPartition(mlir::RankedTensorType type,
+                                       int64_t partitions) {
+  if (type.getRank() != 4 || type.getDimSize(1) >= partitions)
+    return channelMajorBytesPerPartition(type, partitions);
+  return (type.getNumElements() + partitions - 1) / partitions *
+         ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
 } // namespace nki
 
 #endif // NKI_LIB_CONVERSION_GRAPH_CHANNELBYTES_H

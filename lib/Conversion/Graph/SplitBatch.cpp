@@ -240,6 +240,7 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     l.bytes = nki::channelMajorBytesPerPartition(type, t.numPartitions);
+    l.packedBytes = nki::packedBytesPerPartition(type, t.numPartitions);
     return l;
   }
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -247,13 +248,14 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
                                                             1, t.numPartitions)
                                       : 1;
   l.bytes = nki::channelMajorBytesPerPartition(type, t.numPartitions);
+  l.packedBytes = nki::packedBytesPerPartition(type, t.numPartitions);
   int64_t readers = std::distance(op->getUsers().begin(), op->getUsers().end());
   l.hbmBytes = type.getNumElements() * elementBytes(type) * (1 + readers);
   double perLane = double(type.getNumElements()) / double(lanes);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   // A channel scale its convolution takes: no pass, no tensor.
   if (channelScaleSource(dyn_cast<linalg::GenericOp>(op))) {
-    l.bytes = l.hbmBytes = 0;
+    l.bytes = l.packedBytes = l.hbmBytes = 0;
     l.view = true;
     return l;
   }
@@ -310,7 +312,7 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
   if (op->hasOneUse())
     if (auto reader = dyn_cast<linalg::LinalgOp>(*op->user_begin());
         reader && reader.getNumReductionLoops() == 0) {
-      l.bytes = l.hbmBytes = 0;
+      l.bytes = l.packedBytes = l.hbmBytes = 0;
       l.view = true;
     }
   return l;
@@ -448,15 +450,35 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       problem.barrierNs = barrierUs * 1e3;
       problem.windows = windows;
       problem.windowMargin = windowMargin;
+      problem.trafficRatio = trafficRatio;
       DenseMap<Operation *, int64_t> index;
       for (auto [i, b] : llvm::enumerate(run))
         index[b.op] = int64_t(i);
+      // What the program moves at least: its inputs, outputs and constants;
+      // each constant counted for the first layer that reads it.
+      auto bytesOf = [](Type type) -> int64_t {
+        auto r = dyn_cast<RankedTensorType>(type);
+        return r && r.hasStaticShape() && r.getElementType().isIntOrFloat()
+                   ? r.getNumElements() * elementBytes(r)
+                   : 0;
+      };
+      for (Type type : func.getArgumentTypes())
+        problem.programBytes += bytesOf(type);
+      for (Type type : func.getResultTypes())
+        problem.programBytes += bytesOf(type);
+      DenseSet<Value> constants;
+      for (auto constant : func.getBody().getOps<arith::ConstantOp>())
+        problem.programBytes += bytesOf(constant.getType());
       for (auto [b, split] : llvm::zip_equal(run, splittable)) {
         nki::BatchLayer &layer = problem.layers.emplace_back();
         if (split)
           layer = layerOf(b, t);
         else
           layer.name = b.op->getName().getStringRef().str();
+        for (Value v : b.op->getOperands())
+          if (v.getDefiningOp<arith::ConstantOp>() &&
+              constants.insert(v).second)
+            layer.constantBytes += bytesOf(v.getType());
         // A reshape or a pad is its source in another shape, as large: its
         // readers read that result (a global pooling's [N * C, H * W] rows,
         // a depthwise convolution's padded input).
@@ -466,9 +488,25 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
           if (auto it = index.find(b.op->getOperand(0).getDefiningOp());
               it != index.end()) {
             layer.bytes = problem.layers[it->second].bytes;
+            layer.packedBytes = problem.layers[it->second].packedBytes;
             if (!isa<tensor::PadOp>(b.op))
               layer.through = it->second;
           }
+        // A partial tensor (an insert chain's value before its last insert)
+        // is no tensor of its own; the groups must complete it, or a group
+        // would copy its unwritten elements. So are a convolution's
+        // upsampled phases (inserts with steps) whole: the convolution that
+        // sums them in its accumulator reads them in its own kernel.
+        auto insert = dyn_cast<tensor::InsertSliceOp>(b.op);
+        if (split && insert &&
+            (!insert.hasUnitStride() ||
+             llvm::any_of(b.op->getUses(), [](OpOperand &use) {
+               auto next = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+               return next && &use == &next.getDestMutable();
+             }))) {
+          layer.view = layer.partial = true;
+          layer.hbmBytes = 0;
+        }
         // A channel scale reads its full input through: the convolution
         // that takes it reads that input.
         if (split && layer.view)
@@ -529,6 +567,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
              b.getNamedAttr("compute_us",
                             b.getF64FloatAttr(solution.computeNs / 1e3)),
              b.getNamedAttr("pe_bound", b.getBoolAttr(solution.peBound)),
+             b.getNamedAttr("packed", b.getBoolAttr(solution.packed)),
              b.getNamedAttr("why", b.getStringAttr(solution.why)),
              b.getNamedAttr("windows", b.getArrayAttr(windowAttrs))}));
     // The windows last first, then the prefix: a split only clones and
@@ -589,8 +628,15 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         // not a view of the whole: the kernels see a fresh init (a global
         // pooling's zero sums, which the convolutions writing its source
         // then compute as they evacuate).
+        // So is a group's part of an empty tensor: a slice of the whole
+        // one would start a chain of inserts (a convolution's upsampled
+        // phases) from a copy of undefined elements, not from an empty.
         auto fill = operand.getDefiningOp<linalg::FillOp>();
-        if (fill && fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
+        if (operand.getDefiningOp<tensor::EmptyOp>()) {
+          slice = tensor::EmptyOp::create(builder, loc, part.getShape(),
+                                          part.getElementType());
+        } else if (fill &&
+                   fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
           Value empty = tensor::EmptyOp::create(builder, loc, part.getShape(),
                                                 part.getElementType());
           slice = linalg::FillOp::create(builder, loc, fill.getInputs(),

@@ -14,7 +14,12 @@
 // A fill shared as the init of several linalg ops is cloned per extra user
 // for a like reason: bufferization would copy the filled buffer for each,
 // and the matmul or convolution kernels would not see the zero fill they
-// turn into their start flag.
+// turn into their start flag. So is a fill inserted into several tensors
+// (the channel of ones that carries a transposed convolution's bias into
+// its phases, once per batch group after CSE): computed in place in the
+// first tensor, it kept that tensor live until the last insert copied it
+// from there (the f32 unet_convt at batch 8 in two groups: its 33-channel
+// 64 x 64 input then went through HBM).
 //
 // A tensor.empty shared as the init of several linalg ops (CSE merges
 // every empty of one shape) is cloned per extra init use too: one-shot
@@ -101,11 +106,15 @@ struct NKIUnsharePartialTensorsPass
       if (!empty || filled.hasOneUse())
         continue;
       SmallVector<OpOperand *> uses;
-      for (OpOperand &use : filled.getUses())
-        if (auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-            user && user.isDpsInit(&use) &&
-            user->getBlock() == fill->getBlock())
+      for (OpOperand &use : filled.getUses()) {
+        if (use.getOwner()->getBlock() != fill->getBlock())
+          continue;
+        auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+        auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+        if ((user && user.isDpsInit(&use)) ||
+            (insert && &use == &insert.getSourceMutable()))
           uses.push_back(&use);
+      }
       // The earliest init use keeps the fill (a fill used only as an input
       // keeps it anyway).
       llvm::sort(uses, [](OpOperand *a, OpOperand *b) {

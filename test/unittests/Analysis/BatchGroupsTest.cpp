@@ -131,6 +131,115 @@ TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
   EXPECT_FALSE(solved(p).peBound);
 }
 
+/// The f32 U-Net's shape: PE-bound layers whose narrow results fit no
+/// group channel-major (bytes 1000 against a capacity of 100), but packed
+/// (packedBytes) at 8 / G images: 400 at 8, 200 at 4, 100 at 2. The HBM
+/// time saved (2000) is well below a quarter of the compute (100,000).
+BatchGroupProblem packedNet() {
+  BatchLayer a = reads(layer("a", 1000, 50000, 1000), 1);
+  a.packedBytes = 400;
+  a.constantBytes = 100;
+  BatchLayer b = layer("b", 1000, 50000, 1000);
+  b.packedBytes = 200;
+  b.constantBytes = 100;
+  BatchGroupProblem p = problem({a, b});
+  p.programBytes = 500; // 5 x 500 = 2500 bytes of traffic at the whole batch
+  return p;
+}
+
+TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
+  BatchGroupProblem p = packedNet();
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 2);
+  EXPECT_EQ(s.groups, 4); // a's 400 packed fit at 2 images
+  EXPECT_TRUE(s.packed);
+  EXPECT_FALSE(s.peBound); // one group after another
+  EXPECT_EQ(s.why, "");
+  EXPECT_DOUBLE_EQ(s.hbmNs, 2000);
+  // In 4 groups the constants (200) load 3 more times: 500 + 600 = 1100,
+  // within 3 x 500; at a ratio of 2 not.
+  p.trafficRatio = 2;
+  BatchGroupSolution declined = solved(p);
+  EXPECT_EQ(declined.layers, 0);
+  EXPECT_FALSE(declined.packed);
+  EXPECT_THAT(declined.why,
+              HasSubstr("does not fit with 1 image(s); HBM traffic 0.0 MB "
+                        "at the whole batch, 0.0 MB in 4 groups"));
+  // Off.
+  p.trafficRatio = 0;
+  EXPECT_EQ(solved(p).layers, 0);
+  // verify checks the packed bytes of a packed split.
+  p = packedNet();
+  s = solved(p);
+  s.groups = 2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'a' does not fit at 4 images"));
+  s.groups = 4;
+  s.peBound = true;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("overlaps its groups"));
+}
+
+TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
+  // Packed, everything fits the whole batch: the resident plan keeps it.
+  BatchGroupProblem p = packedNet();
+  p.layers[0].packedBytes = p.layers[1].packedBytes = 100;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_THAT(s.why, HasSubstr("HBM traffic 0.0 MB at the whole batch, the "
+                               "program's own 0.0 MB"));
+  // The vector engines bound it: each group's pipeline would fill and
+  // drain on them.
+  p = packedNet();
+  p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
+  EXPECT_EQ(solved(p).layers, 0);
+  // Nothing fits packed at one image either.
+  p = packedNet();
+  p.layers[1].packedBytes = 1000;
+  s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_THAT(s.why, HasSubstr("do not fit packed with 1 image"));
+  // The traffic at the whole batch is within the ratio.
+  p = packedNet();
+  p.programBytes = 1000; // 3000 <= 3 x 1000
+  EXPECT_EQ(solved(p).layers, 0);
+  // Bad input.
+  p = packedNet();
+  p.layers[0].packedBytes = 2000;
+  BatchGroupSolution bad;
+  EXPECT_THAT(std::string(solve(p, bad).message()),
+              HasSubstr("'a' takes more bytes packed than channel-major"));
+  p = packedNet();
+  p.trafficRatio = -1;
+  EXPECT_THAT(std::string(solve(p, bad).message()),
+              HasSubstr("negative program bytes or traffic ratio"));
+}
+
+TEST(BatchGroupsTest, PartialTensorsAreCompletedInTheirSplit) {
+  // a does not fit; b, a partial tensor (an insert chain's value), is
+  // completed by c: the prefix ends after c, not after a's reader b.
+  BatchLayer b = view("b", 2, 10);
+  b.partial = true;
+  BatchGroupProblem p = problem({reads(layer("a", 200, 10, 1000), 1), b,
+                                 layer("c", 10, 10), layer("d", 10, 10)});
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 3);
+  s.layers = 2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("partial tensor 'b' is completed after the layers "
+                        "split"));
+  // No window holds one: a's window (it does not fit the windows either)
+  // would read b's chain from the layers before.
+  // (The stem's vector time keeps the prefix from paying.)
+  p = problem({layer("stem", 10, 0), b, layer("c", 10, 10),
+               reads(layer("e", 300, 0, 100000), 4), layer("f", 10, 10)});
+  p.layers[0].vectorNs = 3e6;
+  p.layers[1].lastReader = 3;
+  EXPECT_TRUE(solved(p).windows.empty());
+  p.layers[1].partial = false;
+  EXPECT_EQ(solved(p).windows.size(), 1u);
+}
+
 TEST(BatchGroupsTest, GlobalPoolingsCostEachGroupADrain) {
   // a does not fit (3000 ns of HBM saved against 1000 of compute, PE and
   // vector engines alike); b pools it globally (a squeeze), so each of the
