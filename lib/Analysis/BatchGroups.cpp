@@ -23,9 +23,9 @@ absl::Status BatchGroupProblem::check() const {
     return absl::InvalidArgumentError("negative margin");
   if (!(barrierNs >= 0))
     return absl::InvalidArgumentError("negative barrier time");
-  if (programBytes < 0 || !(trafficRatio >= 0))
+  if (programBytes < 0 || !(trafficRatio >= 0) || liveCapacity < 0)
     return absl::InvalidArgumentError(
-        "negative program bytes or traffic ratio");
+        "negative program bytes, traffic ratio or live capacity");
   if (!(windowMargin >= 0))
     return absl::InvalidArgumentError("negative window margin");
   if (windows && windowCapacity < capacity)
@@ -90,9 +90,107 @@ static double computeNs(const BatchGroupProblem &problem, const Work &w,
          double(w.barriers * groups) * problem.barrierNs;
 }
 
-/// A result's bytes per partition in its narrowest layout.
-static int64_t leastBytes(const BatchLayer &l) {
-  return l.packedBytes > 0 ? std::min(l.packedBytes, l.bytes) : l.bytes;
+/// What the resident plan would keep of the results of layers [0, end) in
+/// `groups` groups run one after another (BatchGroupProblem::trafficRatio).
+struct Held {
+  double hbmBytes = 0; ///< Of the results left in HBM.
+  int64_t first = -1;  ///< The first of them, -1: none.
+};
+
+/// The bytes per partition the plan may hold `l` in at N / `groups`
+/// images: channel-major and packed, each -1 when above its limit per
+/// tensor.
+static std::pair<int64_t, int64_t> heldBytes(const BatchGroupProblem &problem,
+                                             const BatchLayer &l,
+                                             int64_t groups) {
+  int64_t images = problem.batch / groups;
+  auto within = [&](int64_t bytes) {
+    bytes = bytes * images / problem.batch;
+    return bytes <= problem.windowCapacity ? bytes : -1;
+  };
+  return {within(l.bytes), within(l.packedBytes > 0 ? l.packedBytes : l.bytes)};
+}
+
+/// A sweep over the layers: each result (a partial tensor's chain as one:
+/// each value until the next insert takes it) is held from its layer to its
+/// last reader, channel-major when that fits the limit per tensor, else
+/// packed; one read after the prefix is held to its end, with every
+/// group's part. Where the held results exceed liveCapacity, the largest
+/// is packed, or goes to HBM when it is already (Residents.cpp: what the
+/// plan declines channel-major it may still keep packed). Linear in the
+/// layers times the results held at once.
+static Held holdResults(const BatchGroupProblem &problem, int64_t end,
+                        int64_t groups) {
+  Held held;
+  auto spill = [&](int64_t i) {
+    held.hbmBytes += double(problem.layers[i].hbmBytes);
+    if (held.first < 0 || i < held.first)
+      held.first = i;
+  };
+  struct Live {
+    int64_t layer, bytes, packed;
+    bool packedOnly; ///< Held packed: channel-major is above the limit.
+  };
+  std::vector<Live> live;
+  int64_t total = 0;
+  for (int64_t i = 0; i < end; ++i) {
+    const BatchLayer &l = problem.layers[i];
+    // Results whose last reader came before, and a chain's value that
+    // this layer takes over (its next insert, a result as large), are no
+    // longer held.
+    for (size_t k = 0; k < live.size();) {
+      const BatchLayer &h = problem.layers[live[k].layer];
+      bool done = h.lastReader < i ||
+                  (h.partial && h.lastReader == i && l.bytes >= h.bytes);
+      if (done) {
+        total -= live[k].bytes;
+        live[k] = live.back();
+        live.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    if ((l.view && !l.partial) || l.lastReader < i || l.bytes == 0)
+      continue;
+    auto [channelMajor, packed] =
+        heldBytes(problem, l, l.lastReader >= end ? 1 : groups);
+    if (packed < 0) {
+      spill(i);
+      continue;
+    }
+    live.push_back({i, channelMajor < 0 ? packed : channelMajor, packed,
+                    channelMajor < 0});
+    total += live.back().bytes;
+    while (total > problem.liveCapacity) {
+      // The plan keeps what it can channel-major and packs what it
+      // declines so, when it can, in the room left (Residents.cpp): the
+      // largest held channel-major that packs smaller is packed, else the
+      // largest packed one goes to HBM, else the largest.
+      auto largest = [&](auto take) {
+        auto best = live.end();
+        for (auto it = live.begin(); it != live.end(); ++it)
+          if (take(*it) && (best == live.end() || it->bytes > best->bytes))
+            best = it;
+        return best;
+      };
+      auto it = largest(
+          [](const Live &h) { return !h.packedOnly && h.packed < h.bytes; });
+      if (it != live.end()) {
+        total -= it->bytes - it->packed;
+        it->bytes = it->packed;
+        it->packedOnly = true;
+        continue;
+      }
+      it = largest([](const Live &h) { return h.packedOnly; });
+      if (it == live.end())
+        it = largest([](const Live &) { return true; });
+      total -= it->bytes;
+      spill(it->layer);
+      *it = live.back();
+      live.pop_back();
+    }
+  }
+  return held;
 }
 
 /// The traffic rule (BatchGroupProblem::trafficRatio) for the prefix of
@@ -105,17 +203,16 @@ static void solveTraffic(const BatchGroupProblem &problem,
       !(work.pe >= problem.peBoundRatio * work.perEngine))
     return;
   double budget = problem.trafficRatio * double(problem.programBytes);
-  double whole = double(problem.programBytes), constants = 0;
-  int64_t largest = 0;
-  for (int64_t i = 0; i < end; ++i) {
-    const BatchLayer &l = problem.layers[i];
-    largest = std::max(largest, leastBytes(l));
-    constants += double(l.constantBytes);
-    if (leastBytes(l) > problem.capacity)
-      whole += double(l.hbmBytes);
-  }
-  int64_t groups = groupsToFit(problem, largest);
-  double split = double(problem.programBytes) + double(groups - 1) * constants;
+  double program = double(problem.programBytes);
+  double whole = program + holdResults(problem, end, 1).hbmBytes;
+  double constants = 0;
+  for (int64_t i = 0; i < end; ++i)
+    constants += double(problem.layers[i].constantBytes);
+  int64_t groups = 0;
+  for (int64_t g = 2; g <= problem.batch && !groups && whole > budget; ++g)
+    if (problem.batch % g == 0 && holdResults(problem, end, g).first < 0)
+      groups = g;
+  double split = program + double(groups - 1) * constants;
   if (whole <= budget || !groups || split > budget) {
     solution.why += absl::StrFormat(
         "; HBM traffic %.1f MB at the whole batch%s, the program's own %.1f "
@@ -124,16 +221,16 @@ static void solveTraffic(const BatchGroupProblem &problem,
         whole <= budget ? ""
         : groups
             ? absl::StrFormat(", %.1f MB in %d groups", split / 1e6, groups)
-            : ", its results do not fit packed with 1 image",
-        double(problem.programBytes) / 1e6);
+            : ", its results do not all stay in SBUF with 1 image",
+        program / 1e6);
     return;
   }
   solution.why.clear();
   solution.layers = end;
   solution.groups = groups;
   solution.packed = true;
-  solution.hbmNs =
-      (whole - double(problem.programBytes)) / problem.dmaBytesPerNs;
+  solution.peBound = false; // the time rule's flag, for its own groups
+  solution.hbmNs = (whole - program) / problem.dmaBytesPerNs;
   solution.computeNs = computeNs(problem, work, groups);
 }
 
@@ -183,6 +280,13 @@ static void solvePrefix(const BatchGroupProblem &problem,
   int64_t groups = forcedGroups ? forcedGroups : groupsToFit(problem, largest);
   Work work = workOf(problem, 0, end);
   if (!groups || !fits(largest, n, groups, problem.capacity)) {
+    if (forcedGroups && holdResults(problem, end, groups).first < 0) {
+      solution.layers = end;
+      solution.groups = groups;
+      solution.packed = true;
+      solution.computeNs = computeNs(problem, work, groups);
+      return;
+    }
     solution.why = absl::StrCat("a result does not fit with ",
                                 n / (groups ? groups : n), " image(s)");
     if (forcedGroups == 0)
@@ -330,21 +434,26 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
 }
 
 /// Layers [begin, end) can run in `groups` groups: each splittable, its
-/// result fitting at batch / groups.
+/// result fitting at batch / groups (`held`: all as the traffic rule holds
+/// them, for a prefix whose groups run one after another).
 static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
-                               int64_t end, int64_t groups,
-                               bool packed = false) {
+                               int64_t end, int64_t groups, bool held = false) {
+  auto doesNotFit = [&](int64_t i) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("layer '", problem.layers[i].name, "' does not fit at ",
+                     problem.batch / groups, " images"));
+  };
   for (int64_t i = begin; i < end; ++i) {
     const BatchLayer &l = problem.layers[i];
     if (!l.splittable)
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' is split but cannot be"));
-    if (!fits(packed ? leastBytes(l) : l.bytes, problem.batch, groups,
-              problem.capacity))
-      return absl::InvalidArgumentError(
-          absl::StrCat("layer '", l.name, "' does not fit at ",
-                       problem.batch / groups, " images"));
+    if (!held && !fits(l.bytes, problem.batch, groups, problem.capacity))
+      return doesNotFit(i);
   }
+  if (held)
+    if (int64_t first = holdResults(problem, end, groups).first; first >= 0)
+      return doesNotFit(first);
   return absl::OkStatus();
 }
 

@@ -41,7 +41,7 @@ struct BatchLayer {
   /// The same with its rows spread over the partitions its channels leave
   /// free (the resident plan's packed band tiles, for a result of fewer
   /// channels than partitions), in [0, bytes]; 0: as `bytes`. Only the
-  /// traffic rule counts it.
+  /// traffic rule counts it. A partial tensor's is the whole tensor's.
   int64_t packedBytes = 0;
   /// Bytes of the constants (weights) it is the first to read, >= 0: each
   /// group loads them again.
@@ -118,17 +118,29 @@ struct BatchGroupProblem {
   /// makes their results fit `capacity`, as the prefix's.
   int64_t windowCapacity = 0;
   /// The traffic rule: where the PE bounds the prefix (as above) but the
-  /// time rule declines it, a split that its results need packed to fit is
-  /// still taken when the HBM traffic at the whole batch (`programBytes`
-  /// plus the results that do not fit packed) exceeds `trafficRatio` times
-  /// `programBytes` and the groups' traffic (`programBytes` plus each
-  /// further group's constants) does not. `programBytes`: the weights,
-  /// inputs and outputs the program moves at least, >= 0; a ratio of 0
-  /// turns the rule off. The U-Nets in f32 at batch 8: their 16-channel
-  /// 128 x 128 tensors take 64 KiB a partition packed, and 10 to 11 times
-  /// their program's bytes went through HBM.
+  /// time rule declines it, estimate what the resident plan would keep of
+  /// the prefix's results (`holdResults` in the .cpp): each held from its
+  /// layer to its last reader, channel-major when that fits
+  /// `windowCapacity` (the plan's limit per tensor), else packed
+  /// (`packedBytes`) when that does, else in HBM; where those held at once
+  /// exceed `liveCapacity`, the largest goes to HBM. The split is taken
+  /// when the HBM traffic at the whole batch (`programBytes` plus the
+  /// `hbmBytes` of the results left in HBM) exceeds `trafficRatio` times
+  /// `programBytes`, and in G groups run one after another (G the smallest
+  /// at which all are kept; each further group loads the constants again)
+  /// it does not. `programBytes`: the weights, inputs and outputs the
+  /// program moves at least, >= 0; a ratio of 0 turns the rule off. The
+  /// U-Nets in f32 at batch 8: their 16-channel 128 x 128 tensors take 64
+  /// KiB a partition packed, and 10 to 11 times their program's bytes
+  /// went through HBM. Counting each result alone against `capacity`
+  /// instead (session 56) split too little on trn1 (the top decoder's
+  /// input, skip and result did not fit together: 31 MB moved) and not at
+  /// all on trn3 (62.5 MB).
   int64_t programBytes = 0;
   double trafficRatio = 3;
+  /// Bytes per partition the results held at once may take, >= 0: SBUF
+  /// less a kernel's working tiles.
+  int64_t liveCapacity = 0;
   std::vector<BatchLayer> layers;
 
   /// Input errors, naming the layer.
@@ -154,9 +166,10 @@ struct BatchGroupSolution {
   /// Whether peBoundMargin applied; nki-split-batch then starts each group
   /// half way through the previous one's layers.
   bool peBound = false;
-  /// Whether the traffic rule split the prefix: its results fit at N / G
-  /// only packed, and the groups run one after another (two in flight
-  /// would hold the tensors that did not fit at the whole batch).
+  /// Whether the prefix's results fit at N / G only as the traffic rule
+  /// holds them (its split, or a forced G): the groups run one after
+  /// another (two in flight would hold the tensors that did not fit at the
+  /// whole batch).
   bool packed = false;
   /// Why the prefix is not split (empty when it is), for --report.
   std::string why;
@@ -175,12 +188,8 @@ struct BatchGroupSolution {
 /// engine, plus `barrierNs` per barrier and group), `peBoundMargin` times
 /// when the PE time is at least
 /// `peBoundRatio` times the vector time per engine.
-/// Otherwise, when the PE bounds the prefix so, the traffic rule (above):
-/// G the smallest divisor at which every result of the prefix fits packed
-/// (`packedBytes`), the HBM traffic estimated as `programBytes` plus the
-/// `hbmBytes` of the results that do not fit packed at the whole batch,
-/// and `programBytes` plus (G - 1) times the prefix's `constantBytes` in G
-/// groups. Otherwise no split.
+/// Otherwise, when the PE bounds the prefix so, the traffic rule (above).
+/// Otherwise no split.
 ///
 /// Windows (when `windows`, and G is not forced): for each splittable layer
 /// after the prefix whose result is above `windowCapacity`, the fewest
@@ -195,14 +204,17 @@ struct BatchGroupSolution {
 /// those taken.
 ///
 /// `forcedGroups` > 1 takes that G (a divisor
-/// of N) for the prefix and skips the time comparison; 1 never splits.
+/// of N) for the prefix and skips the time comparison (when its results fit
+/// at N / G only as the traffic rule holds them, its groups run one after
+/// another); 1 never splits.
 /// Errors: check()'s, a forced G that does not divide N.
 absl::Status solve(const BatchGroupProblem &problem,
                    BatchGroupSolution &solution, int64_t forcedGroups = 0);
 
 /// Checks `solution`: G divides N, the layers split are splittable and a
-/// prefix of the problem's, and their results fit at N / G (packed, for
-/// the traffic rule's split); each window
+/// prefix of the problem's, and their results fit at N / G (for a split
+/// whose groups run one after another, all held as the traffic rule
+/// holds them); each window
 /// lies after the prefix and the one before it, its layers splittable and
 /// their results fitting at its G, no result of it above `windowCapacity`,
 /// nor a view, is read after it, and no view outside it reads its results

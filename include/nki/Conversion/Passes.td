@@ -353,16 +353,19 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     Candidates are taken best ratio first, disjoint.
 
     Where the PE bounds the first layers and the time comparison declines
-    their split, the traffic rule may still take it: when a narrow result
-    (fewer channels than partitions) does not fit even with its rows
-    spread over the free partitions (nki-tile's packed band tiles) at the
-    whole batch, G is the smallest at which all fit so, and the estimated
-    HBM traffic (the function's inputs, outputs and constants, plus the
-    results that do not fit packed) exceeds `traffic-ratio` times the
-    program's own bytes at the whole batch but not in groups (each group
-    loading the constants again). Such groups run one after another: two
-    in flight would hold the tensors that did not fit (the f32 U-Nets at
-    batch 8, two groups of four images).
+    their split, the traffic rule may still take it. It estimates what the
+    resident plan keeps: each result held from its op to its last reader,
+    channel-major within half a partition, else packed (a narrow result's
+    rows spread over the partitions its channels leave free, nki-tile's
+    band tiles), and where those held at once exceed SBUF less two
+    kernels' scratch, one packed or sent to HBM. G is the smallest at
+    which none goes to HBM, and the split is taken when the estimated HBM
+    traffic (the function's inputs, outputs and constants, plus the
+    results sent to HBM) exceeds `traffic-ratio` times the program's own
+    bytes at the whole batch but not in groups (each group loading the
+    constants again). Such groups run one after another: two in flight
+    would hold the tensors that did not fit (the f32 U-Nets at batch 8:
+    two groups of four images on trn2 and trn3, four of two on trn1).
     `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
     decision, its estimates, why the first layers were not split and the

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace nki {
@@ -27,14 +28,19 @@ inline int64_t channelMajorBytesPerPartition(mlir::RankedTensorType type,
 
 /// Bytes per SBUF partition of an [N, C, H, W] `type` of fewer channels
 /// than partitions with its rows spread over the partitions the channels
-/// leave free (nki-tile's packed band tiles), as if evenly; else as
+/// leave free (nki-tile's packed band tiles): bands of H / (partitions / C)
+/// rows, each with the two rows of halo a 3x3 reader needs, at most
 /// channelMajorBytesPerPartition.
 inline int64_t packedBytesPerPartition(mlir::RankedTensorType type,
                                        int64_t partitions) {
-  if (type.getRank() != 4 || type.getDimSize(1) >= partitions)
-    return channelMajorBytesPerPartition(type, partitions);
-  return (type.getNumElements() + partitions - 1) / partitions *
-         ((type.getElementTypeBitWidth() + 7) / 8);
+  int64_t channelMajor = channelMajorBytesPerPartition(type, partitions);
+  if (type.getRank() != 4 || type.getDimSize(1) >= partitions ||
+      type.getDimSize(1) < 1)
+    return channelMajor;
+  int64_t bands = partitions / type.getDimSize(1);
+  int64_t rows = (type.getDimSize(2) + bands - 1) / bands + 2;
+  return std::min(channelMajor, type.getDimSize(0) * rows * type.getDimSize(3) *
+                                    ((type.getElementTypeBitWidth() + 7) / 8));
 }
 
 } // namespace nki

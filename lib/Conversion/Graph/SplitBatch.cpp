@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Common/ResidentLimits.h"
 #include "ChannelBytes.h"
 
 #include "nki/Analysis/BatchGroups.h"
@@ -236,11 +237,15 @@ nki::BatchLayer layerOf(const BatchOp &b, const nki::isa::TargetDesc &t) {
     return l;
   // A slice is a view or written in place (empty-tensor elimination): it
   // moves nothing, but a concatenation or a channel block's result is a
-  // tensor of its own.
+  // tensor of its own, which its readers read from HBM when it is stored
+  // there.
   if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     l.bytes = nki::channelMajorBytesPerPartition(type, t.numPartitions);
     l.packedBytes = nki::packedBytesPerPartition(type, t.numPartitions);
+    if (isa<tensor::InsertSliceOp>(op))
+      l.hbmBytes = type.getNumElements() * elementBytes(type) *
+                   std::distance(op->getUsers().begin(), op->getUsers().end());
     return l;
   }
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -443,7 +448,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       problem = nki::BatchGroupProblem();
       problem.batch = n;
       problem.capacity = t.sbufBytesPerPartition / 4;
-      problem.windowCapacity = t.sbufBytesPerPartition / 2;
+      problem.windowCapacity = nki::resident::maxTensorBytes(t);
+      problem.liveCapacity = nki::resident::liveBytesBesideAKernel(t);
       problem.dmaBytesPerNs = double(t.dmaBytesPerNs * t.numDmaQueues);
       problem.margin = margin;
       problem.peBoundMargin = peBoundMargin;
@@ -492,21 +498,43 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
             if (!isa<tensor::PadOp>(b.op))
               layer.through = it->second;
           }
+        // The plan packs a tensor only for one convolution that reads it
+        // (beside a pooling, and a concatenation's copy, a tensor of its
+        // own): not the input of an upsampled convolution's phases.
+        if (split && layer.packedBytes < layer.bytes &&
+            llvm::count_if(b.op->getUsers(), [&](Operation *user) {
+              auto into = dyn_cast<tensor::InsertSliceOp>(user);
+              return !(into && into.getSource() == b.op->getResult(0)) &&
+                     !user->getName().getStringRef().starts_with(
+                         "linalg.pooling_");
+            }) > 1)
+          layer.packedBytes = layer.bytes;
         // A partial tensor (an insert chain's value before its last insert)
         // is no tensor of its own; the groups must complete it, or a group
         // would copy its unwritten elements. So are a convolution's
         // upsampled phases (inserts with steps) whole: the convolution that
         // sums them in its accumulator reads them in its own kernel.
+        // The chain's last value moves the tensor through HBM when it is
+        // stored there.
         auto insert = dyn_cast<tensor::InsertSliceOp>(b.op);
-        if (split && insert &&
-            (!insert.hasUnitStride() ||
-             llvm::any_of(b.op->getUses(), [](OpOperand &use) {
-               auto next = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
-               return next && &use == &next.getDestMutable();
-             }))) {
+        bool chained = llvm::any_of(b.op->getUses(), [](OpOperand &use) {
+          auto next = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+          return next && &use == &next.getDestMutable();
+        });
+        if (split && insert && (!insert.hasUnitStride() || chained)) {
           layer.view = layer.partial = true;
-          layer.hbmBytes = 0;
+          if (chained)
+            layer.hbmBytes = 0;
         }
+        // A phase, which its kernel writes into the upsampled tensor's
+        // strided positions, is no tensor of its own.
+        if (split && b.op->hasOneUse())
+          if (auto into = dyn_cast<tensor::InsertSliceOp>(*b.op->user_begin());
+              into && !into.hasUnitStride() &&
+              into.getSource() == b.op->getResult(0)) {
+            layer.bytes = layer.packedBytes = layer.hbmBytes = 0;
+            layer.view = true;
+          }
         // A channel scale reads its full input through: the convolution
         // that takes it reads that input.
         if (split && layer.view)

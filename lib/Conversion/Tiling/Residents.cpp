@@ -16,6 +16,7 @@
 
 #include "Residents.h"
 
+#include "../Common/ResidentLimits.h"
 #include "../Conv/ConvGeneric.h"
 #include "Match.h"
 #include "PhasePartner.h"
@@ -39,11 +40,7 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-// Room for a kernel's evacuated chunks, epilogue operands and output tiles
-// beside its filter and input bands.
-constexpr int64_t kKernelScratchBytes = 32 * 1024;
-// A resident tensor takes at most 1 / kMaxResidentShare of SBUF.
-constexpr int64_t kMaxResidentShare = 2;
+using resident::kKernelScratchBytes;
 
 /// The [N, C, H, W] an identity-layout HBM allocation holds, if it may
 /// become resident: a 4-D one, a 2-D [N, C] one (a global pooling's result
@@ -1018,7 +1015,7 @@ Residents tiling::planResidents(
                   phaseScatters, partnerConvs, phasePartners);
   planner.visit();
 
-  int64_t P = target.numPartitions, sbufBytes = target.sbufBytesPerPartition;
+  int64_t P = target.numPartitions;
   int64_t minDescriptorBytes = target.dmaMinDescriptorBytes;
   ResidencyProblem problem;
   problem.capacity = planner.capacity;
@@ -1057,7 +1054,7 @@ Residents tiling::planResidents(
           root,    t,      elt,     c.convWriter,     c.convReader,
           c.first, c.last, benefit, c.poolRereads > 0};
     }
-    if (bytes > sbufBytes / kMaxResidentShare) {
+    if (bytes > resident::maxTensorBytes(target)) {
       if (packed)
         residents.oversized.push_back(std::move(*packed));
       continue;
@@ -1125,7 +1122,7 @@ bool Residents::admitPacked(OpBuilder &b, const Oversized &o,
                             PackedLayout layout) {
   int64_t bytes = packedBytes(o.tensor.n, layout, o.elementType);
   absl::StatusOr<bool> fits = false;
-  if (bytes <= target->sbufBytesPerPartition / kMaxResidentShare)
+  if (bytes <= resident::maxTensorBytes(*target))
     fits = admit(residency, residencySolution,
                  {bytes, o.first, o.last, o.benefit, ""});
   if (!fits.ok() || !*fits) {

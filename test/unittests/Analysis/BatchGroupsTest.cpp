@@ -132,33 +132,43 @@ TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
 }
 
 /// The f32 U-Net's shape: PE-bound layers whose narrow results fit no
-/// group channel-major (bytes 1000 against a capacity of 100), but packed
-/// (packedBytes) at 8 / G images: 400 at 8, 200 at 4, 100 at 2. The HBM
-/// time saved (2000) is well below a quarter of the compute (100,000).
+/// group channel-major (bytes 1000 against a capacity of 100 and a limit
+/// per tensor of 200), but packed (packedBytes) at 8 / G images: a's 400 at
+/// 8, 200 at 4; b's 200 at 8, 100 at 4. c reads b. The HBM time saved
+/// (1000) is well below a quarter of the compute (100,000).
 BatchGroupProblem packedNet() {
   BatchLayer a = reads(layer("a", 1000, 50000, 1000), 1);
   a.packedBytes = 400;
   a.constantBytes = 100;
-  BatchLayer b = layer("b", 1000, 50000, 1000);
+  BatchLayer b = reads(layer("b", 1000, 50000, 1000), 2);
   b.packedBytes = 200;
   b.constantBytes = 100;
-  BatchGroupProblem p = problem({a, b});
-  p.programBytes = 500; // 5 x 500 = 2500 bytes of traffic at the whole batch
+  BatchGroupProblem p = problem({a, b, layer("c", 10, 0)});
+  p.liveCapacity = 300;
+  // At the whole batch a (400 packed) is above the limit per tensor: 400 +
+  // 1000 bytes of traffic against 3 x 400.
+  p.programBytes = 400;
   return p;
 }
 
 TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
   BatchGroupProblem p = packedNet();
   BatchGroupSolution s = solved(p);
-  EXPECT_EQ(s.layers, 2);
-  EXPECT_EQ(s.groups, 4); // a's 400 packed fit at 2 images
+  EXPECT_EQ(s.layers, 3);
+  EXPECT_EQ(s.groups, 2); // a and b at 4 images: 200 + 100 <= 300
   EXPECT_TRUE(s.packed);
   EXPECT_FALSE(s.peBound); // one group after another
   EXPECT_EQ(s.why, "");
-  EXPECT_DOUBLE_EQ(s.hbmNs, 2000);
-  // In 4 groups the constants (200) load 3 more times: 500 + 600 = 1100,
-  // within 3 x 500; at a ratio of 2 not.
-  p.trafficRatio = 2;
+  EXPECT_DOUBLE_EQ(s.hbmNs, 1000);
+  // The results held at once decide G, not each alone: within 250 a and b
+  // fit at 4 images each but not together; at 2 images (100 + 50) they do.
+  // In 4 groups the constants (200) load 3 more times: 400 + 600 = 1000,
+  // within 3 x 400.
+  p.liveCapacity = 250;
+  s = solved(p);
+  EXPECT_EQ(s.groups, 4);
+  // At a ratio of 2.4 not (1000 > 960).
+  p.trafficRatio = 2.4;
   BatchGroupSolution declined = solved(p);
   EXPECT_EQ(declined.layers, 0);
   EXPECT_FALSE(declined.packed);
@@ -168,8 +178,10 @@ TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
   // Off.
   p.trafficRatio = 0;
   EXPECT_EQ(solved(p).layers, 0);
-  // verify checks the packed bytes of a packed split.
+  // verify checks that a split whose groups run one after another holds
+  // its results.
   p = packedNet();
+  p.liveCapacity = 250;
   s = solved(p);
   s.groups = 2;
   EXPECT_THAT(std::string(verify(p, s).message()),
@@ -178,10 +190,53 @@ TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
   s.peBound = true;
   EXPECT_THAT(std::string(verify(p, s).message()),
               HasSubstr("overlaps its groups"));
+  // A forced G whose results fit only packed runs its groups so.
+  p = packedNet();
+  s = solved(p, 4);
+  EXPECT_EQ(s.layers, 3);
+  EXPECT_TRUE(s.packed);
+  EXPECT_EQ(solved(p, 8).groups, 8);
+}
+
+TEST(BatchGroupsTest, TrafficRulePacksWhatItHeldChannelMajorBeforeSpilling) {
+  // At 4 images a is held channel-major (150 <= 200) and b packed (100):
+  // 250 > 200 of live capacity, so a is packed (50) rather than either
+  // going to HBM, as the resident plan packs what it declines
+  // channel-major.
+  BatchGroupProblem p = packedNet();
+  p.layers[0].bytes = 300;
+  p.layers[0].packedBytes = 100;
+  p.liveCapacity = 200;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.groups, 2);
+  // A result that packs no smaller (read by several convolutions) stays
+  // channel-major: the packed b goes to HBM at 4 images, none at 2.
+  p.layers[0].packedBytes = 300;
+  EXPECT_EQ(solved(p).groups, 4);
+}
+
+TEST(BatchGroupsTest, TrafficRuleHoldsAnInsertChainOnce) {
+  // b and c are an insert chain's values (partial views, each the whole
+  // tensor of 160): each is released when the next insert takes it, so
+  // the chain counts once beside a (100 at 4 images) within 300.
+  BatchLayer a = reads(layer("a", 200, 50000, 1000), 3);
+  BatchLayer b = view("b", 2, 320);
+  b.partial = true;
+  BatchLayer c = view("c", 3, 320);
+  c.partial = true;
+  BatchGroupProblem p = problem(
+      {a, b, c, reads(layer("d", 320, 50000, 1000), 4), layer("e", 10, 0)});
+  p.windowCapacity = 400;
+  p.liveCapacity = 300;
+  p.programBytes = 100;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 5);
+  EXPECT_TRUE(s.packed);
+  EXPECT_EQ(s.groups, 2);
 }
 
 TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
-  // Packed, everything fits the whole batch: the resident plan keeps it.
+  // Everything is held at the whole batch: the resident plan keeps it.
   BatchGroupProblem p = packedNet();
   p.layers[0].packedBytes = p.layers[1].packedBytes = 100;
   BatchGroupSolution s = solved(p);
@@ -193,15 +248,17 @@ TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
   p = packedNet();
   p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
   EXPECT_EQ(solved(p).layers, 0);
-  // Nothing fits packed at one image either.
+  // The results do not all stay in SBUF at one image either (a and b,
+  // 125 each channel-major, a 50 packed, within 100).
   p = packedNet();
   p.layers[1].packedBytes = 1000;
+  p.liveCapacity = 100;
   s = solved(p);
   EXPECT_EQ(s.layers, 0);
-  EXPECT_THAT(s.why, HasSubstr("do not fit packed with 1 image"));
+  EXPECT_THAT(s.why, HasSubstr("do not all stay in SBUF with 1 image"));
   // The traffic at the whole batch is within the ratio.
   p = packedNet();
-  p.programBytes = 1000; // 3000 <= 3 x 1000
+  p.programBytes = 1000; // 2000 <= 3 x 1000
   EXPECT_EQ(solved(p).layers, 0);
   // Bad input.
   p = packedNet();
@@ -212,7 +269,8 @@ TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
   p = packedNet();
   p.trafficRatio = -1;
   EXPECT_THAT(std::string(solve(p, bad).message()),
-              HasSubstr("negative program bytes or traffic ratio"));
+              HasSubstr("negative program bytes, traffic ratio or live "
+                        "capacity"));
 }
 
 TEST(BatchGroupsTest, PartialTensorsAreCompletedInTheirSplit) {
@@ -288,12 +346,13 @@ TEST(BatchGroupsTest, NothingToSplit) {
 }
 
 TEST(BatchGroupsTest, ForcedGroups) {
-  BatchGroupProblem p = problem({layer("a", 200, 1000, 10)});
+  BatchGroupProblem p =
+      problem({reads(layer("a", 200, 1000, 10), 1), layer("b", 10, 0)});
   BatchGroupSolution s = solved(p, /*forced=*/8);
-  EXPECT_EQ(s.layers, 1);
+  EXPECT_EQ(s.layers, 2);
   EXPECT_EQ(s.groups, 8);
   EXPECT_EQ(solved(p, /*forced=*/1).layers, 0);
-  // Too few groups for the results to fit: no split.
+  // Too few groups for the results to fit, even packed: no split.
   p.layers[0].bytes = 800;
   EXPECT_EQ(solved(p, /*forced=*/2).layers, 0);
   absl::Status bad = solve(p, s, /*forcedGroups=*/3);
