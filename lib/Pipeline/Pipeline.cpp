@@ -67,6 +67,9 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     NKISplitBatchOptions split;
     split.groups = options.batchGroups;
     pm.addNestedPass<func::FuncOp>(createNKISplitBatch(split));
+    // Upsampled phases that fill the PE's columns together, sized for a
+    // group's images.
+    pm.addNestedPass<func::FuncOp>(createNKIGroupPhases());
     // After fusion: nothing elementwise fuses into an interleave.
     pm.addNestedPass<func::FuncOp>(createNKIInterleavePhases());
     // A 1x1 convolution and another that an op only adds, in one PSUM

@@ -60,12 +60,9 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
     decoder's skip connection) becomes one convolution of the small tensor
     per output phase, written into its strided slice of the result
     (`sub-pixel`; a 3x3 kernel after a 2x upsample: four 2x2 convolutions),
-    when that multiplies less. Phases whose filters together fill the PE's
-    columns and that take fewer matmuls so are one convolution of their
-    union window, each phase's filters in a quadrant or half of the columns
-    (`phase-groups`; when the direct part of a concatenation adds them and
-    the result stays in SBUF): nki-tile evacuates each block of that result
-    into its phase's strided slice. Two reshapes become views: a `linalg.transpose` that moves only
+    when that multiplies less (nki-group-phases, after nki-split-batch,
+    makes the phases that fill the PE's columns together one convolution).
+    Two reshapes become views: a `linalg.transpose` that moves only
     dims of size 1 (a batch-first to sequence-first swap at batch 1) is a
     collapse_shape and expand_shape, and an expand_shape of a
     collapse_shape goes through the finest shape both ends refine rather
@@ -89,9 +86,6 @@ def NKIPrepareGraph : Pass<"nki-prepare-graph", "mlir::ModuleOp"> {
            "(implicit-gemm falls back to im2col where it does not apply)">,
     Option<"subPixel", "sub-pixel", "bool", /*default=*/"true",
            "Convolve a nearest upsample's input once per output phase">,
-    Option<"phaseGroups", "phase-groups", "bool", /*default=*/"true",
-           "Compute phases that fill the PE's columns together as one "
-           "convolution of their union window">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect",
@@ -248,6 +242,50 @@ def NKISplitConvSlices : Pass<"nki-split-conv-slices", "mlir::func::FuncOp"> {
     its own layout (packed bands of rows side by side on the partitions),
     where as the whole's last filter block it evacuated its 16 partitions
     at the cost of 128.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def NKIGroupPhases : Pass<"nki-group-phases", "mlir::func::FuncOp"> {
+  let summary = "One convolution for the upsampled phases that fill the PE's "
+                "columns together";
+  let description = [{
+    nki-prepare-graph writes a convolution of a nearest upsample as one
+    convolution per output phase, each of the low-resolution input padded
+    by its own window, inserted into the result with row and column steps.
+    A phase of at most 64 filters fills a quadrant or a half of the PE's
+    columns; this pass makes the phases that fill them together one
+    convolution of the input padded by their union window (phase k's
+    filters at columns [k * cols, k * cols + F), zero elsewhere, its taps at
+    their offset in the union) and slices each phase's block of its result,
+    when the union windows take fewer matmuls a pixel than the phases one by
+    one (nki-tile's kernel folds fp32 kernel rows onto the partitions).
+
+    Only for a result that stays in SBUF (at most half a partition with the
+    channels on the partitions, per the chosen target; nki-interleave-phases
+    assembles larger ones) and that an epilogue adds (the skip connection's
+    convolution): then it is an operand of that epilogue. It runs after
+    nki-split-batch, so that the size is a group's: the f32 U-Net at batch
+    8 runs in two groups of four images, and its middle decoder's 32
+    filters at 64 x 64 (128 KiB a partition with the whole batch, 64 with a
+    group) are grouped in pairs of phases.
+
+    ```mlir
+    %p0 = linalg.generic {...} ins(%x0, %w0 : tensor<4x64x33x33xf32>, tensor<64x2x2x32xf32>) ...
+    %0 = tensor.insert_slice %p0 into %y[0, 0, 0, 0] [4, 32, 32, 32] [1, 1, 2, 2]
+    %p1 = linalg.generic {...} ins(%x1, %w1 : tensor<4x64x33x33xf32>, tensor<64x2x2x32xf32>) ...
+    %1 = tensor.insert_slice %p1 into %0[0, 0, 0, 1] [4, 32, 32, 32] [1, 1, 2, 2]
+    ```
+    becomes
+    ```mlir
+    %g = linalg.generic {...} ins(%x, %w : tensor<4x64x33x34xf32>, tensor<64x2x3x128xf32>) ...
+    %p0 = tensor.extract_slice %g[0, 0, 0, 0] [4, 32, 32, 32] [1, 1, 1, 1]
+    %0 = tensor.insert_slice %p0 into %y[0, 0, 0, 0] [4, 32, 32, 32] [1, 1, 2, 2]
+    %p1 = tensor.extract_slice %g[0, 64, 0, 0] [4, 32, 32, 32] [1, 1, 1, 1]
+    %1 = tensor.insert_slice %p1 into %0[0, 0, 0, 1] [4, 32, 32, 32] [1, 1, 2, 2]
+    ```
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",

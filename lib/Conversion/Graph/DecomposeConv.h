@@ -39,15 +39,10 @@ mlir::LogicalResult decomposeConvolutions(mlir::Operation *root,
 /// Rewrites each stride-1 2-D NCHW convolution (constant filter) of a
 /// nearest integer-factor upsample, or of a channel concatenation with
 /// such parts, into stride-1 convolutions of the small tensor per output
-/// phase (UpsampledConv.cpp), where that multiplies less. With a
-/// `target`, phases whose filters together fill its PE columns are one
-/// convolution of their union window when the result stays in SBUF
-/// (without one, each phase is its own); `narrowMatmuls` when auto-cast
-/// will round the matmuls' inputs (their kernel rows then fold less).
-mlir::LogicalResult
-rewriteUpsampledConvolutions(mlir::Operation *root,
-                             const isa::TargetDesc *target = nullptr,
-                             bool narrowMatmuls = false);
+/// phase (UpsampledConv.cpp), where that multiplies less
+/// (nki-group-phases later groups the phases that fill the PE's columns
+/// together).
+mlir::LogicalResult rewriteUpsampledConvolutions(mlir::Operation *root);
 
 } // namespace nki
 

@@ -343,10 +343,7 @@ struct NKIPrepareGraphPass
     nki::foldConvolutionScales(func);
     // Before concatenations are decomposed: a decoder's convolution reads
     // the upsample through the concat of its skip connection.
-    if (subPixel &&
-        failed(nki::rewriteUpsampledConvolutions(
-            func, phaseGroups ? nki::tile::findTarget(module) : nullptr,
-            autoCast != "none")))
+    if (subPixel && failed(nki::rewriteUpsampledConvolutions(func)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitLongConcat, TransposeOfUnitDimsAsReshape,

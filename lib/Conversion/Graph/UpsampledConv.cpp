@@ -33,13 +33,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Conv/ConvGeneric.h"
-#include "ChannelBytes.h"
 #include "ConstantValues.h"
 #include "DecomposeConv.h"
 #include "InterleavePhases.h"
-
-#include "nki/ISA/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -231,13 +227,8 @@ struct Part {
 };
 
 struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  UpsampledConvAsPhases(MLIRContext *ctx, const nki::isa::TargetDesc *target,
-                        bool narrowMatmuls)
-      : OpRewritePattern(ctx, /*benefit=*/3), target(target),
-        narrowMatmuls(narrowMatmuls) {}
-
-  const nki::isa::TargetDesc *target;
-  bool narrowMatmuls; // auto-cast will round the matmuls' inputs
+  explicit UpsampledConvAsPhases(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/3) {}
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
@@ -301,20 +292,11 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // The phases first, from zero when the direct convolution takes the
     // init, so that the sum becomes that convolution's epilogue (an
     // epilogue's other operands are computed before its matmul).
-    // Phases are grouped (phaseGroup) only when the direct convolution adds
-    // them: then the assembled result is an operand of its epilogue, not
-    // a tensor that nki-fuse-elementwise splits per phase, and it stays in
-    // SBUF (nki-interleave-phases leaves it).
-    bool group = target && !direct.empty() &&
-                 nki::channelMajorBytesPerPartition(
-                     cast<RankedTensorType>(op.getResultTypes()[0]),
-                     target->numPartitions) <=
-                     nki::maxInPlacePhaseBytes(target->sbufBytesPerPartition);
     Value sum;
     for (Part &p : parts)
       if (p.up) {
         Value y = phases(rewriter, op, pad, filter, p,
-                         sum || !direct.empty() ? Value() : init, group);
+                         sum || !direct.empty() ? Value() : init);
         sum = sum ? add(rewriter, loc, sum, y) : y;
       }
     if (!direct.empty())
@@ -406,78 +388,14 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         w, init);
   }
 
-  /// How many phases one convolution computes (consecutive ones, row
-  /// phase major): 4 or 2, as many as fill the PE's columns when each
-  /// phase's filters take a quadrant or a half of them (its result block
-  /// then starts where an engine may read it, below), for an upsample of at
-  /// most four phases (factors of 2, all distinct); the count whose union
-  /// windows take the fewest matmuls a pixel, if fewer than the phases one
-  /// by one; else 1.
-  int64_t phaseGroup(int64_t filters, const Part &part, Type elt) const {
-    const Upsample &up = *part.up;
-    int64_t phases = up.fh * up.fw, p = target->numPartitions;
-    int64_t cols = filters <= p / 4 ? p / 4 : filters <= p / 2 ? p / 2 : p;
-    int64_t most = std::min(phases, p / cols);
-    if (most < 2 || phases > 4)
-      return 1;
-    // Matmuls a pixel as nki-tile's convolution kernel takes them
-    // (Conv.cpp, analyze and chooseBands): with fp32 inputs the kernel rows
-    // fold onto the partitions where they may (conv::foldsKernelRows), and
-    // as many kernel columns beside them as fit; otherwise (under
-    // auto-cast a resident input is read in place) a matmul per tap and
-    // channel block.
-    bool fp32 = elt.isF32() && !narrowMatmuls;
-    auto matmuls = [&](int64_t kh, int64_t kw) {
-      if (fp32 && nki::conv::foldsKernelRows(part.xc, kh, true, p)) {
-        int64_t cols = p / (part.xc * kh);
-        return (kw + cols - 1) / cols;
-      }
-      return kh * kw * ((part.xc + p - 1) / p);
-    };
-    // Matmuls a pixel of every phase in groups of `size`.
-    auto total = [&](int64_t size) {
-      int64_t sum = 0;
-      for (int64_t p0 = 0; p0 < phases; p0 += size) {
-        PhaseDim h, w;
-        for (int64_t k = p0; k < std::min(phases, p0 + size); ++k) {
-          h = unite(h, part.rows[k / up.fw]);
-          w = unite(w, part.cols[k % up.fw]);
-        }
-        sum += matmuls(h.taps, w.taps);
-      }
-      return sum;
-    };
-    // Groups of 4 or 2 phases (a quadrant or a half of the columns each).
-    int64_t best = 1;
-    for (int64_t size = 4; size >= 2; size /= 2)
-      if (size <= most && phases % size == 0 && total(size) < total(best))
-        best = size;
-    return best;
-  }
-
-  /// The window of `a` and `b` together (`a` empty: `b`'s).
-  static PhaseDim unite(const PhaseDim &a, const PhaseDim &b) {
-    if (!a.taps)
-      return b;
-    PhaseDim u;
-    u.lo = std::max(a.lo, b.lo);
-    u.hi = std::max(a.hi, b.hi);
-    u.taps = std::max(a.taps - a.lo, b.taps - b.lo) + u.lo;
-    return u;
-  }
-
   /// The upsampled part as its phases, each written into its strided slice
   /// of the result; `init` (the original's) when the phases start from it,
-  /// else they start from zero. With `group`, phases that fill the PE's
-  /// columns together (phaseGroup) are one convolution of x padded by
-  /// their union window: phase k of a group its filters at columns
-  /// [k * cols, k * cols + F), zero elsewhere, its window's taps at their
-  /// offset in the union. nki-tile evacuates each phase's block of the
-  /// result into its strided slice (the phases of the U-Net's top decoder:
-  /// three matmuls of 96 rows a chunk instead of four of 128).
+  /// else they start from zero. nki-group-phases later makes the phases
+  /// that fill the PE's columns together one convolution, where the
+  /// result of a group of images stays in SBUF.
   Value phases(PatternRewriter &rewriter, linalg::Conv2DNchwFchwOp op,
                tensor::PadOp pad, DenseElementsAttr filter, const Part &part,
-               Value init, bool group) const {
+               Value init) const {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto idx = [&](ArrayRef<int64_t> v) {
@@ -492,9 +410,6 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     SmallVector<int64_t> steps = {1, 1, up.fh, up.fw};
     auto weights = llvm::to_vector(filter.getValues<APFloat>());
     auto fill = init ? init.getDefiningOp<linalg::FillOp>() : linalg::FillOp();
-    int64_t phases = up.fh * up.fw;
-    int64_t size = group && (!init || fill) ? phaseGroup(ws[0], part, elt) : 1;
-    int64_t cols = size > 1 ? target->numPartitions / size : ws[0];
     Value zero;
     Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
     // A transposed convolution's bias rides on a channel of ones beside x
@@ -514,66 +429,53 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       x = tensor::ConcatOp::create(rewriter, loc, 1, ValueRange{x, ones})
               .getResult();
     }
-    for (int64_t p0 = 0; p0 < phases; p0 += size) {
-      int64_t count = std::min(size, phases - p0);
-      PhaseDim rows, columns;
-      for (int64_t k = p0; k < p0 + count; ++k) {
-        rows = unite(rows, part.rows[k / up.fw]);
-        columns = unite(columns, part.cols[k % up.fw]);
-      }
-      // Filter [count * cols, C, th, tw]: per phase the sum of the taps
-      // that land on each x pixel, in double and rounded once. A
-      // transposed convolution's phase (s, t) of the upsampled pixel a tap
-      // reads mixes x's channels: the tap's weight of upsampled channel u
-      // goes to x channel c times mix[s, t][u, c] (and to the ones
-      // channel times the bias of u).
+    for (int64_t phase = 0; phase < up.fh * up.fw; ++phase) {
+      int64_t rh = phase / up.fw, rw = phase % up.fw;
+      const PhaseDim &rows = part.rows[rh], &columns = part.cols[rw];
+      // Filter [F, C, th, tw]: the sum of the taps that land on each x
+      // pixel, in double and rounded once. A transposed convolution's
+      // phase (s, t) of the upsampled pixel a tap reads mixes x's
+      // channels: the tap's weight of upsampled channel u goes to x
+      // channel c times mix[s, t][u, c] (and to the ones channel times the
+      // bias of u).
       int64_t xc = part.xc, cx = xc - (up.bias.empty() ? 0 : 1);
-      SmallVector<double> sums(count * cols * xc * rows.taps * columns.taps,
-                               0.0);
+      SmallVector<double> sums(ws[0] * xc * rows.taps * columns.taps, 0.0);
       ArrayRef<int64_t> low = pad.getStaticLow();
       SmallVector<int64_t> dil(op.getDilations().getValues<int64_t>());
-      for (int64_t k = 0; k < count; ++k) {
-        int64_t rh = (p0 + k) / up.fw, rw = (p0 + k) % up.fw;
-        const PhaseDim &ph = part.rows[rh], &pw = part.cols[rw];
-        int64_t dh = rows.lo - ph.lo, dw = columns.lo - pw.lo;
-        for (int64_t f = 0; f < ws[0]; ++f)
-          for (int64_t u = 0; u < part.c; ++u)
-            for (int64_t kh = 0; kh < ws[2]; ++kh)
-              for (int64_t kw = 0; kw < ws[3]; ++kw) {
-                int64_t src =
-                    ((f * ws[1] + part.c0 + u) * ws[2] + kh) * ws[3] + kw;
-                double v = weights[src].convertToDouble();
-                auto at = [&](int64_t c) {
-                  return (((k * cols + f) * xc + c) * rows.taps + dh +
-                          ph.tapOf[kh]) *
-                             columns.taps +
-                         dw + pw.tapOf[kw];
-                };
-                if (up.mix.empty()) {
-                  sums[at(u)] += v;
-                  continue;
-                }
-                int64_t s = llvm::mod(rh - low[2] + dil[0] * kh, up.fh);
-                int64_t t = llvm::mod(rw - low[3] + dil[1] * kw, up.fw);
-                ArrayRef<double> m = up.mix[s * up.fw + t];
-                for (int64_t c = 0; c < cx; ++c)
-                  sums[at(c)] += v * m[u * cx + c];
-                if (!up.bias.empty())
-                  sums[at(cx)] += v * up.bias[u];
+      for (int64_t f = 0; f < ws[0]; ++f)
+        for (int64_t u = 0; u < part.c; ++u)
+          for (int64_t kh = 0; kh < ws[2]; ++kh)
+            for (int64_t kw = 0; kw < ws[3]; ++kw) {
+              int64_t src =
+                  ((f * ws[1] + part.c0 + u) * ws[2] + kh) * ws[3] + kw;
+              double v = weights[src].convertToDouble();
+              auto at = [&](int64_t c) {
+                return ((f * xc + c) * rows.taps + rows.tapOf[kh]) *
+                           columns.taps +
+                       columns.tapOf[kw];
+              };
+              if (up.mix.empty()) {
+                sums[at(u)] += v;
+                continue;
               }
-      }
+              int64_t s = llvm::mod(rh - low[2] + dil[0] * kh, up.fh);
+              int64_t t = llvm::mod(rw - low[3] + dil[1] * kw, up.fw);
+              ArrayRef<double> m = up.mix[s * up.fw + t];
+              for (int64_t c = 0; c < cx; ++c)
+                sums[at(c)] += v * m[u * cx + c];
+              if (!up.bias.empty())
+                sums[at(cx)] += v * up.bias[u];
+            }
       Value w = arith::ConstantOp::create(
           rewriter, loc,
           nki::fromDoubles(
-              RankedTensorType::get({count * cols, xc, rows.taps, columns.taps},
-                                    elt),
+              RankedTensorType::get({ws[0], xc, rows.taps, columns.taps}, elt),
               sums));
-      SmallVector<int64_t> shape = {ys[0], count * cols, qh, qw};
       // The phase's slice of the init: a fill of the phase's shape, a
       // strided slice of any other init, zero when the sum has one.
       Value start;
+      SmallVector<int64_t> offsets = {0, 0, rh, rw};
       if (init && !fill) {
-        SmallVector<int64_t> offsets = {0, 0, p0 / up.fw, p0 % up.fw};
         start = tensor::ExtractSliceOp::create(
             rewriter, loc, init, idx(offsets), idx(phaseShape), idx(steps));
       } else {
@@ -584,23 +486,15 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                 rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
           value = zero;
         }
-        Value e = tensor::EmptyOp::create(rewriter, loc, shape, elt);
+        Value e = tensor::EmptyOp::create(rewriter, loc, phaseShape, elt);
         start = linalg::FillOp::create(rewriter, loc, value, e).getResult(0);
       }
-      Value t = conv(rewriter, op,
+      Value p = conv(rewriter, op,
                      padded(rewriter, loc, x, {0, 0, rows.lo, columns.lo},
                             {0, 0, rows.hi, columns.hi}, pad),
                      w, start, /*unitDilation=*/true);
-      for (int64_t k = 0; k < count; ++k) {
-        Value p = count == 1 ? t
-                             : tensor::ExtractSliceOp::create(
-                                   rewriter, loc, t, idx({0, k * cols, 0, 0}),
-                                   idx(phaseShape), idx({1, 1, 1, 1}));
-        SmallVector<int64_t> offsets = {0, 0, (p0 + k) / up.fw,
-                                        (p0 + k) % up.fw};
-        y = tensor::InsertSliceOp::create(rewriter, loc, p, y, idx(offsets),
-                                          idx(phaseShape), idx(steps));
-      }
+      y = tensor::InsertSliceOp::create(rewriter, loc, p, y, idx(offsets),
+                                        idx(phaseShape), idx(steps));
     }
     return y;
   }
@@ -656,11 +550,8 @@ struct UpsampledConvAsPhases : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 
 } // namespace
 
-LogicalResult nki::rewriteUpsampledConvolutions(Operation *root,
-                                                const isa::TargetDesc *target,
-                                                bool narrowMatmuls) {
+LogicalResult nki::rewriteUpsampledConvolutions(Operation *root) {
   RewritePatternSet patterns(root->getContext());
-  patterns.add<UpsampledConvAsPhases>(root->getContext(), target,
-                                      narrowMatmuls);
+  patterns.add<UpsampledConvAsPhases>(root->getContext());
   return applyPatternsGreedily(root, std::move(patterns));
 }

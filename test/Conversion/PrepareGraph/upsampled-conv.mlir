@@ -3,13 +3,12 @@
 // tensor per output phase, written into its strided slice of the result
 // (lib/Conversion/Graph/UpsampledConv.cpp); the parts that are not
 // upsampled keep a convolution of their own, added after the phases.
-// Phases whose filters together fill the PE's columns are one convolution
-// of their union window (GROUP); phase-groups=false keeps one each. A
+// (nki-group-phases groups the phases that fill the PE's columns together:
+// GroupPhases/group-phases.mlir.) A
 // kernel-2 stride-2 transposed convolution's phases (the importer's 1x1
 // convolutions and bias) compose the same way, each phase's channels mixed
 // by its 1x1 filter and the bias carried by a channel of ones.
-// RUN: nki-opt %s -split-input-file --nki-prepare-graph=phase-groups=false | FileCheck %s
-// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s --check-prefix=GROUP
+// RUN: nki-opt %s -split-input-file --nki-prepare-graph | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-prepare-graph=sub-pixel=false | FileCheck %s --check-prefix=OFF
 
 #up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
@@ -44,20 +43,6 @@
 // columns (filters 0, 32, 64 and 96, the rest zero) of one convolution of
 // x padded by the union of their windows, 3x3; each phase's block is
 // copied into its strided slice (nki-tile evacuates it there).
-// GROUP-LABEL: func.func @skip
-// GROUP: %[[X:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
-// GROUP: %[[T:.*]] = linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<1x1x4x4xf32>, tensor<1x3x3x128xf32>) outs(%{{.*}} : tensor<1x128x2x2xf32>)
-// GROUP-NOT: linalg.generic
-// GROUP: %[[P0:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
-// GROUP: %[[Y0:.*]] = tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 2, 2]
-// GROUP: %[[P1:.*]] = tensor.extract_slice %[[T]][0, 32, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
-// GROUP: %[[Y1:.*]] = tensor.insert_slice %[[P1]] into %[[Y0]][0, 0, 0, 1] [1, 1, 2, 2] [1, 1, 2, 2]
-// GROUP: %[[P2:.*]] = tensor.extract_slice %[[T]][0, 64, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
-// GROUP: %[[Y2:.*]] = tensor.insert_slice %[[P2]] into %[[Y1]][0, 0, 1, 0] [1, 1, 2, 2] [1, 1, 2, 2]
-// GROUP: %[[P3:.*]] = tensor.extract_slice %[[T]][0, 96, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1]
-// GROUP: %[[Y:.*]] = tensor.insert_slice %[[P3]] into %[[Y2]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2]
-// GROUP: %[[D:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x6x6xf32>, tensor<1x3x3x1xf32>)
-// GROUP: linalg.generic {{.*}} ins(%[[Y]], %[[D]] : tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>)
 // OFF-LABEL: func.func @skip
 // OFF-NOT: [1, 1, 2, 2]
 // OFF: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
@@ -165,10 +150,6 @@ func.func @unchanged(%x: tensor<1x4x128x128xf32>) -> (tensor<1x2x256x256xf32>, t
 // CHECK-COUNT-3: linalg.generic {{.*}} : tensor<1x2x3x3xf32>, tensor<2x2x2x1xf32>)
 // CHECK-NOT: tensor<1x1x1x1xf32>
 // CHECK: return
-// The grouped form: one convolution of x and the ones channel padded by
-// the union window.
-// GROUP-LABEL: func.func @transposed
-// GROUP: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x4x4xf32>, tensor<2x3x3x128xf32>)
 // OFF-LABEL: func.func @transposed
 // OFF-COUNT-4: linalg.generic {{.*}} ins(%arg0, %{{.*}} : tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>)
 func.func @transposed(%x: tensor<1x1x2x2xf32>, %s: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
