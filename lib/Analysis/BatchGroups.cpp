@@ -387,8 +387,7 @@ static void solveWindows(const BatchGroupProblem &problem,
     const BatchLayer &l = problem.layers[i];
     if (l.view || l.bytes <= problem.windowCapacity || !l.splittable)
       continue;
-    std::optional<BatchWindow> w = windowAt(problem, i, floor);
-    if (w && w->hbmNs > problem.windowMargin * w->computeNs)
+    if (std::optional<BatchWindow> w = windowAt(problem, i, floor))
       candidates.push_back(*w);
   }
   // Best ratio first (ties: the earlier window); each taken window keeps
@@ -398,12 +397,54 @@ static void solveWindows(const BatchGroupProblem &problem,
               double x = a.hbmNs * b.computeNs, y = b.hbmNs * a.computeNs;
               return x != y ? x > y : a.begin < b.begin;
             });
-  for (const BatchWindow &w : candidates)
-    if (std::none_of(solution.windows.begin(), solution.windows.end(),
-                     [&](const BatchWindow &t) {
-                       return w.begin < t.end && t.begin < w.end;
-                     }))
+  auto disjoint = [&](const BatchWindow &w) {
+    return std::none_of(solution.windows.begin(), solution.windows.end(),
+                        [&](const BatchWindow &t) {
+                          return w.begin < t.end && t.begin < w.end;
+                        });
+  };
+  std::vector<BatchWindow> declined;
+  for (const BatchWindow &w : candidates) {
+    if (!(w.hbmNs > problem.windowMargin * w.computeNs))
+      declined.push_back(w);
+    else if (disjoint(w))
       solution.windows.push_back(w);
+  }
+  // The traffic rule for windows (solve's comment): the results above
+  // the limit per tensor even packed, which the resident plan leaves in
+  // HBM.
+  if (problem.trafficRatio > 0 && problem.programBytes > 0) {
+    auto inHbm = [&](int64_t i) {
+      const BatchLayer &l = problem.layers[i];
+      return !l.view && (l.packedBytes > 0 ? l.packedBytes : l.bytes) >
+                            problem.windowCapacity;
+    };
+    auto covered = [&](int64_t i) {
+      return i < floor ||
+             std::any_of(solution.windows.begin(), solution.windows.end(),
+                         [&](const BatchWindow &t) {
+                           return i >= t.begin && i < t.end;
+                         });
+    };
+    double traffic = double(problem.programBytes);
+    for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
+      if (inHbm(i) && !covered(i))
+        traffic += double(problem.layers[i].hbmBytes);
+    double budget = problem.trafficRatio * double(problem.programBytes);
+    for (BatchWindow &w : declined) {
+      if (!(traffic > budget))
+        break;
+      double saved = 0;
+      for (int64_t i = w.begin; i < w.end; ++i)
+        saved += (inHbm(i) ? double(problem.layers[i].hbmBytes) : 0) -
+                 double(w.groups - 1) * double(problem.layers[i].constantBytes);
+      if (saved > 0 && disjoint(w)) {
+        w.traffic = true;
+        solution.windows.push_back(w);
+        traffic -= saved;
+      }
+    }
+  }
   std::sort(solution.windows.begin(), solution.windows.end(),
             [](const BatchWindow &a, const BatchWindow &b) {
               return a.begin < b.begin;

@@ -155,6 +155,9 @@ struct BatchWindow {
   int64_t groups = 1;
   double hbmNs = 0;     ///< HBM time of its results above windowCapacity.
   double computeNs = 0; ///< Compute time of its layers.
+  /// Taken by the traffic rule (solve's comment), its HBM time not above
+  /// windowMargin times its compute.
+  bool traffic = false;
 };
 
 struct BatchGroupSolution {
@@ -201,7 +204,16 @@ struct BatchGroupSolution {
 /// when its layers are all splittable and the HBM time of its results above
 /// `windowCapacity` exceeds `windowMargin` times its compute time (as the
 /// prefix's); candidates are taken best ratio first, each disjoint from
-/// those taken.
+/// those taken. Then the traffic rule for windows: while the estimated
+/// HBM traffic (`programBytes` plus the `hbmBytes` of the results above
+/// `windowCapacity` even packed, outside the prefix and the windows)
+/// exceeds
+/// `trafficRatio` times `programBytes`, the windows the margin declined are
+/// taken too, best ratio first, each disjoint, when the bytes they save
+/// exceed their constants loaded again by the further groups (trn3's faster
+/// DMA halves the HBM time MobileNetV2's 112 x 112 expansions save, and its
+/// window was declined: 4.7 times the floor's bytes under auto-cast at
+/// batch 8).
 ///
 /// `forcedGroups` > 1 takes that G (a divisor
 /// of N) for the prefix and skips the time comparison (when its results fit

@@ -388,7 +388,12 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     after them that read their results through, run per group (G: their
     results fit a quarter) when their HBM time exceeds `window-margin`
     times their compute; the layers before and after keep the whole batch.
-    Candidates are taken best ratio first, disjoint.
+    Candidates are taken best ratio first, disjoint. While the results the
+    resident plan would leave in HBM (above half a partition even packed)
+    take the estimated traffic above `traffic-ratio` times the program's
+    own bytes, the candidates the margin declined are taken too, when they
+    save more than their weights loaded again (trn3's MobileNetV2 and
+    EfficientNet-B0 under auto-cast at batch 8).
 
     Where the PE bounds the first layers and the time comparison declines
     their split, the traffic rule may still take it. It estimates what the
@@ -453,7 +458,8 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
            "another, when their results fit packed in groups, the HBM "
            "traffic at the whole batch exceeds this many times the "
            "program's weights, inputs and outputs and in groups it does "
-           "not (0: never)">,
+           "not; and take windows the time comparison declines while the "
+           "results left in HBM take the traffic above it (0: never)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

@@ -51,11 +51,13 @@ struct CompileReport {
     std::string why;
     bool packed = false;
     /// Windows of layers split after the first ones: their first layer's
-    /// index and source op, their last's, and the same estimates.
+    /// index and source op, their last's, the same estimates, and whether
+    /// the traffic rule took it.
     struct Window {
       int64_t first = 0, ops = 0, groups = 1;
       double hbmUs = 0, computeUs = 0;
       std::string from, to;
+      bool traffic = false;
     };
     std::vector<Window> windows;
   };

@@ -584,7 +584,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
            b.getNamedAttr("hbm_us", b.getF64FloatAttr(w.hbmNs / 1e3)),
            b.getNamedAttr("compute_us", b.getF64FloatAttr(w.computeNs / 1e3)),
            b.getNamedAttr("from", source(w.begin)),
-           b.getNamedAttr("to", source(w.end - 1))}));
+           b.getNamedAttr("to", source(w.end - 1)),
+           b.getNamedAttr("traffic", b.getBoolAttr(w.traffic))}));
     }
     func->setAttr(
         nki::tile::kBatchGroupsAttr,

@@ -4,7 +4,8 @@
 // before and after them on the whole batch (lib/Analysis/BatchGroups.cpp).
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch))' | FileCheck %s
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{windows=false}))' | FileCheck %s --check-prefix=OFF
-// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{window-margin=4}))' | FileCheck %s --check-prefix=OFF
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{window-margin=4 traffic-ratio=0}))' | FileCheck %s --check-prefix=OFF
+// RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{window-margin=4}))' | FileCheck %s --check-prefix=TRAFFIC
 // RUN: nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=1}))' | FileCheck %s --check-prefix=OFF
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
@@ -30,7 +31,7 @@
 // their sum with it. Only the squeezed [1, 128] vectors are concatenated.
 // CHECK-LABEL: func.func @window(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<4x2x64x128xf32>
-// CHECK-SAME: nki.batch_groups = {compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, first = 8 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10"}]}
+// CHECK-SAME: nki.batch_groups = {compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, first = 8 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10", traffic = false}]}
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x2x64x128xf32>) outs(%{{.*}} : tensor<4x2x64x128xbf16>)
 // CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x2x64x128xbf16>)
 // CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4x2x64x128xbf16>)
@@ -52,6 +53,12 @@
 // OFF-LABEL: func.func @window(
 // OFF-NOT: tensor.extract_slice
 // OFF: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x128x64x128xf32>)
+// A margin of 4 declines the window on time, but the program would move
+// 67 MB through HBM, more than 3 times its 0.5 MB of inputs, outputs and
+// weights: the traffic rule takes it (traffic-ratio=0 turns that off).
+// TRAFFIC-LABEL: func.func @window(
+// TRAFFIC-SAME: groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}", traffic = true}]}
+// TRAFFIC-COUNT-4: tensor.insert_slice {{.*}} [1, 128] [1, 1] : tensor<1x128xf32> into tensor<4x128xf32>
 func.func @window(%x: tensor<4x2x64x128xf32>, %wt: tensor<2x128xf32>) -> (tensor<4x2x64x128xf32>, tensor<4x128xf32>) {
   %z = arith.constant 0.0 : f32
   %et = tensor.empty() : tensor<4x2x64x128xf32>

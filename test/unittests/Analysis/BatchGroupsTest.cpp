@@ -500,6 +500,40 @@ TEST(BatchGroupsTest, OverlappingWindowsBestRatioFirst) {
   EXPECT_EQ(s.windows[0].end, 4);
 }
 
+TEST(BatchGroupsTest, TrafficRuleTakesWindowsTheMarginDeclines) {
+  // a (300, above the windows' 200) saves 500 bytes of HBM traffic for
+  // 1000 of compute: below the margin of 0.7. The program's own 100 bytes
+  // against 600 of traffic: the traffic rule takes a's window, in 4
+  // groups, its constants (100) loaded 3 more times.
+  BatchLayer a = reads(layer("a", 300, 1000, 500), 2);
+  a.constantBytes = 100;
+  BatchGroupProblem p =
+      problem({reads(layer("x", 10, 0, 0, false), 1), a, layer("c", 10, 0)});
+  p.programBytes = 100;
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 1);
+  EXPECT_EQ(s.windows[0].groups, 4);
+  EXPECT_TRUE(s.windows[0].traffic);
+  // Within 3 times the program's bytes (800 <= 900): not taken.
+  p.programBytes = 300;
+  EXPECT_TRUE(solved(p).windows.empty());
+  // The constants loaded again would cost more than it saves.
+  p.programBytes = 100;
+  p.layers[1].constantBytes = 200;
+  EXPECT_TRUE(solved(p).windows.empty());
+  // Off.
+  p.layers[1].constantBytes = 100;
+  p.trafficRatio = 0;
+  EXPECT_TRUE(solved(p).windows.empty());
+  // Above the margin the time rule takes it, not for traffic.
+  p.trafficRatio = 3;
+  p.windowMargin = 0.3;
+  s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_FALSE(s.windows[0].traffic);
+}
+
 TEST(BatchGroupsTest, VerifyNamesWhatAWindowBreaks) {
   BatchGroupProblem p = problem(expansion());
   BatchGroupSolution s;
