@@ -288,23 +288,19 @@ struct GroupPhases : nki::impl::NKIGroupPhasesBase<GroupPhases> {
     if (failed(target))
       return signalPassFailure();
     const nki::isa::TargetDesc &t = **target;
-    SmallVector<nki::PhaseChain> chains;
-    func.walk([&](tensor::EmptyOp empty) {
-      std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty);
-      if (!chain ||
-          nki::channelMajorBytesPerPartition(empty.getType(), t.numPartitions) >
-              nki::maxInPlacePhaseBytes(t.sbufBytesPerPartition))
-        return;
-      // Read by an epilogue (elementwise) that adds it, nothing else.
-      Value result = chain->inserts.back().getResult();
+    for (nki::PhaseChain &chain : nki::phaseChains(func)) {
+      // A result that stays in SBUF, read by an epilogue (elementwise)
+      // that adds it, nothing else.
+      Value result = chain.inserts.back().getResult();
       auto reader =
           result.hasOneUse()
               ? dyn_cast<linalg::GenericOp>(*result.getUsers().begin())
               : linalg::GenericOp();
-      if (reader && reader.getNumReductionLoops() == 0)
-        chains.push_back(*chain);
-    });
-    for (nki::PhaseChain &chain : chains) {
+      if (nki::channelMajorBytesPerPartition(chain.empty.getType(),
+                                             t.numPartitions) >
+              nki::maxInPlacePhaseBytes(t.sbufBytesPerPartition) ||
+          !reader || reader.getNumReductionLoops() != 0)
+        continue;
       std::optional<SmallVector<Phase>> phases = matchPhases(chain);
       if (!phases)
         continue;

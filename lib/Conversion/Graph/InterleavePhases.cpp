@@ -95,6 +95,15 @@ std::optional<nki::PhaseChain> nki::phaseChainOf(Value v) {
   return chain;
 }
 
+SmallVector<nki::PhaseChain> nki::phaseChains(Operation *root) {
+  SmallVector<nki::PhaseChain> chains;
+  root->walk([&](tensor::EmptyOp empty) {
+    if (std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty))
+      chains.push_back(*chain);
+  });
+  return chains;
+}
+
 namespace {
 
 /// Whether `v` is a result of the function, itself or reshaped: it is in
@@ -164,16 +173,11 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
         minBytes >= 0
             ? int64_t(minBytes)
             : nki::maxInPlacePhaseBytes((*target)->sbufBytesPerPartition);
-    SmallVector<nki::PhaseChain> chains;
-    func.walk([&](tensor::EmptyOp empty) {
-      std::optional<nki::PhaseChain> chain = nki::matchPhaseChain(empty);
-      if (chain && (nki::channelMajorBytesPerPartition(
-                        empty.getType(), (*target)->numPartitions) > limit ||
-                    returned(chain->inserts.back().getResult())))
-        chains.push_back(*chain);
-    });
-    for (nki::PhaseChain &chain : chains)
-      interleave(chain);
+    for (nki::PhaseChain &chain : nki::phaseChains(func))
+      if (nki::channelMajorBytesPerPartition(
+              chain.empty.getType(), (*target)->numPartitions) > limit ||
+          returned(chain.inserts.back().getResult()))
+        interleave(chain);
   }
 };
 

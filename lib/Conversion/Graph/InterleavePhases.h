@@ -40,6 +40,9 @@ std::optional<PhaseChain> matchPhaseChain(mlir::tensor::EmptyOp empty);
 /// The phase chain whose last insert's result is `v`, if there is one.
 std::optional<PhaseChain> phaseChainOf(mlir::Value v);
 
+/// The phase chains in `root`, in program order.
+llvm::SmallVector<PhaseChain> phaseChains(mlir::Operation *root);
+
 /// The most bytes a partition (channels on the partitions) a phase chain's
 /// result may take and still be written in place in SBUF: half of one.
 /// nki-interleave-phases assembles a larger one from stacked phases.
