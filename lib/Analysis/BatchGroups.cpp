@@ -228,7 +228,7 @@ static void solveTraffic(const BatchGroupProblem &problem,
   solution.why.clear();
   solution.layers = end;
   solution.groups = groups;
-  solution.packed = true;
+  solution.packed = solution.traffic = true;
   solution.peBound = false; // the time rule's flag, for its own groups
   solution.hbmNs = (whole - program) / problem.dmaBytesPerNs;
   solution.computeNs = computeNs(problem, work, groups);

@@ -63,9 +63,12 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
                                       compute.getValueAsDouble(),
                                       why.str(),
                                       false,
+                                      false,
                                       {}};
     if (auto packed = d.getAs<BoolAttr>("packed"))
       b.packed = packed.getValue();
+    if (auto traffic = d.getAs<BoolAttr>("traffic"))
+      b.traffic = traffic.getValue();
     if (auto windows = d.getAs<ArrayAttr>("windows"))
       for (auto w : windows.getAsRange<DictionaryAttr>()) {
         auto integer = [&](StringRef key) {
@@ -165,9 +168,10 @@ std::string nki::formatCompileReport(const CompileReport &r) {
                          "(HBM %.1f us saved, against %.1f us of compute%s)\n",
                          (long long)b.ops, (long long)b.groups, b.hbmUs,
                          b.computeUs,
-                         b.packed ? "; for HBM traffic, packed, one group "
-                                    "after another"
-                                  : "");
+                         b.traffic  ? "; for HBM traffic, packed, one group "
+                                      "after another"
+                         : b.packed ? "; packed, one group after another"
+                                    : "");
     else
       os << "  batch groups: none (" << b.why << ")\n";
     for (const auto &w : b.windows)

@@ -77,7 +77,8 @@ static cl::opt<int64_t> batchGroups(
     cl::desc("Groups of images the first layers of a batch run in, so that "
              "their tensors stay in SBUF (0: chosen by the compiler, the "
              "default, which may also split windows of later layers; 1: "
-             "never; G > 1: G groups for the first layers, no windows)"),
+             "never; G > 1: G groups for the first layers, no windows, one "
+             "group after another where their tensors fit only packed)"),
     cl::init(0), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",

@@ -174,6 +174,8 @@ struct BatchGroupSolution {
   /// another (two in flight would hold the tensors that did not fit at the
   /// whole batch).
   bool packed = false;
+  /// Whether the traffic rule split the prefix (not a forced G).
+  bool traffic = false;
   /// Why the prefix is not split (empty when it is), for --report.
   std::string why;
   /// Windows after the prefix, in order, disjoint.

@@ -435,8 +435,9 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
   let options = [
     Option<"groups", "groups", "int64_t", /*default=*/"0",
            "0: choose; 1: never split; G > 1: G groups whenever some "
-           "first result does not fit and all fit with N / G images, "
-           "without the time comparison">,
+           "first result does not fit and all fit with N / G images (one "
+           "group after another when they fit only as the traffic rule "
+           "holds them), without the time comparison">,
     Option<"margin", "margin", "double", /*default=*/"1.5",
            "Split when the HBM time saved exceeds the compute time split "
            "by this factor">,

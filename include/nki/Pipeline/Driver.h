@@ -49,7 +49,7 @@ struct CompileReport {
     int64_t ops = 0, groups = 1;
     double hbmUs = 0, computeUs = 0;
     std::string why;
-    bool packed = false;
+    bool packed = false, traffic = false;
     /// Windows of layers split after the first ones: their first layer's
     /// index and source op, their last's, the same estimates, and whether
     /// the traffic rule took it.

@@ -597,6 +597,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
                             b.getF64FloatAttr(solution.computeNs / 1e3)),
              b.getNamedAttr("pe_bound", b.getBoolAttr(solution.peBound)),
              b.getNamedAttr("packed", b.getBoolAttr(solution.packed)),
+             b.getNamedAttr("traffic", b.getBoolAttr(solution.traffic)),
              b.getNamedAttr("why", b.getStringAttr(solution.why)),
              b.getNamedAttr("windows", b.getArrayAttr(windowAttrs))}));
     // The windows last first, then the prefix: a split only clones and

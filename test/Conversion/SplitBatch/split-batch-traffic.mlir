@@ -6,6 +6,8 @@
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch))' | FileCheck %s
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{traffic-ratio=0}))' | FileCheck %s --check-prefix=OFF
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{traffic-ratio=100}))' | FileCheck %s --check-prefix=WITHIN
+// RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=8}))' | FileCheck %s --check-prefix=FORCED
+// RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=TOOFEW
 
 #in = affine_map<(n, f, h, w, c, kh, kw) -> (n, c, h + kh, w + kw)>
 #fl = affine_map<(n, f, h, w, c, kh, kw) -> (c, kh, kw, f)>
@@ -22,13 +24,22 @@
 // kernels' scratch (160 KiB): the split is taken, the groups one after
 // another.
 // CHECK-LABEL: func.func @traffic(
-// CHECK-SAME: nki.batch_groups = {{{.*}}groups = 8 : i64{{.*}}ops = {{[0-9]+}} : i64, packed = true, pe_bound = false, why = "", windows = []}
+// CHECK-SAME: nki.batch_groups = {{{.*}}groups = 8 : i64{{.*}}ops = {{[0-9]+}} : i64, packed = true, pe_bound = false, traffic = true, why = "", windows = []}
 // CHECK-COUNT-8: tensor.extract_slice %{{.*}}[{{[0-7]}}, 0, 0, 0] [1, 1, 128, 128]
 // CHECK: return
 // Off, or with the traffic within the ratio: no split, and why.
 // OFF-LABEL: func.func @traffic(
-// OFF-SAME: packed = false, pe_bound = false, why = "a result does not fit with 1 image(s)"
+// OFF-SAME: packed = false, pe_bound = false, traffic = false, why = "a result does not fit with 1 image(s)"
 // OFF-NOT: tensor.extract_slice
+// Forced to one image a group, the results fit only as the traffic rule
+// holds them: the groups run one after another, not for the rule. At two
+// groups a and b do not fit even packed: no split.
+// FORCED-LABEL: func.func @traffic(
+// FORCED-SAME: groups = 8 : i64{{.*}}packed = true, pe_bound = false, traffic = false, why = ""
+// FORCED-COUNT-8: tensor.extract_slice %{{.*}}[{{[0-7]}}, 0, 0, 0] [1, 1, 128, 128]
+// TOOFEW-LABEL: func.func @traffic(
+// TOOFEW-SAME: ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "a result does not fit with 4 image(s)"
+// TOOFEW-NOT: tensor.extract_slice
 // WITHIN-LABEL: func.func @traffic(
 // WITHIN-SAME: why = "a result does not fit with 1 image(s); HBM traffic {{[0-9.]+}} MB at the whole batch, the program's own 1.{{[0-9]}} MB"
 // WITHIN-NOT: tensor.extract_slice

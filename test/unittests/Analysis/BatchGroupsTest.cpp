@@ -157,6 +157,7 @@ TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
   EXPECT_EQ(s.layers, 3);
   EXPECT_EQ(s.groups, 2); // a and b at 4 images: 200 + 100 <= 300
   EXPECT_TRUE(s.packed);
+  EXPECT_TRUE(s.traffic);
   EXPECT_FALSE(s.peBound); // one group after another
   EXPECT_EQ(s.why, "");
   EXPECT_DOUBLE_EQ(s.hbmNs, 1000);
@@ -195,6 +196,7 @@ TEST(BatchGroupsTest, TrafficRuleSplitsWhatFitsOnlyPacked) {
   s = solved(p, 4);
   EXPECT_EQ(s.layers, 3);
   EXPECT_TRUE(s.packed);
+  EXPECT_FALSE(s.traffic);
   EXPECT_EQ(solved(p, 8).groups, 8);
 }
 
