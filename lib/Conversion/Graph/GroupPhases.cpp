@@ -71,6 +71,7 @@ Window unite(const Window &a, const Window &b) {
 /// when the window is empty) by a constant filter, from a fill.
 struct Phase {
   linalg::GenericOp conv;
+  nki::conv::ConvGeneric g;
   tensor::PadOp pad; // null: x itself
   DenseElementsAttr filter;
   linalg::FillOp fill;
@@ -98,6 +99,7 @@ std::optional<SmallVector<Phase>> matchPhases(nki::PhaseChain &chain) {
       return std::nullopt;
     Phase &ph = out[p];
     ph.conv = conv;
+    ph.g = *g;
     if (!matchPattern(conv.getDpsInputs()[1], m_Constant(&ph.filter)))
       return std::nullopt;
     ph.fill = conv.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
@@ -304,10 +306,9 @@ struct GroupPhases : nki::impl::NKIGroupPhasesBase<GroupPhases> {
       std::optional<SmallVector<Phase>> phases = matchPhases(chain);
       if (!phases)
         continue;
-      std::optional<nki::conv::ConvGeneric> g =
-          nki::conv::matchConvGeneric(phases->front().conv);
-      bool fp32 = g->inputType.isF32() && g->filterType.isF32();
-      int64_t size = groupSize(*phases, g->f, g->c, fp32, t.numPartitions);
+      const nki::conv::ConvGeneric &g = phases->front().g;
+      bool fp32 = g.inputType.isF32() && g.filterType.isF32();
+      int64_t size = groupSize(*phases, g.f, g.c, fp32, t.numPartitions);
       if (size < 2)
         continue;
       int64_t cols = t.numPartitions / size;

@@ -505,8 +505,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
             llvm::count_if(b.op->getUsers(), [&](Operation *user) {
               auto into = dyn_cast<tensor::InsertSliceOp>(user);
               return !(into && into.getSource() == b.op->getResult(0)) &&
-                     !user->getName().getStringRef().starts_with(
-                         "linalg.pooling_");
+                     !isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
+                         user);
             }) > 1)
           layer.packedBytes = layer.bytes;
         // A partial tensor (an insert chain's value before its last insert)
