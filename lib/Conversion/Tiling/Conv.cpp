@@ -2235,6 +2235,22 @@ Value ConvKernel::pixelGemvSum(OpBuilder &b, ArrayRef<Value> inputs,
   return gemvVectorSum(b, loc, rows, pixels);
 }
 
+/// The [cs, len] run of a [P, rows, width] tile's elements from element
+/// `offset` of partitions [p0, p0 + cs), across its rows.
+static Value flatRun(OpBuilder &b, Location loc, Value tile, int64_t p0,
+                     int64_t offset, int64_t cs, int64_t len) {
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t pitch = type.getShape()[1] * type.getShape()[2];
+  auto layout =
+      StridedLayoutAttr::get(b.getContext(), p0 * pitch + offset, {pitch, 1});
+  auto viewType = MemRefType::get({cs, len}, type.getElementType(), layout,
+                                  type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, tile, b.getIndexAttr(p0 * pitch + offset),
+      {b.getIndexAttr(cs), b.getIndexAttr(len)},
+      {b.getIndexAttr(pitch), b.getIndexAttr(1)});
+}
+
 void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
                                  int64_t n, int64_t h, int64_t rows,
                                  int64_t shift, Value tile, int64_t p0,
@@ -2409,15 +2425,118 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
             windowOf(b, loc, t, parts, least, tr - least, 1, 0, width, 1),
             b.getF32FloatAttr(0.0f));
     }
-    for (int64_t j = 0; j < bands; ++j)
+    // From HBM, a kernel row's block holds the rows of the block `step`
+    // padded rows above it, one row on: it copies them from there (SBUF to
+    // SBUF, one run a partition) and loads only its last rows, and a
+    // kernel column's block copies its kernel row's, shifted (whole rows,
+    // as copyShiftedRows: so not under an infinite padding). Each padded
+    // row then comes from HBM once where it came up to KH x KW times
+    // (ResNet-50's stem: 7 x 6). Only where the load narrows (an f32 input
+    // of a bf16 convolution), so that the copies take half the DMA bytes
+    // of the loads they replace: in f32 they take as many and add a DMA's
+    // latency before the band's matmuls (EfficientNet-B0 at batch 8 on
+    // trn3 ran 1.5 % slower). Nor in a kernel of one band tile, whose
+    // latency no other band hides (the U-Net at batch 1 ran 1.6 us longer).
+    struct Base {
+      int64_t kh, rows;
+    };
+    int64_t bandTiles =
+        (g.n + imageGroup - 1) / imageGroup *
+        ((bandH + bandRows - 1) / bandRows + (lastRows ? 1 : 0));
+    bool copies = !input.resident && bandTiles > 1 && foldCols * fold > 1 &&
+                  (!pad || std::isfinite(pad->value)) &&
+                  tile::storageBytes(g.inputType) <
+                      tile::storageBytes(input.hbmElementType());
+    for (int64_t j = 0; j < bands; ++j) {
+      // Per kernel row: the first block loaded from HBM whose rows continue
+      // into its own, and the rows it copies from there.
+      SmallVector<std::optional<Base>> base(fold);
+      auto loaded = [&](int64_t h) { return pad ? tr : validRows(h); };
+      int64_t blocks = 0, loads = 0;
+      for (int64_t kh = 0; kh < fold && copies; ++kh) {
+        int64_t h0 = bandInputRow(oh0, j, kh);
+        if ((partialGroup && h0 >= g.h) || !loaded(h0))
+          continue;
+        blocks += foldCols;
+        for (int64_t kb = 0; kb < kh && !base[kh]; ++kb) {
+          int64_t hb = bandInputRow(oh0, j, kb);
+          int64_t rows = std::min(loaded(h0), loaded(hb) - (h0 - hb) / step);
+          if (!base[kb] && (h0 - hb) % step == 0 && rows > 0)
+            base[kh] = Base{kb, rows};
+        }
+        loads += !base[kh];
+      }
+      // A copy waits for the load it copies: worth it where it replaces
+      // most of a band's loads. MobileNetV2's stem (stride 2, three kernel
+      // rows, one copied) ran 1 % slower under auto-cast with its copies;
+      // ResNet-50's (42 blocks, 2 loaded) and the U-Net's (3, 1) faster.
+      bool copyBand = copies && 2 * loads <= blocks;
+      if (!copyBand)
+        base.assign(fold, std::nullopt);
+      auto blockOf = [&](int64_t kwi, int64_t kh) {
+        return ((j * foldCols + kwi) * fold + kh) * g.c;
+      };
+      // Rows [from, from + rows) of the block at partition `src` into rows
+      // [to, to + rows) of the one at `dst`, `by` columns on.
+      auto copyRows = [&](int64_t src, int64_t from, int64_t dst, int64_t to,
+                          int64_t rows, int64_t by) {
+        int64_t pieces =
+            loadPieces(rows * width * tile::storageBytes(g.inputType));
+        int64_t rs = (rows + pieces - 1) / pieces;
+        for (int64_t r = 0; r < rows; r += rs) {
+          int64_t k = std::min(rs, rows - r);
+          if (input.trimCols && by) {
+            // Trimmed rows have no border to shift in: a run a row.
+            tile::DmaOp::create(
+                b, loc,
+                windowOf(b, loc, t, g.c, from + r, k, 1, by, width - by, 1,
+                         src),
+                windowOf(b, loc, t, g.c, to + r, k, 1, 0, width - by, 1, dst));
+            continue;
+          }
+          int64_t len = k * width - (r + k == rows ? by : 0);
+          tile::DmaOp::create(
+              b, loc,
+              flatRun(b, loc, t, src, (from + r) * width + by, g.c, len),
+              flatRun(b, loc, t, dst, (to + r) * width, g.c, len));
+        }
+      };
       for (int64_t kwi = 0; kwi < foldCols; ++kwi)
         for (int64_t kh = 0; kh < fold; ++kh) {
           int64_t h0 = bandInputRow(oh0, j, kh);
           if (partialGroup && h0 >= g.h)
             continue;
-          int64_t p0 = ((j * foldCols + kwi) * fold + kh) * g.c;
+          int64_t p0 = blockOf(kwi, kh);
           int64_t shift = kwi * g.dilationW;
           int64_t valid = validRows(h0);
+          int64_t m = pad ? tr : valid;
+          if (copyBand && kwi > 0) {
+            // From the blocks loaded from HBM, so that no copy waits for
+            // another.
+            int64_t from = 0;
+            if (base[kh]) {
+              int64_t kb = base[kh]->kh;
+              from = base[kh]->rows;
+              copyRows(blockOf(0, kb), (h0 - bandInputRow(oh0, j, kb)) / step,
+                       p0, 0, from, shift);
+            }
+            copyRows(blockOf(0, kh), from, p0, from, m - from, shift);
+            continue;
+          }
+          if (copyBand && m > 0) {
+            if (base[kh]) {
+              int64_t kb = base[kh]->kh;
+              int64_t q = (h0 - bandInputRow(oh0, j, kb)) / step;
+              int64_t rows = base[kh]->rows;
+              copyRows(blockOf(0, kb), q, p0, 0, rows, 0);
+              if (rows < m)
+                input.loadBand(
+                    b, loc, n, 0, g.c, h0 + rows * step, m - rows,
+                    windowOf(b, loc, t, parts, rows, m - rows, 1, 0, width, 1),
+                    p0, step, /*fillBorder=*/false);
+              continue;
+            }
+          }
           if (input.resident) {
             // In row pieces: a DMA spreads over at most four queues.
             int64_t pieces =
@@ -2451,6 +2570,7 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
                            /*fillBorder=*/false, shift);
           }
         }
+    }
     inputs.push_back(t);
   }
   if (!packed)

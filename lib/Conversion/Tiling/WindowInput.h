@@ -48,6 +48,12 @@ struct WindowInput {
   /// The input stays in SBUF (Residents.h): bands are views of it.
   const Residents *residents = nullptr;
   std::optional<ResidentRef> resident;
+  /// The element type of the HBM buffer the input loads from.
+  mlir::Type hbmElementType() const {
+    return mlir::cast<mlir::MemRefType>(
+               (pad ? source : padded).buffer.getType())
+        .getElementType();
+  }
   /// Checks that the rows are contiguous (diagnostic at `op`).
   mlir::LogicalResult init(mlir::Operation *op, mlir::Value x,
                            const ConvPadding *pad, int64_t width,
