@@ -2477,23 +2477,17 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
         return ((j * foldCols + kwi) * fold + kh) * g.c;
       };
       // Rows [from, from + rows) of the block at partition `src` into rows
-      // [to, to + rows) of the one at `dst`, `by` columns on.
+      // [to, to + rows) of the one at `dst`, `by` columns on: one run a
+      // partition and piece (a row's last `by` elements the next row's
+      // first; the columns fold only where the band keeps the border).
       auto copyRows = [&](int64_t src, int64_t from, int64_t dst, int64_t to,
                           int64_t rows, int64_t by) {
+        assert((!by || !input.trimCols) && "shifted rows need their border");
         int64_t pieces =
             loadPieces(rows * width * tile::storageBytes(g.inputType));
         int64_t rs = (rows + pieces - 1) / pieces;
         for (int64_t r = 0; r < rows; r += rs) {
           int64_t k = std::min(rs, rows - r);
-          if (input.trimCols && by) {
-            // Trimmed rows have no border to shift in: a run a row.
-            tile::DmaOp::create(
-                b, loc,
-                windowOf(b, loc, t, g.c, from + r, k, 1, by, width - by, 1,
-                         src),
-                windowOf(b, loc, t, g.c, to + r, k, 1, 0, width - by, 1, dst));
-            continue;
-          }
           int64_t len = k * width - (r + k == rows ? by : 0);
           tile::DmaOp::create(
               b, loc,
