@@ -502,9 +502,9 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         // (beside a pooling, and a concatenation's copy, a tensor of its
         // own): not the input of an upsampled convolution's phases.
         if (split && layer.packedBytes < layer.bytes &&
-            llvm::count_if(b.op->getUsers(), [&](Operation *user) {
+            llvm::count_if(b.op->getUsers(), [op = b.op](Operation *user) {
               auto into = dyn_cast<tensor::InsertSliceOp>(user);
-              return !(into && into.getSource() == b.op->getResult(0)) &&
+              return !(into && into.getSource() == op->getResult(0)) &&
                      !isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
                          user);
             }) > 1)
