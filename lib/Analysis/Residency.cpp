@@ -98,9 +98,12 @@ absl::Status nki::solve(const ResidencyProblem &problem,
   };
   std::vector<size_t> order(cs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return static_cast<long double>(cs[a].benefit) * held(cs[b]) >
-           static_cast<long double>(cs[b].benefit) * held(cs[a]);
+  // Ties in index order: stable, without stable_sort's temporary buffer
+  // (libstdc++ 12's get_temporary_buffer, which clang flags deprecated).
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    long double x = static_cast<long double>(cs[a].benefit) * held(cs[b]);
+    long double y = static_cast<long double>(cs[b].benefit) * held(cs[a]);
+    return x != y ? x > y : a < b;
   });
   SlackTree slack(problem.capacity);
   for (size_t i : order) {

@@ -242,8 +242,10 @@ void NKIGatherConstantsPass::gather(func::FuncOp func,
   SmallVector<int64_t> byFirstRead(contents.size());
   for (auto [i, k] : llvm::enumerate(byFirstRead))
     k = int64_t(i);
-  llvm::stable_sort(byFirstRead, [&](int64_t a, int64_t b) {
-    return firstRead[a] < firstRead[b];
+  // Ties in index order: stable, without stable_sort's temporary buffer
+  // (libstdc++ 12's get_temporary_buffer, which clang flags deprecated).
+  llvm::sort(byFirstRead, [&](int64_t a, int64_t b) {
+    return firstRead[a] != firstRead[b] ? firstRead[a] < firstRead[b] : a < b;
   });
   SmallVector<Table> tables;
   llvm::DenseMap<Type, int64_t> open; // the table being filled per type

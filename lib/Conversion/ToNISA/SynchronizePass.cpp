@@ -75,8 +75,11 @@ LogicalResult synchronize(nisa::ProgramOp program) {
   std::vector<size_t> byOrder(insts.size());
   for (size_t i = 0; i < insts.size(); ++i)
     byOrder[i] = i;
-  llvm::stable_sort(
-      byOrder, [&](size_t a, size_t b) { return insts[a].seq < insts[b].seq; });
+  // Ties (an error below) in index order: stable, without stable_sort's
+  // temporary buffer (libstdc++ 12's get_temporary_buffer, deprecated).
+  llvm::sort(byOrder, [&](size_t a, size_t b) {
+    return insts[a].seq != insts[b].seq ? insts[a].seq < insts[b].seq : a < b;
+  });
   std::vector<sched::InstrId> rankOf(insts.size());
   for (auto [rank, i] : llvm::enumerate(byOrder)) {
     if (rank > 0 && insts[byOrder[rank - 1]].seq == insts[i].seq)
