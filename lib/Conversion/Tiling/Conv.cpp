@@ -2235,12 +2235,15 @@ Value ConvKernel::pixelGemvSum(OpBuilder &b, ArrayRef<Value> inputs,
   return gemvVectorSum(b, loc, rows, pixels);
 }
 
-/// The [cs, len] run of a [P, rows, width] tile's elements from element
-/// `offset` of partitions [p0, p0 + cs), across its rows.
+/// The [cs, len] run of a tile's elements (its partitions first, then
+/// any dims) from element `offset` of partitions [p0, p0 + cs), across its
+/// rows.
 static Value flatRun(OpBuilder &b, Location loc, Value tile, int64_t p0,
                      int64_t offset, int64_t cs, int64_t len) {
   auto type = cast<MemRefType>(tile.getType());
-  int64_t pitch = type.getShape()[1] * type.getShape()[2];
+  int64_t pitch = 1;
+  for (int64_t d : type.getShape().drop_front())
+    pitch *= d;
   auto layout =
       StridedLayoutAttr::get(b.getContext(), p0 * pitch + offset, {pitch, 1});
   auto viewType = MemRefType::get({cs, len}, type.getElementType(), layout,
@@ -2259,31 +2262,17 @@ void ConvKernel::copyShiftedRows(OpBuilder &b, const ResidentRef &ref,
   auto type = cast<MemRefType>(rt.tile.getType());
   ArrayRef<int64_t> shape = type.getShape(); // [P, blocks, N, Hp, Wp]
   int64_t planeRows = shape[3], width = shape[4];
-  int64_t pitch = shape[1] * shape[2] * planeRows * width;
   int64_t c = ref.c, row = rt.top + ref.h + h;
   int64_t plane = ((c / P()) * shape[2] + ref.n + n) * planeRows;
   // Within the image's plane: the tensor's last row takes no element of
   // the next image's.
   assert(row + rows <= planeRows && "a band's rows past the resident plane");
   int64_t len = rows * width - (row + rows == planeRows ? shift : 0);
-  auto flat = [&](Value of, MemRefType ofType, int64_t offset,
-                  int64_t ofPitch) -> Value {
-    auto layout = StridedLayoutAttr::get(b.getContext(), offset, {ofPitch, 1});
-    auto viewType = MemRefType::get({g.c, len}, ofType.getElementType(), layout,
-                                    ofType.getMemorySpace());
-    return memref::ReinterpretCastOp::create(
-        b, loc, viewType, of, b.getIndexAttr(offset),
-        {b.getIndexAttr(g.c), b.getIndexAttr(len)},
-        {b.getIndexAttr(ofPitch), b.getIndexAttr(1)});
-  };
-  auto tileType = cast<MemRefType>(tile.getType());
-  int64_t tilePitch = tileType.getShape()[1] * tileType.getShape()[2];
-  tile::DmaOp::create(
-      b, loc,
-      flat(rt.tile, type, (c % P()) * pitch + (plane + row) * width + shift,
-           pitch),
-      flat(tile, tileType, p0 * tilePitch + r * tileType.getShape()[2],
-           tilePitch));
+  int64_t tileWidth = cast<MemRefType>(tile.getType()).getShape()[2];
+  tile::DmaOp::create(b, loc,
+                      flatRun(b, loc, rt.tile, c % P(),
+                              (plane + row) * width + shift, g.c, len),
+                      flatRun(b, loc, tile, p0, r * tileWidth, g.c, len));
 }
 
 void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
