@@ -97,6 +97,18 @@ struct Held {
   int64_t first = -1;  ///< The first of them, -1: none.
 };
 
+/// The last value of the insert chain that layer `i`'s result is a value
+/// of (`i` itself when it is not partial): each partial value's last
+/// reader is the chain's next insert, up to the value its readers read.
+static int64_t chainEnd(const BatchGroupProblem &problem, int64_t i) {
+  int64_t size = int64_t(problem.layers.size());
+  while (problem.layers[i].partial && problem.layers[i].lastReader > i &&
+         problem.layers[i].lastReader < size &&
+         problem.layers[problem.layers[i].lastReader].partial)
+    i = problem.layers[i].lastReader;
+  return i;
+}
+
 /// The bytes per partition the plan may hold `l` in at N / `groups`
 /// images: channel-major and packed, each -1 when above its limit per
 /// tensor.
@@ -122,8 +134,19 @@ static std::pair<int64_t, int64_t> heldBytes(const BatchGroupProblem &problem,
 static Held holdResults(const BatchGroupProblem &problem, int64_t end,
                         int64_t groups) {
   Held held;
+  // An insert chain goes through HBM as its last value, which carries the
+  // chain's bytes (its earlier values carry none): a spilled value counts
+  // its chain's bytes, once however many of its values spill.
+  std::vector<int64_t> spilledChains;
   auto spill = [&](int64_t i) {
-    held.hbmBytes += double(problem.layers[i].hbmBytes);
+    int64_t last = chainEnd(problem, i);
+    bool chain = problem.layers[last].partial;
+    if (!chain || std::find(spilledChains.begin(), spilledChains.end(), last) ==
+                      spilledChains.end()) {
+      held.hbmBytes += double(problem.layers[last].hbmBytes);
+      if (chain)
+        spilledChains.push_back(last);
+    }
     if (held.first < 0 || i < held.first)
       held.first = i;
   };

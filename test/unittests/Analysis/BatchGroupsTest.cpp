@@ -237,6 +237,37 @@ TEST(BatchGroupsTest, TrafficRuleHoldsAnInsertChainOnce) {
   EXPECT_EQ(s.groups, 2);
 }
 
+TEST(BatchGroupsTest, TrafficRuleCountsASpilledChainValueAsItsChain) {
+  // b and c are an insert chain's values; c, the last, carries the chain's
+  // 0.8 MB of traffic. At the whole batch b (320) does not fit beside a
+  // (200) within 350 and goes to HBM, c then fits: the chain moves through
+  // HBM (0.8 MB, not b's own 0), above 3 x 0.1 MB; at 4 images all fit.
+  // (The PE bounds the layers, 10 ms of it: the time rule declines.)
+  BatchLayer a = reads(layer("a", 200, 5e6, 1000), 1);
+  BatchLayer b = view("b", 2, 320);
+  b.partial = true;
+  BatchLayer c = view("c", 3, 320);
+  c.partial = true;
+  c.hbmBytes = 800000;
+  BatchGroupProblem p =
+      problem({a, b, c, reads(layer("d", 10, 5e6), 4), layer("e", 10, 0)});
+  p.windowCapacity = 400;
+  p.liveCapacity = 350;
+  p.programBytes = 100000;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 4);
+  EXPECT_EQ(s.groups, 2);
+  EXPECT_TRUE(s.traffic);
+  EXPECT_DOUBLE_EQ(s.hbmNs, 800000);
+  // Both values spilled (within 300 c does not fit either): the chain
+  // still counts once, 0.1 + 0.8 MB (within 100 x 0.1 MB: no split).
+  p.liveCapacity = 300;
+  p.trafficRatio = 100;
+  s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_THAT(s.why, HasSubstr("HBM traffic 0.9 MB at the whole batch"));
+}
+
 TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
   // Everything is held at the whole batch: the resident plan keeps it.
   BatchGroupProblem p = packedNet();
