@@ -59,17 +59,17 @@ struct TileOptions {
   /// write them there.
   const Residents *residents = nullptr;
   /// Convolutions with few channels and filters put several bands of
-  /// output rows side by side on the partitions (Conv.cpp).
+  /// output rows side by side on the partitions (ConvBands.cpp).
   bool packBands = true;
   /// ... and fold kernel columns into the contraction with the rows
-  /// (fp32 inputs, or narrower ones loaded from HBM; Conv.cpp).
+  /// (fp32 inputs, or narrower ones loaded from HBM; ConvBands.cpp).
   bool foldColumns = true;
   /// ... or stack several output rows of a stride-1 convolution on the
-  /// partitions, their input rows loaded once (Conv.cpp; fp32 inputs, or
+  /// partitions, their input rows loaded once (ConvBands.cpp; fp32 inputs, or
   /// narrower ones resident in SBUF).
   bool stackRows = true;
   /// Engine time (ns) given to a kernel's chunks so far, which its greedy
-  /// choices of engines weigh (Conv.cpp).
+  /// choices of engines weigh (ConvDepthwise.cpp, ConvEpilogue.cpp).
   struct EngineLoads {
     double pe = 0, act = 0, dve = 0, pool = 0;
     /// When the busiest engine finishes.
@@ -85,7 +85,7 @@ struct TileOptions {
   /// The PE time (ns) a convolution kernel emitted after its result's first
   /// channel block was complete, by the root buffer of that result and of a
   /// global pooling it computes: while the PE runs that, other engines may
-  /// already read the first blocks (Conv.cpp records it; a GEMV on a
+  /// already read the first blocks (ConvEpilogue.cpp records it; a GEMV on a
   /// pooling of the result weighs it, Matmul.cpp).
   llvm::DenseMap<mlir::Value, double> *resultTailPeNs = nullptr;
   /// f32 HBM buffers stored in bf16 instead, in the buffer given

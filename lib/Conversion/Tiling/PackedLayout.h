@@ -21,7 +21,7 @@ namespace nki::tiling {
 /// input row rowAt[k] + r * rowStep and padded column q (tensor row h is
 /// padded row h + top, column w padded column w + left); padding and rows
 /// past the input hold the tensor's padValue. `bands`, `stack` and
-/// `foldRows` are the reader's choice (Conv.cpp's chooseBands), which its
+/// `foldRows` are the reader's choice (ConvBands.cpp's chooseBands), which its
 /// kernel takes again.
 struct PackedLayout {
   mlir::Operation *reader = nullptr;

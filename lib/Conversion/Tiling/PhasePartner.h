@@ -74,7 +74,7 @@ findPhasePartner(mlir::linalg::GenericOp conv, const conv::ConvGeneric &g,
                  int64_t bankColumns);
 
 /// The stacked-row counts `g` may take with the partner: multiples of fh
-/// whose blocks and input rows fit the partitions (Conv.cpp's stackCounts
+/// whose blocks and input rows fit the partitions (ConvBands.cpp's stackCounts
 /// without its input conditions: the partner's saving outweighs those
 /// copies); with `windows` 2, those whose input rows fit only in two
 /// windows of q rows (whole groups of OH).

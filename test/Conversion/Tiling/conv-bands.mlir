@@ -1,6 +1,6 @@
 // nki-tile packs bands of output rows side by side on the partitions when
 // a convolution has few channels and filters (lib/Conversion/Tiling/
-// Conv.cpp, chooseBands): band j's input channels on partitions
+// ConvBands.cpp, chooseBands): band j's input channels on partitions
 // [j * C, (j + 1) * C), a block-diagonal filter with band j's copy at
 // filters [j * F, (j + 1) * F), so that each matmul computes every band.
 // Kernel columns are not folded here (conv-fold-columns.mlir): the bands

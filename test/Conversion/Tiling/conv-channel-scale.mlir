@@ -1,7 +1,7 @@
 // A squeeze-and-excitation scale (x times a per-channel factor computed
 // from [N, C, 1, 1] operands) whose only reader is a convolution is not a
 // kernel of its own: the convolution reads x and multiplies its filter's
-// rows by the factor, once per image (Tiling/Conv.cpp scaleFilters): C x F
+// rows by the factor, once per image (Tiling/ConvFilters.cpp scaleFilters): C x F
 // multiplies instead of C x H x W. The factor (a sigmoid here) is computed
 // for both images at once on an [8, 2] tile, as one ACT sigmoid, and each
 // image's filter scaled by its column.

@@ -1,6 +1,6 @@
 // A convolution's in-place ReLU6 clamps (conv-clamp.mlir) are joined into
 // one instruction per group of chunks when the kernel has several images
-// (Conv.cpp's joinClamps): over the consecutive rows of one image (four
+// (ConvEpilogue.cpp's joinClamps): over the consecutive rows of one image (four
 // chunks of 8 rows of a 64x64 image) and over whole images (four 8x8
 // images of one chunk, evacuated one by one), after the last evacuation
 // each covers. With one image, the next kernel would wait for the joined

@@ -1,5 +1,5 @@
 // A convolution's ReLU6 epilogue stored into a tensor kept in SBUF: the
-// value before the clamp is stored there and clamped in place (Conv.cpp's
+// value before the clamp is stored there and clamped in place (ConvEpilogue.cpp's
 // clampInto), and the ReLU under the clamp joins it: the ACT's pass is an
 // identity with the batch norm's scale and bias (which the scheduler may
 // also run as a DVE tensor_scalar), the clamp one pass of max 0 and min 6.

@@ -1,6 +1,6 @@
 // nki-tile folds kernel columns into the contraction beside the kernel rows
 // when a convolution has few fp32 input channels (lib/Conversion/Tiling/
-// Conv.cpp, chooseBands): partition block kwi of a band holds the folded
+// ConvBands.cpp, chooseBands): partition block kwi of a band holds the folded
 // input rows shifted by kwi columns, so that one matmul contracts several
 // kernel columns.
 // RUN: nki-opt %s -split-input-file --nki-tile | FileCheck %s

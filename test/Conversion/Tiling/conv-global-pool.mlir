@@ -1,6 +1,6 @@
 // A global average (or sum) pooling of convolutions' results is computed
 // by the convolutions' kernels as they evacuate (Match.h's
-// findFusedGlobalPools, Conv.cpp's sumForPool): each chunk's sum per
+// findFusedGlobalPools, ConvEpilogue.cpp's sumForPool): each chunk's sum per
 // partition comes from the accumulator of the ACT pass that computes the
 // chunk, into a column of its image's sums; after the image's last chunk
 // the columns are summed into the image's column of the block's [C, N]

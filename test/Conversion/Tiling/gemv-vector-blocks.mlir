@@ -80,7 +80,7 @@ module {
 // A global pooling's result comes a channel block at a time from the
 // convolution before (here its fused sums, 16 filter blocks of 0.85 us of
 // PE each): the vector engines start on the first block while the PE
-// still runs the other 15 (Conv.cpp records that tail, 12.8 us), so they
+// still runs the other 15 (ConvEpilogue.cpp records that tail, 12.8 us), so they
 // take 14 of the 16 K blocks (10 from a common start).
 // CHECK-LABEL: func.func @pooled(
 // CHECK-COUNT-14: {op0 = "mul"} : memref<128x512xf32, strided<[1000, 1]>, #nki.memory<sbuf>>
