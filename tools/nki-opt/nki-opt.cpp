@@ -5,12 +5,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "nki/InitAll.h"
+#ifdef NKI_INCLUDE_TEST_PASSES
+#include "TestPasses.h"
+#endif
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   nki::registerAllPasses();
+#ifdef NKI_INCLUDE_TEST_PASSES
+  nki::test::registerTestPasses();
+#endif
   nki::registerVersionPrinter();
   mlir::DialectRegistry registry;
   nki::registerAllDialects(registry);

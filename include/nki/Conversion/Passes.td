@@ -698,17 +698,6 @@ def NKIPlanMemory : Pass<"nki-plan-memory", "mlir::func::FuncOp"> {
   }];
 }
 
-def NKITestPrintMemoryPlan
-    : Pass<"nki-test-print-memory-plan", "mlir::func::FuncOp"> {
-  let summary = "Run nki-plan-memory and print the plan (for tests)";
-  let description = [{
-    Plans memory exactly as nki-plan-memory does (and annotates the IR the
-    same way), then prints to stdout one line per tile (memory, offset,
-    size per partition, live range, allocation site) and per HBM tensor
-    (offset, size, role), so lit tests can check a plan line by line.
-  }];
-}
-
 def NKISchedule : Pass<"nki-schedule", "mlir::ModuleOp"> {
   let summary = "Lower planned tile code to a scheduled nisa.program";
   let description = [{

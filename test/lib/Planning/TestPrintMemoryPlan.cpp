@@ -1,7 +1,8 @@
 //===- TestPrintMemoryPlan.cpp - nki-test-print-memory-plan ---------------===//
 //
-// Plans a function like nki-plan-memory and prints the plan, one line per
-// buffer, for lit tests:
+// A test pass (nki-opt registers it when the tests are built; the libraries
+// do not carry it): plans a function like nki-plan-memory and prints the
+// plan, one line per buffer, for lit tests:
 //
 //   memory plan @main on trn2
 //     hbm  offset 0 size 4096 input #0
@@ -10,17 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MemoryPlan.h"
+#include "TestPasses.h"
+
+#include "Conversion/Planning/MemoryPlan.h"
 
 #include "nki/Dialect/NKI/ModuleTarget.h"
-#include "nki/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
 #include "llvm/Support/raw_ostream.h"
-
-namespace nki {
-#define GEN_PASS_DEF_NKITESTPRINTMEMORYPLAN
-#include "nki/Conversion/Passes.h.inc"
-} // namespace nki
 
 using namespace mlir;
 using namespace nki;
@@ -67,9 +66,19 @@ static void printTile(llvm::raw_ostream &os, const TileBuffer &tile,
 }
 
 namespace {
-struct NKITestPrintMemoryPlanPass
-    : nki::impl::NKITestPrintMemoryPlanBase<NKITestPrintMemoryPlanPass> {
-  using Base::Base;
+struct TestPrintMemoryPlanPass
+    : PassWrapper<TestPrintMemoryPlanPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestPrintMemoryPlanPass)
+
+  StringRef getArgument() const final { return "nki-test-print-memory-plan"; }
+  StringRef getDescription() const final {
+    return "Plans memory exactly as nki-plan-memory does (and annotates the "
+           "IR the same way), then prints to stdout one line per tile "
+           "(memory, offset, size per partition, live range, allocation "
+           "site) and per HBM tensor (offset, size, role), so lit tests can "
+           "check a plan line by line";
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -92,3 +101,7 @@ struct NKITestPrintMemoryPlanPass
   }
 };
 } // namespace
+
+void nki::test::registerTestPrintMemoryPlanPass() {
+  PassRegistration<TestPrintMemoryPlanPass>();
+}
