@@ -247,6 +247,13 @@ def engine_work(model):
                           if a.name == "group"), 1)
             macs = math.prod(y) * w[1] * math.prod(w[2:])
             out = math.prod(y) / PARTITIONS
+        elif n.op_type == "ConvTranspose":
+            # x [N, C, *in], w [C, M/g, *k]: each input element spreads over
+            # M/g x prod(k) outputs (the floor counts it so too, run.py).
+            x, w, y = (shapes[n.input[0]], shapes[n.input[1]],
+                       shapes[n.output[0]])
+            group, macs = 1, math.prod(x) * math.prod(w[1:])
+            out = math.prod(y) / PARTITIONS
         elif n.op_type in ("Gemm", "MatMul"):
             a, y = shapes[n.input[0]], shapes[n.output[0]]
             trans = next((helper.get_attribute_value(x) for x in n.attribute

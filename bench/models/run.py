@@ -25,6 +25,10 @@ the 2-byte-input peak, for matmul mode; `dma_peak_bytes_per_second`), never
 from numbers written here; if the report lacks a key the script stops with
 a message.
 
+Engines bound: bounds.py's `engines` bound of the graph at the report's
+engine clocks (`engine_clocks_hz`), a matmul column at the mode's PE peak;
+the table gives it and the fraction of it each row reaches.
+
 Tolerances (nki-run's |got - expected| <= atol + rtol * |expected|, with
 atol scaled by the largest |expected| so that it means the same for outputs
 of any magnitude):
@@ -67,6 +71,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bounds  # noqa: E402
 import models  # noqa: E402
 
 TOLERANCES = {"f32": (1e-3, 1e-3), "matmul": (5e-2, 0.15),
@@ -153,6 +158,34 @@ def graph_costs(onnx_path):
     return 2 * macs, total
 
 
+_GRAPHS = {}
+_BOUNDS = {}
+
+
+def engines_bound_us(onnx_path, report, mode):
+    """bounds.py's engines bound at the report's engine clocks: the least
+    time the target's engines allow the graph's convolutions, matmuls and
+    depthwise work at their rates, however the kernels pack them (a bound
+    they stay above). A matmul column costs 128 x 128 x 2 FLOPs at the
+    mode's PE peak; None for a graph bounds.py cannot read."""
+    clocks = report["engine_clocks_hz"]
+    cycles = (2 * bounds.PARTITIONS ** 2 * clocks["pe"] /
+              report[PE_PEAK_KEY[mode]])
+    key = (onnx_path, cycles, tuple(sorted(clocks.items())))
+    if key not in _BOUNDS:
+        try:
+            if onnx_path not in _GRAPHS:
+                _GRAPHS[onnx_path] = bounds.load(onnx_path)
+            _BOUNDS[key] = bounds.engines_bound(
+                _GRAPHS[onnx_path], clocks["pe"] / 1e9, clocks["act"] / 1e9,
+                clocks["dve"] / 1e9, clocks["pool"] / 1e9, cycles)
+        except (KeyError, IndexError, ValueError, ZeroDivisionError) as e:
+            print(f"run.py: no engines bound for {onnx_path}: "
+                  f"{type(e).__name__}: {e}", file=sys.stderr)
+            _BOUNDS[key] = None
+    return _BOUNDS[key]
+
+
 # --- one model --------------------------------------------------------------
 
 def _tail(text, lines=6):
@@ -234,7 +267,7 @@ def run_one(args, name, batch, mode):
         with open(report) as f:
             r = json.load(f)
         for key in (PE_PEAK_KEY[mode], "dma_peak_bytes_per_second",
-                    "dma_hbm_bytes"):
+                    "dma_hbm_bytes", "engine_clocks_hz"):
             if key not in r:
                 raise MissingKey(
                     f"nki-run's JSON report ({report}) has no '{key}'; this "
@@ -242,7 +275,8 @@ def run_one(args, name, batch, mode):
                     "needs an nki-run that writes "
                     "pe_peak_flops_per_second, pe_peak_flops_per_second_fp32, "
                     "pe_peak_flops_per_second_fp8, "
-                    "dma_peak_bytes_per_second and dma_hbm_bytes")
+                    "dma_peak_bytes_per_second, dma_hbm_bytes and "
+                    "engine_clocks_hz")
         flops, nbytes = graph_costs(onnx_path)
         floor_s = max(flops / r[PE_PEAK_KEY[mode]],
                       nbytes / r["dma_peak_bytes_per_second"])
@@ -251,6 +285,9 @@ def run_one(args, name, batch, mode):
                    dma_x=r["dma_bytes"] / nbytes,
                    hbm_x=r["dma_hbm_bytes"] / nbytes, flops=flops,
                    bytes=nbytes)
+        bound_us = engines_bound_us(onnx_path, r, mode)
+        if bound_us is not None:
+            row["bound_us"] = bound_us
     if p.returncode != 0:
         mismatch = "out of tolerance" in p.stdout + p.stderr
         why = "mismatch" if mismatch else "nki-run error"
@@ -266,6 +303,8 @@ def fmt_row(r):
         return format(r[key], spec) if key in r else "-"
     pct = (f"{100 * r['floor_us'] / r['sim_us']:.2f}"
            if "sim_us" in r and r["sim_us"] > 0 else "-")
+    of_bound = (f"{100 * r['bound_us'] / r['sim_us']:.1f}"
+                if "bound_us" in r and r.get("sim_us", 0) > 0 else "-")
     if "error" in r:
         match = "FAIL: " + r["error"].replace("|", "\\|")
         if "max_abs_diff" in r:
@@ -276,14 +315,16 @@ def fmt_row(r):
                  f"(rel L2 {r.get('rel_l2', float('nan')):.2g})")
     return (f"| {r['model']} | {r['batch']} | {r['mode']} | "
             f"{f('compile_s', '.1f')} | {f('sim_us', '.1f')} | "
-            f"{f('floor_us', '.1f')} | {pct} | {f('pe_util', '.2f')} | "
+            f"{f('floor_us', '.1f')} | {pct} | {f('bound_us', '.1f')} | "
+            f"{of_bound} | {f('pe_util', '.2f')} | "
             f"{f('hbm_x', '.2f')} | {f('dma_x', '.2f')} | {match} |")
 
 
 HEADER = ("| model | batch | mode | compile s | simulated us | floor us | "
-          "% of floor | PE util % | HBM bytes / floor bytes (x) | "
-          "DMA bytes / floor bytes (x) | match (max abs diff) |\n"
-          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+          "% of floor | engines bound us | % of bound | PE util % | "
+          "HBM bytes / floor bytes (x) | DMA bytes / floor bytes (x) | "
+          "match (max abs diff) |\n"
+          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 
 
 def main():

@@ -92,7 +92,11 @@ std::string formatReportJson(const SimReport &r) {
       ", \"pe_peak_flops_per_second_fp8\": ",
       fmt("%.6g", r.pePeakFp8FlopsPerSecond),
       ", \"pe_peak_flops_per_second_mx\": ",
-      fmt("%.6g", r.pePeakMxFlopsPerSecond), ", \"streams\": [");
+      fmt("%.6g", r.pePeakMxFlopsPerSecond),
+      ", \"engine_clocks_hz\": {\"pe\": ", fmt("%.6g", r.peClockHz),
+      ", \"act\": ", fmt("%.6g", r.actClockHz),
+      ", \"dve\": ", fmt("%.6g", r.dveClockHz),
+      ", \"pool\": ", fmt("%.6g", r.poolClockHz), "}, \"streams\": [");
   for (size_t i = 0; i < r.streams.size(); ++i) {
     const StreamReport &s = r.streams[i];
     append(&out, i ? ", " : "", "{\"stream\": \"", isa::streamName(s.stream),

@@ -530,6 +530,10 @@ absl::StatusOr<SimResult> Simulation::run() {
       target_.peakPeFlops() * double(target_.peFp8Rows);
   report.pePeakMxFlopsPerSecond =
       target_.peakPeFlops() * double(target_.peMxRows);
+  report.peClockHz = double(target_.peClockMHz) * 1e6;
+  report.actClockHz = double(target_.actClockMHz) * 1e6;
+  report.dveClockHz = double(target_.dveClockMHz) * 1e6;
+  report.poolClockHz = double(target_.poolClockMHz) * 1e6;
   if (profile_)
     report.ops = profile_->finish();
   result_.hbm = std::move(state_.hbm);

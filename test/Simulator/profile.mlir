@@ -17,6 +17,7 @@
 //
 // RUN: nki-run %t.nkb --random-inputs=1 --report=json | FileCheck %s --check-prefix=JSON
 // JSON: "pe_peak_flops_per_second": 7.86432e+13, "pe_peak_flops_per_second_fp32": 1.96608e+13, "pe_peak_flops_per_second_fp8": 1.57286e+14, "pe_peak_flops_per_second_mx": 0,
+// JSON-SAME: "engine_clocks_hz": {"pe": 2.4e+09, "act": 1.2e+09, "dve": 9.6e+08, "pool": 1.2e+09},
 // JSON-SAME: "ops": [{"source": "/layer/load", "attributed_ps": 4149392, "first_start_ps": 0, "last_complete_ps": 4149392, "instructions": 1, "busy_ps": {"pe": 0, "act": 0, "dve": 0, "pool": 0, "dma": 2849392}, "matmul_flops": 0, "dma_bytes": 32768, "dma_hbm_bytes": 32768, "bound": "dma", "bound_utilisation": 0.04291{{[0-9]+}}, "pe_utilisation": 0},
 // JSON-SAME: {"source": "/layer/store", "attributed_ps": 4149392,
 // JSON-SAME: {"source": "/layer/exp", "attributed_ps": 690000, "first_start_ps": 4199392, "last_complete_ps": 4889392, "instructions": 1, "busy_ps": {"pe": 0, "act": 690000, "dve": 0, "pool": 0, "dma": 0}, "matmul_flops": 0, "dma_bytes": 0, "dma_hbm_bytes": 0, "bound": "act", "bound_utilisation": 1, "pe_utilisation": 0}]}

@@ -48,6 +48,9 @@ struct SimReport {
   /// matmul_mx), so that tools compute rooflines from the target table.
   double pePeakFlopsPerSecond = 0, pePeakFp32FlopsPerSecond = 0,
          pePeakFp8FlopsPerSecond = 0, pePeakMxFlopsPerSecond = 0;
+  /// The target's engine clocks (PE, ACT, DVE, POOL), for tools that bound
+  /// a model by its engines' rates (bench/models/bounds.py).
+  double peClockHz = 0, actClockHz = 0, dveClockHz = 0, poolClockHz = 0;
 
   /// Per source op, most attributed time first (SimOptions::collectProfile).
   std::vector<OpProfile> ops;
