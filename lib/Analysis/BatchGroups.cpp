@@ -109,6 +109,16 @@ static int64_t chainEnd(const BatchGroupProblem &problem, int64_t i) {
   return i;
 }
 
+/// Whether layer `i`'s result is one that window `w` lets go (it escapes,
+/// BatchWindow::escapes): above windowCapacity, not a view, not the seed's,
+/// read after the window.
+static bool escapesWindow(const BatchGroupProblem &problem,
+                          const BatchWindow &w, int64_t i) {
+  const BatchLayer &l = problem.layers[i];
+  return w.escapes && i != w.seed && !l.view &&
+         l.bytes > problem.windowCapacity && l.lastReader >= w.end;
+}
+
 /// The bytes per partition the plan may hold `l` in at N / `groups`
 /// images: channel-major and packed, each -1 when above its limit per
 /// tensor.
@@ -339,19 +349,26 @@ static void solvePrefix(const BatchGroupProblem &problem,
 
 /// The window that the large result of layer `first` needs (solve's
 /// comment), or nullopt when it reaches a layer that cannot be split, a
-/// view in the prefix, or past the layers, or no G fits it.
+/// partial tensor, a view in the prefix, or past the layers, or no G fits
+/// it. With `escapes`, only `first`'s result and views hold their readers
+/// in it (BatchWindow::escapes).
 static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
-                                           int64_t first, int64_t floor) {
+                                           int64_t first, int64_t floor,
+                                           bool escapes = false) {
   int64_t size = int64_t(problem.layers.size());
   BatchWindow w;
   w.begin = first;
   w.end = first + 1;
+  w.seed = first;
+  w.escapes = escapes;
   // Grows to a fixed point: each step only widens [begin, end).
   for (bool grew = true; grew;) {
     grew = false;
     for (int64_t i = w.begin; i < w.end; ++i) {
       const BatchLayer &l = problem.layers[i];
-      if (l.bytes > problem.windowCapacity || l.view) {
+      bool held = l.view || (l.bytes > problem.windowCapacity &&
+                             (!escapes || i == first));
+      if (held) {
         if (l.lastReader >= size)
           return std::nullopt;
         if (l.lastReader + 1 > w.end) {
@@ -387,6 +404,8 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
     const BatchLayer &l = problem.layers[i];
     if (!l.splittable || l.partial)
       return std::nullopt;
+    if (escapesWindow(problem, w, i))
+      continue;
     largest = std::max(largest, l.bytes);
     if (l.bytes > problem.windowCapacity)
       hbmBytes += double(l.hbmBytes);
@@ -410,7 +429,10 @@ static void solveWindows(const BatchGroupProblem &problem,
     const BatchLayer &l = problem.layers[i];
     if (l.view || l.bytes <= problem.windowCapacity || !l.splittable)
       continue;
-    if (std::optional<BatchWindow> w = windowAt(problem, i, floor))
+    std::optional<BatchWindow> w = windowAt(problem, i, floor);
+    if (!w)
+      w = windowAt(problem, i, floor, /*escapes=*/true);
+    if (w)
       candidates.push_back(*w);
   }
   // Best ratio first (ties: the earlier window); each taken window keeps
@@ -446,7 +468,8 @@ static void solveWindows(const BatchGroupProblem &problem,
       return i < floor ||
              std::any_of(solution.windows.begin(), solution.windows.end(),
                          [&](const BatchWindow &t) {
-                           return i >= t.begin && i < t.end;
+                           return i >= t.begin && i < t.end &&
+                                  !escapesWindow(problem, t, i);
                          });
     };
     double traffic = double(problem.programBytes);
@@ -459,7 +482,9 @@ static void solveWindows(const BatchGroupProblem &problem,
         break;
       double saved = 0;
       for (int64_t i = w.begin; i < w.end; ++i)
-        saved += (inHbm(i) ? double(problem.layers[i].hbmBytes) : 0) -
+        saved += (inHbm(i) && !escapesWindow(problem, w, i)
+                      ? double(problem.layers[i].hbmBytes)
+                      : 0) -
                  double(w.groups - 1) * double(problem.layers[i].constantBytes);
       if (saved > 0 && disjoint(w)) {
         w.traffic = true;
@@ -501,7 +526,8 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
 /// result fitting at batch / groups (`held`: all as the traffic rule holds
 /// them, for a prefix whose groups run one after another).
 static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
-                               int64_t end, int64_t groups, bool held = false) {
+                               int64_t end, int64_t groups, bool held = false,
+                               const BatchWindow *window = nullptr) {
   auto doesNotFit = [&](int64_t i) {
     return absl::InvalidArgumentError(
         absl::StrCat("layer '", problem.layers[i].name, "' does not fit at ",
@@ -512,7 +538,8 @@ static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
     if (!l.splittable)
       return absl::InvalidArgumentError(
           absl::StrCat("layer '", l.name, "' is split but cannot be"));
-    if (!held && !fits(l.bytes, problem.batch, groups, problem.capacity))
+    if (!held && !(window && escapesWindow(problem, *window, i)) &&
+        !fits(l.bytes, problem.batch, groups, problem.capacity))
       return doesNotFit(i);
   }
   if (held)
@@ -560,11 +587,14 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
         return absl::InvalidArgumentError(absl::StrCat(
             "layer '", problem.layers[i].name, "' is read in the window [",
             w.begin, ", ", w.end, ") but is not in it"));
-    if (absl::Status s = checkSplit(problem, w.begin, w.end, w.groups); !s.ok())
+    if (absl::Status s =
+            checkSplit(problem, w.begin, w.end, w.groups, false, &w);
+        !s.ok())
       return s;
     for (int64_t i = w.begin; i < w.end; ++i) {
       const BatchLayer &l = problem.layers[i];
-      if ((l.bytes > problem.windowCapacity || l.view) && l.lastReader >= w.end)
+      if ((l.bytes > problem.windowCapacity || l.view) &&
+          l.lastReader >= w.end && !escapesWindow(problem, w, i))
         return absl::InvalidArgumentError(
             absl::StrCat("layer '", l.name, "' is read after its window [",
                          w.begin, ", ", w.end, ")"));

@@ -83,11 +83,14 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
           auto a = w.getAs<StringAttr>(key);
           return a ? a.str() : std::string();
         };
-        auto traffic = w.getAs<BoolAttr>("traffic");
+        auto flag = [&](StringRef key) {
+          auto a = w.getAs<BoolAttr>(key);
+          return a && a.getValue();
+        };
         b.windows.push_back({integer("first"), integer("ops"),
                              integer("groups"), real("hbm_us"),
                              real("compute_us"), text("from"), text("to"),
-                             traffic && traffic.getValue()});
+                             flag("traffic"), flag("escapes")});
       }
     r.batchGroups = std::move(b);
   }
@@ -176,12 +179,14 @@ std::string nki::formatCompileReport(const CompileReport &r) {
       os << "  batch groups: none (" << b.why << ")\n";
     for (const auto &w : b.windows)
       os << llvm::format("  batch groups: ops %lld to %lld in %lld groups "
-                         "(HBM %.1f us saved, against %.1f us of compute%s): "
+                         "(HBM %.1f us saved, against %.1f us of compute%s%s): "
                          "%s .. %s\n",
                          (long long)w.first, (long long)(w.first + w.ops - 1),
                          (long long)w.groups, w.hbmUs, w.computeUs,
-                         w.traffic ? "; for HBM traffic" : "", w.from.c_str(),
-                         w.to.c_str());
+                         w.traffic ? "; for HBM traffic" : "",
+                         w.escapes ? "; its other large results through HBM"
+                                   : "",
+                         w.from.c_str(), w.to.c_str());
   }
   if (r.peakResidentBytes >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n",

@@ -158,6 +158,14 @@ struct BatchWindow {
   /// Taken by the traffic rule (solve's comment), its HBM time not above
   /// windowMargin times its compute.
   bool traffic = false;
+  /// The layer whose result above windowCapacity the window was made for
+  /// (-1: none named).
+  int64_t seed = -1;
+  /// Whether results above windowCapacity in it other than the seed's (not
+  /// views) may be read after it (solve's comment): they go through HBM
+  /// whole, as without the window, and count neither for G nor for the HBM
+  /// time it saves.
+  bool escapes = false;
 };
 
 struct BatchGroupSolution {
@@ -202,7 +210,13 @@ struct BatchGroupSolution {
 /// of each view in them, the views before them that they read (a
 /// contraction's product, whose epilogue starts the window; none in the
 /// prefix) and the views after them that read their results through; G the
-/// smallest at which their results fit `capacity`. A window is a candidate
+/// smallest at which their results fit `capacity`. Where that reaches a
+/// layer that cannot be split, a partial tensor or past the layers, the
+/// window that holds the readers of its first result and of its views
+/// only (`escapes`: the other large results go through HBM whole, as
+/// without it; EfficientNet-B0 on trn1, whose 24-channel 56 x 56 results
+/// at batch 8 are just above the limit and read four blocks later, past a
+/// channel-block concatenation). A window is a candidate
 /// when its layers are all splittable and the HBM time of its results above
 /// `windowCapacity` exceeds `windowMargin` times its compute time (as the
 /// prefix's); candidates are taken best ratio first, each disjoint from

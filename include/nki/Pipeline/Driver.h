@@ -51,13 +51,14 @@ struct CompileReport {
     std::string why;
     bool packed = false, traffic = false;
     /// Windows of layers split after the first ones: their first layer's
-    /// index and source op, their last's, the same estimates, and whether
-    /// the traffic rule took it.
+    /// index and source op, their last's, the same estimates, whether
+    /// the traffic rule took it and whether other large results it computes
+    /// go through HBM (BatchWindow::escapes).
     struct Window {
       int64_t first = 0, ops = 0, groups = 1;
       double hbmUs = 0, computeUs = 0;
       std::string from, to;
-      bool traffic = false;
+      bool traffic = false, escapes = false;
     };
     std::vector<Window> windows;
   };

@@ -585,7 +585,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
            b.getNamedAttr("compute_us", b.getF64FloatAttr(w.computeNs / 1e3)),
            b.getNamedAttr("from", source(w.begin)),
            b.getNamedAttr("to", source(w.end - 1)),
-           b.getNamedAttr("traffic", b.getBoolAttr(w.traffic))}));
+           b.getNamedAttr("traffic", b.getBoolAttr(w.traffic)),
+           b.getNamedAttr("escapes", b.getBoolAttr(w.escapes))}));
     }
     func->setAttr(
         nki::tile::kBatchGroupsAttr,

@@ -503,6 +503,52 @@ TEST(BatchGroupsTest, WindowsOnlyWhereEveryLayerSplitsAndEveryReaderIsIn) {
   EXPECT_TRUE(s.windows.empty());
 }
 
+TEST(BatchGroupsTest, AWindowLetsOtherLargeResultsGoWhereHoldingThemCannot) {
+  // x's window holds y, whose reader u cannot be split: no window holds
+  // both. One that holds x alone lets y go through HBM whole (escapes), and
+  // neither G (y, 800 bytes, would need 8 groups; x needs 4) nor the HBM
+  // time saved (x's 3000 alone) counts it.
+  BatchGroupProblem p = problem({reads(layer("x", 300, 0, 3000), 1),
+                                 reads(layer("y", 800, 0, 2000), 3),
+                                 reads(layer("z", 10, 0, 0), 3),
+                                 layer("u", 10, 0, 0, /*splittable=*/false)});
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 0);
+  EXPECT_EQ(s.windows[0].end, 2);
+  EXPECT_EQ(s.windows[0].groups, 4);
+  EXPECT_EQ(s.windows[0].seed, 0);
+  EXPECT_TRUE(s.windows[0].escapes);
+  EXPECT_DOUBLE_EQ(s.windows[0].hbmNs, 3000);
+  // verify holds the window to what it lets go: not y without `escapes`
+  // (nor then y's size at 4 images), not the seed's own result, not a view.
+  s.windows[0].escapes = false;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'y' does not fit at 2 images"));
+  s.windows[0].groups = 8;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'y' is read after its window [0, 2)"));
+  s.windows[0].escapes = true;
+  s.windows[0].seed = 1;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'y' is read after its window [0, 2)"));
+  p.layers[1].view = true;
+  s.windows[0].seed = 0;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'y' is read after its window [0, 2)"));
+  // Where the whole window closes, it is taken as before (nothing escapes;
+  // a, which cannot be split, keeps the prefix from the layers).
+  p = problem({reads(layer("a", 10, 0, 0, /*splittable=*/false), 1),
+               reads(layer("x", 300, 0, 3000), 2),
+               reads(layer("y", 800, 0, 2000), 3), layer("z", 10, 0, 0)});
+  s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, 1);
+  EXPECT_EQ(s.windows[0].end, 4);
+  EXPECT_FALSE(s.windows[0].escapes);
+  EXPECT_EQ(s.windows[0].groups, 8);
+}
+
 TEST(BatchGroupsTest, ViewsThatReadAWindowsResultsJoinIt) {
   // A squeeze's rows (a reshape of the window's last result) and its
   // pooling join the window, so that the convolution writing them sums it.
