@@ -2,7 +2,8 @@
 """Lower bounds on a model's run time from its ONNX graph, beside the
 roofline floor of run.py: what the machine allows these shapes at best.
 
-    bounds.py MODEL.onnx [MODEL.onnx ...] [--bf16] [--pe-ghz 2.4] ...
+    bounds.py MODEL.onnx [MODEL.onnx ...] [--bf16] --report REPORT.json
+              [--pe-ghz GHZ ...]
 
 A matmul column contracts at most min(128, C x KH x KW) rows into at most
 min(128, F) outputs and costs 4 PE cycles with fp32 inputs, so a dense
@@ -15,8 +16,9 @@ the diagonal filter; one with --bf16, the matmul inputs of
 and the POOL (two cycles at its clock) share them at best, multiplies free
 (on the ACT). The bound is the least T with dense PE time + the PE's share
 of the depthwise work <= T and the DVE's and POOL's shares each <= T.
-Clocks: trn2's (docs/machine-model.md); no latency, epilogue or DMA is
-counted, so real kernels stay above it.
+Clocks: the target's, from an nki-run JSON report (`--report`, its
+`engine_clocks_hz`; run.py passes each row's); no latency, epilogue or DMA
+is counted, so real kernels stay above it.
 
 The second bound also counts the PE's per-instruction minimums: a matmul
 moves at most 512 columns and at least 64 (max(N, 64) cycles), and each
@@ -335,10 +337,14 @@ def engines_bound(model, pe_ghz, act_ghz, dve_ghz, pool_ghz, column_cycles,
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("models", nargs="+")
-    p.add_argument("--pe-ghz", type=float, default=2.4)
-    p.add_argument("--dve-ghz", type=float, default=0.96)
-    p.add_argument("--pool-ghz", type=float, default=1.2)
-    p.add_argument("--act-ghz", type=float, default=1.2)
+    p.add_argument("--report", metavar="REPORT.json",
+                   help="an nki-run --report=json of any program for the "
+                   "target: its engine_clocks_hz (the target table's "
+                   "clocks, which this script does not re-type)")
+    for engine in ("pe", "act", "dve", "pool"):
+        p.add_argument(f"--{engine}-ghz", type=float,
+                       help=f"the {engine.upper()} clock (instead of the "
+                       "report's)")
     p.add_argument("--bf16", action="store_true",
                    help="bf16 matmul inputs: a column costs one PE cycle")
     p.add_argument("--trace", metavar="TRACE.json",
@@ -347,6 +353,23 @@ def main():
     args = p.parse_args()
     if args.trace and len(args.models) != 1:
         p.error("--trace takes one model")
+    if args.report:
+        try:
+            with open(args.report) as f:
+                clocks = json.load(f)["engine_clocks_hz"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            p.error(f"--report {args.report}: no engine_clocks_hz "
+                    f"({type(e).__name__}: {e}); an nki-run --report=json "
+                    "file has them")
+        for engine in ("pe", "act", "dve", "pool"):
+            if getattr(args, f"{engine}_ghz") is None:
+                setattr(args, f"{engine}_ghz", clocks[engine] / 1e9)
+    missing = [e for e in ("pe", "act", "dve", "pool")
+               if getattr(args, f"{e}_ghz") is None]
+    if missing:
+        p.error("the engine clocks come from --report REPORT.json (an "
+                "nki-run --report=json of a program for the target) or "
+                "--{pe,act,dve,pool}-ghz; missing: " + ", ".join(missing))
     print("| model | dense PE us | depthwise MACs per lane | bound us | "
           "dense PE us with minimums | bound us with minimums | "
           "engines bound us | layer by layer us |")
