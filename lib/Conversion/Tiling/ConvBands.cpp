@@ -8,13 +8,8 @@
 
 #include "ConvKernel.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <functional>
-#include <limits>
 
 using namespace mlir;
 using namespace nki;

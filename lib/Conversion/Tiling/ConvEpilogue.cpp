@@ -12,9 +12,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
-#include <functional>
 #include <limits>
 
 using namespace mlir;
