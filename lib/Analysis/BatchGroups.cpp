@@ -119,6 +119,12 @@ static bool escapesWindow(const BatchGroupProblem &problem,
          l.bytes > problem.windowCapacity && l.lastReader >= w.end;
 }
 
+/// `l`'s bytes per partition packed (BatchLayer::packedBytes; 0: as
+/// channel-major).
+static int64_t packedBytesOf(const BatchLayer &l) {
+  return l.packedBytes > 0 ? l.packedBytes : l.bytes;
+}
+
 /// The bytes per partition the plan may hold `l` in at N / `groups`
 /// images: channel-major and packed, each -1 when above its limit per
 /// tensor.
@@ -130,7 +136,7 @@ static std::pair<int64_t, int64_t> heldBytes(const BatchGroupProblem &problem,
     bytes = bytes * images / problem.batch;
     return bytes <= problem.windowCapacity ? bytes : -1;
   };
-  return {within(l.bytes), within(l.packedBytes > 0 ? l.packedBytes : l.bytes)};
+  return {within(l.bytes), within(packedBytesOf(l))};
 }
 
 /// A sweep over the layers: each result (a partial tensor's chain as one:
@@ -461,8 +467,7 @@ static void solveWindows(const BatchGroupProblem &problem,
   if (problem.trafficRatio > 0 && problem.programBytes > 0) {
     auto inHbm = [&](int64_t i) {
       const BatchLayer &l = problem.layers[i];
-      return !l.view && (l.packedBytes > 0 ? l.packedBytes : l.bytes) >
-                            problem.windowCapacity;
+      return !l.view && packedBytesOf(l) > problem.windowCapacity;
     };
     auto covered = [&](int64_t i) {
       return i < floor ||

@@ -6,14 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nki/Pipeline/Pipeline.h"
 #include "nki/ISA/Binary.h"
 #include "nki/InitAll.h"
-#include "nki/Pipeline/Pipeline.h"
+#include "nki/Pipeline/Driver.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace {
@@ -80,6 +82,26 @@ TEST_F(PipelineTest, PhasesHaveNames) {
         nki::CompilePhase::NISA, nki::CompilePhase::Binary})
     EXPECT_EQ(nki::parseCompilePhase(nki::compilePhaseName(p)), p);
   EXPECT_FALSE(nki::parseCompilePhase("assembly").has_value());
+}
+
+TEST_F(PipelineTest, ReportSaysWhyAWindowWasTakenAndWhatItLetsGo) {
+  nki::CompileReport r;
+  nki::CompileReport::BatchGroups b;
+  b.why = "every result fits with the whole batch";
+  b.windows.push_back({22, 35, 8, 247.9, 145.3, "/a/fc2/Conv", "/b/Conv",
+                       /*traffic=*/false, /*escapes=*/true});
+  b.windows.push_back({60, 4, 2, 10.0, 20.0, "/c/Conv", "/d/Conv",
+                       /*traffic=*/true, /*escapes=*/false});
+  r.batchGroups = b;
+  std::string text = nki::formatCompileReport(r);
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "batch groups: ops 22 to 56 in 8 groups (HBM 247.9 us "
+                        "saved, against 145.3 us of compute; its other large "
+                        "results through HBM): /a/fc2/Conv .. /b/Conv\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "batch groups: ops 60 to 63 in 2 groups (HBM 10.0 us "
+                        "saved, against 20.0 us of compute; for HBM traffic): "
+                        "/c/Conv .. /d/Conv\n"));
 }
 
 } // namespace
