@@ -57,11 +57,18 @@ models. The difference from the whole-model bounds is what overlapping
 layers could gain (the PE running one layer's matmuls while the vector
 engines run another's depthwise taps). Like the second, it does not
 credit bands of pixels side by side.
+
+With `--trace` (an nki-run trace of the one model) it also prints each
+layer's engine time against its own bound, and the whole trace's engine
+time with the span it would take spread evenly over the four engines,
+none idle: where that is above a target, the compiled program has too
+much work for any schedule of it to reach the target.
 """
 import argparse
 import itertools
 import json
 import math
+import os
 import sys
 
 import numpy
@@ -220,6 +227,22 @@ def print_layers(model, trace_path, rates):
         print(f"| {name} | {own:.1f} | "
               + " | ".join(f"{t[e]:.1f}" for e in ENGINES)
               + f" | {total:.1f} | {beyond:.1f} |")
+    # The whole trace's engine time (every source, layers or not), and the
+    # span that work would take spread evenly over the four engines, none
+    # idle: a model whose even spread is above its target needs less work,
+    # not a better schedule.
+    whole = dict.fromkeys(ENGINES, 0.0)
+    for op in busy.values():
+        for e, us in op.items():
+            whole[e] += us
+    total = sum(whole.values())
+    print()
+    print("| whole trace | PE us | ACT us | DVE us | POOL us | engine us | "
+          "spread evenly us |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(f"| {os.path.basename(trace_path)} | "
+          + " | ".join(f"{whole[e]:.1f}" for e in ENGINES)
+          + f" | {total:.1f} | {total / len(ENGINES):.1f} |")
 
 
 def engine_work(model):
@@ -349,7 +372,8 @@ def main():
                    help="bf16 matmul inputs: a column costs one PE cycle")
     p.add_argument("--trace", metavar="TRACE.json",
                    help="an nki-run --trace of the (one) model: also each "
-                   "layer's engine time against its own bound")
+                   "layer's engine time against its own bound, and the "
+                   "whole trace's engine time spread evenly")
     args = p.parse_args()
     if args.trace and len(args.models) != 1:
         p.error("--trace takes one model")
