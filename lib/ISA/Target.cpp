@@ -1,6 +1,6 @@
 //===- Target.cpp - The target tables -------------------------------------===//
 //
-// The only place a number of shared/machine-model.md is written down. Every
+// The only place a number of docs/machine-model.md is written down. Every
 // field of TargetDesc is set explicitly for every target so that a reader can
 // compare a column here with the machine model's table line by line.
 //

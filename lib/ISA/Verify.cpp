@@ -1,6 +1,6 @@
 //===- Verify.cpp - Hardware-constraint checks ----------------------------===//
 //
-// Every constraint of shared/machine-model.md, in the order a reader of an
+// Every constraint of docs/machine-model.md, in the order a reader of an
 // instruction would check them: the opcode runs on the stream's engine; each
 // operand is well formed (memory reachable by the engine, rank, partition
 // range and start-partition rule, bounds); then the opcode's own rules

@@ -1,9 +1,10 @@
 //===- Passes.td - The compiler's passes ------------------*- tablegen -*-===//
 //
-// Every stage of the pipeline (shared/design.md): graph preparation,
-// bufferization into HBM, tiling into the nki dialect, unrolling, memory
-// planning, engine scheduling and the lowering to nisa. Each runs on its own
-// in nki-opt; `nki-pipeline` chains them (Pipeline/Pipeline.h).
+// Every stage of the pipeline (docs/compiler.md, "Phases and `nki-compile`
+// options"): graph preparation, bufferization into HBM, tiling into the nki
+// dialect, unrolling, memory planning, engine scheduling and the lowering to
+// nisa. Each runs on its own in nki-opt; `nki-pipeline` chains them
+// (Pipeline/Pipeline.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NKI_CONVERSION_PASSES_TD

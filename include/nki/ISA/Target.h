@@ -1,6 +1,7 @@
-//===- Target.h - Target descriptions (the machine model's numbers) -*- C++ -*-===//
+//===- Target.h - Target descriptions (the machine model's numbers) -*- C++
+//-*-===//
 //
-// Every number of shared/machine-model.md lives in exactly one table per target
+// Every number of docs/machine-model.md lives in exactly one table per target
 // (lib/ISA/Target.cpp). The compiler, the cost model and the simulator all read
 // these tables; nothing else spells a machine number.
 //

@@ -1,6 +1,6 @@
 //===- Simulator.h - Execute a program on the machine model ---*- C++ -*-===//
 //
-// Runs an isa::Program on the machine of shared/machine-model.md: every
+// Runs an isa::Program on the machine of docs/machine-model.md: every
 // engine stream and DMA queue in order and concurrently, timed by the ISA
 // library's cost model (Cost.h) in integer picoseconds, with exact functional
 // semantics. The simulator is also a checker: out-of-bounds accesses,

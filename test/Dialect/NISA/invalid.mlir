@@ -1,6 +1,6 @@
 // RUN: nki-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
-// Each case breaks one rule of shared/machine-model.md (or of the program
+// Each case breaks one rule of docs/machine-model.md (or of the program
 // structure). The messages are the ISA library's (lib/ISA/Verify.cpp).
 
 // Partition count above 128.

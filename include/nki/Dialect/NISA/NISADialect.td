@@ -1,7 +1,7 @@
 //===- NISADialect.td - The nisa dialect -------------------*- tablegen -*-===//
 //
 // nisa is the ISA level of the compiler: one op per machine instruction of
-// shared/machine-model.md, grouped into one region per instruction stream.
+// docs/machine-model.md, grouped into one region per instruction stream.
 // It is a thin MLIR view of the ISA library (include/nki/ISA): every
 // constraint check is the ISA library's, so the dialect, the binary decoder
 // and the simulator can never disagree.
