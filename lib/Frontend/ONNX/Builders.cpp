@@ -360,3 +360,34 @@ Value Importer::gatherLast(Location loc, Value x, Value idx, bool perRow) {
              })
       .getResult(0);
 }
+
+/// To BOOL is `!= 0`; float to int truncates toward zero; narrowing
+/// integers saturate on the device (docs/onnx.md).
+Value nki::onnx_import::castScalar(OpBuilder &b, Location l, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(from));
+    if (isa<IntegerType>(from))
+      return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zero);
+    return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x, zero);
+  }
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF) {
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, l, to, x);
+    return arith::TruncFOp::create(b, l, to, x);
+  }
+  if (toF)
+    return from.isInteger(1) ? arith::UIToFPOp::create(b, l, to, x).getResult()
+                             : arith::SIToFPOp::create(b, l, to, x).getResult();
+  if (fromF)
+    return arith::FPToSIOp::create(b, l, to, x);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, l, to, x).getResult()
+                             : arith::ExtSIOp::create(b, l, to, x).getResult();
+  return arith::TruncIOp::create(b, l, to, x);
+}

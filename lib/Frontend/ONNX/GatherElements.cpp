@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
-#include "Reduce.h"
+#include "Rows.h"
 
 using namespace mlir;
 using namespace nki::onnx_import;

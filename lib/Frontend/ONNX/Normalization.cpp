@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Reduce.h"
+#include "Rows.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 

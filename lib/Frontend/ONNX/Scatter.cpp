@@ -24,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
-#include "Reduce.h"
+#include "Rows.h"
 
 #include <limits>
 

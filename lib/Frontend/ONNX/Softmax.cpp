@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Reduce.h"
+#include "Rows.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 

@@ -1,7 +1,7 @@
 //===- TopK.cpp - ONNX TopK -----------------------------------------------===//
 //
 // The K largest (or smallest) elements along `axis` and their indices, for
-// a compile-time K: the axis is moved last ([rows, D], Reduce.h's toRows)
+// a compile-time K: the axis is moved last ([rows, D], Rows.h's toRows)
 // and K rounds each pick one column per row:
 //
 //   m     = max_j (taken[j] ? -inf : x[j])          (min and +inf: smallest)
@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Reduce.h"
+#include "Rows.h"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-//===- Reduce.h - Row-wise builders of the reduction families ---*- C++ -*-===//
+//===- Rows.h - Row-wise builders of the reduction families -----*- C++ -*-===//
 //
 // Private to lib/Frontend/ONNX. The reduction, softmax and normalization
 // families all work on a tensor viewed as [rows, cols] and reduce along
@@ -7,8 +7,8 @@
 // becomes one row-group kernel (lib/Conversion/Tiling/RowGroup.cpp).
 //
 //===----------------------------------------------------------------------===//
-#ifndef NKI_LIB_FRONTEND_ONNX_REDUCE_H
-#define NKI_LIB_FRONTEND_ONNX_REDUCE_H
+#ifndef NKI_LIB_FRONTEND_ONNX_ROWS_H
+#define NKI_LIB_FRONTEND_ONNX_ROWS_H
 
 #include "ImporterImpl.h"
 
@@ -65,4 +65,4 @@ FailureOr<Value> broadcastTo(Importer &imp, const onnx::NodeProto &node,
 
 } // namespace nki::onnx_import
 
-#endif // NKI_LIB_FRONTEND_ONNX_REDUCE_H
+#endif // NKI_LIB_FRONTEND_ONNX_ROWS_H
