@@ -1,5 +1,4 @@
-//===- Target.h - Target descriptions (the machine model's numbers) -*- C++
-//-*-===//
+//===- Target.h - Target descriptions (machine model numbers) ---*- C++ -*-===//
 //
 // Every number of docs/machine-model.md lives in exactly one table per target
 // (lib/ISA/Target.cpp). The compiler, the cost model and the simulator all read
