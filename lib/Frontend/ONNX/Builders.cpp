@@ -391,3 +391,28 @@ Value nki::onnx_import::castScalar(OpBuilder &b, Location l, Value x, Type to) {
                              : arith::ExtSIOp::create(b, l, to, x).getResult();
   return arith::TruncIOp::create(b, l, to, x);
 }
+
+Value nki::onnx_import::broadcastValue(Importer &imp, Location loc, Value x,
+                                       ArrayRef<int64_t> shape) {
+  RankedTensorType t = tensorType(x);
+  if (t.getShape() == shape)
+    return x;
+  OpBuilder &b = imp.b;
+  int64_t rank = shape.size(), offset = rank - t.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    exprs.push_back(t.getDimSize(i) == 1 && shape[offset + i] != 1
+                        ? b.getAffineConstantExpr(0)
+                        : b.getAffineDimExpr(offset + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, imp.ctx),
+                                 b.getMultiDimIdentityMap(rank)};
+  Value init = imp.emptyLike(loc, shape, t.getElementType());
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x}, ValueRange{init}, maps,
+             iters,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}

@@ -65,32 +65,6 @@ Value pickAlong(Importer &imp, Location loc, Value x, int64_t axis,
   return concat(imp, loc, parts, axis);
 }
 
-/// `x` broadcast (numpy rules) to `shape`.
-Value broadcastTo(Importer &imp, Location loc, Value x,
-                  ArrayRef<int64_t> shape) {
-  RankedTensorType t = tensorType(x);
-  if (t.getShape() == shape)
-    return x;
-  OpBuilder &b = imp.b;
-  int64_t rank = shape.size(), offset = rank - t.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    exprs.push_back(t.getDimSize(i) == 1 && shape[offset + i] != 1
-                        ? b.getAffineConstantExpr(0)
-                        : b.getAffineDimExpr(offset + i));
-  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, imp.ctx),
-                                 b.getMultiDimIdentityMap(rank)};
-  Value init = imp.emptyLike(loc, shape, t.getElementType());
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{x}, ValueRange{init}, maps,
-             iters,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, args[0]);
-             })
-      .getResult(0);
-}
-
 LogicalResult requireNonEmpty(Importer &imp, const onnx::NodeProto &node,
                               ArrayRef<int64_t> shape) {
   if (llvm::is_contained(shape, 0))
@@ -360,7 +334,7 @@ LogicalResult expandOp(Importer &imp, const onnx::NodeProto &node) {
   auto shape = expandShape(imp, node, shapeOf(*x), target->values);
   if (failed(shape) || failed(requireNonEmpty(imp, node, *shape)))
     return failure();
-  return imp.define(node, broadcastTo(imp, loc, *x, *shape));
+  return imp.define(node, broadcastValue(imp, loc, *x, *shape));
 }
 
 LogicalResult tileOp(Importer &imp, const onnx::NodeProto &node) {

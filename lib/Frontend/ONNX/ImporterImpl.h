@@ -183,8 +183,13 @@ Value constLike(OpBuilder &b, Location l, Value like, double v);
 FailureOr<Value> convolution(Importer &imp, const onnx::NodeProto &node,
                              Value x, Value w);
 /// Scalar `x` converted to the carried element type `to` with ONNX Cast
-/// semantics (Logic.cpp).
+/// semantics.
 Value castScalar(OpBuilder &b, Location l, Value x, Type to);
+/// `x` broadcast (numpy rules, unidirectionally) to `shape`, which its shape
+/// must broadcast to: one linalg.generic, or `x` itself when it has that
+/// shape (Rows.h's broadcastTo checks first).
+Value broadcastValue(Importer &imp, Location loc, Value x,
+                     llvm::ArrayRef<int64_t> shape);
 std::string typeName(int32_t onnxType);
 
 const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,

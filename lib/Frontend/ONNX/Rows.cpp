@@ -172,22 +172,5 @@ FailureOr<Value> nki::onnx_import::broadcastTo(Importer &imp,
     return emitError(loc) << node.op_type() << " " << what << " of shape "
                           << shapeString(from) << " does not broadcast to "
                           << shapeString(shape);
-  OpBuilder &b = imp.b;
-  int64_t rank = shape.size(), offset = rank - int64_t(from.size());
-  SmallVector<AffineExpr> exprs;
-  for (int64_t i = 0; i < int64_t(from.size()); ++i)
-    exprs.push_back(from[i] == 1 && shape[offset + i] != 1
-                        ? b.getAffineConstantExpr(0)
-                        : b.getAffineDimExpr(offset + i));
-  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, imp.ctx),
-                                 b.getMultiDimIdentityMap(rank)};
-  Value init = imp.emptyLike(loc, shape, tensorType(v).getElementType());
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{v}, ValueRange{init}, maps,
-             iters,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, args[0]);
-             })
-      .getResult(0);
+  return broadcastValue(imp, loc, v, shape);
 }
