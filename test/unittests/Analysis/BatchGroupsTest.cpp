@@ -30,6 +30,14 @@ BatchLayer view(std::string name, int64_t lastReader, int64_t bytes = 0) {
   return l;
 }
 
+/// A value of an insert chain: a partial view, released when the next
+/// insert takes it.
+BatchLayer partialView(std::string name, int64_t lastReader, int64_t bytes) {
+  BatchLayer l = view(std::move(name), lastReader, bytes);
+  l.partial = true;
+  return l;
+}
+
 BatchLayer reads(BatchLayer l, int64_t lastReader) {
   l.lastReader = lastReader;
   return l;
@@ -222,10 +230,8 @@ TEST(BatchGroupsTest, TrafficRuleHoldsAnInsertChainOnce) {
   // tensor of 160): each is released when the next insert takes it, so
   // the chain counts once beside a (100 at 4 images) within 300.
   BatchLayer a = reads(layer("a", 200, 50000, 1000), 3);
-  BatchLayer b = view("b", 2, 320);
-  b.partial = true;
-  BatchLayer c = view("c", 3, 320);
-  c.partial = true;
+  BatchLayer b = partialView("b", 2, 320);
+  BatchLayer c = partialView("c", 3, 320);
   BatchGroupProblem p = problem(
       {a, b, c, reads(layer("d", 320, 50000, 1000), 4), layer("e", 10, 0)});
   p.windowCapacity = 400;
@@ -244,10 +250,8 @@ TEST(BatchGroupsTest, TrafficRuleCountsASpilledChainValueAsItsChain) {
   // HBM (0.8 MB, not b's own 0), above 3 x 0.1 MB; at 4 images all fit.
   // (The PE bounds the layers, 10 ms of it: the time rule declines.)
   BatchLayer a = reads(layer("a", 200, 5e6, 1000), 1);
-  BatchLayer b = view("b", 2, 320);
-  b.partial = true;
-  BatchLayer c = view("c", 3, 320);
-  c.partial = true;
+  BatchLayer b = partialView("b", 2, 320);
+  BatchLayer c = partialView("c", 3, 320);
   c.hbmBytes = 800000;
   BatchGroupProblem p =
       problem({a, b, c, reads(layer("d", 10, 5e6), 4), layer("e", 10, 0)});
@@ -309,8 +313,7 @@ TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
 TEST(BatchGroupsTest, PartialTensorsAreCompletedInTheirSplit) {
   // a does not fit; b, a partial tensor (an insert chain's value), is
   // completed by c: the prefix ends after c, not after a's reader b.
-  BatchLayer b = view("b", 2, 10);
-  b.partial = true;
+  BatchLayer b = partialView("b", 2, 10);
   BatchGroupProblem p = problem({reads(layer("a", 200, 10, 1000), 1), b,
                                  layer("c", 10, 10), layer("d", 10, 10)});
   BatchGroupSolution s = solved(p);
