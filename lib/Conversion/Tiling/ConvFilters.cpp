@@ -136,8 +136,29 @@ SmallVector<Value> ConvKernel::loadFilters() {
     return {loadFoldedFilter()};
   // Per channel block one tile [c, KH * KW * F] (folded: [KH * C, KW * F],
   // partition kh * C + c holding w[c, kh, :, :]).
-  int64_t rows = foldRows ? g.kh : 1;
-  return loadFilterBlocks(w, g.c, rows, g.kh * g.kw * g.f / rows, g.filterType);
+  int64_t rows = foldRows ? g.kh : 1, row = g.kh * g.kw * g.f / rows;
+  // A filter the plan keeps in SBUF for several kernels: the first loads
+  // it, the others read its tiles (when this kernel's code comes after
+  // theirs, in their layout, and no packing below rewrites them in place).
+  const Residents::SharedFilter *shared =
+      options.residents && !(bands > 1 && !outBands)
+          ? options.residents->sharedFilter(op)
+          : nullptr;
+  if (shared && !shared->tiles.empty()) {
+    Operation *first = shared->tiles.front().getDefiningOp();
+    auto type = cast<MemRefType>(shared->tiles.front().getType());
+    if (first->getBlock() == b.getInsertionBlock() &&
+        b.getInsertionPoint() != b.getInsertionBlock()->end() &&
+        first->isBeforeInBlock(&*b.getInsertionPoint()) &&
+        type.getDimSize(0) == std::min(P(), g.c) * rows &&
+        type.getDimSize(1) == row && type.getElementType() == g.filterType)
+      return shared->tiles;
+    shared = nullptr;
+  }
+  SmallVector<Value> tiles = loadFilterBlocks(w, g.c, rows, row, g.filterType);
+  if (shared)
+    shared->tiles = tiles;
+  return tiles;
 }
 
 SmallVector<Value> ConvKernel::loadFilterBlocks(const Layout &l,

@@ -34,6 +34,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace nki;
@@ -165,6 +167,18 @@ struct Planner {
   /// The first op of the kernel at a position (a convolution before its
   /// epilogue), where the code before the kernel goes.
   DenseMap<Operation *, Operation *> anchor;
+  /// Convolutions that read one constant filter alike (its global, view
+  /// and the geometry that shapes its tiles), the candidates for
+  /// Residents::SharedFilter.
+  using FilterKey = std::tuple<const void *, int64_t, int64_t, int64_t, int64_t,
+                               int64_t, int64_t, const void *>;
+  struct FilterReaders {
+    SmallVector<Operation *> convs;
+    int64_t first = 0, last = 0; // kernel positions
+    int64_t bytes = 0;           // a partition's, loaded whole
+    int64_t hbmBytes = 0;        // one load's
+  };
+  std::map<FilterKey, FilterReaders> filterReaders;
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
           const isa::TargetDesc &target,
@@ -259,6 +273,42 @@ struct Planner {
              padded.getDimSize(3) - pad.left - pad.width);
   }
 
+  /// `op`'s filter when it is a row-major view of a constant ([C, KH, KW,
+  /// F], the channels' stride free), read by its kernel at `kpos`.
+  void recordFilter(linalg::GenericOp op, const conv::ConvGeneric &g,
+                    int64_t kpos) {
+    Value w = op.getDpsInputs()[1];
+    auto global = viewRoot(w).getDefiningOp<memref::GetGlobalOp>();
+    auto type = cast<MemRefType>(w.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!global || type.getRank() != 4 ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) || ShapedType::isDynamic(strides[0]) ||
+        strides[3] != 1 || strides[2] != g.f || strides[1] != g.kw * g.f)
+      return;
+    FilterKey key{global.getNameAttr().getAsOpaquePointer(),
+                  offset,
+                  strides[0],
+                  g.c,
+                  g.kh,
+                  g.kw,
+                  g.f,
+                  g.filterType.getAsOpaquePointer()};
+    auto [it, fresh] = filterReaders.try_emplace(key);
+    FilterReaders &r = it->second;
+    if (fresh) {
+      r.first = r.last = kpos;
+      int64_t elements = g.c * g.kh * g.kw * g.f;
+      r.bytes = (g.c + partitions - 1) / partitions * g.kh * g.kw * g.f *
+                tile::storageBytes(g.filterType);
+      r.hbmBytes = elements * tile::storageBytes(type.getElementType());
+    }
+    r.convs.push_back(op);
+    r.first = std::min(r.first, kpos);
+    r.last = std::max(r.last, kpos);
+  }
+
   void visitConv(linalg::GenericOp op, const conv::ConvGeneric &g, int64_t pos,
                  DenseSet<Operation *> &fused) {
     Value x = op.getDpsInputs()[0], y = op.getDpsInits()[0];
@@ -288,6 +338,7 @@ struct Planner {
     }
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;
+    recordFilter(op, g, kpos);
     Value in = pad ? pad->source : x;
     // An absorbed channel scale: the kernel reads its source, and its
     // per-channel operands by DMA.
@@ -1094,6 +1145,29 @@ Residents tiling::planResidents(
     if (packableShape(c, t, P) && !c.poolRereads)
       residents.packable[root] = {c.convWriter, c.convReader};
   }
+  // Filters several kernels read alike (shareFilters), when their reloads
+  // would move more bytes than all of the program's constants: where they
+  // do not (ResNet-50, whose layer2 runs in groups at batch 8: 6 MB of
+  // reloads against 51 MB of weights under auto-cast), the SBUF a shared
+  // filter holds costs more than its loads (1,194.5 -> 1,210.9 us there).
+  int64_t reloads = 0, constants = 0;
+  DenseSet<Attribute> globals;
+  for (Operation *op : ops)
+    if (auto global = dyn_cast<memref::GetGlobalOp>(op);
+        global && globals.insert(global.getNameAttr()).second) {
+      MemRefType type = global.getType();
+      constants +=
+          type.getNumElements() * tile::storageBytes(type.getElementType());
+    }
+  for (const auto &[key, r] : planner.filterReaders)
+    if (r.convs.size() > 1 && r.bytes > 0) {
+      int64_t saved = r.hbmBytes * int64_t(r.convs.size() - 1);
+      reloads += saved;
+      residents.filterCandidates.push_back(
+          {r.convs, {r.bytes, r.first, r.last, saved, "shared filter"}});
+    }
+  if (reloads <= constants)
+    residents.filterCandidates.clear();
   std::vector<int64_t> liveAt = residentBytes(problem, solution);
   for (auto [i, op] : llvm::enumerate(ops)) {
     auto it = planner.kernelPos.find(op);
@@ -1146,4 +1220,27 @@ void Residents::refreshLiveBytes() {
   std::vector<int64_t> liveAt = residentBytes(residency, residencySolution);
   for (auto &[op, pos] : positionOf)
     liveBytes[op] = liveAt[pos];
+}
+
+void Residents::shareFilters() {
+  ResidencyProblem filters;
+  std::vector<int64_t> live = residentBytes(residency, residencySolution);
+  for (auto [cap, used] : llvm::zip_equal(residency.capacity, live))
+    filters.capacity.push_back(std::clamp<int64_t>(
+        (cap - used) / 2, 0, target->sbufBytesPerPartition / 8));
+  for (const FilterCandidate &f : filterCandidates)
+    filters.candidates.push_back(f.candidate);
+  ResidencySolution chosen;
+  if (filters.candidates.empty() || !solve(filters, chosen).ok())
+    return;
+  for (auto [i, f] : llvm::enumerate(filterCandidates)) {
+    if (!chosen.resident[i])
+      continue;
+    residency.candidates.push_back(f.candidate);
+    residencySolution.resident.push_back(true);
+    for (Operation *conv : f.convs)
+      sharedFilterOf[conv] = int64_t(sharedFilters.size());
+    sharedFilters.emplace_back();
+  }
+  refreshLiveBytes();
 }

@@ -579,6 +579,7 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       repackForReaders(rewriter, residents, options);
       admitOversized(rewriter, residents, options);
     }
+    residents.shareFilters();
     // Neither the stacked phases nor the interleaved result in SBUF (as
     // planned, repacked and admitted): the epilogue reads the phases (a
     // resident one is read in place anyway).
