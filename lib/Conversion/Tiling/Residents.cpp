@@ -34,7 +34,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <tuple>
 
 using namespace mlir;
@@ -178,7 +177,7 @@ struct Planner {
     int64_t bytes = 0;           // a partition's, loaded whole
     int64_t hbmBytes = 0;        // one load's
   };
-  std::map<FilterKey, FilterReaders> filterReaders;
+  llvm::MapVector<FilterKey, FilterReaders> filterReaders; // program order
 
   Planner(ArrayRef<Operation *> ops, const DenseSet<Operation *> &absorbed,
           const isa::TargetDesc &target,

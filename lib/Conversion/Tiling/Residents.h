@@ -229,7 +229,7 @@ public:
   /// capacity at each position is half the SBUF they leave there, at most
   /// an eighth of the target's. A kernel sizes its bands by what it is
   /// given: weighed with the tensors, the filters cost ResNet-50 at batch 8
-  /// in f32 on trn1 66 % (3,806.9 -> 6,339.3 us), and the U-Net at batch 8
+  /// in f32 on trn1 66 % (3,806.9 -> 6,329.6 us), and the U-Net at batch 8
   /// on trn2 its packed skips; within all of the SBUF left, 66 % again.
   void shareFilters();
   llvm::DenseMap<mlir::Operation *, int64_t> sharedFilterOf; // by conv
