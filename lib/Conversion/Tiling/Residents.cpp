@@ -273,9 +273,10 @@ struct Planner {
   }
 
   /// `op`'s filter when it is a row-major view of a constant ([C, KH, KW,
-  /// F], the channels' stride free), read by its kernel at `kpos`.
+  /// F], the channels' stride free), read by its kernel at `kpos` into
+  /// tiles of `bytes` a partition.
   void recordFilter(linalg::GenericOp op, const conv::ConvGeneric &g,
-                    int64_t kpos) {
+                    int64_t kpos, int64_t bytes) {
     Value w = op.getDpsInputs()[1];
     auto global = viewRoot(w).getDefiningOp<memref::GetGlobalOp>();
     auto type = cast<MemRefType>(w.getType());
@@ -298,10 +299,9 @@ struct Planner {
     FilterReaders &r = it->second;
     if (fresh) {
       r.first = r.last = kpos;
-      int64_t elements = g.c * g.kh * g.kw * g.f;
-      r.bytes = (g.c + partitions - 1) / partitions * g.kh * g.kw * g.f *
-                tile::storageBytes(g.filterType);
-      r.hbmBytes = elements * tile::storageBytes(type.getElementType());
+      r.bytes = bytes;
+      r.hbmBytes =
+          g.c * g.kh * g.kw * g.f * tile::storageBytes(type.getElementType());
     }
     r.convs.push_back(op);
     r.first = std::min(r.first, kpos);
@@ -337,7 +337,6 @@ struct Planner {
     }
     kernelPos[op] = kpos;
     anchor[ops[kpos]] = op;
-    recordFilter(op, g, kpos);
     Value in = pad ? pad->source : x;
     // An absorbed channel scale: the kernel reads its source, and its
     // per-channel operands by DMA.
@@ -470,6 +469,7 @@ struct Planner {
         cBlocks * g.kh * g.kw * g.f * tile::storageBytes(g.filterType);
     int64_t band = cBlocks * ((g.kh - 1) * g.dilationH + 1) * g.w *
                    tile::storageBytes(g.inputType);
+    recordFilter(op, g, kpos, filter);
     capacity[kpos] =
         std::max<int64_t>(0, sbufBytes - 2 * (filter + 2 * band) -
                                  2 * partnerBytes - kKernelScratchBytes);

@@ -230,7 +230,8 @@ public:
   /// an eighth of the target's. A kernel sizes its bands by what it is
   /// given: weighed with the tensors, the filters cost ResNet-50 at batch 8
   /// in f32 on trn1 66 % (3,806.9 -> 6,329.6 us), and the U-Net at batch 8
-  /// on trn2 its packed skips; within all of the SBUF left, 66 % again.
+  /// on trn2 its packed skips; within all of the SBUF left (up to an
+  /// eighth), 66 % again.
   void shareFilters();
   llvm::DenseMap<mlir::Operation *, int64_t> sharedFilterOf; // by conv
   const SharedFilter *sharedFilter(mlir::Operation *conv) const {
