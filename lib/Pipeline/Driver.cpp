@@ -67,6 +67,8 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
                                       {}};
     if (auto packed = d.getAs<BoolAttr>("packed"))
       b.packed = packed.getValue();
+    if (auto alternative = d.getAs<IntegerAttr>("alternative"))
+      b.alternative = alternative.getInt();
     if (auto traffic = d.getAs<BoolAttr>("traffic"))
       b.traffic = traffic.getValue();
     if (auto windows = d.getAs<ArrayAttr>("windows"))
@@ -94,6 +96,25 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
       }
     r.batchGroups = std::move(b);
   }
+}
+
+/// The end of the scheduled program's schedule (ps), -1 when there is none.
+static int64_t makespanOf(ModuleOp module) {
+  for (auto program : module.getOps<nki::nisa::ProgramOp>())
+    if (auto end =
+            program->getAttrOfType<IntegerAttr>(nki::nisa::kMakespanAttr))
+      return end.getInt();
+  return -1;
+}
+
+/// Replaces `module`'s contents with `other`'s.
+static void replaceContents(ModuleOp module, ModuleOp other) {
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::reverse(*module.getBody())))
+    op.erase();
+  module.getBody()->getOperations().splice(module.getBody()->end(),
+                                           other.getBody()->getOperations());
+  module->setAttrs(other->getAttrDictionary());
 }
 
 /// Highest offset + bytes per partition over the planned tiles of a space.
@@ -187,6 +208,19 @@ std::string nki::formatCompileReport(const CompileReport &r) {
                          w.escapes ? "; its other large results through HBM"
                                    : "",
                          w.from.c_str(), w.to.c_str());
+    if (b.alternativeCompiled)
+      os << llvm::format("  batch groups: %lld groups compiled too, their "
+                         "schedule %.1f us against %.1f us: %s\n",
+                         (long long)b.alternative, b.alternativeUs, b.defaultUs,
+                         b.alternativeKept ? "kept" : "not kept");
+    else if (b.alternative && b.defaultUs >= 0)
+      os << llvm::format("  batch groups: %lld groups compiled too, and "
+                         "failed: the first kept\n",
+                         (long long)b.alternative);
+    else if (b.alternative)
+      os << llvm::format("  batch groups: %lld groups a second candidate, "
+                         "not compiled (no schedule to compare)\n",
+                         (long long)b.alternative);
   }
   if (r.peakResidentBytes >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n",
@@ -269,13 +303,8 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
       return result;
     }
     // From the graph again.
-    for (Operation &op :
-         llvm::make_early_inc_range(llvm::reverse(*module.getBody())))
-      op.erase();
     OwningOpRef<ModuleOp> fresh = graph->clone();
-    module.getBody()->getOperations().splice(module.getBody()->end(),
-                                             fresh->getBody()->getOperations());
-    module->setAttrs(fresh->getOperation()->getAttrDictionary());
+    replaceContents(module, *fresh);
     opts.residentMargin = std::max<int64_t>(
         options.residentMargin,
         int64_t(target->sbufBytesPerPartition) * (attempt + 1) / 8);
@@ -290,10 +319,14 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
                                           const DriverOptions &driver) {
   report.target = options.target;
   report.autoCast = options.autoCast;
-  // One pass manager per phase, so that each is timed on its own.
+  // One pass manager per phase, so that each is timed on its own. The
+  // phases run on `current` and record into `into`: the module and report,
+  // or a second candidate's (below).
   CompilePhase last = std::min(options.compileTo, CompilePhase::NISA);
+  ModuleOp current = module;
+  CompileReport *into = &report;
   auto runPhase = [&](CompilePhase p, const CompileOptions &opts) {
-    PassManager pm(module.getContext());
+    PassManager pm(current.getContext());
     if (driver.configure && failed(driver.configure(pm)))
       return failure();
     std::optional<TimingScope> phaseScope;
@@ -304,7 +337,7 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
     pm.enableVerifier(driver.verify == VerifyLevel::Each);
     addPhasePasses(pm, opts, p);
     auto start = std::chrono::steady_clock::now();
-    if (failed(pm.run(module)))
+    if (failed(pm.run(current)))
       return failure();
     // Under Ends a binary's nisa program is not verified as IR: the
     // encoder checks it whole against the ISA (isa::verifyProgram), the
@@ -317,31 +350,88 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
       std::optional<TimingScope> verifyScope;
       if (phaseScope)
         verifyScope = phaseScope->nest("verify");
-      if (failed(verify(module)))
+      if (failed(verify(current)))
         return failure();
     }
-    report.phaseSeconds.push_back(
+    into->phaseSeconds.push_back(
         {compilePhaseName(p).str(), secondsSince(start)});
     if (p == CompilePhase::Graph) {
-      recordQuantisedWeights(module, report);
-      recordBatchGroups(module, report);
+      recordQuantisedWeights(current, *into);
+      recordBatchGroups(current, *into);
     }
     if (p == CompilePhase::Planned)
-      recordMemoryPeaks(module, report);
+      recordMemoryPeaks(current, *into);
     return success();
   };
-  for (CompilePhase p : {CompilePhase::Graph, CompilePhase::Tiled,
-                         CompilePhase::Scheduled, CompilePhase::NISA}) {
-    if (p > last)
-      break;
-    if (p != CompilePhase::Tiled || last == CompilePhase::Tiled) {
-      if (failed(runPhase(p, options)))
+  // The phases up to the scheduled one (or `last`) on `m`.
+  auto runUpToScheduled = [&](ModuleOp m, const CompileOptions &opts) {
+    for (CompilePhase p :
+         {CompilePhase::Graph, CompilePhase::Tiled, CompilePhase::Scheduled}) {
+      if (p > last)
+        break;
+      if (p != CompilePhase::Tiled || last == CompilePhase::Tiled) {
+        if (failed(runPhase(p, opts)))
+          return failure();
+        continue;
+      }
+      if (failed(tileAndPlan(m, opts, *into, runPhase)))
         return failure();
-      continue;
     }
-    if (failed(tileAndPlan(module, options, report, runPhase)))
-      return failure();
+    return success();
+  };
+  // The source, for a second candidate of the batch split.
+  OwningOpRef<ModuleOp> source;
+  if (options.batchGroups == 0 && last >= CompilePhase::Scheduled)
+    source = module.clone();
+  if (failed(runUpToScheduled(module, options)))
+    return failure();
+  if (int64_t groups =
+          source && report.batchGroups ? report.batchGroups->alternative : 0) {
+    // nki-split-batch's estimate cannot tell whether `groups` groups run
+    // faster (BatchGroupSolution::alternative): compile them too and keep
+    // the schedule that ends first. The second's diagnostics are dropped;
+    // if it fails, the first stands.
+    CompileOptions second = options;
+    second.batchGroups = groups;
+    CompileReport secondReport;
+    current = *source;
+    into = &secondReport;
+    LogicalResult compiled = failure();
+    {
+      ScopedDiagnosticHandler drop(module.getContext(),
+                                   [](Diagnostic &) { return success(); });
+      compiled = runUpToScheduled(*source, second);
+    }
+    current = module;
+    into = &report;
+    int64_t first = makespanOf(module), other = makespanOf(*source);
+    bool keep =
+        succeeded(compiled) && other >= 0 && first >= 0 && other < first;
+    for (auto &[phase, seconds] : secondReport.phaseSeconds)
+      report.phaseSeconds.push_back(
+          {phase + " (" + std::to_string(groups) + " groups)", seconds});
+    if (keep) {
+      replaceContents(module, *source);
+      report.quantisedWeights = std::move(secondReport.quantisedWeights);
+      report.batchGroups = secondReport.batchGroups;
+      report.sbufPeak = secondReport.sbufPeak;
+      report.psumPeak = secondReport.psumPeak;
+      report.planRetries = secondReport.planRetries;
+      report.residentMargin = secondReport.residentMargin;
+    }
+    if (report.batchGroups) {
+      CompileReport::BatchGroups &b = *report.batchGroups;
+      b.alternative = groups;
+      b.alternativeCompiled = succeeded(compiled);
+      b.alternativeUs = other >= 0 ? double(other) / 1e6 : -1;
+      b.defaultUs = first >= 0 ? double(first) / 1e6 : -1;
+      b.alternativeKept = keep;
+    }
   }
+  source = nullptr;
+  if (last == CompilePhase::NISA &&
+      failed(runPhase(CompilePhase::NISA, options)))
+    return failure();
 
   std::string out;
   if (options.compileTo == CompilePhase::Binary) {

@@ -186,6 +186,15 @@ struct BatchGroupSolution {
   bool traffic = false;
   /// Why the prefix is not split (empty when it is), for --report.
   std::string why;
+  /// Where the prefix is not split, no window is taken, and the traffic
+  /// rule's estimate spills results at the whole batch beyond its ratio
+  /// that this many groups, one after another, would all hold (0: none):
+  /// whether the resident plan spills them too, and what that costs, the
+  /// estimate cannot tell (trn1's U-Nets under auto-cast at batch 8 run
+  /// 10.5 % faster in two groups, trn2's 10.6 % slower, the estimate the
+  /// same on both), so the driver compiles this G too and keeps the
+  /// shorter schedule (nki::compileModule).
+  int64_t alternative = 0;
   /// Windows after the prefix, in order, disjoint.
   std::vector<BatchWindow> windows;
 };

@@ -410,11 +410,18 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     constants again). Such groups run one after another: two in flight
     would hold the tensors that did not fit (the f32 U-Nets at batch 8:
     two groups of four images on trn2 and trn3, four of two on trn1).
+    Where that estimate spills results at the whole batch beyond the ratio
+    and some G holds them all, but neither the first layers are split nor
+    a window taken, the estimate cannot tell whether the resident plan
+    spills them too: that G is named as a second candidate
+    (`alternative`), which nki-compile compiles too, keeping the program
+    whose schedule ends first.
     `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
-    decision, its estimates, why the first layers were not split and the
-    windows (first layer, layers, groups, estimates, source ops), which
-    `nki-compile --report` prints. Runs after fusion.
+    decision, its estimates, why the first layers were not split, the
+    second candidate and the windows (first layer, layers, groups,
+    estimates, source ops), which `nki-compile --report` prints. Runs
+    after fusion.
 
     ```mlir
     %0 = linalg.generic ... ins(%x : tensor<8x256x56x56xf32>) ...

@@ -61,6 +61,14 @@ struct CompileReport {
       bool traffic = false, escapes = false;
     };
     std::vector<Window> windows;
+    /// The second candidate nki-split-batch named
+    /// (BatchGroupSolution::alternative; 0: none), whether compileModule
+    /// compiled it, its schedule's end and the first's (us; -1: none) and
+    /// whether it was kept (the shorter).
+    int64_t alternative = 0;
+    bool alternativeCompiled = false;
+    double alternativeUs = -1, defaultUs = -1;
+    bool alternativeKept = false;
   };
   std::optional<BatchGroups> batchGroups;
   /// How often the graph was tiled again because the SBUF plan fragmented,
@@ -108,7 +116,12 @@ struct DriverOptions {
 /// Runs the phases up to options.compileTo on `module` (in place) and
 /// returns what the last produces: the .nkb bytes for CompilePhase::Binary,
 /// else the module's text (for CompilePhase::NISA checked as a whole by
-/// isa::verifyProgram first). Fills `report` as it goes.
+/// isa::verifyProgram first). Fills `report` as it goes. With the batch
+/// groups left to the compiler (options.batchGroups 0) and nki-split-batch
+/// naming a second candidate its estimate cannot rule out
+/// (BatchGroupSolution::alternative), that G is compiled too, up to the
+/// scheduled phase, and the program whose schedule ends first is kept (for
+/// phases from the scheduled one on; a failure of the second is dropped).
 mlir::FailureOr<std::string> compileModule(mlir::ModuleOp module,
                                            const CompileOptions &options,
                                            CompileReport &report,

@@ -600,6 +600,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
              b.getNamedAttr("packed", b.getBoolAttr(solution.packed)),
              b.getNamedAttr("traffic", b.getBoolAttr(solution.traffic)),
              b.getNamedAttr("why", b.getStringAttr(solution.why)),
+             b.getNamedAttr("alternative",
+                            b.getI64IntegerAttr(solution.alternative)),
              b.getNamedAttr("windows", b.getArrayAttr(windowAttrs))}));
     // The windows last first, then the prefix: a split only clones and
     // erases its own ops, so the others' stay valid.

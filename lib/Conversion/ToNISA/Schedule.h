@@ -26,9 +26,8 @@
 
 namespace nki::tonisa {
 
+using nisa::kMakespanAttr;
 using nisa::kSeqAttr;
-/// On the scheduled nisa.program: the estimated end in picoseconds.
-inline constexpr llvm::StringLiteral kMakespanAttr = "nisa.makespan_ps";
 
 /// The dependences between the lowered instructions (in program order)
 /// from the bytes each reads and writes (accessesOf).

@@ -6,6 +6,7 @@
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch))' | FileCheck %s
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{traffic-ratio=0}))' | FileCheck %s --check-prefix=OFF
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{traffic-ratio=100}))' | FileCheck %s --check-prefix=WITHIN
+// RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{traffic-ratio=0.5}))' | FileCheck %s --check-prefix=SECOND
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=8}))' | FileCheck %s --check-prefix=FORCED
 // RUN: nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=2}))' | FileCheck %s --check-prefix=TOOFEW
 
@@ -29,8 +30,17 @@
 // CHECK: return
 // Off, or with the traffic within the ratio: no split, and why.
 // OFF-LABEL: func.func @traffic(
+// OFF-SAME: nki.batch_groups = {alternative = 0 : i64,
 // OFF-SAME: packed = false, pe_bound = false, traffic = false, why = "a result does not fit with 1 image(s)"
 // OFF-NOT: tensor.extract_slice
+// Where the rule declines the 8 groups that hold every result (here its
+// budget, half the program's own bytes, is one no split meets) they are
+// the driver's second candidate (nki-compile compiles both and keeps the
+// shorter schedule).
+// SECOND-LABEL: func.func @traffic(
+// SECOND-SAME: nki.batch_groups = {alternative = 8 : i64,
+// SECOND-SAME: ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "a result does not fit with 1 image(s); HBM traffic {{[0-9.]+}} MB at the whole batch, {{[0-9.]+}} MB in 8 groups
+// SECOND-NOT: tensor.extract_slice
 // Forced to one image a group, the results fit only as the traffic rule
 // holds them: the groups run one after another, not for the rule. At two
 // groups a and b do not fit even packed: no split.
@@ -41,6 +51,7 @@
 // TOOFEW-SAME: ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "a result does not fit with 4 image(s)"
 // TOOFEW-NOT: tensor.extract_slice
 // WITHIN-LABEL: func.func @traffic(
+// WITHIN-SAME: nki.batch_groups = {alternative = 0 : i64,
 // WITHIN-SAME: why = "a result does not fit with 1 image(s); HBM traffic {{[0-9.]+}} MB at the whole batch, the program's own 1.{{[0-9]}} MB"
 // WITHIN-NOT: tensor.extract_slice
 func.func @traffic(%x: tensor<8x1x128x128xf32>, %w1: tensor<1x1x1x16xf32>, %w2: tensor<16x1x1x16xf32>, %w3: tensor<16x1x1x16xf32>, %w4: tensor<16x1x1x16xf32>, %w5: tensor<16x1x1x1xf32>) -> tensor<8x1x128x128xf32> {

@@ -31,7 +31,7 @@
 // their sum with it. Only the squeezed [1, 128] vectors are concatenated.
 // CHECK-LABEL: func.func @window(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<4x2x64x128xf32>
-// CHECK-SAME: nki.batch_groups = {compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = false, first = 8 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10", traffic = false}]}
+// CHECK-SAME: nki.batch_groups = {alternative = 0 : i64, compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = false, first = 8 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10", traffic = false}]}
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x2x64x128xf32>) outs(%{{.*}} : tensor<4x2x64x128xbf16>)
 // CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x2x64x128xbf16>)
 // CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4x2x64x128xbf16>)

@@ -310,6 +310,43 @@ TEST(BatchGroupsTest, TrafficRuleOnlyWherePackedResultsDoNotFitAndThePeBounds) {
                         "capacity"));
 }
 
+TEST(BatchGroupsTest, ASecondCandidateWhereTheTrafficEstimateCannotTell) {
+  // The vector engines bound the prefix, so the traffic rule does not
+  // split it; its estimate still spills a at the whole batch and holds
+  // everything in 2 groups: the driver's second candidate.
+  BatchGroupProblem p = packedNet();
+  p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_EQ(s.alternative, 2);
+  // Within 250 of live capacity, 4 groups.
+  p.liveCapacity = 250;
+  EXPECT_EQ(solved(p).alternative, 4);
+  // None where the rule splits,
+  p = packedNet();
+  s = solved(p);
+  EXPECT_EQ(s.layers, 3);
+  EXPECT_EQ(s.alternative, 0);
+  // where everything is held at the whole batch,
+  p.layers[0].packedBytes = p.layers[1].packedBytes = 100;
+  EXPECT_EQ(solved(p).alternative, 0);
+  // where the traffic at the whole batch is within the ratio,
+  p = packedNet();
+  p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
+  p.programBytes = 1000;
+  EXPECT_EQ(solved(p).alternative, 0);
+  // where no G holds the results,
+  p = packedNet();
+  p.layers[1].packedBytes = 1000;
+  p.liveCapacity = 100;
+  EXPECT_EQ(solved(p).alternative, 0);
+  // and with G forced.
+  p = packedNet();
+  p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
+  EXPECT_EQ(solved(p, 2).alternative, 0);
+  EXPECT_EQ(solved(p, 1).alternative, 0);
+}
+
 TEST(BatchGroupsTest, PartialTensorsAreCompletedInTheirSplit) {
   // a does not fit; b, a partial tensor (an insert chain's value), is
   // completed by c: the prefix ends after c, not after a's reader b.
@@ -471,6 +508,24 @@ TEST(BatchGroupsTest, WindowAroundAResultTooLargeForTheResidentPlan) {
   p.windows = true;
   EXPECT_TRUE(solved(p, /*forced=*/2).windows.empty());
   EXPECT_TRUE(solved(p, /*forced=*/1).windows.empty());
+}
+
+TEST(BatchGroupsTest, NoSecondCandidateWhereAWindowHoldsTheLargeResult) {
+  // The traffic estimate spills the expansion's 400 bytes at the whole
+  // batch (above the windows' limit, 200) beyond 3 x 1 byte of program and
+  // holds them at 4 images, but a window takes them: no second candidate.
+  BatchGroupProblem p = problem(expansion());
+  p.programBytes = 1;
+  p.liveCapacity = 1000;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.alternative, 0);
+  // Without windows the prefix in 2 groups is the second candidate.
+  p.windows = false;
+  s = solved(p);
+  EXPECT_EQ(s.layers, 0);
+  EXPECT_EQ(s.alternative, 2);
 }
 
 TEST(BatchGroupsTest, WindowsOnlyWhereEveryLayerSplitsAndEveryReaderIsIn) {

@@ -30,6 +30,10 @@ class InstructionOpInterface;
 /// places the semaphores from it and drops it). A program holding one is
 /// not encoded.
 inline constexpr llvm::StringLiteral kSeqAttr = "nisa.seq";
+/// On the scheduled nisa.program: the schedule's end in picoseconds, the
+/// simulated time of the program (the simulator runs the same timing
+/// model).
+inline constexpr llvm::StringLiteral kMakespanAttr = "nisa.makespan_ps";
 
 namespace detail {
 /// The InstructionOpInterface verifier: isa::verifyInstruction on the op.
