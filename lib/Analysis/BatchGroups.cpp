@@ -587,6 +587,13 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
   if (solution.packed && solution.peBound)
     return absl::InvalidArgumentError(
         "a split packed to fit overlaps its groups");
+  if (solution.alternative &&
+      (solution.alternative < 2 || problem.batch % solution.alternative ||
+       solution.layers > 0 || !solution.windows.empty()))
+    return absl::InvalidArgumentError(
+        absl::StrCat("a second candidate of ", solution.alternative,
+                     " groups beside a split, or not dividing the batch of ",
+                     problem.batch));
   if (absl::Status s = checkSplit(problem, 0, solution.layers, solution.groups,
                                   solution.packed);
       !s.ok())

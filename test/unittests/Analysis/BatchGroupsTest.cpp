@@ -345,6 +345,15 @@ TEST(BatchGroupsTest, ASecondCandidateWhereTheTrafficEstimateCannotTell) {
   p.layers[0].vectorNs = p.layers[1].vectorNs = 3 * 40000;
   EXPECT_EQ(solved(p, 2).alternative, 0);
   EXPECT_EQ(solved(p, 1).alternative, 0);
+  // verify: a second candidate divides the batch and stands alone.
+  s = solved(p);
+  s.alternative = 3;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("a second candidate of 3 groups beside a split, or "
+                        "not dividing the batch of 8"));
+  s = solved(p, 2);
+  s.alternative = 2;
+  EXPECT_FALSE(verify(p, s).ok());
 }
 
 TEST(BatchGroupsTest, PartialTensorsAreCompletedInTheirSplit) {
