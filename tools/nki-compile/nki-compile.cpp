@@ -76,9 +76,11 @@ static cl::opt<int64_t> batchGroups(
     "batch-groups",
     cl::desc("Groups of images the first layers of a batch run in, so that "
              "their tensors stay in SBUF (0: chosen by the compiler, the "
-             "default, which may also split windows of later layers; 1: "
-             "never; G > 1: G groups for the first layers, no windows, one "
-             "group after another where their tensors fit only packed)"),
+             "default, which may also split windows of later layers, and "
+             "where its estimate cannot tell, compiles a second split too "
+             "and keeps the shorter schedule; 1: never; G > 1: G groups for "
+             "the first layers, no windows, one group after another where "
+             "their tensors fit only packed)"),
     cl::init(0), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",
