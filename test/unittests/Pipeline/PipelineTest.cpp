@@ -104,4 +104,40 @@ TEST_F(PipelineTest, ReportSaysWhyAWindowWasTakenAndWhatItLetsGo) {
                         "/c/Conv .. /d/Conv\n"));
 }
 
+TEST_F(PipelineTest, ReportSaysWhatBecameOfTheSecondCandidate) {
+  auto text = [](int64_t alternative, bool compiled, double secondUs,
+                 double firstUs, bool kept) {
+    nki::CompileReport r;
+    nki::CompileReport::BatchGroups b;
+    b.why = "a result does not fit with 1 image(s)";
+    b.alternative = alternative;
+    b.alternativeCompiled = compiled;
+    b.alternativeUs = secondUs;
+    b.defaultUs = firstUs;
+    b.alternativeKept = kept;
+    r.batchGroups = b;
+    return nki::formatCompileReport(r);
+  };
+  EXPECT_THAT(text(2, true, 390.1, 436.1, true),
+              ::testing::HasSubstr("batch groups: 2 groups compiled too, their "
+                                   "schedule 390.1 us against 436.1 us: "
+                                   "kept\n"));
+  EXPECT_THAT(text(2, true, 414.1, 374.5, false),
+              ::testing::HasSubstr("their schedule 414.1 us against 374.5 us: "
+                                   "not kept\n"));
+  // The second failed: the first stands.
+  EXPECT_THAT(text(4, false, -1, 374.5, false),
+              ::testing::HasSubstr("batch groups: 4 groups compiled too, and "
+                                   "failed: the first kept\n"));
+  // A phase before the schedule: nothing to compare.
+  EXPECT_THAT(text(2, false, -1, -1, false),
+              ::testing::HasSubstr("batch groups: 2 groups a second candidate, "
+                                   "not compiled (no schedule to compare)\n"));
+  // None named: no line.
+  EXPECT_THAT(text(0, false, -1, -1, false),
+              ::testing::Not(::testing::HasSubstr("second candidate")));
+  EXPECT_THAT(text(0, false, -1, -1, false),
+              ::testing::Not(::testing::HasSubstr("compiled too")));
+}
+
 } // namespace
