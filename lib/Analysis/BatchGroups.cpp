@@ -33,6 +33,8 @@ absl::Status BatchGroupProblem::check() const {
         "the windows' capacity is below the capacity");
   if (!(peBoundRatio >= 1))
     return absl::InvalidArgumentError("PE-bound ratio below 1");
+  if (chainImages < 0)
+    return absl::InvalidArgumentError("negative images per chain");
   for (const BatchLayer &l : layers) {
     if (l.bytes < 0 || l.hbmBytes < 0 || l.packedBytes < 0 ||
         l.constantBytes < 0 || !(l.peNs >= 0) || !(l.vectorNs >= 0))
@@ -439,6 +441,36 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
   return w;
 }
 
+/// Whether layer `i`'s result is above the limit per tensor even packed,
+/// which the resident plan leaves in HBM.
+static bool inHbm(const BatchGroupProblem &problem, int64_t i) {
+  const BatchLayer &l = problem.layers[i];
+  return !l.view && packedBytesOf(l) > problem.windowCapacity;
+}
+
+/// Whether `solution`'s prefix or one of its windows holds layer `i`'s
+/// result.
+static bool held(const BatchGroupProblem &problem,
+                 const BatchGroupSolution &solution, int64_t i) {
+  return i < solution.layers ||
+         std::any_of(solution.windows.begin(), solution.windows.end(),
+                     [&](const BatchWindow &t) {
+                       return i >= t.begin && i < t.end &&
+                              !escapesWindow(problem, t, i);
+                     });
+}
+
+/// The HBM traffic the traffic rule for windows estimates for `solution`:
+/// the program's bytes and the results in HBM that it does not hold.
+static double trafficOf(const BatchGroupProblem &problem,
+                        const BatchGroupSolution &solution) {
+  double traffic = double(problem.programBytes);
+  for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
+    if (inHbm(problem, i) && !held(problem, solution, i))
+      traffic += double(problem.layers[i].hbmBytes);
+  return traffic;
+}
+
 /// The windows (solve's comment). Each candidate's scans are linear in the
 /// layers; the candidates are the results too large for the resident plan,
 /// a few per network.
@@ -480,29 +512,14 @@ static void solveWindows(const BatchGroupProblem &problem,
   // the limit per tensor even packed, which the resident plan leaves in
   // HBM.
   if (problem.trafficRatio > 0 && problem.programBytes > 0) {
-    auto inHbm = [&](int64_t i) {
-      const BatchLayer &l = problem.layers[i];
-      return !l.view && packedBytesOf(l) > problem.windowCapacity;
-    };
-    auto covered = [&](int64_t i) {
-      return i < floor ||
-             std::any_of(solution.windows.begin(), solution.windows.end(),
-                         [&](const BatchWindow &t) {
-                           return i >= t.begin && i < t.end &&
-                                  !escapesWindow(problem, t, i);
-                         });
-    };
-    double traffic = double(problem.programBytes);
-    for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
-      if (inHbm(i) && !covered(i))
-        traffic += double(problem.layers[i].hbmBytes);
+    double traffic = trafficOf(problem, solution);
     double budget = problem.trafficRatio * double(problem.programBytes);
     for (BatchWindow &w : declined) {
       if (!(traffic > budget))
         break;
       double saved = 0;
       for (int64_t i = w.begin; i < w.end; ++i)
-        saved += (inHbm(i) && !escapesWindow(problem, w, i)
+        saved += (inHbm(problem, i) && !escapesWindow(problem, w, i)
                       ? double(problem.layers[i].hbmBytes)
                       : 0) -
                  double(w.groups - 1) * double(problem.layers[i].constantBytes);
@@ -519,12 +536,88 @@ static void solveWindows(const BatchGroupProblem &problem,
             });
 }
 
+BatchGroupProblem nki::chainProblem(const BatchGroupProblem &problem,
+                                    int64_t images) {
+  BatchGroupProblem chain = problem;
+  chain.batch = images;
+  chain.chainImages = 0;
+  auto scale = [&](int64_t bytes) { return bytes * images / problem.batch; };
+  double factor = double(images) / double(problem.batch);
+  int64_t constants = 0;
+  for (BatchLayer &l : chain.layers) {
+    constants += l.constantBytes;
+    l.bytes = scale(l.bytes);
+    l.packedBytes = scale(l.packedBytes);
+    l.hbmBytes = scale(l.hbmBytes);
+    l.peNs *= factor;
+    l.vectorNs *= factor;
+  }
+  chain.programBytes =
+      std::min(constants, problem.programBytes) +
+      scale(std::max<int64_t>(problem.programBytes - constants, 0));
+  return chain;
+}
+
+/// One chain's choice for `k` chains: the problem at N / k images solved.
+static absl::Status chainSolution(const BatchGroupProblem &problem, int64_t k,
+                                  BatchGroupSolution &solution) {
+  BatchGroupProblem chain = chainProblem(problem, problem.batch / k);
+  if (absl::Status s = nki::solve(chain, solution); !s.ok())
+    return s;
+  solution.chains = k;
+  // A chain's second candidate would be a split of each chain: none.
+  solution.alternative = 0;
+  return absl::OkStatus();
+}
+
+/// Chains (solve's comment) beside `solution`, the whole batch's choice:
+/// named as the second candidate, or taking its place.
+static absl::Status chooseChains(const BatchGroupProblem &problem,
+                                 BatchGroupSolution &solution) {
+  int64_t n = problem.batch;
+  auto large = [&](const BatchLayer &l) { return l.bytes > problem.capacity; };
+  if (problem.chainImages < 1 || n <= problem.chainImages ||
+      std::none_of(problem.layers.begin(), problem.layers.end(), large) ||
+      std::any_of(problem.layers.begin(), problem.layers.end(),
+                  [](const BatchLayer &l) { return !l.splittable; }))
+    return absl::OkStatus();
+  int64_t k = 2;
+  while (n % k || n / k > problem.chainImages)
+    ++k;
+  // A prefix in more than K groups that holds most of the network's
+  // compute: chains of fewer images with nothing split within them.
+  auto compute = [&](int64_t end) {
+    Work w = workOf(problem, 0, end);
+    return std::max(w.pe, w.perEngine);
+  };
+  if (solution.groups > k &&
+      compute(solution.layers) > 0.5 * compute(int64_t(problem.layers.size())))
+    return chainSolution(problem, k, solution);
+  solution.alternativeChains = k;
+  solution.alternative = 0;
+  return absl::OkStatus();
+}
+
 absl::Status nki::solve(const BatchGroupProblem &problem,
-                        BatchGroupSolution &solution, int64_t forcedGroups) {
+                        BatchGroupSolution &solution, int64_t forcedGroups,
+                        int64_t forcedChains) {
   if (absl::Status s = problem.check(); !s.ok())
     return s;
   solution = BatchGroupSolution();
   int64_t n = problem.batch;
+  if (forcedChains > 1) {
+    if (n % forcedChains)
+      return absl::InvalidArgumentError(
+          absl::StrCat(forcedChains, " chains do not divide the batch of ", n));
+    for (const BatchLayer &l : problem.layers)
+      if (!l.splittable)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "chains: layer '", l.name, "' cannot run on part of the batch"));
+    if (forcedGroups > 1)
+      return absl::InvalidArgumentError(
+          "chains and groups of the first layers both forced");
+    return chainSolution(problem, forcedChains, solution);
+  }
   if (forcedGroups > 1 && n % forcedGroups)
     return absl::InvalidArgumentError(
         absl::StrCat(forcedGroups, " groups do not divide the batch of ", n));
@@ -545,6 +638,8 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   // 18 % slower), so no second candidate then.
   if (!solution.windows.empty())
     solution.alternative = 0;
+  if (forcedGroups == 0 && forcedChains == 0)
+    return chooseChains(problem, solution);
   return absl::OkStatus();
 }
 
@@ -576,6 +671,21 @@ static absl::Status checkSplit(const BatchGroupProblem &problem, int64_t begin,
 
 absl::Status nki::verify(const BatchGroupProblem &problem,
                          const BatchGroupSolution &solution) {
+  if (solution.chains < 1 || problem.batch % solution.chains)
+    return absl::InvalidArgumentError(absl::StrCat(
+        solution.chains, " chains do not divide the batch of ", problem.batch));
+  if (solution.chains > 1) {
+    for (const BatchLayer &l : problem.layers)
+      if (!l.splittable)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "layer '", l.name, "' runs in chains but cannot be split"));
+    if (solution.alternative || solution.alternativeChains)
+      return absl::InvalidArgumentError("chains with a second candidate");
+    BatchGroupSolution chain = solution;
+    chain.chains = 1;
+    return verify(chainProblem(problem, problem.batch / solution.chains),
+                  chain);
+  }
   if (solution.groups < 1 || problem.batch % solution.groups)
     return absl::InvalidArgumentError(absl::StrCat(
         solution.groups, " groups do not divide the batch of ", problem.batch));
@@ -587,6 +697,15 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
   if (solution.packed && solution.peBound)
     return absl::InvalidArgumentError(
         "a split packed to fit overlaps its groups");
+  if (solution.alternativeChains &&
+      (solution.alternativeChains < 2 ||
+       problem.batch % solution.alternativeChains || solution.alternative ||
+       std::any_of(problem.layers.begin(), problem.layers.end(),
+                   [](const BatchLayer &l) { return !l.splittable; })))
+    return absl::InvalidArgumentError(
+        absl::StrCat("a second candidate of ", solution.alternativeChains,
+                     " chains beside groups, not dividing the batch of ",
+                     problem.batch, " or over a layer that cannot be split"));
   if (solution.alternative &&
       (solution.alternative < 2 || problem.batch % solution.alternative ||
        solution.layers > 0 || !solution.windows.empty()))

@@ -69,6 +69,10 @@ static void recordBatchGroups(ModuleOp module, nki::CompileReport &r) {
       b.packed = packed.getValue();
     if (auto alternative = d.getAs<IntegerAttr>("alternative"))
       b.alternative = alternative.getInt();
+    if (auto chains = d.getAs<IntegerAttr>("chains"))
+      b.chains = chains.getInt();
+    if (auto chains = d.getAs<IntegerAttr>("alternative_chains"))
+      b.alternativeChains = chains.getInt();
     if (auto traffic = d.getAs<BoolAttr>("traffic"))
       b.traffic = traffic.getValue();
     if (auto windows = d.getAs<ArrayAttr>("windows"))
@@ -187,6 +191,11 @@ std::string nki::formatCompileReport(const CompileReport &r) {
                        (long long)n);
   if (r.batchGroups) {
     const auto &b = *r.batchGroups;
+    if (b.chains > 1)
+      os << llvm::format("  batch groups: %lld chains, one after another, "
+                         "each the whole network on 1/%lld of the batch; "
+                         "in each:\n",
+                         (long long)b.chains, (long long)b.chains);
     if (b.ops)
       os << llvm::format("  batch groups: the first %lld ops in %lld groups "
                          "(HBM %.1f us saved, against %.1f us of compute%s)\n",
@@ -208,19 +217,22 @@ std::string nki::formatCompileReport(const CompileReport &r) {
                          w.escapes ? "; its other large results through HBM"
                                    : "",
                          w.from.c_str(), w.to.c_str());
+    // The second candidate: chains or groups of the first layers.
+    int64_t count = b.alternativeChains ? b.alternativeChains : b.alternative;
+    const char *what = b.alternativeChains ? "chains" : "groups";
     if (b.alternativeCompiled)
-      os << llvm::format("  batch groups: %lld groups compiled too, their "
+      os << llvm::format("  batch groups: %lld %s compiled too, their "
                          "schedule %.1f us against %.1f us: %s\n",
-                         (long long)b.alternative, b.alternativeUs, b.defaultUs,
+                         (long long)count, what, b.alternativeUs, b.defaultUs,
                          b.alternativeKept ? "kept" : "not kept");
-    else if (b.alternative && b.defaultUs >= 0)
-      os << llvm::format("  batch groups: %lld groups compiled too, and "
+    else if (count && b.defaultUs >= 0)
+      os << llvm::format("  batch groups: %lld %s compiled too, and "
                          "failed: the first kept\n",
-                         (long long)b.alternative);
-    else if (b.alternative)
-      os << llvm::format("  batch groups: %lld groups a second candidate, "
+                         (long long)count, what);
+    else if (count)
+      os << llvm::format("  batch groups: %lld %s a second candidate, "
                          "not compiled (no schedule to compare)\n",
-                         (long long)b.alternative);
+                         (long long)count, what);
   }
   if (r.peakResidentBytes >= 0)
     os << llvm::format("  peak memory: %.1f MiB\n",
@@ -381,18 +393,27 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
   };
   // The source, for a second candidate of the batch split.
   OwningOpRef<ModuleOp> source;
-  if (options.batchGroups == 0 && last >= CompilePhase::Scheduled)
+  if (options.batchGroups == 0 && options.batchChains == 0 &&
+      last >= CompilePhase::Scheduled)
     source = module.clone();
   if (failed(runUpToScheduled(module, options)))
     return failure();
-  if (int64_t groups =
-          source && report.batchGroups ? report.batchGroups->alternative : 0) {
-    // nki-split-batch's estimate cannot tell whether `groups` groups run
-    // faster (BatchGroupSolution::alternative): compile them too and keep
-    // the schedule that ends first. The second's diagnostics are dropped;
-    // if it fails, the first stands.
+  int64_t groups = 0, chains = 0;
+  if (source && report.batchGroups) {
+    groups = report.batchGroups->alternative;
+    chains = report.batchGroups->alternativeChains;
+  }
+  if (groups || chains) {
+    // nki-split-batch's estimate cannot tell whether `groups` groups
+    // (BatchGroupSolution::alternative) or `chains` chains
+    // (alternativeChains) run faster: compile them too and keep the
+    // schedule that ends first. The second's diagnostics are dropped; if
+    // it fails, the first stands.
     CompileOptions second = options;
     second.batchGroups = groups;
+    second.batchChains = chains;
+    std::string what = chains ? std::to_string(chains) + " chains"
+                              : std::to_string(groups) + " groups";
     CompileReport secondReport;
     current = *source;
     into = &secondReport;
@@ -408,8 +429,7 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
     bool keep =
         succeeded(compiled) && other >= 0 && first >= 0 && other < first;
     for (auto &[phase, seconds] : secondReport.phaseSeconds)
-      report.phaseSeconds.push_back(
-          {phase + " (" + std::to_string(groups) + " groups)", seconds});
+      report.phaseSeconds.push_back({phase + " (" + what + ")", seconds});
     if (keep) {
       replaceContents(module, *source);
       report.quantisedWeights = std::move(secondReport.quantisedWeights);
@@ -422,6 +442,7 @@ FailureOr<std::string> nki::compileModule(ModuleOp module,
     if (report.batchGroups) {
       CompileReport::BatchGroups &b = *report.batchGroups;
       b.alternative = groups;
+      b.alternativeChains = chains;
       b.alternativeCompiled = succeeded(compiled);
       b.alternativeUs = other >= 0 ? double(other) / 1e6 : -1;
       b.defaultUs = first >= 0 ? double(first) / 1e6 : -1;

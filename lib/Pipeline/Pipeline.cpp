@@ -66,6 +66,7 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
     pm.addNestedPass<func::FuncOp>(createNKISplitConvSlices());
     NKISplitBatchOptions split;
     split.groups = options.batchGroups;
+    split.chains = options.batchChains;
     pm.addNestedPass<func::FuncOp>(createNKISplitBatch(split));
     // Upsampled phases that fill the PE's columns together, sized for a
     // group's images.

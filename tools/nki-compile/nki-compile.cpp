@@ -82,6 +82,14 @@ static cl::opt<int64_t> batchGroups(
              "the first layers, no windows, one group after another where "
              "their tensors fit only packed)"),
     cl::init(0), cl::cat(nkiOptions));
+static cl::opt<int64_t> batchChains(
+    "batch-chains",
+    cl::desc("Chains of images the whole network runs in, one after another, "
+             "each split as a batch of its size would be (0: chosen by the "
+             "compiler, the default, which where a batch's HBM traffic is "
+             "large compiles chains too and keeps the shorter schedule; 1: "
+             "never; K > 1: K chains of N / K images)"),
+    cl::init(0), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("MODEL.onnx: static shape of a graph input, "
@@ -176,6 +184,7 @@ int main(int argc, char **argv) {
   options.sbufResident = sbufResident;
   options.residentMargin = residentMargin;
   options.batchGroups = batchGroups;
+  options.batchChains = batchChains;
   options.compileTo = *phase;
 
   DefaultTimingManager timing;

@@ -138,6 +138,10 @@ struct BatchGroupProblem {
   /// all on trn3 (62.5 MB).
   int64_t programBytes = 0;
   double trafficRatio = 3;
+  /// Chains (solve's comment): the most images a chain named as the
+  /// second candidate takes, >= 0; 0 names none. The batch the rules above
+  /// were measured at.
+  int64_t chainImages = 8;
   /// Bytes per partition the results held at once may take, >= 0: SBUF
   /// less a kernel's working tiles.
   int64_t liveCapacity = 0;
@@ -195,9 +199,24 @@ struct BatchGroupSolution {
   /// same on both), so the driver compiles this G too and keeps the
   /// shorter schedule (nki::compileModule).
   int64_t alternative = 0;
+  /// The second candidate of chains instead (solve's comment; 0: none):
+  /// this many, each the problem at N / K images solved.
+  int64_t alternativeChains = 0;
   /// Windows after the prefix, in order, disjoint.
   std::vector<BatchWindow> windows;
+  /// K >= 1, a divisor of the batch: every layer runs K times, on N / K
+  /// images each, one chain after another; the fields above are then each
+  /// chain's choice, for the problem at N / K images (chainProblem). Only
+  /// where forced (the driver's second candidate, or --batch-chains).
+  int64_t chains = 1;
 };
+
+/// The problem of one chain of `images` images (a divisor of the batch):
+/// the layers' bytes and times scaled to them, the constants whole, the
+/// program's inputs and outputs scaled (its bytes less the constants the
+/// layers read first), no chains.
+BatchGroupProblem chainProblem(const BatchGroupProblem &problem,
+                               int64_t images);
 
 /// The prefix ends at the last splittable layer (of the first run of them)
 /// whose result does not fit at the whole batch, or later, at the first
@@ -240,13 +259,36 @@ struct BatchGroupSolution {
 /// window was declined: 4.7 times the floor's bytes under auto-cast at
 /// batch 8).
 ///
+/// Chains (neither G nor chains forced, every layer splittable, some
+/// result above `capacity`, N above `chainImages`): K, the fewest chains
+/// of at most `chainImages` images
+/// each. Where the prefix holds more than half of the layers' compute
+/// (max of PE and vector time per engine) in more than K groups (much of
+/// the network in chains of fewer images, nothing split within them), K
+/// chains take its place,
+/// each chain's own choice within (at batch 32 such a prefix ran
+/// MobileNetV2 in f32 in 32 groups of one image, 7,684.7 us, four chains
+/// of eight 6,483.9; EfficientNet-B0 under auto-cast 6,894.7 and 4,750.1).
+/// Else K is the second candidate (`alternativeChains`), which the driver
+/// compiles too, keeping the shorter schedule (nki::compileModule): the
+/// margins and ratios above were measured at batch 8, and at batch 32
+/// neither they nor the traffic estimate (which counts results the
+/// resident plan keeps: EfficientNet-B0 under auto-cast at batch 8, 83.7
+/// MB estimated, 39.4 MB moved) tell which runs faster (MobileNetV2 under
+/// auto-cast: 2,904.0 us and 9.8 times the program's bytes through HBM at
+/// the whole batch, 2,981.6 and 4.4 times in four chains).
+/// `forcedChains` > 1 takes that K (a divisor of N) and each chain's own
+/// choice; 1 names no chains.
+///
 /// `forcedGroups` > 1 takes that G (a divisor
 /// of N) for the prefix and skips the time comparison (when its results fit
 /// at N / G only as the traffic rule holds them, its groups run one after
 /// another); 1 never splits.
-/// Errors: check()'s, a forced G that does not divide N.
+/// Errors: check()'s, a forced G or K that does not divide N, chains forced
+/// over a layer that cannot be split or together with G.
 absl::Status solve(const BatchGroupProblem &problem,
-                   BatchGroupSolution &solution, int64_t forcedGroups = 0);
+                   BatchGroupSolution &solution, int64_t forcedGroups = 0,
+                   int64_t forcedChains = 0);
 
 /// Checks `solution`: G divides N, the layers split are splittable and a
 /// prefix of the problem's, and their results fit at N / G (for a split
@@ -255,7 +297,11 @@ absl::Status solve(const BatchGroupProblem &problem,
 /// lies after the prefix and the one before it, its layers splittable and
 /// their results fitting at its G, no result of it above `windowCapacity`,
 /// nor a view, is read after it, and no view outside it reads its results
-/// through or is read in it.
+/// through or is read in it. Chains divide the batch, every layer is
+/// splittable, no second candidate is named beside them, and the rest
+/// checks against chainProblem; a second candidate of chains divides the
+/// batch, every layer splittable, and no second candidate of groups beside
+/// it.
 absl::Status verify(const BatchGroupProblem &problem,
                     const BatchGroupSolution &solution);
 

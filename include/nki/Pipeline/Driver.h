@@ -66,6 +66,11 @@ struct CompileReport {
     /// compiled it, its schedule's end and the first's (us; -1: none) and
     /// whether it was kept (the shorter).
     int64_t alternative = 0;
+    /// Chains of images the whole network runs in, one after another, the
+    /// rest of the choice each chain's (BatchGroupSolution::chains), and
+    /// chains named as the second candidate instead of groups
+    /// (BatchGroupSolution::alternativeChains; 0: none).
+    int64_t chains = 1, alternativeChains = 0;
     bool alternativeCompiled = false;
     double alternativeUs = -1, defaultUs = -1;
     bool alternativeKept = false;

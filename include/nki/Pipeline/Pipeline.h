@@ -48,6 +48,9 @@ struct CompileOptions {
   /// Groups of images the first layers run in (nki-split-batch): 0
   /// chooses, 1 never splits.
   int64_t batchGroups = 0;
+  /// Chains of images the whole network runs in, one after another
+  /// (nki-split-batch's `chains`): 0 chooses, 1 none.
+  int64_t batchChains = 0;
 };
 
 /// Adds the passes that take a module of tensor functions to `phase`

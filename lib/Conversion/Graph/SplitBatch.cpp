@@ -392,11 +392,14 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
     FailureOr<const nki::isa::TargetDesc *> target = nki::tile::getTarget(func);
     if (failed(target))
       return signalPassFailure();
-    if (groups < 0) {
-      func.emitError("nki-split-batch: groups must be >= 0, not ")
-          << int64_t(groups);
-      return signalPassFailure();
-    }
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"groups", groups},
+                               {"chains", chains},
+                               {"chain-images", chainImages}})
+      if (value < 0) {
+        func.emitError("nki-split-batch: ")
+            << name << " must be >= 0, not " << value;
+        return signalPassFailure();
+      }
     // The batch: the first dim of the first argument (the images).
     auto input = func.getNumArguments()
                      ? dyn_cast<RankedTensorType>(func.getArgumentTypes()[0])
@@ -408,11 +411,15 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       return;
     const nki::isa::TargetDesc &t = **target;
     SmallVector<BatchOp> run;
+    // The ops the groups share (above): once split, those only the whole
+    // batch's ops read (an empty tensor, a fill) are dead.
+    SmallVector<Operation *> shared;
     nki::BatchGroupProblem problem;
     nki::BatchGroupSolution solution;
     // The first ops that can run on a slice of the batch, as a problem.
     auto analyze = [&]() -> absl::Status {
       run.clear();
+      shared.clear();
       BatchRows batch;
       // Results of ops that cannot run per group, and of ops reading them:
       // whole-batch values whose first dim need not be the batch.
@@ -421,15 +428,24 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       for (Operation &op : func.getBody().front()) {
         if (isa<arith::ConstantOp>(op) || op.getNumResults() == 0)
           continue;
-        // Ops of neither the batch nor what depends on it (a pooling's
-        // window tensor) stay where they are, shared by the groups.
+        // Ops that read neither the function's batch arguments (the
+        // images) nor what depends on them stay where they are, shared by
+        // the groups: a pooling's window tensor, a depthwise layer's
+        // diagonal filter built from its weights, an empty tensor or a
+        // fill. Their shape may lead with the batch's size by chance (at
+        // batch 32, a 32-channel layer's [32, 3, 3, 32] filter, once taken
+        // for a batch value that no group could slice, kept every later
+        // layer whole); a reader that reads one along its batch loop takes
+        // a slice of it, a fresh empty tensor or fill per group (split's
+        // emit).
         auto fromLayers = [&](Value v) {
-          return batch.contains(v) || whole.contains(v);
+          return (isa<BlockArgument>(v) && batchType(v.getType(), n)) ||
+                 batch.contains(v) || whole.contains(v);
         };
-        if (llvm::none_of(op.getOperands(), fromLayers) &&
-            llvm::none_of(op.getResultTypes(),
-                          [&](Type t) { return batchType(t, n); }))
+        if (llvm::none_of(op.getOperands(), fromLayers)) {
+          shared.push_back(&op);
           continue;
+        }
         std::optional<BatchOp> b;
         if (llvm::none_of(op.getOperands(),
                           [&](Value v) { return whole.contains(v); }))
@@ -457,6 +473,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       problem.windows = windows;
       problem.windowMargin = windowMargin;
       problem.trafficRatio = trafficRatio;
+      problem.chainImages = chainImages;
       DenseMap<Operation *, int64_t> index;
       for (auto [i, b] : llvm::enumerate(run))
         index[b.op] = int64_t(i);
@@ -549,7 +566,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
             layer.lastReader = std::max(
                 layer.lastReader, index.lookup_or(user, int64_t(run.size())));
       }
-      absl::Status status = nki::solve(problem, solution, groups);
+      absl::Status status = nki::solve(problem, solution, groups, chains);
       return status.ok() ? nki::verify(problem, solution) : status;
     };
     absl::Status status = analyze();
@@ -557,7 +574,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       return;
     // Ops the groups need not run move after them and take the whole
     // batch; the prefix shrinks to what it must hold, so solve again.
-    if (status.ok() && solution.layers > 0 &&
+    if (status.ok() && solution.chains == 1 && solution.layers > 0 &&
         sinkUnneeded(run, problem, solution.layers))
       status = analyze();
     if (!status.ok()) {
@@ -602,24 +619,49 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
              b.getNamedAttr("why", b.getStringAttr(solution.why)),
              b.getNamedAttr("alternative",
                             b.getI64IntegerAttr(solution.alternative)),
+             b.getNamedAttr("chains", b.getI64IntegerAttr(solution.chains)),
+             b.getNamedAttr("alternative_chains",
+                            b.getI64IntegerAttr(solution.alternativeChains)),
              b.getNamedAttr("windows", b.getArrayAttr(windowAttrs))}));
+    // Chains: every layer once per chain, then each chain's own windows
+    // and prefix on its clones (the layers' order, the same operands
+    // sliced).
+    SmallVector<SmallVector<BatchOp>> chains;
+    if (solution.chains > 1) {
+      SmallVector<SmallVector<Operation *>> clones;
+      split(run, n, solution.chains, /*overlap=*/false, &clones);
+      for (ArrayRef<Operation *> chain : clones) {
+        SmallVector<BatchOp> &ops = chains.emplace_back();
+        for (auto [op, b] : llvm::zip_equal(chain, run))
+          ops.push_back(BatchOp{op, b.sliced, b.rows});
+      }
+      n /= solution.chains;
+    } else {
+      chains.push_back(std::move(run));
+    }
     // The windows last first, then the prefix: a split only clones and
     // erases its own ops, so the others' stay valid.
-    for (const nki::BatchWindow &w : llvm::reverse(solution.windows))
-      split(ArrayRef<BatchOp>(run).slice(w.begin, w.end - w.begin), n, w.groups,
-            /*overlap=*/false);
-    if (solution.layers > 0)
-      split(ArrayRef<BatchOp>(run).take_front(solution.layers), n,
-            solution.groups, solution.peBound);
+    for (ArrayRef<BatchOp> ops : chains) {
+      for (const nki::BatchWindow &w : llvm::reverse(solution.windows))
+        split(ops.slice(w.begin, w.end - w.begin), n, w.groups,
+              /*overlap=*/false);
+      if (solution.layers > 0)
+        split(ops.take_front(solution.layers), n, solution.groups,
+              solution.peBound);
+    }
+    for (Operation *op : llvm::reverse(shared))
+      if (isOpTriviallyDead(op))
+        op->erase();
   }
 
   /// Clones `prefix` (the first layers, or a window) once per group after
   /// its last op, the batch operands from outside sliced, and concatenates
   /// what later ops read; with
   /// `overlap`, each group's clones start half way through the previous
-  /// group's.
-  void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups,
-             bool overlap) {
+  /// group's. `clones`, when given, gets each group's clones in the order
+  /// of `prefix`.
+  void split(ArrayRef<BatchOp> prefix, int64_t n, int64_t groups, bool overlap,
+             SmallVector<SmallVector<Operation *>> *clones = nullptr) {
     int64_t m = n / groups;
     DenseSet<Operation *> inPrefix;
     for (const BatchOp &b : prefix)
@@ -649,7 +691,10 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       return s;
     };
     SmallVector<IRMapping> maps(groups);
-    auto emit = [&](int64_t g, const BatchOp &b) {
+    if (clones)
+      clones->assign(groups, SmallVector<Operation *>(prefix.size()));
+    auto emit = [&](int64_t g, int64_t i) {
+      const BatchOp &b = prefix[i];
       for (auto [operand, sliced] : llvm::zip(b.op->getOperands(), b.sliced)) {
         if (!sliced || maps[g].contains(operand))
           continue;
@@ -664,16 +709,19 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         // So is a group's part of an empty tensor: a slice of the whole
         // one would start a chain of inserts (a convolution's upsampled
         // phases) from a copy of undefined elements, not from an empty.
+        // (Each at the location of the op it replaces: the kernels' fills
+        // of its buffer are charged to that op's source.)
         auto fill = operand.getDefiningOp<linalg::FillOp>();
-        if (operand.getDefiningOp<tensor::EmptyOp>()) {
-          slice = tensor::EmptyOp::create(builder, loc, part.getShape(),
-                                          part.getElementType());
-        } else if (fill &&
-                   fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>()) {
-          Value empty = tensor::EmptyOp::create(builder, loc, part.getShape(),
-                                                part.getElementType());
-          slice = linalg::FillOp::create(builder, loc, fill.getInputs(),
-                                         ValueRange{empty})
+        if (auto empty = operand.getDefiningOp<tensor::EmptyOp>()) {
+          slice = tensor::EmptyOp::create(
+              builder, empty.getLoc(), part.getShape(), part.getElementType());
+        } else if (auto init = fill ? fill.getDpsInits()[0]
+                                          .getDefiningOp<tensor::EmptyOp>()
+                                    : tensor::EmptyOp()) {
+          Value empty = tensor::EmptyOp::create(
+              builder, init.getLoc(), part.getShape(), part.getElementType());
+          slice = linalg::FillOp::create(builder, fill.getLoc(),
+                                         fill.getInputs(), ValueRange{empty})
                       .getResult(0);
         } else {
           slice = tensor::ExtractSliceOp::create(
@@ -683,6 +731,8 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
         maps[g].map(operand, slice);
       }
       Operation *clone = builder.clone(*b.op, maps[g]);
+      if (clones)
+        (*clones)[g][i] = clone;
       for (Value r : clone->getResults())
         r.setType(sliceType(r.getType()));
       // A slice's sizes and an expand_shape's static shape hold the
@@ -727,7 +777,7 @@ struct SplitBatch : nki::impl::NKISplitBatchBase<SplitBatch> {
       for (int64_t g = 0; g < groups; ++g)
         if (int64_t u = step - g * lag; u >= 0 && u < units)
           for (int64_t i = unitStart[u]; i < unitStart[u + 1]; ++i)
-            emit(g, prefix[i]);
+            emit(g, i);
     // What later ops read: the groups' parts, concatenated.
     for (const BatchOp &b : prefix) {
       if (isa<tensor::EmptyOp>(b.op))

@@ -3,6 +3,15 @@
 // RUN: nki-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=3}))'
 // RUN: not nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{groups=-2}))' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: nki-split-batch: groups must be >= 0, not -2
+// RUN: not nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{chains=-1}))' 2>&1 | FileCheck %s --check-prefix=CHAINS
+// CHAINS: error: nki-split-batch: chains must be >= 0, not -1
+// RUN: not nki-opt %s --pass-pipeline='builtin.module(func.func(nki-split-batch{chain-images=-8}))' 2>&1 | FileCheck %s --check-prefix=IMAGES
+// IMAGES: error: nki-split-batch: chain-images must be >= 0, not -8
+// Chains that do not divide the batch, or forced with groups.
+// RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{chains=3}))' 2>&1 | FileCheck %s --check-prefix=THREE
+// THREE: error: nki-split-batch: 3 chains do not divide the batch of 2
+// RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{chains=2 groups=2}))' 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: error: nki-split-batch: chains and groups of the first layers both forced
 // A negative margin for PE-bound layers is an input error of the choice.
 // RUN: not nki-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(nki-split-batch{pe-bound-margin=-1}))' 2>&1 | FileCheck %s --check-prefix=MARGIN
 // MARGIN: error: nki-split-batch: negative margin

@@ -31,7 +31,7 @@
 // their sum with it. Only the squeezed [1, 128] vectors are concatenated.
 // CHECK-LABEL: func.func @window(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<4x2x64x128xf32>
-// CHECK-SAME: nki.batch_groups = {alternative = 0 : i64, compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = false, first = 8 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10", traffic = false}]}
+// CHECK-SAME: nki.batch_groups = {alternative = 0 : i64, alternative_chains = 0 : i64, chains = 1 : i64, compute_us = 0.000000e+00 : f64, groups = 1 : i64, hbm_us = 0.000000e+00 : f64, ops = 0 : i64, packed = false, pe_bound = false, traffic = false, why = "every result fits with the whole batch", windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = false, first = 4 : i64, from = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:8", groups = 4 : i64, hbm_us = 182.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}split-batch-windows.mlir:{{[0-9]+}}:10", traffic = false}]}
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x2x64x128xf32>) outs(%{{.*}} : tensor<4x2x64x128xbf16>)
 // CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x2x64x128xbf16>)
 // CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4x2x64x128xbf16>)
@@ -132,7 +132,7 @@ func.func @window(%x: tensor<4x2x64x128xf32>, %wt: tensor<2x128xf32>) -> (tensor
 // the reversal reads, and only the convolution's result counts for the HBM
 // time saved (half of @window's 182 us) and for G.
 // CHECK-LABEL: func.func @escape(
-// CHECK-SAME: windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = true, first = 8 : i64, from = "{{.*}}", groups = 4 : i64, hbm_us = 91.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}", traffic = false}]}
+// CHECK-SAME: windows = [{compute_us = 63.{{[0-9]+}} : f64, escapes = true, first = 4 : i64, from = "{{.*}}", groups = 4 : i64, hbm_us = 91.{{[0-9]+}} : f64, ops = 6 : i64, to = "{{.*}}", traffic = false}]}
 // CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x64x128xbf16>, tensor<2x128xf32>) outs(%{{.*}} : tensor<1x128x64x128xf32>)
 // CHECK: %[[U0:.*]] = linalg.generic {{.*}} ins(%[[P0]] : tensor<1x128x64x128xf32>)
 // CHECK: %[[V0:.*]] = linalg.generic {{.*}} ins(%[[U0]] : tensor<1x128x64x128xf32>)

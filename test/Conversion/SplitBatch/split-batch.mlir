@@ -20,14 +20,14 @@
 // the pooled [1, 128] vectors are concatenated. The bias is shared.
 // CHECK-LABEL: func.func @dma_bound(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<2x128x64x128xf32>, %[[B:[^:]*]]: tensor<128xf32>
-// CHECK: %[[E0:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
 // CHECK: %[[X0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 128, 64, 128] [1, 1, 1, 1] : tensor<2x128x64x128xf32> to tensor<1x128x64x128xf32>
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
 // CHECK: %[[A0:.*]] = linalg.generic {{.*}} ins(%[[X0]], %[[B]] : tensor<1x128x64x128xf32>, tensor<128xf32>) outs(%[[E0]] : tensor<1x128x64x128xf32>)
 // CHECK: %[[R0:.*]] = linalg.generic {{.*}} ins(%[[A0]] : tensor<1x128x64x128xf32>) outs(%[[E0]] : tensor<1x128x64x128xf32>)
 // CHECK: %[[F0:.*]] = linalg.fill {{.*}} -> tensor<1x128xf32>
 // CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%[[R0]] : tensor<1x128x64x128xf32>) outs(%[[F0]] : tensor<1x128xf32>)
-// CHECK: %[[E1:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
 // CHECK: %[[X1:.*]] = tensor.extract_slice %[[X]][1, 0, 0, 0] [1, 128, 64, 128] [1, 1, 1, 1]
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<1x128x64x128xf32>
 // CHECK: %[[A1:.*]] = linalg.generic {{.*}} ins(%[[X1]], %[[B]] :
 // CHECK: %[[R1:.*]] = linalg.generic {{.*}} ins(%[[A1]] :
 // CHECK: %[[P1:.*]] = linalg.generic {{.*}} ins(%[[R1]] :

@@ -715,4 +715,157 @@ TEST(BatchGroupsTest, VerifyNamesWhatAWindowBreaks) {
               HasSubstr("the windows' capacity is below the capacity"));
 }
 
+/// expansion() at 4 times its images: batch 32, every size and time 4x.
+BatchGroupProblem expansionAt32() {
+  BatchGroupProblem p = problem(expansion());
+  p.batch = 32;
+  for (BatchLayer &l : p.layers) {
+    l.bytes *= 4;
+    l.packedBytes *= 4;
+    l.hbmBytes *= 4;
+    l.peNs *= 4;
+    l.vectorNs *= 4;
+  }
+  return p;
+}
+
+TEST(BatchGroupsTest, ChainProblemScalesTheLayersNotTheConstants) {
+  BatchGroupProblem p = expansionAt32();
+  p.layers[0].constantBytes = 1000;
+  p.programBytes = 1000 + 32 * 50; // the weights, and 50 bytes an image
+  BatchGroupProblem c = chainProblem(p, 8);
+  EXPECT_EQ(c.batch, 8);
+  EXPECT_EQ(c.chainImages, 0);
+  EXPECT_EQ(c.programBytes, 1000 + 8 * 50);
+  EXPECT_EQ(c.layers[0].constantBytes, 1000);
+  EXPECT_EQ(c.layers[2].bytes, 400);
+  EXPECT_EQ(c.layers[2].hbmBytes, 3000);
+  EXPECT_DOUBLE_EQ(c.layers[0].peNs, 10000);
+  EXPECT_DOUBLE_EQ(c.layers[0].vectorNs, 30000);
+  // Chain problems are the batch-8 one: the same choice.
+  BatchGroupSolution s = solved(c), eight = solved(problem(expansion()));
+  EXPECT_EQ(s.layers, eight.layers);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].begin, eight.windows[0].begin);
+  EXPECT_EQ(s.windows[0].groups, eight.windows[0].groups);
+}
+
+TEST(BatchGroupsTest, ChainsOfTheMeasuredBatchAsASecondCandidate) {
+  // At batch 32 the expansion's 1600 bytes hold 16 groups of a window; four
+  // chains of eight images, each with batch 8's window, are compiled too.
+  BatchGroupProblem p = expansionAt32();
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].groups, 16);
+  EXPECT_EQ(s.chains, 1);
+  EXPECT_EQ(s.alternativeChains, 4);
+  EXPECT_EQ(s.alternative, 0);
+  // The fewest chains of at most chainImages images: 12 -> 2 of 6, 9 ->
+  // 3 of 3.
+  p.chainImages = 6;
+  EXPECT_EQ(solved(p).alternativeChains, 8);
+  p = expansionAt32();
+  p.batch = 12;
+  EXPECT_EQ(solved(p).alternativeChains, 2);
+  p.batch = 9;
+  EXPECT_EQ(solved(p).alternativeChains, 3);
+  // None at the measured batch or below, with chains off (0 images, a
+  // forced K of 1, a forced G), where every result fits, or where a layer
+  // cannot run on part of the batch.
+  p = expansionAt32();
+  p.batch = 8;
+  EXPECT_EQ(solved(p).alternativeChains, 0);
+  p = expansionAt32();
+  p.chainImages = 0;
+  EXPECT_EQ(solved(p).alternativeChains, 0);
+  p = expansionAt32();
+  BatchGroupSolution none;
+  ASSERT_TRUE(solve(p, none, 0, /*forcedChains=*/1).ok());
+  EXPECT_EQ(none.alternativeChains, 0);
+  EXPECT_EQ(solved(p, /*forced=*/2).alternativeChains, 0);
+  p.capacity = 4000;
+  p.windowCapacity = 4000;
+  EXPECT_EQ(solved(p).alternativeChains, 0);
+  p = expansionAt32();
+  p.layers[6].splittable = false;
+  EXPECT_EQ(solved(p).alternativeChains, 0);
+}
+
+TEST(BatchGroupsTest, ChainsReplaceAPrefixOfMostOfTheNetwork) {
+  // A DMA-bound net whose every result fits only with one image: the
+  // prefix would hold all of it in 32 groups; four chains of eight, each
+  // with its own prefix in 8 groups, take its place.
+  std::vector<BatchLayer> layers = {reads(layer("a", 32 * 100, 10, 100000), 1),
+                                    reads(layer("b", 32 * 100, 10, 100000), 2),
+                                    layer("c", 32 * 100, 10, 100000)};
+  BatchGroupProblem p = problem(layers);
+  p.batch = 32;
+  BatchGroupSolution s = solved(p);
+  EXPECT_EQ(s.chains, 4);
+  EXPECT_EQ(s.alternativeChains, 0);
+  EXPECT_EQ(s.layers, 3);
+  EXPECT_EQ(s.groups, 8);
+  // A layer after it that fits and takes more compute than the three: the
+  // prefix holds less than half, and chains are only the second candidate.
+  p.layers.push_back(layer("d", 10, 40));
+  s = solved(p);
+  EXPECT_EQ(s.chains, 1);
+  EXPECT_EQ(s.groups, 32);
+  EXPECT_EQ(s.alternativeChains, 4);
+}
+
+TEST(BatchGroupsTest, ForcedChains) {
+  BatchGroupProblem p = expansionAt32();
+  BatchGroupSolution s;
+  ASSERT_TRUE(solve(p, s, 0, /*forcedChains=*/2).ok());
+  EXPECT_TRUE(verify(p, s).ok()) << verify(p, s);
+  EXPECT_EQ(s.chains, 2);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].groups, 8); // 16 images a chain, 2 a group
+  EXPECT_THAT(std::string(solve(p, s, 0, 3).message()),
+              HasSubstr("3 chains do not divide the batch of 32"));
+  EXPECT_THAT(std::string(solve(p, s, 2, 2).message()),
+              HasSubstr("chains and groups of the first layers both forced"));
+  p.layers[3].splittable = false;
+  EXPECT_THAT(std::string(solve(p, s, 0, 2).message()),
+              HasSubstr("chains: layer 'pad' cannot run on part of the batch"));
+}
+
+TEST(BatchGroupsTest, VerifyNamesWhatChainsBreak) {
+  BatchGroupProblem p = expansionAt32();
+  BatchGroupSolution s;
+  s.chains = 3;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("3 chains do not divide the batch of 32"));
+  // Each chain is checked at its own batch: 4 groups of a chain of 8.
+  s.chains = 4;
+  s.windows = {BatchWindow{1, 6, 4, 0, 0}};
+  EXPECT_TRUE(verify(p, s).ok()) << verify(p, s);
+  s.windows = {BatchWindow{1, 6, 16, 0, 0}};
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("has 16 groups for a batch of 8"));
+  s.windows.clear();
+  s.alternativeChains = 2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("chains with a second candidate"));
+  s = BatchGroupSolution();
+  s.alternativeChains = 4;
+  EXPECT_TRUE(verify(p, s).ok()) << verify(p, s);
+  s.alternative = 2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("a second candidate of 4 chains beside groups"));
+  s.alternative = 0;
+  p.layers[0].splittable = false;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("a second candidate of 4 chains"));
+  s.alternativeChains = 0;
+  s.chains = 2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("'stem' runs in chains but cannot be split"));
+  p = expansionAt32();
+  p.chainImages = -1;
+  EXPECT_THAT(std::string(solve(p, s).message()),
+              HasSubstr("negative images per chain"));
+}
+
 } // namespace

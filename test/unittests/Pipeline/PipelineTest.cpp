@@ -140,4 +140,36 @@ TEST_F(PipelineTest, ReportSaysWhatBecameOfTheSecondCandidate) {
               ::testing::Not(::testing::HasSubstr("compiled too")));
 }
 
+TEST_F(PipelineTest, ReportSaysWhereChainsRanAndWhatBecameOfThem) {
+  nki::CompileReport r;
+  nki::CompileReport::BatchGroups b;
+  b.why = "every result fits with the whole batch";
+  b.alternativeChains = 4;
+  b.alternativeCompiled = true;
+  b.alternativeUs = 2981.6;
+  b.defaultUs = 2904.0;
+  r.batchGroups = b;
+  EXPECT_THAT(nki::formatCompileReport(r),
+              ::testing::HasSubstr("batch groups: 4 chains compiled too, their "
+                                   "schedule 2981.6 us against 2904.0 us: not "
+                                   "kept\n"));
+  r.batchGroups->alternativeCompiled = false;
+  r.batchGroups->defaultUs = -1;
+  EXPECT_THAT(nki::formatCompileReport(r),
+              ::testing::HasSubstr("batch groups: 4 chains a second candidate, "
+                                   "not compiled (no schedule to compare)\n"));
+  // Chains taken: their line, then each chain's choice.
+  b = nki::CompileReport::BatchGroups();
+  b.chains = 4;
+  b.ops = 39;
+  b.groups = 8;
+  r.batchGroups = b;
+  std::string text = nki::formatCompileReport(r);
+  EXPECT_THAT(text, ::testing::HasSubstr(
+                        "batch groups: 4 chains, one after another, each the "
+                        "whole network on 1/4 of the batch; in each:\n  batch "
+                        "groups: the first 39 ops in 8 groups"));
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("compiled too")));
+}
+
 } // namespace
