@@ -450,8 +450,8 @@ static bool inHbm(const BatchGroupProblem &problem, int64_t i) {
 
 /// Whether `solution`'s prefix or one of its windows holds layer `i`'s
 /// result.
-static bool held(const BatchGroupProblem &problem,
-                 const BatchGroupSolution &solution, int64_t i) {
+static bool covered(const BatchGroupProblem &problem,
+                    const BatchGroupSolution &solution, int64_t i) {
   return i < solution.layers ||
          std::any_of(solution.windows.begin(), solution.windows.end(),
                      [&](const BatchWindow &t) {
@@ -466,7 +466,7 @@ static double trafficOf(const BatchGroupProblem &problem,
                         const BatchGroupSolution &solution) {
   double traffic = double(problem.programBytes);
   for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
-    if (inHbm(problem, i) && !held(problem, solution, i))
+    if (inHbm(problem, i) && !covered(problem, solution, i))
       traffic += double(problem.layers[i].hbmBytes);
   return traffic;
 }

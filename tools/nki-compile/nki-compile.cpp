@@ -86,9 +86,11 @@ static cl::opt<int64_t> batchChains(
     "batch-chains",
     cl::desc("Chains of images the whole network runs in, one after another, "
              "each split as a batch of its size would be (0: chosen by the "
-             "compiler, the default, which where a batch's HBM traffic is "
-             "large compiles chains too and keeps the shorter schedule; 1: "
-             "never; K > 1: K chains of N / K images)"),
+             "compiler, the default: above 8 images where a result does not "
+             "fit in SBUF, chains of 8 in place of a split of the first "
+             "layers that holds most of the network, else compiled too and "
+             "the shorter schedule kept; 1: never; K > 1: K chains of N / K "
+             "images)"),
     cl::init(0), cl::cat(nkiOptions));
 static cl::list<std::string>
     inputShapes("input-shape",

@@ -138,9 +138,8 @@ struct BatchGroupProblem {
   /// all on trn3 (62.5 MB).
   int64_t programBytes = 0;
   double trafficRatio = 3;
-  /// Chains (solve's comment): the most images a chain named as the
-  /// second candidate takes, >= 0; 0 names none. The batch the rules above
-  /// were measured at.
+  /// Chains (solve's comment): the most images a chain takes, >= 0; 0:
+  /// no chains. The batch the rules above were measured at.
   int64_t chainImages = 8;
   /// Bytes per partition the results held at once may take, >= 0: SBUF
   /// less a kernel's working tiles.
@@ -206,8 +205,9 @@ struct BatchGroupSolution {
   std::vector<BatchWindow> windows;
   /// K >= 1, a divisor of the batch: every layer runs K times, on N / K
   /// images each, one chain after another; the fields above are then each
-  /// chain's choice, for the problem at N / K images (chainProblem). Only
-  /// where forced (the driver's second candidate, or --batch-chains).
+  /// chain's choice, for the problem at N / K images (chainProblem). In
+  /// place of a prefix of most of the network (solve's comment), or forced
+  /// (the driver's second candidate, --batch-chains).
   int64_t chains = 1;
 };
 
@@ -261,12 +261,11 @@ BatchGroupProblem chainProblem(const BatchGroupProblem &problem,
 ///
 /// Chains (neither G nor chains forced, every layer splittable, some
 /// result above `capacity`, N above `chainImages`): K, the fewest chains
-/// of at most `chainImages` images
-/// each. Where the prefix holds more than half of the layers' compute
-/// (max of PE and vector time per engine) in more than K groups (much of
-/// the network in chains of fewer images, nothing split within them), K
-/// chains take its place,
-/// each chain's own choice within (at batch 32 such a prefix ran
+/// of at most `chainImages` images each. Where the prefix holds more than
+/// half of the layers' compute (max of PE and vector time per engine) in
+/// more than K groups (much of the network in chains of fewer images,
+/// nothing split within them), K chains take its place, each chain's own
+/// choice within (at batch 32 such a prefix ran
 /// MobileNetV2 in f32 in 32 groups of one image, 7,684.7 us, four chains
 /// of eight 6,483.9; EfficientNet-B0 under auto-cast 6,894.7 and 4,750.1).
 /// Else K is the second candidate (`alternativeChains`), which the driver

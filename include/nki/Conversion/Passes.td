@@ -357,7 +357,7 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     tensor or a filled one, such as a pooling's zero init, is made anew per
     group), and the results later ops read are concatenated with
     `tensor.insert_slice`. A value computed from neither the function's
-    arguments nor what depends on them (an empty tensor, a fill, a
+    batch arguments (the images) nor what depends on them (an empty tensor, a fill, a
     depthwise layer's diagonal filter built from its weights) is shared by
     the groups, and sliced only for an op that reads it along its batch
     loop: at batch 32 a 32-channel layer's `[32, 3, 3, 32]` filter is no
@@ -422,15 +422,17 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     (`alternative`), which nki-compile compiles too, keeping the program
     whose schedule ends first.
 
-    Chains: at a batch above `chain-images`, the whole network once per
-    chain of at most that many images, one chain after another, each chain
-    split as the pass would split a batch of its size, is named as a
-    second candidate (`alternative_chains`), which nki-compile compiles
-    too, keeping the shorter schedule. The margins and ratios above were
-    measured at batch 8; at batch 32 they run a whole depthwise network in
-    groups of one image or spill most of its results, and four chains of
-    eight ran MobileNetV2 in f32 7,684.7 -> 6,483.9 us. `chains=K` forces
-    K chains.
+    Chains: at a batch above `chain-images` where some result does not
+    fit, the whole network once per chain of at most that many images, one
+    chain after another, each chain split as the pass would split a batch
+    of its size. They take the place of a split of the first layers that
+    holds more than half of the estimated compute in more groups than
+    chains (MobileNetV2 in f32 at batch 32: 32 groups of one image,
+    7,684.7 us; four chains of eight, 6,483.9), else are named as a second
+    candidate (`alternative_chains`, in place of one of groups), which
+    nki-compile compiles too, keeping the shorter schedule: the margins
+    and ratios above were measured at batch 8. `chains=K` forces K chains,
+    `chains=1` none.
 
     `nki/Analysis/BatchGroups.h` makes the
     choice; the function gets an `nki.batch_groups` attribute with the
@@ -467,8 +469,8 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
            "chains; K > 1: the whole network in K chains of N / K images, "
            "one after another, each split as the pass chooses">,
     Option<"chainImages", "chain-images", "int64_t", /*default=*/"8",
-           "Above this batch, name chains of at most this many images as "
-           "a second candidate (0: never)">,
+           "Above this batch the whole network may run in chains of at "
+           "most this many images (0: never)">,
     Option<"margin", "margin", "double", /*default=*/"1.5",
            "Split when the HBM time saved exceeds the compute time split "
            "by this factor">,
