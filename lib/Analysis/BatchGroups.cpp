@@ -441,36 +441,6 @@ static std::optional<BatchWindow> windowAt(const BatchGroupProblem &problem,
   return w;
 }
 
-/// Whether layer `i`'s result is above the limit per tensor even packed,
-/// which the resident plan leaves in HBM.
-static bool inHbm(const BatchGroupProblem &problem, int64_t i) {
-  const BatchLayer &l = problem.layers[i];
-  return !l.view && packedBytesOf(l) > problem.windowCapacity;
-}
-
-/// Whether `solution`'s prefix or one of its windows holds layer `i`'s
-/// result.
-static bool covered(const BatchGroupProblem &problem,
-                    const BatchGroupSolution &solution, int64_t i) {
-  return i < solution.layers ||
-         std::any_of(solution.windows.begin(), solution.windows.end(),
-                     [&](const BatchWindow &t) {
-                       return i >= t.begin && i < t.end &&
-                              !escapesWindow(problem, t, i);
-                     });
-}
-
-/// The HBM traffic the traffic rule for windows estimates for `solution`:
-/// the program's bytes and the results in HBM that it does not hold.
-static double trafficOf(const BatchGroupProblem &problem,
-                        const BatchGroupSolution &solution) {
-  double traffic = double(problem.programBytes);
-  for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
-    if (inHbm(problem, i) && !covered(problem, solution, i))
-      traffic += double(problem.layers[i].hbmBytes);
-  return traffic;
-}
-
 /// The windows (solve's comment). Each candidate's scans are linear in the
 /// layers; the candidates are the results too large for the resident plan,
 /// a few per network.
@@ -512,14 +482,29 @@ static void solveWindows(const BatchGroupProblem &problem,
   // the limit per tensor even packed, which the resident plan leaves in
   // HBM.
   if (problem.trafficRatio > 0 && problem.programBytes > 0) {
-    double traffic = trafficOf(problem, solution);
+    auto inHbm = [&](int64_t i) {
+      const BatchLayer &l = problem.layers[i];
+      return !l.view && packedBytesOf(l) > problem.windowCapacity;
+    };
+    auto covered = [&](int64_t i) {
+      return i < floor ||
+             std::any_of(solution.windows.begin(), solution.windows.end(),
+                         [&](const BatchWindow &t) {
+                           return i >= t.begin && i < t.end &&
+                                  !escapesWindow(problem, t, i);
+                         });
+    };
+    double traffic = double(problem.programBytes);
+    for (int64_t i = 0; i < int64_t(problem.layers.size()); ++i)
+      if (inHbm(i) && !covered(i))
+        traffic += double(problem.layers[i].hbmBytes);
     double budget = problem.trafficRatio * double(problem.programBytes);
     for (BatchWindow &w : declined) {
       if (!(traffic > budget))
         break;
       double saved = 0;
       for (int64_t i = w.begin; i < w.end; ++i)
-        saved += (inHbm(problem, i) && !escapesWindow(problem, w, i)
+        saved += (inHbm(i) && !escapesWindow(problem, w, i)
                       ? double(problem.layers[i].hbmBytes)
                       : 0) -
                  double(w.groups - 1) * double(problem.layers[i].constantBytes);
