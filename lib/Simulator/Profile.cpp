@@ -19,6 +19,9 @@ ProfileBuilder::ProfileBuilder(const isa::Program &program,
     size_t slot = size_t(s.id.index());
     if (opOf_.size() <= slot)
       opOf_.resize(slot + 1);
+    if (runs_.size() <= slot)
+      runs_.resize(slot + 1);
+    runs_[slot].resize(s.instructions.size());
     std::vector<int32_t> &ops = opOf_[slot];
     ops.reserve(s.instructions.size());
     for (const isa::Instruction &inst : s.instructions) {
@@ -37,7 +40,9 @@ ProfileBuilder::ProfileBuilder(const isa::Program &program,
 void ProfileBuilder::record(int stream, size_t index, int64_t startPs,
                             int64_t busyPs, int64_t completePs,
                             int64_t matmulFlops, double peSecondsAtPeak,
-                            int64_t dmaBytes, int64_t dmaHbmBytes) {
+                            int64_t dmaBytes, int64_t dmaHbmBytes,
+                            StartCause cause) {
+  runs_[size_t(stream)][index] = Run{startPs, busyPs, completePs, cause};
   int32_t op = opOf_[size_t(stream)][index];
   OpProfile &p = ops_[size_t(op)];
   int64_t end = startPs + std::max(busyPs, completePs);
@@ -116,6 +121,81 @@ std::vector<OpProfile> ProfileBuilder::finish() const {
                                             : a.source < b.source;
   });
   return ops;
+}
+
+CriticalPath ProfileBuilder::criticalPath() const {
+  CriticalPath path;
+  // The last completion (the first such instruction recorded).
+  int32_t s = -1, i = -1;
+  for (size_t st = 0; st < runs_.size(); ++st)
+    for (size_t in = 0; in < runs_[st].size(); ++in) {
+      const Run &r = runs_[st][in];
+      if (r.start >= 0 &&
+          (s < 0 || r.start + std::max(r.busy, r.complete) > path.totalPs)) {
+        path.totalPs = r.start + std::max(r.busy, r.complete);
+        s = int32_t(st);
+        i = int32_t(in);
+      }
+    }
+  if (s < 0)
+    return path;
+  std::vector<CriticalPath::Op> ops(ops_.size());
+  // Instruction (st, in) spends `busy` on its engine and `latency` until
+  // its completion on the path.
+  auto add = [&](int32_t st, int32_t in, int64_t busy, int64_t latency) {
+    ++path.instructions;
+    path.busyPs[size_t(isa::StreamId::fromIndex(st).engine)] += busy;
+    path.dmaLatencyPs += latency;
+    CriticalPath::Op &op = ops[size_t(opOf_[size_t(st)][size_t(in)])];
+    op.ps += busy + latency;
+    ++op.instructions;
+  };
+  const Run &last = runs_[size_t(s)][size_t(i)];
+  add(s, i, last.busy, std::max<int64_t>(last.complete - last.busy, 0));
+  // Each step accounts for the time from its cause's start to its own, so
+  // the path adds up to the total. A cause is always issued before the
+  // instruction it decided; the bound on steps only guards a broken record.
+  int64_t steps = 0, limit = 0;
+  for (const std::vector<Run> &runs : runs_)
+    limit += int64_t(runs.size());
+  while (steps++ <= limit) {
+    const Run &r = runs_[size_t(s)][size_t(i)];
+    StartCause c = r.cause;
+    if (c.kind == StartCause::None) {
+      // Started at the issue clock: count the gap after the stream's
+      // previous instruction, else the time from 0.
+      if (i == 0 || runs_[size_t(s)][size_t(i - 1)].start < 0) {
+        path.otherPs += r.start;
+        break;
+      }
+      c = StartCause{StartCause::Stream, s, i - 1};
+      const Run &b = runs_[size_t(s)][size_t(i - 1)];
+      path.otherPs += r.start - (b.start + b.busy);
+      add(s, i - 1, b.busy, 0);
+    } else {
+      const Run &b = runs_[size_t(c.stream)][size_t(c.index)];
+      if (c.kind == StartCause::Stream) {
+        path.otherPs += r.start - (b.start + b.busy);
+        add(c.stream, c.index, b.busy, 0);
+      } else {
+        int64_t latency = std::max<int64_t>(b.complete - b.busy, 0);
+        path.syncPs += r.start - (b.start + b.busy + latency);
+        add(c.stream, c.index, b.busy, latency);
+      }
+    }
+    s = c.stream;
+    i = c.index;
+  }
+  for (size_t op = 0; op < ops.size(); ++op)
+    if (ops[op].instructions) {
+      ops[op].source = ops_[op].source;
+      path.ops.push_back(std::move(ops[op]));
+    }
+  std::sort(path.ops.begin(), path.ops.end(),
+            [](const CriticalPath::Op &a, const CriticalPath::Op &b) {
+              return a.ps != b.ps ? a.ps > b.ps : a.source < b.source;
+            });
+  return path;
 }
 
 } // namespace nki::sim

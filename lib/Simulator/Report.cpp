@@ -47,6 +47,37 @@ std::string formatOps(const SimReport &r, size_t top) {
   return out;
 }
 
+/// The critical path's split and the `top` source ops on it.
+std::string formatCriticalPath(const SimReport &r, size_t top) {
+  const CriticalPath &c = r.criticalPath;
+  if (!c.instructions || top == 0)
+    return "";
+  std::string out = cat("critical path ", microseconds(c.totalPs), " us over ",
+                        c.instructions, " instructions: busy");
+  for (int e = 0; e < kProfileEngines; ++e)
+    append(&out, e ? ", " : " ", isa::engineName(isa::Engine(e)), " ",
+           microseconds(c.busyPs[size_t(e)]));
+  append(&out, "; DMA latency ", microseconds(c.dmaLatencyPs), ", sync ",
+         microseconds(c.syncPs), ", other ", microseconds(c.otherPs),
+         " (us)\n");
+  size_t n = std::min(top, c.ops.size());
+  append(&out, "top ", n, " of ", c.ops.size(),
+         " source ops on the critical path\n");
+  char line[160];
+  std::snprintf(line, sizeof line, "%12s %6s %8s  %s\n", "time (us)", "%",
+                "instrs", "source op");
+  out += line;
+  for (size_t i = 0; i < n; ++i) {
+    const CriticalPath::Op &op = c.ops[i];
+    double pct = c.totalPs ? 100.0 * double(op.ps) / double(c.totalPs) : 0.0;
+    std::snprintf(line, sizeof line, "%12s %6.2f %8lld  ",
+                  microseconds(op.ps).c_str(), pct,
+                  static_cast<long long>(op.instructions));
+    append(&out, line, op.source, "\n");
+  }
+  return out;
+}
+
 } // namespace
 
 std::string formatReportTable(const SimReport &r, size_t topOps) {
@@ -74,6 +105,7 @@ std::string formatReportTable(const SimReport &r, size_t topOps) {
          " GB/s of ", fmt("%.2f", r.dmaPeakBytesPerSecond * 1e-9),
          " GB/s peak\n");
   out += formatOps(r, topOps);
+  out += formatCriticalPath(r, topOps);
   return out;
 }
 
@@ -123,7 +155,20 @@ std::string formatReportJson(const SimReport &r) {
            "\", \"bound_utilisation\": ", fmt("%.6g", p.boundUtilisation),
            ", \"pe_utilisation\": ", fmt("%.6g", p.peUtilisation), "}");
   }
-  out += "]}\n";
+  const CriticalPath &c = r.criticalPath;
+  append(&out, "], \"critical_path\": {\"total_ps\": ", c.totalPs,
+         ", \"instructions\": ", c.instructions, ", \"busy_ps\": {");
+  for (int e = 0; e < kProfileEngines; ++e)
+    append(&out, e ? ", " : "", "\"", isa::engineName(isa::Engine(e)),
+           "\": ", c.busyPs[size_t(e)]);
+  append(&out, "}, \"dma_latency_ps\": ", c.dmaLatencyPs,
+         ", \"sync_ps\": ", c.syncPs, ", \"other_ps\": ", c.otherPs,
+         ", \"ops\": [");
+  for (size_t i = 0; i < c.ops.size(); ++i)
+    append(&out, i ? ", " : "", "{\"source\": \"", jsonEscape(c.ops[i].source),
+           "\", \"ps\": ", c.ops[i].ps,
+           ", \"instructions\": ", c.ops[i].instructions, "}");
+  out += "]}}\n";
   return out;
 }
 

@@ -41,6 +41,7 @@ struct Increment {
   int64_t time;
   uint32_t amount;
   uint8_t stream;
+  int32_t inst; // the signalling instruction's index in its stream
   VectorClock clock;
 };
 
@@ -114,7 +115,9 @@ public:
 
 private:
   bool satisfied(const isa::SemWait &wait, int stream, int64_t &when,
-                 VectorClock *acquire) const;
+                 VectorClock *acquire, const Increment **by = nullptr) const;
+  StartCause startCause(const StreamRun &run, int64_t start,
+                        int64_t previousFreeAt) const;
   void updateCandidate(StreamRun &run);
   absl::Status issue(StreamRun &run);
   absl::Status checkOperands(const StreamRun &run, const Instruction &inst,
@@ -165,8 +168,10 @@ std::string Simulation::describeHbmByte(int64_t byte) const {
 }
 
 bool Simulation::satisfied(const isa::SemWait &wait, int stream, int64_t &when,
-                           VectorClock *acquire) const {
+                           VectorClock *acquire, const Increment **by) const {
   when = 0;
+  if (by)
+    *by = nullptr;
   if (wait.value == 0)
     return true;
   const Semaphore &sem = sems_[wait.semaphore];
@@ -181,6 +186,8 @@ bool Simulation::satisfied(const isa::SemWait &wait, int stream, int64_t &when,
       joinClock(*acquire, inc.clock);
     if (value >= wait.value) {
       when = inc.time + (inc.stream == stream ? 0 : target_.syncLatencyPs);
+      if (by)
+        *by = &inc;
       return true;
     }
   }
@@ -206,6 +213,24 @@ void Simulation::updateCandidate(StreamRun &run) {
   }
   run.ready = true;
   run.readyAt = start;
+}
+
+/// What decided the head of `run` to start at `start`: the wait whose value
+/// arrived last, else its stream's previous instruction (busy until
+/// `previousFreeAt`). Ties go to the stream, whose busy time is on the path
+/// either way.
+StartCause Simulation::startCause(const StreamRun &run, int64_t start,
+                                  int64_t previousFreeAt) const {
+  if (run.next > 0 && previousFreeAt == start)
+    return StartCause{StartCause::Stream, int32_t(run.index),
+                      int32_t(run.next - 1)};
+  for (const isa::SemWait &wait : run.head().waits) {
+    int64_t when;
+    const Increment *by;
+    if (satisfied(wait, run.index, when, nullptr, &by) && by && when == start)
+      return StartCause{StartCause::Semaphore, int32_t(by->stream), by->inst};
+  }
+  return StartCause{};
 }
 
 absl::Status Simulation::checkOperands(const StreamRun &run,
@@ -348,6 +373,9 @@ absl::Status Simulation::issue(StreamRun &run) {
             inst.signal.semaphore, " but the program has ",
             program_.numSemaphores));
 
+  StartCause cause;
+  if (profile_)
+    cause = startCause(run, start, run.freeAt);
   // The waits acquire the clocks of the increments that satisfied them.
   for (const isa::SemWait &wait : inst.waits) {
     int64_t when;
@@ -386,7 +414,8 @@ absl::Status Simulation::issue(StreamRun &run) {
   }
   if (profile_)
     profile_->record(run.stream->id.index(), index, start, d.busyPs,
-                     d.completePs, flops, peSeconds, dmaBytes, dmaHbmBytes);
+                     d.completePs, flops, peSeconds, dmaBytes, dmaHbmBytes,
+                     cause);
   if (options_.collectTrace)
     result_.trace.push_back(TraceEvent{run.stream->id, int32_t(index), start,
                                        d.busyPs, d.completePs});
@@ -406,7 +435,7 @@ absl::Status Simulation::issue(StreamRun &run) {
   if (inst.hasSignal) {
     Semaphore &sem = sems_[inst.signal.semaphore];
     Increment inc{complete, inst.signal.increment, uint8_t(run.index),
-                  run.clock};
+                  int32_t(index), run.clock};
     auto pos = std::upper_bound(
         sem.increments.begin(), sem.increments.end(), complete,
         [](int64_t t, const Increment &i) { return t < i.time; });
@@ -534,8 +563,10 @@ absl::StatusOr<SimResult> Simulation::run() {
   report.actClockHz = double(target_.actClockMHz) * 1e6;
   report.dveClockHz = double(target_.dveClockMHz) * 1e6;
   report.poolClockHz = double(target_.poolClockMHz) * 1e6;
-  if (profile_)
+  if (profile_) {
     report.ops = profile_->finish();
+    report.criticalPath = profile_->criticalPath();
+  }
   result_.hbm = std::move(state_.hbm);
   return std::move(result_);
 }

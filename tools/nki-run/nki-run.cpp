@@ -37,7 +37,9 @@ const char *kUsage =
     "  --expected [NAME=]FILE   compare an output: |got-exp| <= atol + "
     "rtol*|exp|\n"
     "  --rtol R, --atol A       tolerances (default 1e-4 and 1e-5)\n"
-    "  --report[=table|json[=FILE]]  print the timing report\n"
+    "  --report[=table|json[=FILE]]  print the timing report: streams, the\n"
+    "                           source ops taking the most time and the\n"
+    "                           critical path\n"
     "  --trace=FILE.json        write a Chrome/Perfetto trace\n"
     "  --target-check           only check the program against its target\n"
     "  --no-race-check, --no-uninit-check   disable those checks\n";

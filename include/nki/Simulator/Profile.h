@@ -12,6 +12,16 @@
 // up to the time during which anything was in flight (the total minus idle
 // gaps, which are only ever sync latencies).
 //
+// Critical path: the simulator records, for every instruction, what decided
+// its start (StartCause): its stream's previous instruction (the stream was
+// busy until then) or the signal that let its last semaphore wait through.
+// Walking those back from the last completion gives a chain of
+// instructions whose busy times, DMA completion latencies and semaphore
+// sync latencies add up to the whole run exactly: the answer to "what
+// would I have to make faster for the program to end sooner". A chain
+// mostly on one engine's stream is that engine's throughput; one that hops
+// between streams through DMA latencies is latency in series.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NKI_SIMULATOR_PROFILE_H
 #define NKI_SIMULATOR_PROFILE_H
@@ -54,6 +64,38 @@ struct OpProfile {
   double peUtilisation = 0;
 };
 
+/// What decided an instruction's start (Profile.h, "Critical path").
+struct StartCause {
+  enum Kind : uint8_t {
+    None,      // neither: a start at time 0, or at the issue clock
+    Stream,    // its stream's previous instruction was busy until then
+    Semaphore, // a wait's value arrived then (plus the sync latency when
+               // another stream signalled it)
+  };
+  Kind kind = None;
+  int32_t stream = -1; // the deciding instruction: dense stream index
+  int32_t index = -1;  // and its index in that stream
+};
+
+/// The critical path: time on it split by what spends it, which adds up to
+/// `totalPs`, and per source op.
+struct CriticalPath {
+  int64_t totalPs = 0;
+  int64_t instructions = 0; // on the path
+  /// Busy time of the path's instructions per engine (isa::Engine order;
+  /// DMA: the transfers' queue time).
+  std::array<int64_t, kProfileEngines> busyPs{};
+  int64_t dmaLatencyPs = 0; // DMA completions the next step waited for
+  int64_t syncPs = 0;       // semaphore sync latency between streams
+  int64_t otherPs = 0;      // starts no recorded cause explains
+  struct Op {
+    std::string source;
+    int64_t ps = 0; // its instructions' busy time and DMA latency on the path
+    int64_t instructions = 0;
+  };
+  std::vector<Op> ops; // most time first (ties by source)
+};
+
 /// Collects one record per executed instruction and builds the profile.
 class ProfileBuilder {
 public:
@@ -62,12 +104,16 @@ public:
   /// Instruction `index` of the stream with dense index `stream` ran from
   /// `startPs`, busy for `busyPs`, completing at startPs + completePs.
   /// `peSecondsAtPeak`: its FLOPs over the peak for its input types.
+  /// `cause`: what decided `startPs` (the critical path's edges).
   void record(int stream, size_t index, int64_t startPs, int64_t busyPs,
               int64_t completePs, int64_t matmulFlops, double peSecondsAtPeak,
-              int64_t dmaBytes, int64_t dmaHbmBytes);
+              int64_t dmaBytes, int64_t dmaHbmBytes, StartCause cause = {});
 
   /// The ops, most attributed time first (ties by source).
   std::vector<OpProfile> finish() const;
+  /// The critical path back from the last completion (ties: the first
+  /// recorded); empty when nothing ran.
+  CriticalPath criticalPath() const;
 
 private:
   struct Interval {
@@ -79,6 +125,13 @@ private:
   std::vector<OpProfile> ops_;
   std::vector<double> peSeconds_;
   std::vector<Interval> intervals_;
+  /// Per executed instruction, [stream index][instruction]: when it ran and
+  /// what decided its start.
+  struct Run {
+    int64_t start = -1, busy = 0, complete = 0;
+    StartCause cause;
+  };
+  std::vector<std::vector<Run>> runs_;
 };
 
 } // namespace nki::sim

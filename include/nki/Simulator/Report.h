@@ -54,6 +54,9 @@ struct SimReport {
 
   /// Per source op, most attributed time first (SimOptions::collectProfile).
   std::vector<OpProfile> ops;
+  /// The chain of starts that decided the total (Profile.h), with the
+  /// profile.
+  CriticalPath criticalPath;
 };
 
 /// A fixed-width table for terminals, with the `topOps` ops that take the

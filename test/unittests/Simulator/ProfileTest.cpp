@@ -125,5 +125,81 @@ TEST(Profile, PeUtilisationAgainstTheSpan) {
   EXPECT_DOUBLE_EQ(ops[0].peUtilisation, 0.25);
 }
 
+TEST(Profile, CriticalPathFollowsTheRecordedCauses) {
+  // load (q0) [0, 1000), done 2300; mm (PE) waits on it: 2300 + 50 sync,
+  // busy 400; relu (ACT) waits on mm: 2750 + 50, busy 100; a second relu
+  // follows on the ACT's stream [2900, 3000); store (q1) waits on it:
+  // 3050, busy 500, done 4850, the last completion. An unrelated DVE op
+  // [0, 3000) is off the path.
+  StreamId q0{Engine::DMA, 0}, q1{Engine::DMA, 1}, pe{Engine::PE, 0},
+      act{Engine::ACT, 0}, dve{Engine::DVE, 0};
+  isa::Program p = program({{q0, {"load"}},
+                            {pe, {"conv"}},
+                            {act, {"conv", "relu"}},
+                            {q1, {"store"}},
+                            {dve, {"other"}}});
+  ProfileBuilder b(p, trn2());
+  using K = StartCause;
+  b.record(q0.index(), 0, 0, 1000, 2300, 0, 0, 0, 0);
+  b.record(dve.index(), 0, 0, 3000, 3000, 0, 0, 0, 0);
+  b.record(pe.index(), 0, 2350, 400, 400, 0, 0, 0, 0,
+           {K::Semaphore, q0.index(), 0});
+  b.record(act.index(), 0, 2800, 100, 100, 0, 0, 0, 0,
+           {K::Semaphore, pe.index(), 0});
+  b.record(act.index(), 1, 2900, 100, 100, 0, 0, 0, 0,
+           {K::Stream, act.index(), 0});
+  b.record(q1.index(), 0, 3050, 500, 1800, 0, 0, 0, 0,
+           {K::Semaphore, act.index(), 1});
+  CriticalPath c = b.criticalPath();
+  EXPECT_EQ(c.totalPs, 4850);
+  EXPECT_EQ(c.instructions, 5);
+  EXPECT_EQ(c.busyPs[size_t(Engine::DMA)], 1500);
+  EXPECT_EQ(c.busyPs[size_t(Engine::PE)], 400);
+  EXPECT_EQ(c.busyPs[size_t(Engine::ACT)], 200);
+  EXPECT_EQ(c.busyPs[size_t(Engine::DVE)], 0);
+  EXPECT_EQ(c.dmaLatencyPs, 1300 + 1300);
+  EXPECT_EQ(c.syncPs, 150);
+  EXPECT_EQ(c.otherPs, 0);
+  int64_t sum = c.dmaLatencyPs + c.syncPs + c.otherPs;
+  for (int64_t busy : c.busyPs)
+    sum += busy;
+  EXPECT_EQ(sum, c.totalPs);
+  // Per op: busy time and DMA latency; conv's two instructions add up.
+  ASSERT_EQ(c.ops.size(), 4u);
+  EXPECT_EQ(c.ops[0].source, "load");
+  EXPECT_EQ(c.ops[0].ps, 2300);
+  EXPECT_EQ(c.ops[1].source, "store");
+  EXPECT_EQ(c.ops[1].ps, 1800);
+  EXPECT_EQ(c.ops[2].source, "conv");
+  EXPECT_EQ(c.ops[2].ps, 500);
+  EXPECT_EQ(c.ops[2].instructions, 2);
+  EXPECT_EQ(c.ops[3].source, "relu");
+}
+
+TEST(Profile, CriticalPathCountsUnexplainedStartsAsOther) {
+  // The PE's second instruction started at the issue clock, 30 ps after
+  // the first ended (no cause recorded); the first at 20 from nothing.
+  StreamId pe{Engine::PE, 0};
+  isa::Program p = program({{pe, {"a", "b"}}});
+  ProfileBuilder b(p, trn2());
+  b.record(pe.index(), 0, 20, 100, 100, 0, 0, 0, 0);
+  b.record(pe.index(), 1, 150, 100, 100, 0, 0, 0, 0);
+  CriticalPath c = b.criticalPath();
+  EXPECT_EQ(c.totalPs, 250);
+  EXPECT_EQ(c.busyPs[size_t(Engine::PE)], 200);
+  EXPECT_EQ(c.otherPs, 50);
+  EXPECT_EQ(c.instructions, 2);
+}
+
+TEST(Profile, CriticalPathOfNothing) {
+  StreamId pe{Engine::PE, 0};
+  isa::Program p = program({{pe, {"never"}}});
+  ProfileBuilder b(p, trn2());
+  CriticalPath c = b.criticalPath();
+  EXPECT_EQ(c.totalPs, 0);
+  EXPECT_EQ(c.instructions, 0);
+  EXPECT_TRUE(c.ops.empty());
+}
+
 } // namespace
 } // namespace nki::sim

@@ -103,6 +103,56 @@ TEST(Timing, DmaBusyThenCompletionLatency) {
   EXPECT_EQ(r.report.dmaBytes, 2 * 262144);
 }
 
+TEST(Timing, CriticalPathFollowsWhatDecidedEachStart) {
+  // DmaBusyThenCompletionLatency's program with a profile: the second load
+  // starts when the queue frees (its stream decided) and ends the run; the
+  // DVE copy waiting on the first load's semaphore finishes before it. The
+  // path is both loads' busy time and the second's completion latency.
+  isa::Program p = makeProgram();
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
+  Instruction load = op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512));
+  add(p, dmaQ(0), signals(load, 0));
+  add(p, dmaQ(0), op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512)));
+  Instruction copy =
+      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512));
+  add(p, kDVE, waits(copy, 0, 1));
+  SimOptions opts;
+  opts.collectProfile = true;
+  auto r = simulate(p, makeHbmImage(p), opts);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const CriticalPath &c = r->report.criticalPath;
+  const int64_t busy = 11397566;
+  EXPECT_EQ(c.totalPs, 2 * busy + 1300000);
+  EXPECT_EQ(c.instructions, 2);
+  EXPECT_EQ(c.busyPs[size_t(Engine::DMA)], 2 * busy);
+  EXPECT_EQ(c.dmaLatencyPs, 1300000);
+  EXPECT_EQ(c.syncPs, 0);
+  EXPECT_EQ(c.otherPs, 0);
+
+  // With the copy waiting on the second load instead, the copy ends the
+  // run, 50 ns of sync after that load's completion.
+  isa::Program q = makeProgram();
+  q.tensors = p.tensors;
+  add(q, dmaQ(0), op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512)));
+  Instruction load2 =
+      op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512));
+  add(q, dmaQ(0), signals(load2, 0));
+  Instruction copy2 =
+      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512, 4096));
+  add(q, kDVE, waits(copy2, 0, 1));
+  r = simulate(q, makeHbmImage(q), opts);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const CriticalPath &d = r->report.criticalPath;
+  EXPECT_EQ(d.instructions, 3);
+  EXPECT_EQ(d.syncPs, 50000);
+  EXPECT_EQ(d.dmaLatencyPs, 1300000);
+  EXPECT_EQ(d.busyPs[size_t(Engine::DMA)], 2 * busy);
+  EXPECT_EQ(d.totalPs,
+            2 * busy + 1300000 + 50000 + d.busyPs[size_t(Engine::DVE)]);
+  EXPECT_GT(d.busyPs[size_t(Engine::DVE)], 0);
+}
+
 TEST(Timing, DmaHbmBytesLeaveOnChipCopiesOut) {
   // An f32 load from HBM, then an SBUF -> SBUF copy that narrows it to
   // bf16: both count as DMA bytes (the wider dtype), only the load as HBM
