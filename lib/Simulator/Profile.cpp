@@ -144,10 +144,12 @@ CriticalPath ProfileBuilder::criticalPath() const {
   // its completion on the path.
   auto add = [&](int32_t st, int32_t in, int64_t busy, int64_t latency) {
     ++path.instructions;
-    path.busyPs[size_t(isa::StreamId::fromIndex(st).engine)] += busy;
+    size_t engine = size_t(isa::StreamId::fromIndex(st).engine);
+    path.busyPs[engine] += busy;
     path.dmaLatencyPs += latency;
     CriticalPath::Op &op = ops[size_t(opOf_[size_t(st)][size_t(in)])];
     op.ps += busy + latency;
+    op.enginePs[engine] += busy + latency;
     ++op.instructions;
   };
   const Run &last = runs_[size_t(s)][size_t(i)];

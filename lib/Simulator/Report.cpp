@@ -64,15 +64,19 @@ std::string formatCriticalPath(const SimReport &r, size_t top) {
   append(&out, "top ", n, " of ", c.ops.size(),
          " source ops on the critical path\n");
   char line[160];
-  std::snprintf(line, sizeof line, "%12s %6s %8s  %s\n", "time (us)", "%",
-                "instrs", "source op");
+  std::snprintf(line, sizeof line, "%12s %6s %8s %6s  %s\n", "time (us)", "%",
+                "instrs", "engine", "source op");
   out += line;
   for (size_t i = 0; i < n; ++i) {
     const CriticalPath::Op &op = c.ops[i];
     double pct = c.totalPs ? 100.0 * double(op.ps) / double(c.totalPs) : 0.0;
-    std::snprintf(line, sizeof line, "%12s %6.2f %8lld  ",
+    size_t engine =
+        size_t(std::max_element(op.enginePs.begin(), op.enginePs.end()) -
+               op.enginePs.begin());
+    std::snprintf(line, sizeof line, "%12s %6.2f %8lld %6s  ",
                   microseconds(op.ps).c_str(), pct,
-                  static_cast<long long>(op.instructions));
+                  static_cast<long long>(op.instructions),
+                  std::string(isa::engineName(isa::Engine(engine))).c_str());
     append(&out, line, op.source, "\n");
   }
   return out;
@@ -164,10 +168,15 @@ std::string formatReportJson(const SimReport &r) {
   append(&out, "}, \"dma_latency_ps\": ", c.dmaLatencyPs,
          ", \"sync_ps\": ", c.syncPs, ", \"other_ps\": ", c.otherPs,
          ", \"ops\": [");
-  for (size_t i = 0; i < c.ops.size(); ++i)
+  for (size_t i = 0; i < c.ops.size(); ++i) {
     append(&out, i ? ", " : "", "{\"source\": \"", jsonEscape(c.ops[i].source),
            "\", \"ps\": ", c.ops[i].ps,
-           ", \"instructions\": ", c.ops[i].instructions, "}");
+           ", \"instructions\": ", c.ops[i].instructions, ", \"engine_ps\": {");
+    for (int e = 0; e < kProfileEngines; ++e)
+      append(&out, e ? ", " : "", "\"", isa::engineName(isa::Engine(e)),
+             "\": ", c.ops[i].enginePs[size_t(e)]);
+    out += "}}";
+  }
   out += "]}}\n";
   return out;
 }

@@ -21,10 +21,10 @@
 // 1300000 + 50000 + 690000 + 50000 + 2849392 + 1300000 = 9088784.
 // TABLE-NEXT: critical path 9.089 us over 3 instructions: busy pe 0.000, act 0.690, dve 0.000, pool 0.000, dma 5.699; DMA latency 2.600, sync 0.100, other 0.000 (us)
 // TABLE-NEXT: top 3 of 3 source ops on the critical path
-// TABLE-NEXT:    time (us)      %   instrs  source op
-// TABLE-NEXT:        4.149  45.65        1  /layer/load
-// TABLE-NEXT:        4.149  45.65        1  /layer/store
-// TABLE-NEXT:        0.690   7.59        1  /layer/exp
+// TABLE-NEXT:    time (us)      %   instrs engine  source op
+// TABLE-NEXT:        4.149  45.65        1    dma  /layer/load
+// TABLE-NEXT:        4.149  45.65        1    dma  /layer/store
+// TABLE-NEXT:        0.690   7.59        1    act  /layer/exp
 //
 // RUN: nki-run %t.nkb --random-inputs=1 --report=json | FileCheck %s --check-prefix=JSON
 // JSON: "pe_peak_flops_per_second": 7.86432e+13, "pe_peak_flops_per_second_fp32": 1.96608e+13, "pe_peak_flops_per_second_fp8": 1.57286e+14, "pe_peak_flops_per_second_mx": 0,
@@ -33,7 +33,9 @@
 // JSON-SAME: {"source": "/layer/store", "attributed_ps": 4149392,
 // JSON-SAME: {"source": "/layer/exp", "attributed_ps": 690000, "first_start_ps": 4199392, "last_complete_ps": 4889392, "instructions": 1, "busy_ps": {"pe": 0, "act": 690000, "dve": 0, "pool": 0, "dma": 0}, "matmul_flops": 0, "dma_bytes": 0, "dma_hbm_bytes": 0, "bound": "act", "bound_utilisation": 1, "pe_utilisation": 0}],
 // JSON-SAME: "critical_path": {"total_ps": 9088784, "instructions": 3, "busy_ps": {"pe": 0, "act": 690000, "dve": 0, "pool": 0, "dma": 5698784}, "dma_latency_ps": 2600000, "sync_ps": 100000, "other_ps": 0,
-// JSON-SAME: "ops": [{"source": "/layer/load", "ps": 4149392, "instructions": 1}, {"source": "/layer/store", "ps": 4149392, "instructions": 1}, {"source": "/layer/exp", "ps": 690000, "instructions": 1}]}}
+// JSON-SAME: "ops": [{"source": "/layer/load", "ps": 4149392, "instructions": 1, "engine_ps": {"pe": 0, "act": 0, "dve": 0, "pool": 0, "dma": 4149392}},
+// JSON-SAME: {"source": "/layer/store", "ps": 4149392, "instructions": 1, "engine_ps": {"pe": 0, "act": 0, "dve": 0, "pool": 0, "dma": 4149392}},
+// JSON-SAME: {"source": "/layer/exp", "ps": 690000, "instructions": 1, "engine_ps": {"pe": 0, "act": 690000, "dve": 0, "pool": 0, "dma": 0}}]}}
 //
 // The trace names the source op on every slice.
 // RUN: nki-run %t.nkb --random-inputs=1 --trace=%t.trace.json > /dev/null

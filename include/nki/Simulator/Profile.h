@@ -92,6 +92,9 @@ struct CriticalPath {
     std::string source;
     int64_t ps = 0; // its instructions' busy time and DMA latency on the path
     int64_t instructions = 0;
+    /// Of `ps`, per engine (DMA's with its latency): the engine the op
+    /// holds the path on is the largest.
+    std::array<int64_t, kProfileEngines> enginePs{};
   };
   std::vector<Op> ops; // most time first (ties by source)
 };

@@ -173,6 +173,9 @@ TEST(Profile, CriticalPathFollowsTheRecordedCauses) {
   EXPECT_EQ(c.ops[2].source, "conv");
   EXPECT_EQ(c.ops[2].ps, 500);
   EXPECT_EQ(c.ops[2].instructions, 2);
+  EXPECT_EQ(c.ops[2].enginePs[size_t(Engine::PE)], 400);
+  EXPECT_EQ(c.ops[2].enginePs[size_t(Engine::ACT)], 100);
+  EXPECT_EQ(c.ops[0].enginePs[size_t(Engine::DMA)], 2300); // with latency
   EXPECT_EQ(c.ops[3].source, "relu");
 }
 
