@@ -244,7 +244,8 @@ public:
     }
     py::object traceJson = py::none();
     if (trace)
-      traceJson = py::str(sim::formatChromeTrace(program_, result->trace));
+      traceJson = py::str(sim::formatChromeTrace(program_, result->trace,
+                                                 &result->report.criticalPath));
     return py::make_tuple(outputs, sim::formatReportJson(result->report),
                           sim::formatReportTable(result->report), traceJson);
   }

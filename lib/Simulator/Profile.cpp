@@ -151,6 +151,8 @@ CriticalPath ProfileBuilder::criticalPath() const {
     op.ps += busy + latency;
     op.enginePs[engine] += busy + latency;
     ++op.instructions;
+    path.steps.push_back(CriticalPath::Step{
+        st, in, runs_[size_t(st)][size_t(in)].start, busy + latency});
   };
   const Run &last = runs_[size_t(s)][size_t(i)];
   add(s, i, last.busy, std::max<int64_t>(last.complete - last.busy, 0));
@@ -188,6 +190,7 @@ CriticalPath ProfileBuilder::criticalPath() const {
     s = c.stream;
     i = c.index;
   }
+  std::reverse(path.steps.begin(), path.steps.end());
   for (size_t op = 0; op < ops.size(); ++op)
     if (ops[op].instructions) {
       ops[op].source = ops_[op].source;

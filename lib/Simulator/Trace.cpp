@@ -101,7 +101,8 @@ std::string describeOperands(const isa::Instruction &inst) {
 }
 
 std::string formatChromeTrace(const isa::Program &program,
-                              const std::vector<TraceEvent> &events) {
+                              const std::vector<TraceEvent> &events,
+                              const CriticalPath *path) {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   bool first = true;
   auto sep = [&] {
@@ -139,6 +140,39 @@ std::string formatChromeTrace(const isa::Program &program,
     if (!inst.loc.empty())
       append(&out, ", \"source\": \"", jsonEscape(inst.loc), "\"");
     out += "}}";
+  }
+  // The critical path on a track of its own, above the streams: each of
+  // its instructions over its time on the path (Profile.h).
+  if (path && !path->steps.empty()) {
+    constexpr int kPathTrack = 1000; // past every stream's index
+    sep();
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", kPathTrack,
+           ", \"name\": \"thread_name\", \"args\": {\"name\": "
+           "\"critical path\"}}");
+    sep();
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", kPathTrack,
+           ", \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": "
+           "-1}}");
+    for (const CriticalPath::Step &step : path->steps) {
+      isa::StreamId id = isa::StreamId::fromIndex(step.stream);
+      const isa::Stream *stream = nullptr;
+      for (const isa::Stream &s : program.streams)
+        if (s.id == id)
+          stream = &s;
+      if (!stream || step.index >= int32_t(stream->instructions.size()))
+        continue;
+      const isa::Instruction &inst = stream->instructions[step.index];
+      sep();
+      append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", kPathTrack,
+             ", \"name\": \"", isa::opcodeName(inst.opcode),
+             inst.loc.empty() ? "" : " ", jsonEscape(inst.loc),
+             "\", \"cat\": \"critical\", \"ts\": ", us(step.startPs),
+             ", \"dur\": ", us(step.ps), ", \"args\": {\"stream\": \"",
+             isa::streamName(id), "\", \"index\": ", step.index);
+      if (!inst.loc.empty())
+        append(&out, ", \"source\": \"", jsonEscape(inst.loc), "\"");
+      out += "}}";
+    }
   }
   out += "\n]}\n";
   return out;

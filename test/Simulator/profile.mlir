@@ -44,6 +44,13 @@
 // TRACE-SAME: "source": "/layer/load"
 // TRACE: "name": "activation /layer/exp", "cat": "activation",
 // TRACE: "name": "dma_copy /layer/store", "cat": "dma_copy",
+//
+// and repeats the critical path's instructions on a track of its own, each
+// over its time on the path.
+// TRACE: "tid": 1000, "name": "thread_name", "args": {"name": "critical path"}}
+// TRACE: "tid": 1000, "name": "dma_copy /layer/load", "cat": "critical", "ts": 0.000000, "dur": 4.149392, "args": {"stream": "dma0", "index": 0, "source": "/layer/load"}}
+// TRACE-NEXT: "tid": 1000, "name": "activation /layer/exp", "cat": "critical", "ts": 4.199392, "dur": 0.690000,
+// TRACE-NEXT: "tid": 1000, "name": "dma_copy /layer/store", "cat": "critical", "ts": 4.939392, "dur": 4.149392,
 
 nisa.program target("trn2") semaphores(2) {
   nisa.tensor @x input f32 [128, 64] at 0

@@ -40,7 +40,8 @@ const char *kUsage =
     "  --report[=table|json[=FILE]]  print the timing report: streams, the\n"
     "                           source ops taking the most time and the\n"
     "                           critical path\n"
-    "  --trace=FILE.json        write a Chrome/Perfetto trace\n"
+    "  --trace=FILE.json        write a Chrome/Perfetto trace (a track per\n"
+    "                           stream, and the critical path's)\n"
     "  --target-check           only check the program against its target\n"
     "  --no-race-check, --no-uninit-check   disable those checks\n";
 
@@ -327,7 +328,9 @@ int main(int argc, char **argv) {
   opts.checkRaces = o.races;
   opts.checkUninitialized = o.uninit;
   opts.collectTrace = !o.traceFile.empty();
-  opts.collectProfile = o.report != Options::Report::None;
+  // The trace's critical-path track comes from the profile's records.
+  opts.collectProfile =
+      o.report != Options::Report::None || !o.traceFile.empty();
   opts.progressIntervalSeconds = 2.0;
   opts.progress = [](const sim::SimProgress &p) {
     if (p.hostSeconds < 2.0 || p.instructionsDone == p.instructionsTotal)
@@ -369,7 +372,8 @@ int main(int argc, char **argv) {
   }
   if (!o.traceFile.empty()) {
     absl::Status st = sim::writeFile(
-        o.traceFile, sim::formatChromeTrace(*prog, result->trace));
+        o.traceFile, sim::formatChromeTrace(*prog, result->trace,
+                                            &result->report.criticalPath));
     if (!st.ok())
       fail(std::string(st.message()));
   }

@@ -97,6 +97,14 @@ struct CriticalPath {
     std::array<int64_t, kProfileEngines> enginePs{};
   };
   std::vector<Op> ops; // most time first (ties by source)
+  /// The path's instructions in time order: dense stream index and index
+  /// in it, their start and their time on the path (busy, and a DMA's
+  /// latency when the next step waited for it).
+  struct Step {
+    int32_t stream = 0, index = 0;
+    int64_t startPs = 0, ps = 0;
+  };
+  std::vector<Step> steps;
 };
 
 /// Collects one record per executed instruction and builds the profile.

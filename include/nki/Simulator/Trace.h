@@ -8,6 +8,7 @@
 #define NKI_SIMULATOR_TRACE_H
 
 #include "nki/ISA/Types.h"
+#include "nki/Simulator/Profile.h"
 
 #include <cstdint>
 #include <string>
@@ -28,9 +29,12 @@ struct TraceEvent {
   int64_t completePs = 0; // signals at start + completePs
 };
 
-/// Chrome trace-event JSON for `events` of `program` (timestamps in us).
+/// Chrome trace-event JSON for `events` of `program` (timestamps in us);
+/// with `path`, a "critical path" track repeats its instructions' slices
+/// (each covering its time on the path).
 std::string formatChromeTrace(const isa::Program &program,
-                              const std::vector<TraceEvent> &events);
+                              const std::vector<TraceEvent> &events,
+                              const CriticalPath *path = nullptr);
 
 /// "dst=sbuf[0:128, +0, f32, (1,512)] src0=..." for trace and diagnostics.
 std::string describeOperands(const isa::Instruction &inst);
