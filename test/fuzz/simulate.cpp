@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (result.ok()) { // the report and trace writers see every result
     (void)sim::formatReportJson(result->report);
     (void)sim::formatReportTable(result->report);
-    (void)sim::formatChromeTrace(*program, result->trace);
+    (void)sim::formatChromeTrace(*program, result->trace,
+                                 &result->report.criticalPath);
   }
   return 0;
 }
