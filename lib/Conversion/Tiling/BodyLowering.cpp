@@ -649,6 +649,26 @@ Value tiling::scaleBySumFactor(OpBuilder &b, Location loc, Value column,
   return scaled;
 }
 
+/// Whether `v`'s pending steps on a PSUM tile (an evacuation's bias or
+/// scale) are better applied once, when it is lowered: several ops read
+/// `v` and none takes pending steps into an activation's scale and bias
+/// or is the sigmoid family (which make them free). Otherwise every reader
+/// applies them again from PSUM: hardswish's x * clamp(x / 6 + 0.5, 0, 1)
+/// took a DVE pass from PSUM for x / 6 besides the pass that made x, and
+/// only the DVE reads PSUM (the POOL cannot), which ran MobileNetV3 on it.
+static bool appliesPendingOnce(Value v, const TileValue &t) {
+  if (t.kind != TileValue::Full || t.pending.empty() || !t.tile ||
+      !tile::isPsum(t.tile.getType()))
+    return false;
+  SmallPtrSet<Operation *, 4> users(v.getUsers().begin(), v.getUsers().end());
+  if (users.size() < 2)
+    return false;
+  return llvm::none_of(users, [&](Operation *user) {
+    return !activationOf(user).empty() || isReluOf(user, v) ||
+           matchSigmoidFamily(user).second;
+  });
+}
+
 FailureOr<TileValue> BodyLowering::lower(Value v) {
   auto it = values.find(v);
   if (it != values.end())
@@ -660,6 +680,8 @@ FailureOr<TileValue> BodyLowering::lower(Value v) {
     return failure();
   }
   FailureOr<TileValue> r = lowerOp(def);
+  if (succeeded(r) && appliesPendingOnce(v, *r))
+    r = resolve(*r);
   if (succeeded(r))
     values[v] = *r;
   return r;
