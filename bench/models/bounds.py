@@ -93,9 +93,89 @@ def min_columns(pixels, k, m):
     return blocks * (moving + loads)
 
 
+def _fold_shapes(model):
+    """`model` with the int64 shape computations onnx's shape inference
+    leaves open folded into constants (a Reshape to Concat(Slice(Shape(x)),
+    c), as torch exports `flatten(2)`): Shape of a tensor inference sized,
+    and Constant, Slice, Concat, Gather, Unsqueeze, Squeeze and Cast over
+    such values, evaluated with numpy. Each Reshape whose target folds
+    takes it as an initializer; inference then sizes what follows."""
+    import numpy as np
+    from onnx import numpy_helper
+    for _ in range(4):
+        model = shape_inference.infer_shapes(model)
+        g = model.graph
+        dims = {vi.name: [d.dim_value if d.HasField("dim_value") else None
+                          for d in vi.type.tensor_type.shape.dim]
+                for vi in list(g.input) + list(g.value_info)}
+        known = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+        inits = set(known)
+
+        def attr(n, name, default=None):
+            return next((helper.get_attribute_value(a) for a in n.attribute
+                         if a.name == name), default)
+
+        for n in g.node:
+            ins = [known.get(i) if i else None for i in n.input]
+            out = None
+            try:
+                if n.op_type == "Constant" and attr(n, "value") is not None:
+                    out = numpy_helper.to_array(attr(n, "value"))
+                elif n.op_type == "Shape":
+                    d = dims.get(n.input[0])
+                    if d and None not in d and all(x > 0 for x in d):
+                        out = np.array(d, np.int64)[
+                            attr(n, "start", 0):attr(n, "end", len(d))]
+                elif any(x is None for x in ins if x is not None) or \
+                        any(i and known.get(i) is None for i in n.input):
+                    out = None
+                elif n.op_type == "Slice":
+                    data, starts, ends = ins[:3]
+                    axes = ins[3] if len(ins) > 3 and ins[3] is not None \
+                        else range(len(starts))
+                    steps = ins[4] if len(ins) > 4 and ins[4] is not None \
+                        else [1] * len(starts)
+                    index = [slice(None)] * data.ndim
+                    for a, b, e, st in zip(axes, starts, ends, steps):
+                        index[a] = slice(int(b), int(e), int(st))
+                    out = data[tuple(index)]
+                elif n.op_type == "Concat":
+                    out = np.concatenate(ins, axis=attr(n, "axis"))
+                elif n.op_type == "Gather":
+                    out = np.take(ins[0], ins[1], axis=attr(n, "axis", 0))
+                elif n.op_type in ("Unsqueeze", "Squeeze"):
+                    axes = attr(n, "axes")
+                    axes = list(ins[1]) if axes is None and len(ins) > 1 \
+                        else axes
+                    out = (np.expand_dims(ins[0], tuple(axes))
+                           if n.op_type == "Unsqueeze"
+                           else np.squeeze(ins[0], tuple(axes)
+                                           if axes else None))
+                elif n.op_type == "Cast":
+                    out = ins[0].astype(helper.tensor_dtype_to_np_dtype(
+                        attr(n, "to")))
+            except (TypeError, ValueError, IndexError):
+                out = None
+            if out is not None:
+                known[n.output[0]] = np.asarray(out)
+        folded = False
+        for n in g.node:
+            if n.op_type == "Reshape" and n.input[1] not in inits and \
+                    n.input[1] in known:
+                name = n.input[1] + "_folded"
+                g.initializer.append(numpy_helper.from_array(
+                    known[n.input[1]].astype(np.int64), name))
+                inits.add(name)
+                n.input[1] = name
+                folded = True
+        if not folded:
+            return model
+    return model
+
+
 def load(path):
     """The model's graph, with every tensor's shape by name."""
-    g = shape_inference.infer_shapes(onnx.load(path)).graph
+    g = _fold_shapes(onnx.load(path)).graph
     shapes = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
               for vi in list(g.input) + list(g.output) + list(g.value_info)}
     for t in g.initializer:

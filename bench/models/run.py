@@ -104,8 +104,7 @@ def graph_costs(onnx_path):
     """(matmul/conv FLOPs, initializer + input + output bytes) of a model."""
     import onnx
     from onnx import helper, mapping  # noqa: F401
-    m = onnx.load(onnx_path)
-    m = onnx.shape_inference.infer_shapes(m)
+    m = bounds._fold_shapes(onnx.load(onnx_path))
     g = m.graph
     shapes = {}
     for vi in list(g.input) + list(g.output) + list(g.value_info):
