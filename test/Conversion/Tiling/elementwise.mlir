@@ -234,6 +234,30 @@ func.func @few_rows(%x: memref<4x512x64xf32>, %cos: memref<512x64xf32>, %o: memr
 
 // -----
 
+// A last dim of exactly one partition block stays on the free axis: split
+// onto the partitions it would leave one element a partition, and the rows
+// in loops of one instruction each. A transformer encoder's residual add
+// over [8 images, 80 steps, 128 features], one operand a transposed view
+// (the CNN's features): 640 DMAs and adds of [128, 1] (the OCR recogniser
+// at batch 8 under auto-cast: 1,266.6 us, 930 of them in two such adds and
+// a transpose), now eight of [80, 128].
+// CHECK-LABEL: func.func @row_of_128
+// CHECK-NOT: memref<128x1xf32, #nki.memory<sbuf>>
+// CHECK: nki.tensor_tensor "add" %{{.*}}, %{{.*}} into %{{.*}} : memref<80x128xf32, #nki.memory<sbuf>>
+#nsd = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#nds = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+func.func @row_of_128(%x: memref<8x128x80xf32>, %y: memref<8x80x128xf32>, %o: memref<8x80x128xf32>) {
+  linalg.generic {indexing_maps = [#nds, #nsd, #nsd], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %y : memref<8x128x80xf32>, memref<8x80x128xf32>) outs(%o : memref<8x80x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A narrowing of an f32 value only it reads: the instruction that computes
 // the value stores it in the cast's type (the store rounds), no copy. A
 // value read twice keeps its f32 tile and the cast is a copy; a widening
