@@ -220,7 +220,7 @@ LogicalResult ConvKernel::analyze() {
     // their maps), read as [P, 1] columns.
     for (size_t i = 0; i + 1 < chainEpi.operands.size(); ++i)
       assert((chainEpi.readsProduct[i] || !chainEpi.operands[i].buffer ||
-              perChannel(chainEpi.operands[i])) &&
+              perChannel(chainEpi.operands[i], g.oh, g.ow)) &&
              "a chained 1x1's epilogue reads per-channel operands only");
   }
   if (epilogue)

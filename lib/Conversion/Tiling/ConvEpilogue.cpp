@@ -307,8 +307,8 @@ bool ConvKernel::evacuatesImages(int64_t pixels) const {
   if (blocks() != 1 || bands > 1 || poolInKernel || globalPool || scale)
     return false;
   // Every per-channel operand is the same for every image.
-  if (epilogue && !llvm::all_of(epi.operands, [](const Access &e) {
-        return !e.buffer || !perChannel(e) || e.strides[0] == 0;
+  if (epilogue && !llvm::all_of(epi.operands, [&](const Access &e) {
+        return !e.buffer || !perChannel(e, g.oh, g.ow) || e.strides[0] == 0;
       }))
     return false;
   // Images of a few pixels (a squeeze-and-excitation's 1x1 convolutions):
@@ -629,7 +629,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   FailureOr<Value> t = epi.compute(
       b, loc, lowering, product, acc, elt, fb, cols,
       [&](const Access &e) -> std::pair<Value, bool> {
-        bool column = perChannel(e);
+        bool column = perChannel(e, g.oh, g.ow);
         Layout l{e.buffer, e.offset, SmallVector<int64_t>(e.strides)};
         return {load(l, e.elementType, column), column};
       },

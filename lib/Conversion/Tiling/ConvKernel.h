@@ -46,10 +46,18 @@ inline constexpr int64_t kMaxTapProducts = 8192;
 /// Chunks (PSUM banks) a stationary tile serves before the next.
 inline constexpr int64_t kChunksPerGroup = 4;
 
-/// Whether an epilogue operand [N, C, H, W] is read per channel (and
-/// maybe per image): a [P, 1] column of a chunk.
-inline bool perChannel(const Access &e) {
-  return e.strides[2] == 0 && e.strides[3] == 0;
+/// Whether an epilogue operand [N, C, H, W] of an `h` x `w` result is read
+/// per channel (and maybe per image): a [P, 1] column of a chunk. A dim of
+/// one row (or column) in an image of several columns (rows) does not
+/// count, whatever its stride: the (3, 1) convolution that ends a text
+/// recogniser's CNN has [N, C, 1, 80] results, whose batch norm read as
+/// [P, 80] tiles took a one-element DMA descriptor an element (57 us a
+/// load). 1 x 1 images keep both strides zero (their per-image operands
+/// stay tiles).
+inline bool perChannel(const Access &e, int64_t h, int64_t w) {
+  bool flatH = e.strides[2] == 0 || (h == 1 && w > 1);
+  bool flatW = e.strides[3] == 0 || (w == 1 && h > 1);
+  return flatH && flatW;
 }
 
 /// Whether the kernel rows of `g` go on the partitions (ConvBands.cpp).
