@@ -126,9 +126,8 @@ def _fold_shapes(model):
                     if d and None not in d and all(x > 0 for x in d):
                         out = np.array(d, np.int64)[
                             attr(n, "start", 0):attr(n, "end", len(d))]
-                elif any(x is None for x in ins if x is not None) or \
-                        any(i and known.get(i) is None for i in n.input):
-                    out = None
+                elif any(i and known.get(i) is None for i in n.input):
+                    out = None  # an input not folded (yet)
                 elif n.op_type == "Slice":
                     data, starts, ends = ins[:3]
                     axes = ins[3] if len(ins) > 3 and ins[3] is not None \

@@ -80,22 +80,29 @@ TEST(Timing, SameStreamWaitHasNoLatency) {
   EXPECT_EQ(r.report.totalPs, 2 * 133334);
 }
 
+/// Two loads of [128, 512] f32 one after another on DMA queue 0, and a DVE
+/// copy of the one the `waited` load (0 or 1) brings, waiting for its
+/// signal.
+isa::Program twoLoadsAndACopy(int waited) {
+  isa::Program p = makeProgram();
+  p.tensors.push_back(
+      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
+  for (int i = 0; i < 2; ++i) {
+    Instruction load =
+        op(Opcode::DmaCopy, sbuf(128, 512, 4096 * i), hbm(0, 128, 512));
+    add(p, dmaQ(0), i == waited ? signals(load, 0) : load);
+  }
+  Instruction copy = op(Opcode::TensorCopy, sbuf(128, 512, 8192),
+                        sbuf(128, 512, 4096 * waited));
+  add(p, kDVE, waits(copy, 0, 1));
+  return p;
+}
+
 TEST(Timing, DmaBusyThenCompletionLatency) {
   // [128, 512] f32 HBM -> SBUF: 128 descriptors of 2048 bytes; busy
   // ceil(262144 * 1000 / 23) ps, completes 1300 ns later; the DVE copy
   // waiting on it starts 50 ns after that.
-  isa::Program p = makeProgram();
-  p.tensors.push_back(
-      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
-  Instruction load = op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512));
-  add(p, dmaQ(0), signals(load, 0));
-  Instruction load2 =
-      op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512));
-  add(p, dmaQ(0), load2);
-  Instruction copy =
-      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512));
-  add(p, kDVE, waits(copy, 0, 1));
-  SimResult r = simulateOk(p);
+  SimResult r = simulateOk(twoLoadsAndACopy(0));
   const int64_t busy = 11397566, complete = busy + 1300000;
   EXPECT_EQ(startOf(r, dmaQ(0), 1), busy); // the queue frees at busy end
   EXPECT_EQ(startOf(r, kDVE, 0), complete + 50000);
@@ -108,15 +115,7 @@ TEST(Timing, CriticalPathFollowsWhatDecidedEachStart) {
   // starts when the queue frees (its stream decided) and ends the run; the
   // DVE copy waiting on the first load's semaphore finishes before it. The
   // path is both loads' busy time and the second's completion latency.
-  isa::Program p = makeProgram();
-  p.tensors.push_back(
-      {"x", isa::TensorKind::Input, DType::F32, {128, 512}, 0, {}});
-  Instruction load = op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512));
-  add(p, dmaQ(0), signals(load, 0));
-  add(p, dmaQ(0), op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512)));
-  Instruction copy =
-      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512));
-  add(p, kDVE, waits(copy, 0, 1));
+  isa::Program p = twoLoadsAndACopy(0);
   SimOptions opts;
   opts.collectProfile = true;
   auto r = simulate(p, makeHbmImage(p), opts);
@@ -132,15 +131,7 @@ TEST(Timing, CriticalPathFollowsWhatDecidedEachStart) {
 
   // With the copy waiting on the second load instead, the copy ends the
   // run, 50 ns of sync after that load's completion.
-  isa::Program q = makeProgram();
-  q.tensors = p.tensors;
-  add(q, dmaQ(0), op(Opcode::DmaCopy, sbuf(128, 512), hbm(0, 128, 512)));
-  Instruction load2 =
-      op(Opcode::DmaCopy, sbuf(128, 512, 4096), hbm(0, 128, 512));
-  add(q, dmaQ(0), signals(load2, 0));
-  Instruction copy2 =
-      op(Opcode::TensorCopy, sbuf(128, 512, 8192), sbuf(128, 512, 4096));
-  add(q, kDVE, waits(copy2, 0, 1));
+  isa::Program q = twoLoadsAndACopy(1);
   r = simulate(q, makeHbmImage(q), opts);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const CriticalPath &d = r->report.criticalPath;
