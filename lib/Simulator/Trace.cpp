@@ -109,69 +109,62 @@ std::string formatChromeTrace(const isa::Program &program,
     out += first ? "  " : ",\n  ";
     first = false;
   };
-  for (const isa::Stream &s : program.streams) {
+  // A track's name and place among the others.
+  auto track = [&](int tid, const std::string &name, int sortIndex) {
     sep();
-    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
-           ", \"name\": \"thread_name\", \"args\": {\"name\": \"",
-           isa::streamName(s.id), "\"}}");
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", tid,
+           ", \"name\": \"thread_name\", \"args\": {\"name\": \"", name,
+           "\"}}");
     sep();
-    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", s.id.index(),
+    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", tid,
            ", \"name\": \"thread_sort_index\", \"args\": "
            "{\"sort_index\": ",
-           s.id.index(), "}}");
-  }
-  for (const TraceEvent &e : events) {
-    const isa::Stream *stream = nullptr;
+           sortIndex, "}}");
+  };
+  // Instruction `index` of stream `id`, or null outside the program.
+  auto instructionAt = [&](isa::StreamId id,
+                           int32_t index) -> const isa::Instruction * {
     for (const isa::Stream &s : program.streams)
-      if (s.id == e.stream)
-        stream = &s;
-    if (!stream || e.index >= int32_t(stream->instructions.size()))
-      continue;
-    const isa::Instruction &inst = stream->instructions[e.index];
+      if (s.id == id)
+        return index < int32_t(s.instructions.size()) ? &s.instructions[index]
+                                                      : nullptr;
+    return nullptr;
+  };
+  // A slice on track `tid` named by the instruction's opcode and source op;
+  // `args` opens its args object, which the source op closes.
+  auto slice = [&](int tid, const isa::Instruction &inst, const char *cat,
+                   int64_t startPs, int64_t durPs, const std::string &args) {
     sep();
-    append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", e.stream.index(),
-           ", \"name\": \"", isa::opcodeName(inst.opcode),
-           inst.loc.empty() ? "" : " ", jsonEscape(inst.loc),
-           "\", \"cat\": \"", isa::opcodeName(inst.opcode),
-           "\", \"ts\": ", us(e.startPs), ", \"dur\": ", us(e.busyPs),
-           ", \"args\": {\"index\": ", e.index, ", \"operands\": \"",
-           jsonEscape(describeOperands(inst)),
-           "\", \"signals_at_us\": ", us(e.startPs + e.completePs));
+    append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", tid, ", \"name\": \"",
+           isa::opcodeName(inst.opcode), inst.loc.empty() ? "" : " ",
+           jsonEscape(inst.loc), "\", \"cat\": \"", cat,
+           "\", \"ts\": ", us(startPs), ", \"dur\": ", us(durPs),
+           ", \"args\": {", args);
     if (!inst.loc.empty())
       append(&out, ", \"source\": \"", jsonEscape(inst.loc), "\"");
     out += "}}";
-  }
+  };
+  for (const isa::Stream &s : program.streams)
+    track(s.id.index(), isa::streamName(s.id), s.id.index());
+  for (const TraceEvent &e : events)
+    if (const isa::Instruction *inst = instructionAt(e.stream, e.index))
+      slice(e.stream.index(), *inst,
+            std::string(isa::opcodeName(inst->opcode)).c_str(), e.startPs,
+            e.busyPs,
+            cat("\"index\": ", e.index, ", \"operands\": \"",
+                jsonEscape(describeOperands(*inst)),
+                "\", \"signals_at_us\": ", us(e.startPs + e.completePs)));
   // The critical path on a track of its own, above the streams: each of
   // its instructions over its time on the path (Profile.h).
   if (path && !path->steps.empty()) {
     constexpr int kPathTrack = 1000; // past every stream's index
-    sep();
-    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", kPathTrack,
-           ", \"name\": \"thread_name\", \"args\": {\"name\": "
-           "\"critical path\"}}");
-    sep();
-    append(&out, "{\"ph\": \"M\", \"pid\": 0, \"tid\": ", kPathTrack,
-           ", \"name\": \"thread_sort_index\", \"args\": {\"sort_index\": "
-           "-1}}");
+    track(kPathTrack, "critical path", -1);
     for (const CriticalPath::Step &step : path->steps) {
       isa::StreamId id = isa::StreamId::fromIndex(step.stream);
-      const isa::Stream *stream = nullptr;
-      for (const isa::Stream &s : program.streams)
-        if (s.id == id)
-          stream = &s;
-      if (!stream || step.index >= int32_t(stream->instructions.size()))
-        continue;
-      const isa::Instruction &inst = stream->instructions[step.index];
-      sep();
-      append(&out, "{\"ph\": \"X\", \"pid\": 0, \"tid\": ", kPathTrack,
-             ", \"name\": \"", isa::opcodeName(inst.opcode),
-             inst.loc.empty() ? "" : " ", jsonEscape(inst.loc),
-             "\", \"cat\": \"critical\", \"ts\": ", us(step.startPs),
-             ", \"dur\": ", us(step.ps), ", \"args\": {\"stream\": \"",
-             isa::streamName(id), "\", \"index\": ", step.index);
-      if (!inst.loc.empty())
-        append(&out, ", \"source\": \"", jsonEscape(inst.loc), "\"");
-      out += "}}";
+      if (const isa::Instruction *inst = instructionAt(id, step.index))
+        slice(kPathTrack, *inst, "critical", step.startPs, step.ps,
+              cat("\"stream\": \"", isa::streamName(id),
+                  "\", \"index\": ", step.index));
     }
   }
   out += "\n]}\n";
