@@ -125,6 +125,12 @@ CASES = {
     "fpn_head": ([("skip", [1, 4, 16, 16]), ("up", [1, 4, 8, 8], (2, 2)),
                   ("up", [1, 4, 4, 4], (4, 4)), ("up", [1, 4, 2, 2], (8, 8))],
                  4, [3, 3], [1, 1, 1, 1], [1, 1], False),
+    # The same head's 8x level at batch 8 (a 128 KiB result a partition,
+    # its phases stacked in HBM): rows of 8 elements a phase, too short to
+    # read where they are, so the interleave kernel assembles the part
+    # first and the skip's convolution reads it whole.
+    "fpn_head_hbm": ([("skip", [8, 4, 64, 64]), ("up", [8, 4, 8, 8], (8, 8))],
+                     4, [3, 3], [1, 1, 1, 1], [1, 1], False),
     # The detector's output: one channel at 4x, its bias and sigmoid
     # computed per phase (the phases' convolutions' epilogues) and the
     # phases interleaved on chip, bands of rows side by side.
