@@ -290,6 +290,21 @@ static void solveTraffic(const BatchGroupProblem &problem,
   solution.computeNs = computeNs(problem, work, groups);
 }
 
+/// Whether a window holds a result whose channels leave partitions free
+/// (BatchLayer::packedBytes below its bytes): at the whole batch, in HBM,
+/// its kernel may pack bands of rows beside one another; kept in SBUF in a
+/// window, channel-major, it does not.
+static bool windowsHoldFewChannels(const BatchGroupProblem &problem,
+                                   const BatchGroupSolution &solution) {
+  for (const BatchWindow &w : solution.windows)
+    for (int64_t i = w.begin; i < w.end; ++i) {
+      const BatchLayer &l = problem.layers[i];
+      if (!l.view && l.packedBytes > 0 && l.packedBytes < l.bytes)
+        return true;
+    }
+  return false;
+}
+
 /// The prefix's choice (solve's first part).
 static void solvePrefix(const BatchGroupProblem &problem,
                         BatchGroupSolution &solution, int64_t forcedGroups) {
@@ -620,9 +635,14 @@ absl::Status nki::solve(const BatchGroupProblem &problem,
   // Windows hold the large results the estimate spilled; the prefix in
   // groups would only add each group's fill and drain (MobileNetV2 and
   // EfficientNet-B0 under auto-cast at batch 8, all three targets: 0.7 to
-  // 18 % slower), so no second candidate then.
+  // 18 % slower), so not that second candidate. But where a window holds
+  // a result of few channels its compute in groups may be more than the
+  // estimate's: the batch unsplit is the second candidate then
+  // (BatchGroupSolution::alternative).
   if (!solution.windows.empty())
-    solution.alternative = 0;
+    solution.alternative =
+        solution.layers == 0 && windowsHoldFewChannels(problem, solution) ? 1
+                                                                          : 0;
   if (forcedGroups == 0 && forcedChains == 0)
     return chooseChains(problem, solution);
   return absl::OkStatus();
@@ -691,13 +711,22 @@ absl::Status nki::verify(const BatchGroupProblem &problem,
         absl::StrCat("a second candidate of ", solution.alternativeChains,
                      " chains beside groups, not dividing the batch of ",
                      problem.batch, " or over a layer that cannot be split"));
-  if (solution.alternative &&
-      (solution.alternative < 2 || problem.batch % solution.alternative ||
-       solution.layers > 0 || !solution.windows.empty()))
+  if (solution.alternative == 1 &&
+      (solution.layers > 0 || solution.windows.empty()))
+    return absl::InvalidArgumentError(
+        "the batch unsplit as a second candidate without windows, or beside "
+        "a split of the first layers");
+  if (solution.alternative > 1 &&
+      (problem.batch % solution.alternative || solution.layers > 0 ||
+       !solution.windows.empty()))
     return absl::InvalidArgumentError(
         absl::StrCat("a second candidate of ", solution.alternative,
-                     " groups beside a split, or not dividing the batch of ",
+                     " groups beside a split or windows, or not dividing the "
+                     "batch of ",
                      problem.batch));
+  if (solution.alternative < 0)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a second candidate of ", solution.alternative, " groups"));
   if (absl::Status s = checkSplit(problem, 0, solution.layers, solution.groups,
                                   solution.packed);
       !s.ok())

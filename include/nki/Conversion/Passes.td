@@ -420,7 +420,13 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     a window taken, the estimate cannot tell whether the resident plan
     spills them too: that G is named as a second candidate
     (`alternative`), which nki-compile compiles too, keeping the program
-    whose schedule ends first.
+    whose schedule ends first. Where windows are taken instead, the first
+    layers not split, and a window holds a result of few channels (fewer
+    bytes packed than channel-major), the batch unsplit is the second
+    candidate (`alternative` = 1): at the whole batch such a layer packs
+    bands of rows beside one another with its result in HBM, in a window
+    it does not. nki-compile keeps it only when its schedule ends at least
+    2 % sooner.
 
     Chains: at a batch above `chain-images` where some result does not
     fit, the whole network once per chain of at most that many images, one

@@ -201,3 +201,77 @@ func.func @escape(%x: tensor<4x2x64x128xf32>, %wt: tensor<2x128xf32>) -> (tensor
   } -> tensor<4x128x64x128xf32>
   return %t, %out, %w2 : tensor<4x2x64x128xf32>, tensor<4x128xf32>, tensor<4x128x64x128xf32>
 }
+
+// -----
+
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#rev = affine_map<(n, c, h, w) -> (-n + 3, c, h, w)>
+#cin = affine_map<(n, f, h, w, c) -> (n, c, h, w)>
+#wgt = affine_map<(n, f, h, w, c) -> (c, f)>
+#cout = affine_map<(n, f, h, w, c) -> (n, f, h, w)>
+#rows = affine_map<(r, p) -> (r, p)>
+#row = affine_map<(r, p) -> (r)>
+
+// As @window with 64 filters over 96 rows (192 KiB a partition at the whole
+// batch, 48 KiB in a group of one image): a result of fewer channels than
+// half the partitions, whose kernel may pack two bands of rows beside one
+// another at the whole batch (its result then in HBM) but not in a window
+// (kept channel-major in SBUF). The estimate does not see that, so the
+// batch unsplit is named the second candidate (alternative = 1), which
+// nki-compile compiles too (BatchGroupSolution::alternative). Without
+// windows there is none.
+// CHECK-LABEL: func.func @few_channels(
+// CHECK-SAME: nki.batch_groups = {alternative = 1 : i64,
+// CHECK-SAME: windows = [{
+// OFF-LABEL: func.func @few_channels(
+// OFF-SAME: nki.batch_groups = {alternative = 0 : i64,
+// OFF-NOT: tensor.extract_slice
+
+func.func @few_channels(%x: tensor<4x2x96x128xf32>, %wt: tensor<2x64xf32>) -> (tensor<4x2x96x128xf32>, tensor<4x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<4x2x96x128xf32>
+  %t = linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<4x2x96x128xf32>) outs(%et : tensor<4x2x96x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  } -> tensor<4x2x96x128xf32>
+  %e2 = tensor.empty() : tensor<4x2x96x128xbf16>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<4x2x96x128xf32>) outs(%e2 : tensor<4x2x96x128xbf16>) {
+  ^bb0(%i: f32, %o: bf16):
+    %n = arith.truncf %i : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<4x2x96x128xbf16>
+  %e = tensor.empty() : tensor<4x64x96x128xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x64x96x128xf32>) -> tensor<4x64x96x128xf32>
+  %p = linalg.generic {indexing_maps = [#cin, #wgt, #cout], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%c, %wt : tensor<4x2x96x128xbf16>, tensor<2x64xf32>) outs(%f : tensor<4x64x96x128xf32>) {
+  ^bb0(%i: bf16, %w: f32, %o: f32):
+    %ie = arith.extf %i : bf16 to f32
+    %m = arith.mulf %ie, %w : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64x96x128xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<4x64x96x128xf32>) outs(%e : tensor<4x64x96x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.maximumf %i, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64x96x128xf32>
+  %v = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%u : tensor<4x64x96x128xf32>) outs(%e : tensor<4x64x96x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.mulf %i, %i : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64x96x128xf32>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%v : tensor<4x64x96x128xf32>) outs(%e : tensor<4x64x96x128xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.addf %i, %i : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64x96x128xf32>
+  %r = tensor.collapse_shape %w [[0, 1], [2, 3]] : tensor<4x64x96x128xf32> into tensor<256x12288xf32>
+  %se = tensor.empty() : tensor<256xf32>
+  %sf = linalg.fill ins(%z : f32) outs(%se : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]} ins(%r : tensor<256x12288xf32>) outs(%sf : tensor<256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %m = arith.addf %i, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<256xf32>
+  %out = tensor.expand_shape %s [[0, 1]] output_shape [4, 64] : tensor<256xf32> into tensor<4x64xf32>
+  return %t, %out : tensor<4x2x96x128xf32>, tensor<4x64xf32>
+}

@@ -349,8 +349,8 @@ TEST(BatchGroupsTest, ASecondCandidateWhereTheTrafficEstimateCannotTell) {
   s = solved(p);
   s.alternative = 3;
   EXPECT_THAT(std::string(verify(p, s).message()),
-              HasSubstr("a second candidate of 3 groups beside a split, or "
-                        "not dividing the batch of 8"));
+              HasSubstr("a second candidate of 3 groups beside a split or "
+                        "windows, or not dividing the batch of 8"));
   s = solved(p, 2);
   s.alternative = 2;
   EXPECT_FALSE(verify(p, s).ok());
@@ -535,6 +535,35 @@ TEST(BatchGroupsTest, NoSecondCandidateWhereAWindowHoldsTheLargeResult) {
   s = solved(p);
   EXPECT_EQ(s.layers, 0);
   EXPECT_EQ(s.alternative, 2);
+}
+
+TEST(BatchGroupsTest, TheBatchUnsplitWhereAWindowHoldsAResultOfFewChannels) {
+  // The expansion's result of few channels (packed in fewer bytes than
+  // channel-major): its kernel may pack bands at the whole batch, not in
+  // the window, so the batch unsplit is the second candidate.
+  BatchGroupProblem p = problem(expansion());
+  p.layers[2].packedBytes = p.layers[2].bytes / 2;
+  BatchGroupSolution s = solved(p);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.alternative, 1);
+  // Channel-major only (packedBytes as bytes, or 0 for "as bytes"): none.
+  p.layers[2].packedBytes = p.layers[2].bytes;
+  EXPECT_EQ(solved(p).alternative, 0);
+  p.layers[2].packedBytes = 0;
+  EXPECT_EQ(solved(p).alternative, 0);
+  // No window, no such candidate.
+  p.layers[2].packedBytes = p.layers[2].bytes / 2;
+  p.windows = false;
+  EXPECT_NE(solved(p).alternative, 1);
+  // verify: the unsplit candidate needs windows and no split prefix.
+  s = BatchGroupSolution();
+  s.alternative = 1;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("the batch unsplit as a second candidate without "
+                        "windows"));
+  s.alternative = -2;
+  EXPECT_THAT(std::string(verify(p, s).message()),
+              HasSubstr("a second candidate of -2 groups"));
 }
 
 TEST(BatchGroupsTest, WindowsOnlyWhereEveryLayerSplitsAndEveryReaderIsIn) {
