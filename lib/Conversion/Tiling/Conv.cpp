@@ -247,21 +247,26 @@ LogicalResult ConvKernel::analyze() {
   }
   // The pooling's 2x2 windows lie within a chunk when every band and chunk
   // is an even number of whole rows from an even row (3x3 windows reach
-  // one row before it).
+  // one row before it). A chunk of one row (a row wider than half a PSUM
+  // bank) leaves its pair's other row to the next chunk: its column maxes
+  // wait in a tile of the band's rows (poolChunk).
   if (pool) {
     linalg::PoolingNchwMaxOp p = pool->op;
     FailureOr<Layout> lp = hbmLayoutOf(p, p.getOutputs()[0]);
+    bool pairsAcross = pool->window == 2 && chunkRows == 1;
     // Stacked rows pair blocks, not rows of a chunk.
-    poolInKernel = succeeded(lp) && chunkCols == g.ow &&
-                   (stack > 1 || (chunkRows >= 2 && bandRows >= 2 &&
-                                  (bands == 1 || bandH % 2 == 0)));
-    // 3x3: the column maxes of a band's rows in SBUF (fp32 at most).
-    if (pool->window == 3 &&
+    poolInKernel =
+        succeeded(lp) && chunkCols == g.ow &&
+        (stack > 1 || ((chunkRows >= 2 || pairsAcross) && bandRows >= 2 &&
+                       (bands == 1 || bandH % 2 == 0)));
+    // 3x3, or pairs across chunks: the column maxes of a band's rows in
+    // SBUF (fp32 at most).
+    if ((pool->window == 3 || (pairsAcross && stack == 1)) &&
         4 * bandH * (g.ow / 2) > options.sbufBytesPerPartition / 8)
       poolInKernel = false;
     if (poolInKernel) {
       pooled = *lp;
-      if (stack == 1) {
+      if (stack == 1 && chunkRows >= 2) {
         chunkRows -= chunkRows % 2;
         bandRows -= bandRows % 2;
       }

@@ -160,13 +160,18 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         b, loc, SmallVector<int64_t>{fb, rc, g.ow}, chunk,
         SmallVector<ReassociationIndices>{{0}, {1, 2}});
   // fs partitions a block: a band, or one of a chunk's stacked rows.
-  int64_t pw = g.ow / 2, pr = rc / 2,
-          fs = fb / (stack > 1 ? validBlocks() : bands);
+  int64_t pw = g.ow / 2, fs = fb / (stack > 1 ? validBlocks() : bands);
   bool three = pool->window == 3;
+  // A 2x2 window's rows in two chunks (chunks of one row): the column maxes
+  // go into a tile of the band's rows, as for 3x3, and the chunk that
+  // completes a pair pools it. The pooled rows this chunk completes:
+  // [pairFirst, pairFirst + pr) of the band.
+  bool across = !three && stack == 1 && (oh % 2 || rc % 2);
+  int64_t pairFirst = oh / 2, pr = (oh + rc) / 2 - pairFirst;
   // Rows [c0, c0 + rc) of `cols` are the chunk's.
   Value cols;
   int64_t c0 = 0;
-  if (three) {
+  if (three || across) {
     Value &band = poolCols[{n, f0}];
     if (!band)
       band = allocTile(b, loc, {fb, bandH, pw}, work);
@@ -242,17 +247,22 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   }
   // One band in SBUF: straight into the pooled tensor's tile. Bands into
   // one with border columns: staged with them (Residents::stagesRows).
+  if (pr == 0)
+    return;
   bool inPlace = bands == 1 && out && !packedOut;
   Value staged = !inPlace && !three && out && (packedOut || bands > 1) &&
                          stagesRowsInto(*out, pw)
                      ? options.residents->stagedRows(b, loc, *out, fb, pr)
                      : Value();
-  Value rows = inPlace ? target(oh / 2, pr)
+  Value rows = inPlace ? target(pairFirst, pr)
                : staged
                    ? options.residents->stagedInterior(b, loc, *out, staged)
                    : allocTile(b, loc, {fb, pr, pw}, work);
-  max(windowOf(b, loc, cols, fb, c0, pr, 2, 0, pw, 1),
-      windowOf(b, loc, cols, fb, c0 + 1, pr, 2, 0, pw, 1), rows);
+  // The pairs' first rows in `cols`: the chunk's own (c0 = oh even), or
+  // the band's rows from the pair before this chunk's odd first row.
+  int64_t v0 = c0 - oh + 2 * pairFirst;
+  max(windowOf(b, loc, cols, fb, v0, pr, 2, 0, pw, 1),
+      windowOf(b, loc, cols, fb, v0 + 1, pr, 2, 0, pw, 1), rows);
   // Row 2i - 1: the previous chunk's last for i = 0, but in a band's
   // first chunk (the padding in the first band; the band before's last
   // row, below, in the others).
@@ -268,14 +278,15 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   if (staged) {
     for (int64_t j = 0; j < bands; ++j)
       options.residents->writeStagedRows(b, loc, *out, staged, j * fs, n, f0,
-                                         fs, (oh + j * bandH) / 2, tailGroup);
+                                         fs, pairFirst + j * bandH / 2,
+                                         tailGroup);
     return;
   }
   for (int64_t j = 0; j < bands; ++j) {
     int64_t r0 = j > 0 ? first : 0;
     if (pr > r0)
       put(windowOf(b, loc, rows, fs, r0, pr - r0, 1, 0, pw, 1, j * fs),
-          (oh + j * bandH) / 2 + r0, pr - r0);
+          pairFirst + j * bandH / 2 + r0, pr - r0);
   }
   if (!three || bands == 1)
     return;
