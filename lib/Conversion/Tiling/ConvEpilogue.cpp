@@ -322,8 +322,9 @@ bool ConvKernel::evacuatesImages(int64_t pixels) const {
         return !e.buffer || !perChannel(e, g.oh, g.ow) || e.strides[0] == 0;
       }))
     return false;
-  // Images of a few pixels (a squeeze-and-excitation's 1x1 convolutions):
-  // an instruction's fixed cost is nearly all of it.
+  // Images of a few pixels (a squeeze-and-excitation's 1x1 convolutions,
+  // the last layers of a classifier of small inputs): an instruction's
+  // fixed cost and its 64-element minimum are nearly all of it.
   if (pixels <= kFewPixels)
     return true;
   // Else an epilogue with a function only the ACT computes (SiLU, sigmoid,

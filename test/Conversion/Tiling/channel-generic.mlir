@@ -108,7 +108,7 @@ module {
 // CHECK-LABEL: func.func @transposed_read(
 // CHECK-NOT: nki.alloc : memref<3x1x2x5x8xf32
 // CHECK: %[[Y:.*]] = memref.alloc() {{.*}} : memref<2x3x5x8xf32>
-// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<3x40xf32, #nki.memory<sbuf>> to memref<3x40xf32, strided<[40, 1], offset: ?>>
+// CHECK: nki.dma %{{.*}} to %{{.*}} : memref<3x80xf32, #nki.memory<sbuf>> to memref<3x2x40xf32, strided<[40, 120, 1], offset: ?>>
 // CHECK: memref.reinterpret_cast %[[Y]] {{.*}} sizes: [2, 40], strides: [120, 1]
 // CHECK: nki.tensor_scalar {{.*}} {imm0 = -1.500000e+00 : f32, op0 = "mul"}
 #map = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>
