@@ -315,7 +315,13 @@ void ConvKernel::poolChunk(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
 }
 
 bool ConvKernel::evacuatesImages(int64_t pixels) const {
-  if (blocks() != 1 || bands > 1 || poolInKernel || globalPool || scale)
+  if (blocks() != 1 || bands > 1 || poolInKernel || scale)
+    return false;
+  // A global pooling's sums (a squeeze-and-excitation's squeeze) of images
+  // of a few pixels, each image one evacuation: one reduction for them all
+  // (sumForPool).
+  if (globalPool &&
+      (chained || !(pixels <= kFewPixels && evacuationsPerImage == 1)))
     return false;
   // Every per-channel operand is the same for every image.
   if (epilogue && !llvm::all_of(epi.operands, [&](const Access &e) {
@@ -523,10 +529,11 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
   // resident tensor (a fresh tile of its type is replaced by the view, so
   // the last instruction writes there), else by DMA. A fused pooling then
   // reads it where it is.
-  auto store = [&](Value t) {
+  // Returns where the chunk's values are once stored (null: nowhere).
+  auto store = [&](Value t) -> Value {
     if (chained) {
       chain(t);
-      return;
+      return Value();
     }
     // Only the fused pooling reads the result: it pools the values the
     // result would hold, rounded to its type or to the pooled tensor's when
@@ -553,7 +560,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
         t = narrow;
       }
       poolChunk(b, n, f0, fb, oh, rc, t);
-      return;
+      return Value();
     }
     if (!outView) {
       // Stored narrower (a bf16 tensor in HBM): the last instruction
@@ -573,7 +580,7 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
               outRef->tensor->packed && tailGroup);
         if (poolInKernel)
           poolChunk(b, n, f0, fb, oh, rc, stagedView);
-        return;
+        return stagedView;
       }
       for (int64_t j = 0; j < nb; ++j) {
         if (outRef && outRef->tensor->packed) {
@@ -605,21 +612,26 @@ void ConvKernel::evacuate(OpBuilder &b, int64_t n, int64_t f0, int64_t fb,
       }
       if (poolInKernel)
         poolChunk(b, n, f0, fb, oh, rc, t);
-      return;
+      return t;
     }
     storeInto(t, outView);
     if (poolInKernel)
       poolChunk(b, n, f0, fb, oh, rc, outView);
+    return outView;
   };
   BodyLowering lowering(b, loc, fb, cols);
   auto addOrder = [&] { return chooseAddOrder(cols); };
   lowering.setAddBeforePendingChoice(addOrder);
   auto siluEngines = [&] { return chooseSiluEngines(cols); };
   lowering.setSiluChoice(siluEngines);
+  // Several images' sums read the values where the store left them: their
+  // last instruction may write a resident view in place of `t`.
   auto storeAndSum = [&](Value t) {
-    if (globalPool)
+    if (globalPool && imgs == 1)
       sumForPool(b, lowering, t, n, f0, fb);
-    store(t);
+    Value stored = store(t);
+    if (globalPool && imgs > 1)
+      sumForPool(b, lowering, stored, n, f0, fb, imgs);
   };
   if (scatter) {
     scatterChunk(b, n, f0, oh, ow0, rc, wc, acc, imgs);
@@ -799,8 +811,44 @@ bool ConvKernel::evacuatesInPlace() const {
 }
 
 void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
-                            int64_t n, int64_t f0, int64_t fb) {
+                            int64_t n, int64_t f0, int64_t fb, int64_t imgs) {
   Type f32 = b.getF32Type();
+  if (imgs > 1) {
+    // Whole images, one evacuation each (evacuatesImages): [fb, imgs, px]
+    // summed over its pixels into images [n, n + imgs)'s columns.
+    assert(blocks() == 1 && evacuationsPerImage == 1 &&
+           "several images' pool sums from one evacuation each");
+    PoolSums &images = imageSums[f0];
+    if (!images.tile)
+      images.tile = allocTile(b, loc, {fb, g.n}, f32);
+    // `t`: the chunk's [fb, imgs * px] tile, or the view it was stored
+    // into, [fb, imgs, ...] (a resident tensor's images).
+    auto type = cast<MemRefType>(t.getType());
+    Value rows = t;
+    if (type.getRank() == 2) {
+      auto [strides, offset] = type.getStridesAndOffset();
+      int64_t px = type.getDimSize(1) / imgs;
+      rows =
+          stridedView(b, loc, t, {fb, imgs, px}, {strides[0], px, 1}, offset);
+    }
+    auto rowsType = cast<MemRefType>(rows.getType());
+    if (rowsType.getRank() < 3 || rowsType.getDimSize(1) != imgs) {
+      op->emitOpError() << "internal error: the global pooling's sums of "
+                        << imgs << " images read " << rowsType;
+      status = failure();
+      return;
+    }
+    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), rows,
+                           tileSlice(b, loc, images.tile, 0, fb, n, imgs),
+                           b.getI64IntegerAttr(rowsType.getRank() - 2),
+                           Value());
+    images.next += imgs;
+    if (images.next < g.n)
+      return;
+    storePooledSum(b, loc, *globalPool->pool, images.tile, 0, g.n,
+                   globalPool->c0 + f0, fb, options.residents);
+    return;
+  }
   FailureOr<Value> part =
       lowering.reduceRows("add", TileValue{TileValue::Full, 0.0, t, f32});
   if (failed(part)) {

@@ -190,8 +190,11 @@ struct ConvKernel {
   bool evacuatesInPlace() const;
   /// evacuate's calls per image and filter block (set by analyze).
   int64_t evacuationsPerImage = 0;
+  /// The global pooling's sums of the chunk value `t` of images [n, n +
+  /// imgs): with several images (whole ones, one evacuation an image's
+  /// all) one reduction puts each image's sum in its column.
   void sumForPool(OpBuilder &b, BodyLowering &lowering, Value t, int64_t n,
-                  int64_t f0, int64_t fb);
+                  int64_t f0, int64_t fb, int64_t imgs = 1);
   /// Copies `rows` resident rows from row h of image n whole, `shift`
   /// elements on (a folded kernel column), to rows [r, r + rows) of the
   /// band tile `tile` at partition p0: one run a partition.
