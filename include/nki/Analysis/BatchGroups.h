@@ -196,15 +196,16 @@ struct BatchGroupSolution {
   /// estimate cannot tell (trn1's U-Nets under auto-cast at batch 8 run
   /// 10.5 % faster in two groups, trn2's 10.6 % slower, the estimate the
   /// same on both), so the driver compiles this G too and keeps the
-  /// shorter schedule (nki::compileModule). 1: where windows are taken and
-  /// the prefix is not split, the batch unsplit (no windows): a window's
-  /// layers in groups may do more work than at the whole batch, which the
-  /// estimate does not see (a layer of few channels packs bands of rows
-  /// beside one another when its result goes to HBM, and in a window it
-  /// keeps its result channel-major in SBUF: the text detector's
+  /// shorter schedule (nki::compileModule). 1: the batch unsplit, where
+  /// the split taken may do more work in groups than the estimate sees:
+  /// windows (the prefix not split) that hold a result of few channels (it
+  /// packs bands of rows beside one another when its result goes to HBM,
+  /// and keeps it channel-major in SBUF in a window: the text detector's
   /// features.2 at batch 8 under auto-cast took twice the PE and ACT time
   /// in its window of eight groups, and the net ran 6 % slower with its
-  /// three windows); the driver keeps it only when it runs clearly faster.
+  /// three windows), or a prefix the time rule splits by less than
+  /// kCloseCall times its PE-bound margin; the driver keeps it only when it
+  /// runs clearly faster.
   int64_t alternative = 0;
   /// The second candidate of chains instead (solve's comment; 0: none):
   /// this many, each the problem at N / K images solved.

@@ -425,8 +425,10 @@ def NKISplitBatch : Pass<"nki-split-batch", "mlir::func::FuncOp"> {
     bytes packed than channel-major), the batch unsplit is the second
     candidate (`alternative` = 1): at the whole batch such a layer packs
     bands of rows beside one another with its result in HBM, in a window
-    it does not. nki-compile keeps it only when its schedule ends at least
-    2 % sooner.
+    it does not. So is it where the PE-bound margin splits the first layers
+    by less than 1.5 times what it asks (a PE-bound kernel's forms change
+    with its images). nki-compile keeps it only when its schedule ends at
+    least 2 % sooner.
 
     Chains: at a batch above `chain-images` where some result does not
     fit, the whole network once per chain of at most that many images, one

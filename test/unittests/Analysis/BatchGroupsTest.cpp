@@ -139,6 +139,32 @@ TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
   EXPECT_FALSE(solved(p).peBound);
 }
 
+TEST(BatchGroupsTest, ACloseCallOfThePeBoundMarginNamesTheBatchUnsplit) {
+  // Split by the PE-bound margin with a saving of 300 against the 250 it
+  // asks (1.2 times, below kCloseCall's 1.5): the batch unsplit is the
+  // second candidate, the split still taken.
+  BatchGroupProblem p = problem({layer("a", 200, 1000, 300)});
+  p.layers[0].vectorNs = 3 * 400;
+  BatchGroupSolution s = solved(p);
+  EXPECT_TRUE(s.peBound);
+  EXPECT_EQ(s.layers, 1);
+  EXPECT_EQ(s.alternative, 1);
+  // 400 is 1.6 times the margin's 250: no candidate.
+  p.layers[0].hbmBytes = 400;
+  EXPECT_EQ(solved(p).alternative, 0);
+  // Split by the usual margin (not PE-bound), however close: none.
+  p = problem({layer("a", 200, 0, 1000)});
+  p.layers[0].vectorNs = 3 * 600; // 1000 > 1.5 x 600, by 1.1 times
+  s = solved(p);
+  EXPECT_FALSE(s.peBound);
+  EXPECT_EQ(s.layers, 1);
+  EXPECT_EQ(s.alternative, 0);
+  // Forced groups compile one candidate.
+  p = problem({layer("a", 200, 1000, 300)});
+  p.layers[0].vectorNs = 3 * 400;
+  EXPECT_EQ(solved(p, /*forced=*/2).alternative, 0);
+}
+
 /// The f32 U-Net's shape: PE-bound layers whose narrow results fit no
 /// group channel-major (bytes 1000 against a capacity of 100 and a limit
 /// per tensor of 200), but packed (packedBytes) at 8 / G images: a's 400 at
@@ -555,12 +581,12 @@ TEST(BatchGroupsTest, TheBatchUnsplitWhereAWindowHoldsAResultOfFewChannels) {
   p.layers[2].packedBytes = p.layers[2].bytes / 2;
   p.windows = false;
   EXPECT_NE(solved(p).alternative, 1);
-  // verify: the unsplit candidate needs windows and no split prefix.
+  // verify: the unsplit candidate needs windows or a split prefix.
   s = BatchGroupSolution();
   s.alternative = 1;
   EXPECT_THAT(std::string(verify(p, s).message()),
-              HasSubstr("the batch unsplit as a second candidate without "
-                        "windows"));
+              HasSubstr("the batch unsplit as a second candidate with "
+                        "nothing split"));
   s.alternative = -2;
   EXPECT_THAT(std::string(verify(p, s).message()),
               HasSubstr("a second candidate of -2 groups"));
