@@ -119,11 +119,17 @@ TEST(BatchGroupsTest, ComputeBoundPrefixIsNotSplit) {
   EXPECT_EQ(solved(p).groups, 2);
 }
 
-TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
-  // PE 1000 against 400 per vector engine: the PE bounds it by 2.5x, so
-  // the HBM time need only exceed a quarter of the compute.
+/// One layer, PE 1000 against 400 per vector engine (the PE bounds it by
+/// 2.5x), saving 300 of HBM time.
+BatchGroupProblem peBoundProblem() {
   BatchGroupProblem p = problem({layer("a", 200, 1000, 300)});
   p.layers[0].vectorNs = 3 * 400;
+  return p;
+}
+
+TEST(BatchGroupsTest, PeBoundPrefixSplitsAtItsOwnMargin) {
+  // The HBM time need only exceed a quarter of the compute.
+  BatchGroupProblem p = peBoundProblem();
   BatchGroupSolution split = solved(p);
   EXPECT_TRUE(split.peBound);
   EXPECT_EQ(split.layers, 1);
@@ -143,8 +149,7 @@ TEST(BatchGroupsTest, ACloseCallOfThePeBoundMarginNamesTheBatchUnsplit) {
   // Split by the PE-bound margin with a saving of 300 against the 250 it
   // asks (1.2 times, below kCloseCall's 1.5): the batch unsplit is the
   // second candidate, the split still taken.
-  BatchGroupProblem p = problem({layer("a", 200, 1000, 300)});
-  p.layers[0].vectorNs = 3 * 400;
+  BatchGroupProblem p = peBoundProblem();
   BatchGroupSolution s = solved(p);
   EXPECT_TRUE(s.peBound);
   EXPECT_EQ(s.layers, 1);
@@ -160,9 +165,7 @@ TEST(BatchGroupsTest, ACloseCallOfThePeBoundMarginNamesTheBatchUnsplit) {
   EXPECT_EQ(s.layers, 1);
   EXPECT_EQ(s.alternative, 0);
   // Forced groups compile one candidate.
-  p = problem({layer("a", 200, 1000, 300)});
-  p.layers[0].vectorNs = 3 * 400;
-  EXPECT_EQ(solved(p, /*forced=*/2).alternative, 0);
+  EXPECT_EQ(solved(peBoundProblem(), /*forced=*/2).alternative, 0);
 }
 
 /// The f32 U-Net's shape: PE-bound layers whose narrow results fit no
