@@ -813,14 +813,31 @@ bool ConvKernel::evacuatesInPlace() const {
 void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
                             int64_t n, int64_t f0, int64_t fb, int64_t imgs) {
   Type f32 = b.getF32Type();
+  int64_t fs = fb / blocks();
+  PoolSums &images = imageSums[f0];
+  // Images [n, n + count)'s columns of the block's [fs, N] sums; allocated
+  // before the instruction that first writes it (`before`, else here).
+  auto imageColumns = [&](Operation *before, int64_t count) {
+    if (!images.tile) {
+      OpBuilder::InsertionGuard guard(b);
+      if (before)
+        b.setInsertionPoint(before);
+      images.tile = allocTile(b, loc, {fs, g.n}, f32);
+    }
+    return tileSlice(b, loc, images.tile, 0, fs, n, count);
+  };
+  // `count` more images summed: after the last, the sums go out.
+  auto imagesDone = [&](int64_t count) {
+    images.next += count;
+    if (images.next == g.n)
+      storePooledSum(b, loc, *globalPool->pool, images.tile, 0, g.n,
+                     globalPool->c0 + f0, fs, options.residents);
+  };
   if (imgs > 1) {
     // Whole images, one evacuation each (evacuatesImages): [fb, imgs, px]
     // summed over its pixels into images [n, n + imgs)'s columns.
     assert(blocks() == 1 && evacuationsPerImage == 1 &&
            "several images' pool sums from one evacuation each");
-    PoolSums &images = imageSums[f0];
-    if (!images.tile)
-      images.tile = allocTile(b, loc, {fb, g.n}, f32);
     // `t`: the chunk's [fb, imgs * px] tile, or the view it was stored
     // into, [fb, imgs, ...] (a resident tensor's images).
     auto type = cast<MemRefType>(t.getType());
@@ -838,15 +855,10 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
       status = failure();
       return;
     }
-    tile::ReduceOp::create(b, loc, b.getStringAttr("add"), rows,
-                           tileSlice(b, loc, images.tile, 0, fb, n, imgs),
-                           b.getI64IntegerAttr(rowsType.getRank() - 2),
-                           Value());
-    images.next += imgs;
-    if (images.next < g.n)
-      return;
-    storePooledSum(b, loc, *globalPool->pool, images.tile, 0, g.n,
-                   globalPool->c0 + f0, fb, options.residents);
+    tile::ReduceOp::create(
+        b, loc, b.getStringAttr("add"), rows, imageColumns(nullptr, imgs),
+        b.getI64IntegerAttr(rowsType.getRank() - 2), Value());
+    imagesDone(imgs);
     return;
   }
   FailureOr<Value> part =
@@ -860,19 +872,6 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
   // replaced by the column.
   int64_t count = evacuationsPerImage;
   PoolSums &sums = poolSums[{n, f0}];
-  int64_t fs = fb / blocks();
-  PoolSums &images = imageSums[f0];
-  // Image n's column of the block's [fs, N] sums; allocated before the
-  // instruction that first writes it.
-  auto imageColumn = [&](Operation *before) {
-    if (!images.tile) {
-      OpBuilder::InsertionGuard guard(b);
-      if (before)
-        b.setInsertionPoint(before);
-      images.tile = allocTile(b, loc, {fs, g.n}, f32);
-    }
-    return tileSlice(b, loc, images.tile, 0, fs, n, 1);
-  };
   // The new tile a reduction made (allocated before the instruction that
   // writes it) replaced by `column`.
   auto redirect = [&](Value tile, Value column) {
@@ -894,13 +893,13 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
     Operation *alloc = sum.getDefiningOp();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(alloc);
-    redirect(sum, imageColumn(alloc));
+    redirect(sum, imageColumns(alloc, 1));
   }
   if (++sums.next < count)
     return;
   if (count > 1) {
-    sum =
-        blocks() == 1 ? imageColumn(nullptr) : allocTile(b, loc, {fb, 1}, f32);
+    sum = blocks() == 1 ? imageColumns(nullptr, 1)
+                        : allocTile(b, loc, {fb, 1}, f32);
     tile::ReduceOp::create(b, loc, b.getStringAttr("add"), sums.tile, sum,
                            b.getI64IntegerAttr(1), Value());
   }
@@ -913,13 +912,10 @@ void ConvKernel::sumForPool(OpBuilder &b, BodyLowering &lowering, Value t,
       tile::DmaOp::create(b, loc, tileSlice(b, loc, sum, j * fs, fs, 0, 1),
                           tileSlice(b, loc, side, 0, fs, j, 1));
     tile::ReduceOp::create(b, loc, b.getStringAttr("add"), side,
-                           imageColumn(nullptr), b.getI64IntegerAttr(1),
+                           imageColumns(nullptr, 1), b.getI64IntegerAttr(1),
                            Value());
   }
-  if (++images.next < g.n)
-    return;
-  storePooledSum(b, loc, *globalPool->pool, images.tile, 0, g.n,
-                 globalPool->c0 + f0, fs, options.residents);
+  imagesDone(1);
 }
 
 /// The PE time this kernel emitted after its result's first channel block

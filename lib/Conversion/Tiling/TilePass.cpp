@@ -50,9 +50,10 @@ static bool readsResident(linalg::GenericOp op, const Residents &residents) {
 }
 
 namespace {
-// Bytes an interleave of stacked phases moves per output element, in
-// elements: its load, its store and the epilogue's read; and how many times
-// that the epilogue's own reads of the phases may cost (phasesReadInPlacePay).
+// What an interleave of stacked phases moves per output element, in units of
+// the element's size: its load, its store and the epilogue's read; and how
+// many times that the epilogue's own reads of the phases may be charged
+// (phasesReadInPlacePay).
 constexpr int64_t kInterleaveBytes = 3;
 constexpr int64_t kInPlacePhaseCostLimit = 3;
 

@@ -133,6 +133,15 @@ TEST_F(PipelineTest, ReportSaysWhatBecameOfTheSecondCandidate) {
   EXPECT_THAT(text(2, false, -1, -1, false),
               ::testing::HasSubstr("batch groups: 2 groups a second candidate, "
                                    "not compiled (no schedule to compare)\n"));
+  // The batch unsplit (1) in place of a split.
+  EXPECT_THAT(text(1, true, 2428.2, 2582.6, true),
+              ::testing::HasSubstr("batch groups: the batch unsplit compiled "
+                                   "too, its schedule 2428.2 us against "
+                                   "2582.6 us: kept\n"));
+  EXPECT_THAT(text(1, false, -1, -1, false),
+              ::testing::HasSubstr("batch groups: the batch unsplit a second "
+                                   "candidate, not compiled (no schedule to "
+                                   "compare)\n"));
   // None named: no line.
   EXPECT_THAT(text(0, false, -1, -1, false),
               ::testing::Not(::testing::HasSubstr("second candidate")));
