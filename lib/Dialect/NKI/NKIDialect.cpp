@@ -53,6 +53,13 @@ FailureOr<const nki::isa::TargetDesc *> nki::tile::getTarget(Operation *op) {
 LogicalResult nki::tile::getStridesAndOffset(MemRefType type,
                                              SmallVectorImpl<int64_t> &strides,
                                              int64_t &offset) {
+  // Views' layouts are strided: read them directly (asking a strided
+  // layout whether it is the identity builds its affine map).
+  if (auto strided = llvm::dyn_cast<StridedLayoutAttr>(type.getLayout())) {
+    strides.assign(strided.getStrides().begin(), strided.getStrides().end());
+    offset = strided.getOffset();
+    return success();
+  }
   if (!type.getLayout().isIdentity())
     return type.getStridesAndOffset(strides, offset);
   // Row-major: suffix products of the shape.
