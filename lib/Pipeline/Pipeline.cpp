@@ -106,6 +106,9 @@ void nki::addPhasePasses(OpPassManager &pm, const CompileOptions &options,
   }
   case CompilePhase::Planned: {
     pm.addNestedPass<func::FuncOp>(createNKIUnroll());
+    NKIForwardStoresOptions forward;
+    forward.margin = options.residentMargin;
+    pm.addNestedPass<func::FuncOp>(createNKIForwardStores(forward));
     pm.addPass(createNKIGatherConstants());
     pm.addNestedPass<func::FuncOp>(createNKIPlanMemory());
     return;

@@ -413,11 +413,9 @@ def case_softmax(rng, dims, dt):
         x.astype(np.float64))
 
 
-def case_layernorm(rng, dims, dt):
-    r, c = dims
-    x = rand(rng, (r, c), "f32") * 3
-    gamma, beta = rand(rng, (c,), "f32"), rand(rng, (c,), "f32")
-    t = ttype((r, c), "f32")
+def layernorm_mlir(r, c):
+    """%y = layernorm over the rows of %x [r, c] with %gamma and %beta [c],
+    as its decomposed generics."""
     body = reduce_rows_mlir("sum", "x", (r, c), "zero_f32", "arith.addf")
     body += elementwise_mlir("xc", ["x", "sum"], [(r, c), (r,)], (r, c), f"""
     %n = arith.constant {float(c)!r} : f32
@@ -437,7 +435,22 @@ def case_layernorm(rng, dims, dt):
     %g = arith.mulf %z, %a2 : f32
     %b = arith.addf %g, %a3 : f32
     linalg.yield %b : f32""", maps=[[0, 1], [0], [1], [1]])
-    body += norm
+    return body + norm
+
+
+def layernorm_ref(x, gamma, beta):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def case_layernorm(rng, dims, dt):
+    r, c = dims
+    x = rand(rng, (r, c), "f32") * 3
+    gamma, beta = rand(rng, (c,), "f32"), rand(rng, (c,), "f32")
+    t = ttype((r, c), "f32")
+    body = layernorm_mlir(r, c)
     mlir = func([("x", t), ("gamma", ttype((c,), "f32")),
                  ("beta", ttype((c,), "f32"))], t, body, "y")
     if dt == "bf16":
@@ -445,12 +458,24 @@ def case_layernorm(rng, dims, dt):
         mlir = (mlir.replace("0xFF800000", "0xFF80").replace("f32", "bf16")
                 .replace("  %zero_bf16 = arith.constant 0.0 : bf16\n", "", 1)
                 .replace("  %ninf_bf16 = arith.constant 0xFF80 : bf16\n", "", 1))
-    def ref(mm):
-        x64 = x.astype(np.float64)
-        mean = x64.mean(axis=1, keepdims=True)
-        var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
-        return (x64 - mean) / np.sqrt(var + 1e-5) * gamma + beta
-    return mlir, {"x": x, "gamma": gamma, "beta": beta}, ref
+    return mlir, {"x": x, "gamma": gamma, "beta": beta}, (
+        lambda mm: layernorm_ref(x, gamma, beta))
+
+
+def case_ln_linear(rng, dims, dt):
+    """layernorm(x) W: the layernorm's row blocks go to HBM scratch and the
+    matmul loads them back in K blocks (docs/compiler.md, "Stores read in
+    place")."""
+    r, c, n = dims
+    x = rand(rng, (r, c), "f32") * 3
+    gamma, beta = rand(rng, (c,), "f32"), rand(rng, (c,), "f32")
+    w = rand(rng, (c, n), "f32") / math.sqrt(c)
+    body = layernorm_mlir(r, c) + matmul_mlir("out", "y", "w", r, c, n, "f32")
+    mlir = func([("x", ttype((r, c), "f32")), ("gamma", ttype((c,), "f32")),
+                 ("beta", ttype((c,), "f32")), ("w", ttype((c, n), "f32"))],
+                ttype((r, n), "f32"), body, "out")
+    return mlir, {"x": x, "gamma": gamma, "beta": beta, "w": w}, (
+        lambda mm: mm(layernorm_ref(x, gamma, beta), w))
 
 
 def case_mlp(rng, dims, dt):
@@ -1318,6 +1343,7 @@ CASES = {
     "matmul_bias_gelu": case_matmul_bias_gelu,
     "softmax": case_softmax,
     "layernorm": case_layernorm,
+    "ln_linear": case_ln_linear,
     "mean_all": case_mean_all,
     "mlp": case_mlp,
     "attention": case_attention,

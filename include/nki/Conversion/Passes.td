@@ -683,6 +683,40 @@ def NKIUnroll : Pass<"nki-unroll", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def NKIForwardStores : Pass<"nki-forward-stores", "mlir::func::FuncOp"> {
+  let summary = "Read a tile stored to HBM scratch where a later DMA loads it back";
+  let description = [{
+    Runs on straight-line tile code (after nki-unroll). Kernels that no
+    residency plan keeps in SBUF hand each other results through HBM
+    scratch: a store of a whole tile, then a load of exactly that view into
+    a tile of the same type (a layernorm's row block and the matmul after
+    it). Where nothing writes the view's bytes or the stored tile in
+    between, and the loaded tile has no other writer, the load goes and its
+    readers read the stored tile; a scratch buffer no DMA reads any more
+    loses its stores and its allocation. The stored tile then lives until
+    the loaded tile's last reader: which stores are forwarded is the
+    residency problem of `nki/Analysis/Residency.h` over the positions in
+    between, against the SBUF the other tiles leave there minus `margin`
+    (at least half of SBUF, for the kernels' own tiles and the
+    planner's fragmentation).
+
+    ```mlir
+    nki.dma %y to %scratch_view : memref<80x128xf32, #nki.memory<sbuf>> to ...
+    %t = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+    nki.dma %scratch_view2 to %t : ... to memref<80x128xf32, #nki.memory<sbuf>>
+    nki.transpose %t into %p : ...
+    ```
+    becomes `nki.transpose %y into %p`, and the store and `%scratch` go
+    when nothing else reads it.
+  }];
+  let options = [
+    Option<"margin", "margin", "int64_t", /*default=*/"0",
+           "Bytes per partition forwarded tiles leave free at every "
+           "position beyond half of SBUF (nki-compile passes its "
+           "resident margin, which grows when a plan fragments)">,
+  ];
+}
+
 def NKIGatherConstants : Pass<"nki-gather-constants", "mlir::ModuleOp"> {
   let summary = "Gather small constant tiles into tables loaded once each";
   let description = [{
