@@ -146,6 +146,71 @@ static std::pair<StringRef, Value> matchSigmoidFamily(Operation *op) {
   return {"", Value()};
 }
 
+/// The constant `v` holds, if it is one.
+static std::optional<double> constantValue(Value v) {
+  FloatAttr k;
+  if (matchPattern(v, m_Constant(&k)))
+    return k.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The factors of a product of f32 multiplies, `v` itself if it is none.
+static void factorsOf(Value v, SmallVectorImpl<Value> &out, int depth = 0) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul || depth > 1) {
+    out.push_back(v);
+    return;
+  }
+  factorsOf(mul.getLhs(), out, depth + 1);
+  factorsOf(mul.getRhs(), out, depth + 1);
+}
+
+/// `x` if `op` is 0.5 x (1 + erf(x / sqrt(2))) in f32, in any association
+/// of its products (the erf form exporters write for GELU: Div, Erf, Add,
+/// Mul, Mul), else null.
+static Value matchGeluErf(Operation *op) {
+  auto mul = dyn_cast<arith::MulFOp>(op);
+  if (!mul || !mul.getType().isF32())
+    return {};
+  SmallVector<Value> factors;
+  factorsOf(mul.getResult(), factors);
+  if (factors.size() != 3)
+    return {};
+  auto half = llvm::find_if(factors, [](Value f) {
+    std::optional<double> k = constantValue(f);
+    return k && *k == 0.5;
+  });
+  if (half == factors.end())
+    return {};
+  factors.erase(half);
+  for (auto [x, s] :
+       {std::pair(factors[0], factors[1]), std::pair(factors[1], factors[0])}) {
+    auto sum = s.getDefiningOp<arith::AddFOp>();
+    if (!sum)
+      continue;
+    for (auto [e, one] : {std::pair(sum.getLhs(), sum.getRhs()),
+                          std::pair(sum.getRhs(), sum.getLhs())}) {
+      auto erf = e.getDefiningOp<math::ErfOp>();
+      std::optional<double> k1 = constantValue(one);
+      if (!erf || !k1 || *k1 != 1.0)
+        continue;
+      Value t = erf.getOperand();
+      std::optional<double> k;
+      if (auto div = t.getDefiningOp<arith::DivFOp>();
+          div && div.getLhs() == x && (k = constantValue(div.getRhs())) &&
+          std::fabs(*k - M_SQRT2) < 1e-6)
+        return x;
+      if (auto m = t.getDefiningOp<arith::MulFOp>())
+        for (auto [a, c] : {std::pair(m.getLhs(), m.getRhs()),
+                            std::pair(m.getRhs(), m.getLhs())})
+          if (a == x && (k = constantValue(c)) &&
+              std::fabs(*k - M_SQRT1_2) < 1e-6)
+            return x;
+    }
+  }
+  return {};
+}
+
 static double foldActivation(StringRef f, double x) {
   if (f == "exp")
     return std::exp(x);
@@ -171,6 +236,8 @@ static double foldActivation(StringRef f, double x) {
     return 1.0 / (1.0 + std::exp(-x));
   if (f == "silu")
     return x / (1.0 + std::exp(-x));
+  if (f == "gelu")
+    return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2));
   assert(f == "cos" && "unhandled activation function");
   return std::cos(x);
 }
@@ -720,6 +787,15 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     if (failed(in))
       return failure();
     return activation(func, *in, resultType);
+  }
+  // GELU's erf form likewise: the ACT's gelu, 0.5 x (1 + erf(x / sqrt 2)),
+  // for five passes (docs/compiler.md, "Numerical behaviour": x / sqrt 2
+  // becomes x times 1 / sqrt 2).
+  if (Value x = matchGeluErf(op)) {
+    FailureOr<TileValue> in = lower(x);
+    if (failed(in))
+      return failure();
+    return activation("gelu", *in, resultType);
   }
 
   // f(a + c) and f(a - c) with a per-partition or constant c fold into the

@@ -107,6 +107,60 @@ func.func @epilogue(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8x
 
 // -----
 
+// GELU's erf form as exporters write it (Div by sqrt 2, Erf, Add 1, Mul by
+// x, Mul by 0.5) is the ACT's gelu: one instruction where there were five
+// passes. Divided by 2 instead, it is no GELU: the erf stays.
+// CHECK-LABEL: func.func @gelu
+// CHECK:     nki.matmul
+// CHECK:     nki.activation "gelu"
+// CHECK-NOT: nki.activation "erf"
+// CHECK:     nki.matmul
+// CHECK:     nki.activation "erf"
+// CHECK-NOT: nki.activation "gelu"
+// CHECK:     return
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @gelu(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8xf32>, %y: memref<4x8xf32>, %z: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%p : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #col, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %bias : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %r2 = arith.constant 1.41421354 : f32
+    %one = arith.constant 1.0 : f32
+    %h = arith.constant 0.5 : f32
+    %s = arith.addf %x, %c : f32
+    %d = arith.divf %s, %r2 : f32
+    %e = math.erf %d : f32
+    %q = arith.addf %e, %one : f32
+    %m = arith.mulf %s, %q : f32
+    %g = arith.mulf %m, %h : f32
+    linalg.yield %g : f32
+  }
+  %p2 = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p2 : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%p2 : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #col, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%p2, %bias : memref<4x8xf32>, memref<8xf32>) outs(%z : memref<4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %one = arith.constant 1.0 : f32
+    %h = arith.constant 0.5 : f32
+    %s = arith.addf %x, %c : f32
+    %d = arith.divf %s, %two : f32
+    %e = math.erf %d : f32
+    %q = arith.addf %e, %one : f32
+    %m = arith.mulf %s, %q : f32
+    %g = arith.mulf %m, %h : f32
+    linalg.yield %g : f32
+  }
+  return
+}
+
+// -----
+
 // Mixed f32 and bf16 inputs are rejected: the PE takes fp32 with fp32.
 func.func @mixed(%a: memref<4x16xf32>, %b: memref<16x8xbf16>, %c: memref<4x8xf32>) {
   // expected-error @+1 {{matmul inputs must both be f32 or both be 16-bit (use --auto-cast=matmul)}}
