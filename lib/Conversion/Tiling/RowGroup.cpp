@@ -272,10 +272,13 @@ static bool isIdentity(StringRef combine, double v) {
 
 LogicalResult tiling::tileRowGroup(OpBuilder &b, ArrayRef<Operation *> group,
                                    const TileOptions &options) {
-  Location loc = group.front()->getLoc();
   SmallVector<Member> members;
   auto first = cast<linalg::GenericOp>(
       *llvm::find_if(group, [](Operation *op) { return isa<linalg::GenericOp>(op); }));
+  // The kernel's source op is its first generic: a fill the group steps
+  // over may be shared by other groups (CSE), and a profile named every
+  // layernorm of an encoder after the first one's fill.
+  Location loc = first.getLoc();
   SmallVector<int64_t> ranges = first.getStaticLoopRanges();
   int64_t R = ranges[0], C = ranges[1], P = options.partitions;
   for (Operation *op : group)
