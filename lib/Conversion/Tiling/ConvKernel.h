@@ -104,6 +104,10 @@ struct ConvKernel {
   bool poolInKernel = false;
   Layout pooled;
   llvm::DenseMap<std::pair<int64_t, int64_t>, Value> poolCols, poolFirst;
+  /// 2x2 windows over chunks of one row: a pair's first row (its own tile,
+  /// [fb, 1, ow]) and its row index, until the chunk of its second.
+  llvm::DenseMap<std::pair<int64_t, int64_t>, std::pair<Value, int64_t>>
+      pairRows;
   /// A global pooling of the result (Match.h's findFusedGlobalPools): each
   /// chunk's sum per partition goes to a column of its image's `poolSums`
   /// tile, from the accumulator of the ACT pass that computes the chunk
