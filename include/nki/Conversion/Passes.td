@@ -688,12 +688,16 @@ def NKIForwardStores : Pass<"nki-forward-stores", "mlir::func::FuncOp"> {
   let description = [{
     Runs on straight-line tile code (after nki-unroll). Kernels that no
     residency plan keeps in SBUF hand each other results through HBM
-    scratch: a store of a whole tile, then a load of exactly that view into
-    a tile of the same type (a layernorm's row block and the matmul after
-    it). Where nothing writes the view's bytes or the stored tile in
-    between, and the loaded tile has no other writer, the load goes and its
-    readers read the stored tile; a scratch buffer no DMA reads any more
-    loses its stores and its allocation. The stored tile then lives until
+    scratch: a store of a whole tile, then a load of that view, or of a box
+    of it on the same partitions, into a tile of the box's shape (a
+    layernorm's row block and the matmul after it). Where nothing writes
+    the view's bytes or the stored tile in between, the load goes: its
+    readers read the stored tile (or a subview of it), or, where the load
+    casts or the loaded tile needs its own layout, an engine copy of the
+    box fills the loaded tile; a load that several stored views tile
+    exactly (attention's heads side by side) becomes a copy of each. A
+    scratch buffer no DMA reads any more loses its stores and its
+    allocation. The stored tile then lives until
     the loaded tile's last reader: which stores are forwarded is the
     residency problem of `nki/Analysis/Residency.h` over the positions in
     between, against the SBUF the other tiles leave there minus `margin`

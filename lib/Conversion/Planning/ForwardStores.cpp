@@ -6,8 +6,11 @@
 // after it, a matmul's result and the residual add). Each such hand-off
 // costs two DMAs in series, each with its completion latency. On
 // straight-line tile code the load is the stored tile: its readers read
-// the stored tile in place, the load goes, and a scratch buffer that no DMA
-// reads any more loses its stores and its HBM bytes.
+// the stored tile in place, or an engine copy fills the loaded tile from
+// it (a load that casts) or from the several stored tiles that make up
+// the loaded view (attention's heads side by side); the load goes, and a
+// scratch buffer that no DMA reads any more loses its stores and its HBM
+// bytes.
 //
 // The stored tile then stays live from the store to the loaded tile's last
 // reader. Which stores are forwarded is a residency problem
@@ -28,8 +31,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <limits>
 #include <map>
 
 namespace nki {
@@ -85,6 +90,36 @@ std::optional<std::pair<int64_t, int64_t>> extent(MemRefType type) {
     (stride < 0 ? lo : hi) += (size - 1) * stride;
   }
   return std::make_pair(lo, hi);
+}
+
+/// Whether two static views of one buffer may share an element: their
+/// extents overlap, unless both have the same nested strides (each dim's
+/// step spanning the inner dims' and the view's extent along them) and
+/// their boxes in that grid are disjoint along some dim (a head's columns
+/// of every row beside another head's).
+bool mayOverlap(MemRefType a, std::pair<int64_t, int64_t> aBytes, MemRefType b,
+                std::pair<int64_t, int64_t> bBytes) {
+  if (aBytes.second < bBytes.first || bBytes.second < aBytes.first)
+    return false;
+  SmallVector<int64_t> sa, sb;
+  int64_t oa = 0, ob = 0;
+  if (a.getRank() != b.getRank() ||
+      failed(tile::getStridesAndOffset(a, sa, oa)) ||
+      failed(tile::getStridesAndOffset(b, sb, ob)) || sa != sb)
+    return true;
+  int64_t span = std::numeric_limits<int64_t>::max();
+  for (auto [d, stride] : llvm::enumerate(sa)) {
+    if (stride <= 0 || stride > span)
+      return true;
+    int64_t ca = (oa % span) / stride, cb = (ob % span) / stride;
+    int64_t extent = d == 0 ? span : span / stride;
+    if (ca + a.getDimSize(d) > extent || cb + b.getDimSize(d) > extent)
+      return true;
+    if (ca + a.getDimSize(d) <= cb || cb + b.getDimSize(d) <= ca)
+      return false;
+    span = stride;
+  }
+  return true;
 }
 
 /// Where the static view `loaded` of a buffer lies within the view
@@ -182,10 +217,18 @@ SmallVector<Operation *> writersOf(tile::AllocOp alloc) {
   return writers;
 }
 
-/// A load that reads (a box of) a stored view into a tile of its own.
+/// A load of stored bytes, and what it becomes: the stored tile itself
+/// (`Alias`: a box of one stored view, in its element type, into a tile
+/// nothing else writes, whose readers take views), or engine copies into
+/// the loaded tile (`Copy`: a box of one stored view, cast or not;
+/// `Gather`: the union of several stored views, each a box of the load's).
 struct Load {
+  enum Kind { Alias, Copy, Gather } kind = Alias;
   tile::DmaOp dma;
-  SmallVector<int64_t> offsets; // into the stored tile
+  /// Alias and Copy: the box's offsets in the stored tile. Gather: each
+  /// store's offsets in the loaded tile, by store index.
+  SmallVector<int64_t> offsets;
+  SmallVector<std::pair<size_t, SmallVector<int64_t>>> pieces;
 };
 
 /// A store of a whole tile into a static view of a scratch buffer, and the
@@ -196,7 +239,7 @@ struct Store {
   tile::AllocOp tile;
   MemRefType view;
   std::pair<int64_t, int64_t> bytes;
-  SmallVector<Load> loads;
+  SmallVector<Load> loads; // a gather is in each of its stores' lists
 };
 
 } // namespace
@@ -224,24 +267,50 @@ static LogicalResult forwardStores(func::FuncOp func,
     Value src = rootOf(dma.getSrc()), dst = rootOf(dma.getDst());
     auto srcType = cast<MemRefType>(dma.getSrc().getType());
     auto dstType = cast<MemRefType>(dma.getDst().getType());
-    // A load of (a box of) a stored view, element for element into a tile
-    // of its shape that nothing else writes.
+    // A load of stored bytes, element for element into a whole tile of the
+    // view's shape (engine copies keep their partitions).
     auto into = dma.getDst().getDefiningOp<tile::AllocOp>();
     auto it = current.find(src);
     std::optional<std::pair<int64_t, int64_t>> read;
-    if (it != current.end() && into)
+    if (it != current.end() && into && dstType.getShape() == srcType.getShape())
       read = extent(srcType);
-    if (read && dstType.getShape() == srcType.getShape() &&
-        dstType.getElementType() == srcType.getElementType() &&
-        writersOf(into).size() == 1) {
+    if (read) {
       Live &live = it->second;
+      SmallVector<size_t> overlapping;
       for (auto s = live.byFirst.lower_bound(read->first - live.longest);
-           s != live.byFirst.end() && s->first <= read->first; ++s) {
-        Store &st = stores[s->second];
-        std::optional<SmallVector<int64_t>> box = boxWithin(st.view, srcType);
-        if (box && (st.tile.getType() == dstType ||
-                    readersTakeViews(into.getResult())))
-          st.loads.push_back(Load{dma, *box});
+           s != live.byFirst.end() && s->first <= read->second; ++s)
+        if (mayOverlap(stores[s->second].view, stores[s->second].bytes, srcType,
+                       *read))
+          overlapping.push_back(s->second);
+      if (overlapping.size() == 1) {
+        Store &st = stores[overlapping.front()];
+        if (std::optional<SmallVector<int64_t>> box =
+                boxWithin(st.view, srcType)) {
+          bool alias = dstType.getElementType() == srcType.getElementType() &&
+                       writersOf(into).size() == 1 &&
+                       (st.tile.getType() == dstType ||
+                        readersTakeViews(into.getResult()));
+          st.loads.push_back(
+              Load{alias ? Load::Alias : Load::Copy, dma, *box, {}});
+        }
+      } else if (overlapping.size() > 1) {
+        // Stored views that tile the load exactly (they are disjoint: a
+        // store ends the ones it overlaps).
+        Load gather{Load::Gather, dma, {}, {}};
+        int64_t covered = 0;
+        for (size_t s : overlapping) {
+          std::optional<SmallVector<int64_t>> box =
+              boxWithin(srcType, stores[s].view);
+          if (!box)
+            break;
+          gather.pieces.push_back({s, *box});
+          covered += stores[s].view.getNumElements();
+        }
+        if (gather.pieces.size() == overlapping.size() &&
+            covered == srcType.getNumElements()) {
+          for (size_t s : overlapping)
+            stores[s].loads.push_back(gather);
+        }
       }
     }
     if (!tile::isHbm(dstType))
@@ -255,7 +324,8 @@ static LogicalResult forwardStores(func::FuncOp func,
     }
     for (auto s = live.byFirst.lower_bound(written->first - live.longest);
          s != live.byFirst.end() && s->first <= written->second;)
-      s = stores[s->second].bytes.second >= written->first
+      s = mayOverlap(stores[s->second].view, stores[s->second].bytes, dstType,
+                     *written)
               ? live.byFirst.erase(s)
               : std::next(s);
     auto from = dma.getSrc().getDefiningOp<tile::AllocOp>();
@@ -335,36 +405,64 @@ static LogicalResult forwardStores(func::FuncOp func,
   if (absl::Status status = solve(problem, solution); !status.ok())
     return func.emitError()
            << "forwarding stores: " << std::string(status.message());
-  SmallVector<size_t> chosen = free;
+  DenseSet<size_t> chosen(free.begin(), free.end());
   for (auto [i, s] : llvm::enumerate(candidateStore))
     if (solution.resident[i])
-      chosen.push_back(s);
+      chosen.insert(s);
 
   // The loads' readers read the stored tile; scratch nothing reads any more
   // loses its stores.
   llvm::SetVector<Value> roots;
-  for (size_t s : chosen) {
-    Store &st = stores[s];
-    roots.insert(rootOf(st.dma.getDst()));
+  auto box = [](OpBuilder &b, Location loc, Value tile,
+                ArrayRef<int64_t> offsets, ArrayRef<int64_t> shape) -> Value {
+    if (cast<MemRefType>(tile.getType()).getShape() == shape)
+      return tile;
+    SmallVector<OpFoldResult> o, n, one;
+    for (auto [at, size] : llvm::zip_equal(offsets, shape)) {
+      o.push_back(b.getIndexAttr(at));
+      n.push_back(b.getIndexAttr(size));
+      one.push_back(b.getIndexAttr(1));
+    }
+    return memref::SubViewOp::create(b, loc, tile, o, n, one);
+  };
+  DenseSet<Operation *> done;
+  for (auto [s, st] : llvm::enumerate(stores)) {
+    if (!chosen.contains(s))
+      continue;
     for (Load &load : st.loads) {
+      if (done.contains(load.dma))
+        continue;
+      // A gather needs every store it reads.
+      if (load.kind == Load::Gather &&
+          !llvm::all_of(load.pieces, [&](const auto &p) {
+            return chosen.contains(p.first);
+          }))
+        continue;
+      done.insert(load.dma);
+      roots.insert(rootOf(load.dma.getSrc()));
       auto into = load.dma.getDst().getDefiningOp<tile::AllocOp>();
       OpBuilder b(load.dma);
-      if (into.getType() == st.tile.getType()) {
+      Location loc = load.dma.getLoc();
+      ArrayRef<int64_t> shape = into.getType().getShape();
+      if (load.kind == Load::Gather) {
+        for (auto &[piece, offsets] : load.pieces) {
+          Store &from = stores[piece];
+          tile::CopyOp::create(
+              b, loc, from.tile,
+              box(b, loc, into, offsets, from.tile.getType().getShape()));
+        }
+      } else if (load.kind == Load::Copy) {
+        tile::CopyOp::create(b, loc, box(b, loc, st.tile, load.offsets, shape),
+                             into);
+      } else if (into.getType() == st.tile.getType()) {
         into.getResult().replaceAllUsesWith(st.tile.getResult());
       } else {
-        SmallVector<OpFoldResult> offsets, sizes, strides;
-        for (auto [o, n] :
-             llvm::zip_equal(load.offsets, into.getType().getShape())) {
-          offsets.push_back(b.getIndexAttr(o));
-          sizes.push_back(b.getIndexAttr(n));
-          strides.push_back(b.getIndexAttr(1));
-        }
-        Value box = memref::SubViewOp::create(b, into.getLoc(), st.tile,
-                                              offsets, sizes, strides);
-        replaceByView(b, into.getResult(), box);
+        replaceByView(b, into.getResult(),
+                      box(b, into.getLoc(), st.tile, load.offsets, shape));
       }
       load.dma.erase();
-      into.erase();
+      if (into.use_empty())
+        into.erase();
     }
   }
   for (Value root : roots) {

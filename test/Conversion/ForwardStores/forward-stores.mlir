@@ -62,14 +62,14 @@ func.func @boxes(%x: memref<128x8xbf16>) -> memref<2x128xf32> {
 
 // -----
 
-// Loads that stay: one that casts (the stored f32 values are rounded on
-// the way back), one after a store over the same bytes, one of rows the
+// Loads that stay: one after a store over the same bytes, one of rows the
 // store did not write whole, and one of a tile written after its store.
 // The scratch buffers keep their stores.
 // CHECK-LABEL: func.func @kept
 // CHECK-COUNT-3: memref.alloc()
-// CHECK-COUNT-15: nki.dma
+// CHECK-COUNT-12: nki.dma
 // CHECK-NOT:     nki.dma
+// CHECK-NOT:     nki.copy
 // CHECK:         return
 func.func @kept(%x: memref<64x32xf32>, %out: memref<64x32xf32>) {
   %s1 = memref.alloc() : memref<64x32xf32>
@@ -77,10 +77,6 @@ func.func @kept(%x: memref<64x32xf32>, %out: memref<64x32xf32>) {
   %s3 = memref.alloc() : memref<128x32xf32>
   %a = nki.alloc : memref<64x32xf32, #nki.memory<sbuf>>
   nki.dma %x to %a : memref<64x32xf32> to memref<64x32xf32, #nki.memory<sbuf>>
-  nki.dma %a to %s1 : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
-  %b = nki.alloc : memref<64x32xbf16, #nki.memory<sbuf>>
-  nki.dma %s1 to %b : memref<64x32xf32> to memref<64x32xbf16, #nki.memory<sbuf>>
-  nki.dma %b to %out : memref<64x32xbf16, #nki.memory<sbuf>> to memref<64x32xf32>
   nki.dma %a to %s2 : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
   nki.dma %x to %s2 : memref<64x32xf32> to memref<64x32xf32>
   %c = nki.alloc : memref<64x32xf32, #nki.memory<sbuf>>
@@ -99,6 +95,65 @@ func.func @kept(%x: memref<64x32xf32>, %out: memref<64x32xf32>) {
   %f = nki.alloc : memref<64x32xf32, #nki.memory<sbuf>>
   nki.dma %s1 to %f : memref<64x32xf32> to memref<64x32xf32, #nki.memory<sbuf>>
   nki.dma %f to %out : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
+  return
+}
+
+// -----
+
+// A load that casts (an auto-cast matmul input rounded to bf16 on its way
+// back) becomes an engine copy of the box from the stored tile, which
+// rounds the same way; the scratch buffer goes.
+// CHECK-LABEL: func.func @copy_cast
+// CHECK-NOT:     memref.alloc()
+// CHECK:         %[[A:.*]] = nki.alloc : memref<80x96xf32, #nki.memory<sbuf>>
+// CHECK:         %[[B:.*]] = nki.alloc : memref<80x32xbf16, #nki.memory<sbuf>>
+// CHECK:         %[[V:.*]] = memref.subview %[[A]][0, 64] [80, 32] [1, 1]
+// CHECK-NEXT:    nki.copy %[[V]] into %[[B]] : memref<80x32xf32, strided<[96, 1], offset: 64>, #nki.memory<sbuf>> into memref<80x32xbf16, #nki.memory<sbuf>>
+// CHECK-NEXT:    nki.dma %[[B]] to
+// CHECK-NEXT:    return
+func.func @copy_cast(%x: memref<80x96xf32>, %y: memref<80x32xbf16>) {
+  %scratch = memref.alloc() : memref<80x96xf32>
+  %a = nki.alloc : memref<80x96xf32, #nki.memory<sbuf>>
+  nki.dma %x to %a : memref<80x96xf32> to memref<80x96xf32, #nki.memory<sbuf>>
+  nki.dma %a to %scratch : memref<80x96xf32, #nki.memory<sbuf>> to memref<80x96xf32>
+  %v = memref.reinterpret_cast %scratch to offset: [64], sizes: [80, 32], strides: [96, 1] : memref<80x96xf32> to memref<80x32xf32, strided<[96, 1], offset: 64>>
+  %b = nki.alloc : memref<80x32xbf16, #nki.memory<sbuf>>
+  nki.dma %v to %b : memref<80x32xf32, strided<[96, 1], offset: 64>> to memref<80x32xbf16, #nki.memory<sbuf>>
+  nki.dma %b to %y : memref<80x32xbf16, #nki.memory<sbuf>> to memref<80x32xbf16>
+  return
+}
+
+// -----
+
+// Attention's heads stored side by side (each head's [80, 32] into columns
+// of every row: their extents interleave, their boxes do not) and loaded
+// back as one [80, 64] block by the output projection: a copy of each
+// stored tile into its columns of the loaded tile.
+// CHECK-LABEL: func.func @gather
+// CHECK-NOT:     memref.alloc()
+// CHECK:         %[[H0:.*]] = nki.alloc : memref<80x32xf32, #nki.memory<sbuf>>
+// CHECK:         %[[H1:.*]] = nki.alloc : memref<80x32xf32, #nki.memory<sbuf>>
+// CHECK:         %[[B:.*]] = nki.alloc : memref<80x64xf32, #nki.memory<sbuf>>
+// CHECK:         %[[C0:.*]] = memref.subview %[[B]][0, 0] [80, 32] [1, 1]
+// CHECK-NEXT:    nki.copy %[[H0]] into %[[C0]]
+// CHECK-NEXT:    %[[C1:.*]] = memref.subview %[[B]][0, 32] [80, 32] [1, 1]
+// CHECK-NEXT:    nki.copy %[[H1]] into %[[C1]]
+// CHECK-NEXT:    nki.dma %[[B]] to
+// CHECK-NEXT:    return
+func.func @gather(%x: memref<80x32xf32>, %y: memref<80x64xf32>) {
+  %scratch = memref.alloc() : memref<80x2x32xf32>
+  %h0 = nki.alloc : memref<80x32xf32, #nki.memory<sbuf>>
+  nki.dma %x to %h0 : memref<80x32xf32> to memref<80x32xf32, #nki.memory<sbuf>>
+  %v0 = memref.reinterpret_cast %scratch to offset: [0], sizes: [80, 32], strides: [64, 1] : memref<80x2x32xf32> to memref<80x32xf32, strided<[64, 1]>>
+  nki.dma %h0 to %v0 : memref<80x32xf32, #nki.memory<sbuf>> to memref<80x32xf32, strided<[64, 1]>>
+  %h1 = nki.alloc : memref<80x32xf32, #nki.memory<sbuf>>
+  nki.dma %x to %h1 : memref<80x32xf32> to memref<80x32xf32, #nki.memory<sbuf>>
+  %v1 = memref.reinterpret_cast %scratch to offset: [32], sizes: [80, 32], strides: [64, 1] : memref<80x2x32xf32> to memref<80x32xf32, strided<[64, 1], offset: 32>>
+  nki.dma %h1 to %v1 : memref<80x32xf32, #nki.memory<sbuf>> to memref<80x32xf32, strided<[64, 1], offset: 32>>
+  %all = memref.collapse_shape %scratch [[0], [1, 2]] : memref<80x2x32xf32> into memref<80x64xf32>
+  %b = nki.alloc : memref<80x64xf32, #nki.memory<sbuf>>
+  nki.dma %all to %b : memref<80x64xf32> to memref<80x64xf32, #nki.memory<sbuf>>
+  nki.dma %b to %y : memref<80x64xf32, #nki.memory<sbuf>> to memref<80x64xf32>
   return
 }
 
