@@ -371,6 +371,11 @@ struct AttentionKernel {
   /// until its last transposes.
   ArrayRef<Value> loadKeysUpTo(int64_t kHead, int64_t end) {
     HeadKeys &keys = keysOf[kHead];
+    if (keys.kT.empty() && c.kSegments.empty() && c.kGroup == 1)
+      if (Value kT = groupedT(c.kT, c.kB, kHead, c.kRow, c.kCol, 0, c.keys)) {
+        keys.kT.push_back(kT);
+        keys.loaded = c.keys;
+      }
     if (keys.kT.empty())
       for (int64_t d0 = 0; d0 < c.headDim; d0 += P)
         keys.kT.push_back(allocTile(
@@ -386,6 +391,44 @@ struct AttentionKernel {
       }
     }
     return keys.kT;
+  }
+
+  /// Q^T or K^T of `batch` ([d, cols] from column col0, head dims on the
+  /// partitions) as a view of a tile shared by its group of heads, where
+  /// the heads' rows sit side by side in `a` (the batch steps by d, d in
+  /// unit stride, the columns not), d is a multiple of 32 and the columns
+  /// fit the partitions: the group's rows come in one load, one PE
+  /// transpose and one copy out of PSUM, and head h of the group reads
+  /// partitions [h d, (h + 1) d) (where an engine may start, d = 32 or
+  /// 64). Small heads paid a transpose and a copy each (a text
+  /// recogniser's 32 heads of 32 dims and 80 tokens at batch 8). Null
+  /// where the operand is not laid out so.
+  std::map<std::tuple<const Access *, int64_t, int64_t>, Value> groupsT;
+  Value groupedT(const Access &a, int bDim, int64_t batch, int dDim, int colDim,
+                 int64_t col0, int64_t cols) {
+    int64_t d = c.headDim;
+    if (bDim < 0 || d % 32 || d > P / 2 || cols > P || a.strides[dDim] != 1 ||
+        a.strides[colDim] == 1 || a.strides[bDim] != d)
+      return {};
+    int64_t heads = P / d, g0 = batch / heads * heads;
+    int64_t g = std::min(heads, c.batch - g0);
+    Value &group = groupsT[{&a, g0, col0}];
+    if (!group) {
+      SmallVector<Value> ivs(a.strides.size());
+      ivs[bDim] = idx(g0);
+      ivs[colDim] = idx(col0);
+      Value rows = allocTile(b, loc, {cols, g * d}, c.scoresType);
+      tile::DmaOp::create(b, loc,
+                          hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs),
+                                  {cols, g * d}, {a.strides[colDim], 1}),
+                          rows);
+      Value ps = allocTile(b, loc, {g * d, cols}, b.getF32Type(),
+                           tile::MemorySpace::PSUM);
+      tile::TransposeOp::create(b, loc, rows, ps);
+      group = allocTile(b, loc, {g * d, cols}, c.scoresType);
+      tile::CopyOp::create(b, loc, ps, group);
+    }
+    return tileSlice(b, loc, group, (batch - g0) * d, d, 0, cols);
   }
 
   /// The loads a head's first scores need, emitted with them: the first
@@ -416,6 +459,11 @@ struct AttentionKernel {
   void loadQueries(QueryBlock &blk) {
     if (!blk.qT.empty())
       return;
+    if (Value qT =
+            groupedT(c.q, c.qB, blk.batch, c.qCol, c.qRow, blk.q0, blk.qm)) {
+      blk.qT.push_back(qT);
+      return;
+    }
     for (int64_t d0 = 0; d0 < c.headDim; d0 += P)
       blk.qT.push_back(load(c.q, c.qB, blk.batch, c.qCol, d0,
                             std::min(P, c.headDim - d0), c.qRow, blk.q0, blk.qm,

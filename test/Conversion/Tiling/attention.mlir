@@ -134,17 +134,22 @@ func.func @probabilities_returned(%q: tensor<256x64xf32>, %k: tensor<256x64xf32>
 // scaled by 1/sqrt(d) before Q K^T, the context merged back by a
 // transpose. The kernel reads Q through both (the scale joins the exp's),
 // and stores each context block straight into the merged [S, heads, d]
-// result: no transpose or scaling kernel is left. The heads share one
-// software pipeline: the scores of head 1's two query blocks come before
-// head 0's first P V matmul.
+// result: no transpose or scaling kernel is left. The two heads' rows of
+// a query block sit side by side in Q: they come in one [128, 2 x 64] load,
+// one PE transpose and one copy, and head h's scores read Q^T at
+// partitions 64 h. The heads share one software pipeline: the scores of
+// head 1's two query blocks come before head 0's first P V matmul.
 // CHECK-LABEL: func.func @heads
 // CHECK-NOT: linalg.
-// CHECK: nki.dma {{.*}} : memref<128x64xf32, strided<[128, 1], offset: ?>> to memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK: nki.dma {{.*}} : memref<128x128xf32, strided<[128, 1], offset: ?>> to memref<128x128xbf16, #nki.memory<sbuf>>
+// CHECK-NEXT: nki.alloc
+// CHECK-NEXT: nki.transpose {{.*}} : memref<128x128xbf16, #nki.memory<sbuf>> into memref<128x128xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} : memref<64x128xbf16, strided<[128, 1]>, #nki.memory<sbuf>>, memref<64x256xbf16, #nki.memory<sbuf>> into memref<128x256xf32, #nki.memory<psum>>
 // CHECK: nki.activation "exp" {{.*}} {scale = 1.250000e-01 : f32}
 // CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
 // CHECK: nki.matmul {{.*}} into memref<128x256xf32, #nki.memory<psum>>
 // CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
-// CHECK: nki.matmul {{.*}} into memref<128x256xf32, #nki.memory<psum>>
+// CHECK: nki.matmul {{.*}} : memref<64x128xbf16, strided<[128, 1], offset: 8192>, #nki.memory<sbuf>>, memref<64x256xbf16, #nki.memory<sbuf>> into memref<128x256xf32, #nki.memory<psum>>
 // CHECK-NOT: into memref<128x64xf32, #nki.memory<psum>>
 // CHECK: nki.matmul {{.*}} into memref<128x256xf32, #nki.memory<psum>>
 // CHECK: nki.matmul {{.*}} into memref<128x64xf32, #nki.memory<psum>>
