@@ -700,9 +700,9 @@ def NKIForwardStores : Pass<"nki-forward-stores", "mlir::func::FuncOp"> {
     allocation. The stored tile then lives until
     the loaded tile's last reader: which stores are forwarded is the
     residency problem of `nki/Analysis/Residency.h` over the positions in
-    between, against the SBUF the other tiles leave there minus `margin`
-    (at least half of SBUF, for the kernels' own tiles and the
-    planner's fragmentation).
+    between, against the SBUF the other tiles leave there minus half of
+    SBUF (for the kernels' own tiles and the planner's fragmentation) and
+    `margin`.
 
     ```mlir
     nki.dma %y to %scratch_view : memref<80x128xf32, #nki.memory<sbuf>> to ...

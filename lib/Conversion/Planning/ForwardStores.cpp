@@ -515,7 +515,9 @@ struct NKIForwardStoresPass
     if (failed(target) || failed(nki::planning::checkStraightLine(func)))
       return signalPassFailure();
     int64_t sbuf = int64_t((*target)->sbufBytesPerPartition);
-    int64_t reserve = std::max<int64_t>(margin, sbuf / kReserveFraction);
+    // The margin adds to the reserve: a plan that fragments and is tiled
+    // again with a margin forwards less.
+    int64_t reserve = sbuf / kReserveFraction + margin;
     if (failed(nki::planning::forwardStores(func, **target, reserve)))
       signalPassFailure();
   }
