@@ -53,29 +53,49 @@ Value rootOf(Value v) {
   return v;
 }
 
+/// What touches an HBM buffer, through views: the views (parents first),
+/// the DMAs that write it and its deallocs; whether a DMA reads it, and
+/// whether anything else touches it (a return, another op).
+struct BufferUses {
+  SmallVector<Operation *> views, stores, deallocs;
+  bool read = false, other = false;
+};
+BufferUses usesOf(Value root) {
+  BufferUses uses;
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      auto dma = dyn_cast<tile::DmaOp>(user);
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == v) {
+        uses.views.push_back(user);
+        worklist.append(user->result_begin(), user->result_end());
+      } else if (dma && dma.getDst() == v && dma.getSrc() != v) {
+        uses.stores.push_back(user);
+      } else if (dma) {
+        uses.read = true;
+      } else if (mlir::isa<memref::DeallocOp>(user)) {
+        uses.deallocs.push_back(user);
+      } else {
+        uses.other = true;
+      }
+    }
+  }
+  return uses;
+}
+
 /// An HBM allocation of the function that only DMAs read and write
 /// (through views): not an output, which must be written, and not touched
 /// by anything this pass does not follow.
 bool isScratch(Value root) {
   auto alloc = root.getDefiningOp<memref::AllocOp>();
-  if (!alloc || !tile::isHbm(alloc.getType()))
-    return false;
-  SmallVector<Value> worklist = {root};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == v)
-        worklist.append(user->result_begin(), user->result_end());
-      else if (!mlir::isa<tile::DmaOp, memref::DeallocOp>(user))
-        return false;
-    }
-  }
-  return true;
+  return alloc && tile::isHbm(alloc.getType()) && !usesOf(root).other;
 }
 
-/// The first and last element offsets a static view of an HBM buffer
-/// touches, or nullopt when its layout is not static.
+/// The first and last bit a static view of an HBM buffer touches, or
+/// nullopt when its layout is not static. In bits, not elements: views of
+/// one buffer may differ in element type (nki.bitcast).
 std::optional<std::pair<int64_t, int64_t>> extent(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset = 0;
@@ -89,21 +109,22 @@ std::optional<std::pair<int64_t, int64_t>> extent(MemRefType type) {
       return std::nullopt;
     (stride < 0 ? lo : hi) += (size - 1) * stride;
   }
-  return std::make_pair(lo, hi);
+  int64_t bits = tile::storageBits(type);
+  return std::make_pair(lo * bits, (hi + 1) * bits - 1);
 }
 
-/// Whether two static views of one buffer may share an element: their
-/// extents overlap, unless both have the same nested strides (each dim's
+/// Whether two static views of one buffer may share a byte: their
+/// extents (bits) overlap, unless both have the same nested strides (each dim's
 /// step spanning the inner dims' and the view's extent along them) and
 /// their boxes in that grid are disjoint along some dim (a head's columns
 /// of every row beside another head's).
-bool mayOverlap(MemRefType a, std::pair<int64_t, int64_t> aBytes, MemRefType b,
-                std::pair<int64_t, int64_t> bBytes) {
-  if (aBytes.second < bBytes.first || bBytes.second < aBytes.first)
+bool mayOverlap(MemRefType a, std::pair<int64_t, int64_t> aBits, MemRefType b,
+                std::pair<int64_t, int64_t> bBits) {
+  if (aBits.second < bBits.first || bBits.second < aBits.first)
     return false;
   SmallVector<int64_t> sa, sb;
   int64_t oa = 0, ob = 0;
-  if (a.getRank() != b.getRank() ||
+  if (a.getRank() != b.getRank() || a.getElementType() != b.getElementType() ||
       failed(tile::getStridesAndOffset(a, sa, oa)) ||
       failed(tile::getStridesAndOffset(b, sb, ob)) || sa != sb)
     return true;
@@ -238,7 +259,7 @@ struct Store {
   tile::DmaOp dma;
   tile::AllocOp tile;
   MemRefType view;
-  std::pair<int64_t, int64_t> bytes;
+  std::pair<int64_t, int64_t> bits; // the first and last bit it covers
   SmallVector<Load> loads; // a gather is in each of its stores' lists
 };
 
@@ -279,7 +300,7 @@ static LogicalResult forwardStores(func::FuncOp func,
       SmallVector<size_t> overlapping;
       for (auto s = live.byFirst.lower_bound(read->first - live.longest);
            s != live.byFirst.end() && s->first <= read->second; ++s)
-        if (mayOverlap(stores[s->second].view, stores[s->second].bytes, srcType,
+        if (mayOverlap(stores[s->second].view, stores[s->second].bits, srcType,
                        *read))
           overlapping.push_back(s->second);
       if (overlapping.size() == 1) {
@@ -324,7 +345,7 @@ static LogicalResult forwardStores(func::FuncOp func,
     }
     for (auto s = live.byFirst.lower_bound(written->first - live.longest);
          s != live.byFirst.end() && s->first <= written->second;)
-      s = mayOverlap(stores[s->second].view, stores[s->second].bytes, dstType,
+      s = mayOverlap(stores[s->second].view, stores[s->second].bits, dstType,
                      *written)
               ? live.byFirst.erase(s)
               : std::next(s);
@@ -466,35 +487,14 @@ static LogicalResult forwardStores(func::FuncOp func,
     }
   }
   for (Value root : roots) {
-    SmallVector<Operation *> views, stored;
-    bool read = false;
-    SmallVector<Value> worklist = {root};
-    while (!worklist.empty() && !read) {
-      Value v = worklist.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-            view && view.getViewSource() == v) {
-          views.push_back(user);
-          worklist.append(user->result_begin(), user->result_end());
-        } else if (auto dma = dyn_cast<tile::DmaOp>(user);
-                   dma && dma.getDst() == v && dma.getSrc() != v) {
-          stored.push_back(user);
-        } else if (!mlir::isa<memref::DeallocOp>(user)) {
-          read = true;
-          break;
-        }
-      }
-    }
-    if (read)
+    BufferUses uses = usesOf(root);
+    if (uses.read || uses.other)
       continue;
-    for (Operation *op : stored)
+    for (Operation *op : llvm::concat<Operation *>(uses.stores, uses.deallocs))
       op->erase();
-    for (Operation *view : llvm::reverse(views))
+    for (Operation *view : llvm::reverse(uses.views))
       if (view->use_empty())
         view->erase();
-    for (Operation *user : llvm::make_early_inc_range(root.getUsers()))
-      if (mlir::isa<memref::DeallocOp>(user))
-        user->erase();
     if (root.use_empty())
       root.getDefiningOp()->erase();
   }

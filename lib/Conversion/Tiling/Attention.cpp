@@ -41,6 +41,14 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
+/// `a` as a 2-D [features, cols] operand over every head: its `row` dim
+/// (the head dims) and `col` dim, the heads' rows side by side (the batch
+/// steps by a head's rows).
+Access allHeads(Access a, int row, int col) {
+  a.strides = {a.strides[row], a.strides[col]};
+  return a;
+}
+
 struct AttentionKernel {
   OpBuilder &b;
   const AttentionChain &c;
@@ -413,21 +421,9 @@ struct AttentionKernel {
     int64_t heads = P / d, g0 = batch / heads * heads;
     int64_t g = std::min(heads, c.batch - g0);
     Value &group = groupsT[{&a, g0, col0}];
-    if (!group) {
-      SmallVector<Value> ivs(a.strides.size());
-      ivs[bDim] = idx(g0);
-      ivs[colDim] = idx(col0);
-      Value rows = allocTile(b, loc, {cols, g * d}, c.scoresType);
-      tile::DmaOp::create(b, loc,
-                          hbmView(b, loc, a.buffer, a.offsetAt(b, loc, ivs),
-                                  {cols, g * d}, {a.strides[colDim], 1}),
-                          rows);
-      Value ps = allocTile(b, loc, {g * d, cols}, b.getF32Type(),
-                           tile::MemorySpace::PSUM);
-      tile::TransposeOp::create(b, loc, rows, ps);
-      group = allocTile(b, loc, {g * d, cols}, c.scoresType);
-      tile::CopyOp::create(b, loc, ps, group);
-    }
+    if (!group) // rows g0 d.. of every head's features (loadRows transposes)
+      group = load(allHeads(a, dDim, colDim), -1, 0, 0, g0 * d, g * d, 1, col0,
+                   cols, c.scoresType);
     return tileSlice(b, loc, group, (batch - g0) * d, d, 0, cols);
   }
 
@@ -811,10 +807,6 @@ void AttentionKernel::emitStacked() {
   Type mul = c.multiplyType, qkType = c.scoresType;
   // K^T of all heads, [<= P features, Sk] per block of P of the H * d
   // features; V of all heads, [<= P keys, H * e] per key block.
-  auto allHeads = [](Access a, int row, int col) {
-    a.strides = {a.strides[row], a.strides[col]};
-    return a;
-  };
   Access kAll = allHeads(c.kT, c.kRow, c.kCol),
          vAll = allHeads(c.v, c.vRow, c.vCol);
   SmallVector<KeySegment> kSegs(c.kSegments), vSegs(c.vSegments);

@@ -26,14 +26,6 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-/// A constant float operand of a body op (captured from outside).
-std::optional<double> constantOf(Value v) {
-  FloatAttr f;
-  if (matchPattern(v, m_Constant(&f)))
-    return f.getValueAsDouble();
-  return std::nullopt;
-}
-
 struct Matcher {
   AttentionChain c;
   int64_t R = 0; // B * Sq rows of the softmax
@@ -93,7 +85,7 @@ bool Matcher::matchPrologue(linalg::GenericOp g, Value scores) {
     if (!mul)
       return x;
     for (int i = 0; i < 2; ++i)
-      if (std::optional<double> k = constantOf(mul->getOperand(i));
+      if (std::optional<double> k = constantFloat(mul->getOperand(i));
           k && *k > 0) {
         scale = *k;
         return mul->getOperand(1 - i);
@@ -138,13 +130,13 @@ static std::optional<double> castScale(linalg::GenericOp g) {
   double factor = 1.0;
   if (auto mul = v.getDefiningOp<arith::MulFOp>()) {
     for (int i = 0; i < 2 && v == mul.getResult(); ++i)
-      if (std::optional<double> k = constantOf(mul->getOperand(i));
+      if (std::optional<double> k = constantFloat(mul->getOperand(i));
           k && *k > 0) {
         factor = *k;
         v = mul->getOperand(1 - i);
       }
   } else if (auto div = v.getDefiningOp<arith::DivFOp>()) {
-    if (std::optional<double> k = constantOf(div.getRhs()); k && *k > 0) {
+    if (std::optional<double> k = constantFloat(div.getRhs()); k && *k > 0) {
       factor = 1.0 / *k;
       v = div.getLhs();
     }

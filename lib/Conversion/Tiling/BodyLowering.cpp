@@ -146,14 +146,6 @@ static std::pair<StringRef, Value> matchSigmoidFamily(Operation *op) {
   return {"", Value()};
 }
 
-/// The constant `v` holds, if it is one.
-static std::optional<double> constantValue(Value v) {
-  FloatAttr k;
-  if (matchPattern(v, m_Constant(&k)))
-    return k.getValueAsDouble();
-  return std::nullopt;
-}
-
 /// The factors of a product of f32 multiplies, `v` itself if it is none.
 static void factorsOf(Value v, SmallVectorImpl<Value> &out, int depth = 0) {
   auto mul = v.getDefiningOp<arith::MulFOp>();
@@ -177,7 +169,7 @@ static Value matchGeluErf(Operation *op) {
   if (factors.size() != 3)
     return {};
   auto half = llvm::find_if(factors, [](Value f) {
-    std::optional<double> k = constantValue(f);
+    std::optional<double> k = constantFloat(f);
     return k && *k == 0.5;
   });
   if (half == factors.end())
@@ -191,19 +183,19 @@ static Value matchGeluErf(Operation *op) {
     for (auto [e, one] : {std::pair(sum.getLhs(), sum.getRhs()),
                           std::pair(sum.getRhs(), sum.getLhs())}) {
       auto erf = e.getDefiningOp<math::ErfOp>();
-      std::optional<double> k1 = constantValue(one);
+      std::optional<double> k1 = constantFloat(one);
       if (!erf || !k1 || *k1 != 1.0)
         continue;
       Value t = erf.getOperand();
       std::optional<double> k;
       if (auto div = t.getDefiningOp<arith::DivFOp>();
-          div && div.getLhs() == x && (k = constantValue(div.getRhs())) &&
+          div && div.getLhs() == x && (k = constantFloat(div.getRhs())) &&
           std::fabs(*k - M_SQRT2) < 1e-6)
         return x;
       if (auto m = t.getDefiningOp<arith::MulFOp>())
         for (auto [a, c] : {std::pair(m.getLhs(), m.getRhs()),
                             std::pair(m.getRhs(), m.getLhs())})
-          if (a == x && (k = constantValue(c)) &&
+          if (a == x && (k = constantFloat(c)) &&
               std::fabs(*k - M_SQRT1_2) < 1e-6)
             return x;
     }
@@ -918,4 +910,11 @@ FailureOr<TileValue> BodyLowering::lowerOp(Operation *op) {
     return r;
   }
   return unsupported();
+}
+
+std::optional<double> tiling::constantFloat(Value v) {
+  FloatAttr k;
+  if (matchPattern(v, m_Constant(&k)))
+    return k.getValueAsDouble();
+  return std::nullopt;
 }

@@ -155,6 +155,10 @@ llvm::StringRef aluNameOf(mlir::Operation *op);
 /// op no other engine computes.
 bool isActivationOp(mlir::Operation *op);
 
+/// The value of a float constant (a body's operand captured from outside),
+/// or nullopt.
+std::optional<double> constantFloat(mlir::Value v);
+
 /// A reduction body `out = combine(out, expr)`.
 struct ReductionBody {
   llvm::StringRef combine; // add, max or min

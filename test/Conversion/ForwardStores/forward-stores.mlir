@@ -214,3 +214,27 @@ func.func @output(%x: memref<64x32xf32>, %y: memref<64x32xf32>) -> memref<64x32x
   nki.dma %b to %y : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
   return %out : memref<64x32xf32>
 }
+
+// -----
+
+// A write through a view of other element type (a bitcast) ends a store
+// whose bytes it covers, though their element offsets look apart: the
+// second half of rows as bf16 elements 2048.. is f32 elements 1024.. of
+// the store's. The load stays.
+// CHECK-LABEL: func.func @bitcast_write
+// CHECK:         memref.alloc() : memref<64x32xf32>
+// CHECK-COUNT-4: nki.dma
+// CHECK:         return
+func.func @bitcast_write(%x: memref<64x32xf32>, %z: memref<32x64xbf16>, %y: memref<64x32xf32>) {
+  %scratch = memref.alloc() : memref<64x32xf32>
+  %a = nki.alloc : memref<64x32xf32, #nki.memory<sbuf>>
+  nki.dma %x to %a : memref<64x32xf32> to memref<64x32xf32, #nki.memory<sbuf>>
+  nki.dma %a to %scratch : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
+  %bc = nki.bitcast %scratch : memref<64x32xf32> to memref<64x64xbf16>
+  %half = memref.subview %bc[32, 0] [32, 64] [1, 1] : memref<64x64xbf16> to memref<32x64xbf16, strided<[64, 1], offset: 2048>>
+  nki.dma %z to %half : memref<32x64xbf16> to memref<32x64xbf16, strided<[64, 1], offset: 2048>>
+  %b = nki.alloc : memref<64x32xf32, #nki.memory<sbuf>>
+  nki.dma %scratch to %b : memref<64x32xf32> to memref<64x32xf32, #nki.memory<sbuf>>
+  nki.dma %b to %y : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
+  return
+}
