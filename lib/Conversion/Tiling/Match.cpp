@@ -828,15 +828,16 @@ tiling::findPooledMatmulInput(linalg::LinalgOp matmul, int64_t partitions) {
   };
   linalg::GenericOp writer = onlyWriter(a, mm);
   if (isGlobalPooling(writer))
-    return PooledMatmulInput{a, {}, true, viewRoot(writer.getDpsInputs()[0])};
+    return PooledMatmulInput{
+        a, {}, true, viewRoot(writer.getDpsInputs()[0]), {}};
   Value source = castSource(writer, mm);
   if (!source || !source.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   linalg::GenericOp pooling = onlyWriter(source, writer);
   if (!isGlobalPooling(pooling))
     return std::nullopt;
-  return PooledMatmulInput{source, writer, true,
-                           viewRoot(pooling.getDpsInputs()[0])};
+  return PooledMatmulInput{
+      source, writer, true, viewRoot(pooling.getDpsInputs()[0]), {}};
 }
 
 std::optional<PooledMatmulInput>
@@ -854,7 +855,115 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
     root = root.getDefiningOp<ViewLikeOpInterface>().getViewSource();
   if (!root || !isa<BlockArgument>(root))
     return std::nullopt;
-  return PooledMatmulInput{source, writer, /*pooling=*/false, Value()};
+  return PooledMatmulInput{source, writer, /*pooling=*/false, Value(), {}};
+}
+
+std::optional<PooledMatmulInput>
+tiling::findTransposedMatmulInput(linalg::LinalgOp matmul) {
+  auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
+  if (!mm)
+    return std::nullopt;
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
+  Value a = mm.getDpsInputs()[0];
+  auto aType = dyn_cast<MemRefType>(a.getType());
+  if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
+      !aType || aType.getRank() != 2 || !aType.hasStaticShape() ||
+      !aType.getLayout().isIdentity())
+    return std::nullopt;
+  int64_t cols = aType.getDimSize(1);
+  // A, or the source of the cast that writes A (and that only it reads).
+  Operation *reader = mm;
+  linalg::GenericOp castOp;
+  Value source = a;
+  if (a.getDefiningOp<memref::AllocOp>())
+    if (linalg::GenericOp writer = onlyWriter(a, mm))
+      if (Value s = castSource(writer, mm)) {
+        castOp = writer;
+        source = s;
+        reader = writer;
+      }
+  // A reshape of the transpose's result, which nothing else writes.
+  Value result = reshapeRoot(source);
+  auto resultType = dyn_cast<MemRefType>(result.getType());
+  if (!result.getDefiningOp<memref::AllocOp>() || !resultType ||
+      !resultType.getLayout().isIdentity() || !resultType.hasStaticShape())
+    return std::nullopt;
+  linalg::TransposeOp transpose;
+  bool otherReaders = false;
+  for (Operation *user : usersThroughViews(result)) {
+    if (user == reader || isBufferBookkeeping(user))
+      continue;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(user);
+    bool writes = isa<memref::CopyOp>(user) ||
+                  (dps && llvm::any_of(dps.getDpsInits(), [&](Value init) {
+                     return viewRoot(init) == result;
+                   }));
+    if (!writes) {
+      otherReaders = true;
+      continue;
+    }
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || reshapeRoot(t.getInit()) != result)
+      return std::nullopt;
+    transpose = t;
+  }
+  auto initType =
+      transpose ? dyn_cast<MemRefType>(transpose.getInit().getType()) : nullptr;
+  if (!initType || !initType.getLayout().isIdentity() ||
+      !comesBefore(transpose, reader))
+    return std::nullopt;
+  // Element (m, k) of A is element m * cols + k of the result: the result's
+  // dims after `split` hold k, those before it m, each at most one of them
+  // more than one long.
+  ArrayRef<int64_t> shape = initType.getShape();
+  int64_t split = shape.size(), tail = 1;
+  while (split > 0 && tail < cols)
+    tail *= shape[--split];
+  if (tail != cols)
+    return std::nullopt;
+  auto onlyLongDim = [&](int64_t begin, int64_t end) -> std::optional<int> {
+    int dim = -1;
+    for (int64_t d = begin; d < end; ++d)
+      if (shape[d] != 1) {
+        if (dim >= 0)
+          return std::nullopt;
+        dim = d;
+      }
+    return dim;
+  };
+  std::optional<int> mDim = onlyLongDim(0, split),
+                     kDim = onlyLongDim(split, shape.size());
+  if (!mDim || !kDim)
+    return std::nullopt;
+  // The transpose's input: a static strided view of an allocation or a
+  // program input, which nothing writes before the matmul reads it.
+  Value input = transpose.getInput();
+  Value root = viewRoot(input);
+  auto inputType = dyn_cast<MemRefType>(input.getType());
+  auto rootType = dyn_cast<MemRefType>(root.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (!inputType || !rootType || !rootType.getLayout().isIdentity() ||
+      rootType.getMemorySpace() || inputType.getMemorySpace() ||
+      (!isa<BlockArgument>(root) && !root.getDefiningOp<memref::AllocOp>()) ||
+      failed(tile::getStridesAndOffset(inputType, strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  DenseSet<Operation *> users = usersThroughViews(root);
+  for (Operation *op = transpose->getNextNode(); op != mm.getOperation();
+       op = op->getNextNode())
+    if (users.contains(op) && !isBufferBookkeeping(op))
+      return std::nullopt;
+  // Result dim d is input dim perm[d].
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  PooledMatmulInput in{root, castOp, /*pooling=*/false, Value(), transpose};
+  in.transposeRead = otherReaders;
+  in.offset = offset;
+  in.mStride = *mDim < 0 ? 0 : strides[perm[*mDim]];
+  in.kStride = *kDim < 0 ? 0 : strides[perm[*kDim]];
+  return in;
 }
 
 /// The op that defines what `g`'s body yields (null for a block argument).

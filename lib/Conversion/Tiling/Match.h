@@ -185,6 +185,13 @@ struct PooledMatmulInput {
   bool pooling = true;
   /// The root of the buffer the pooling reads (a convolution's result).
   mlir::Value pooled;
+  /// findTransposedMatmulInput's: the transpose that made A (absorbed with
+  /// `cast` unless `transposeRead`: other ops read its result), and where
+  /// A's element (m, k) is in `source`, its input's root: offset + m *
+  /// mStride + k * kStride.
+  mlir::linalg::TransposeOp transpose;
+  bool transposeRead = false;
+  int64_t offset = 0, mStride = 0, kStride = 0;
 };
 std::optional<PooledMatmulInput>
 findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
@@ -197,6 +204,18 @@ findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 /// and loaded it back before its first matmul.
 std::optional<PooledMatmulInput>
 findCastMatmulInput(mlir::linalg::LinalgOp matmul);
+
+/// A matmul's A operand [M, K] that is (a reshape of) a transpose's result,
+/// or a cast as findCastMatmulInput's of one, when A's rows and columns are
+/// each one dim of the transpose's input (a strided view of an allocation
+/// or a program input): the kernel reads that input in place, its DMAs
+/// rounding it, and absorbs the cast, and the transpose where nothing else
+/// reads its result. A sequence model's first projection of a
+/// convolution's [C, W] features, transposed to [W, C] rows, had stored the
+/// transpose to HBM, loaded it to round it, stored that and loaded it again
+/// with C on the partitions, where the features already have them.
+std::optional<PooledMatmulInput>
+findTransposedMatmulInput(mlir::linalg::LinalgOp matmul);
 
 /// An MX matmul's A and scales quantised from an f32 A by --auto-cast=
 /// mxfp8's (mxfp4's) three generics (QuantizeMx.cpp), on buffers: the

@@ -376,12 +376,18 @@ LogicalResult MatmulKernel::analyze() {
   C = *c;
   aMultiply = A.elementType;
   if (pooled) {
-    // Same shape and identity layout: only the buffer and type differ.
+    // Same shape and identity layout: only the buffer and type differ;
+    // through a transpose, where each element is too.
     A.buffer = pooled->source;
     A.elementType =
         cast<MemRefType>(pooled->source.getType()).getElementType();
-    if (options.residents)
+    if (pooled->transpose) {
+      A.offset = pooled->offset;
+      A.strides[mDim] = pooled->mStride;
+      A.strides[kDim] = pooled->kStride;
+    } else if (options.residents) {
       aResident = options.residents->lookup(pooled->source);
+    }
   }
   auto isF32 = [](Type t) { return t.isF32(); };
   if (isF32(aMultiply) != isF32(B.elementType))

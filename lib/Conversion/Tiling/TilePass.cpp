@@ -450,10 +450,16 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             findPooledMatmulInput(matmul, options.partitions);
         if (!in)
           in = findCastMatmulInput(matmul);
+        if (!in)
+          if ((in = findTransposedMatmulInput(matmul)) &&
+              absorbed.contains(in->transpose))
+            in.reset(); // read through by an attention kernel
         if (in) {
           pooledInputs[op] = *in;
           if (in->cast)
             absorbed.insert(in->cast);
+          if (in->transpose && !in->transposeRead)
+            absorbed.insert(in->transpose);
         }
       }
       // A diagonal filter is built on chip by every convolution reading it;
@@ -608,6 +614,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       repackForReaders(rewriter, residents, options);
       admitOversized(rewriter, residents, options);
     }
+    // A matmul reads a transpose's input in HBM: not one kept in SBUF,
+    // where the transpose (and the cast) run as they are.
+    SmallVector<Operation *> keptTransposes;
+    for (auto &[matmul, in] : pooledInputs)
+      if (linalg::TransposeOp t = in.transpose)
+        if (residents.lookup(in.source) || residents.lookup(t.getInput())) {
+          if (!in.transposeRead)
+            absorbed.erase(t);
+          if (in.cast)
+            absorbed.erase(in.cast);
+          keptTransposes.push_back(matmul);
+        }
+    for (Operation *matmul : keptTransposes)
+      pooledInputs.erase(matmul);
     // Not across nki-split-batch's chains: a filter each chain reads would
     // stay in SBUF through the whole network, and its load, free to start
     // at once, took the DMA queues from the first chain's stem
@@ -1031,6 +1051,8 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       }
       if (in && in->cast)
         erase(in->cast);
+      if (in && in->transpose && !in->transposeRead)
+        erase(in->transpose);
       if (fill)
         erase(fill);
       if (epilogue)
