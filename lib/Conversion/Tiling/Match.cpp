@@ -800,8 +800,8 @@ static Value castSource(linalg::GenericOp writer, Operation *reader) {
 }
 
 /// A linalg.matmul's A operand when it is read as [m, k] from a static,
-/// row-major [M, K] allocation of at most `maxRows` rows.
-static Value allocatedA(linalg::LinalgOp matmul, int64_t maxRows) {
+/// row-major [M, K] buffer.
+static Value rowMajorA(linalg::LinalgOp matmul) {
   auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
   if (!mm)
     return {};
@@ -811,7 +811,15 @@ static Value allocatedA(linalg::LinalgOp matmul, int64_t maxRows) {
   auto type = dyn_cast<MemRefType>(a.getType());
   if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
       !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || type.getDimSize(0) > maxRows ||
+      !type.getLayout().isIdentity())
+    return {};
+  return a;
+}
+
+/// rowMajorA, when it is an allocation of at most `maxRows` rows.
+static Value allocatedA(linalg::LinalgOp matmul, int64_t maxRows) {
+  Value a = rowMajorA(matmul);
+  if (!a || cast<MemRefType>(a.getType()).getDimSize(0) > maxRows ||
       !a.getDefiningOp<memref::AllocOp>())
     return {};
   return a;
@@ -860,18 +868,11 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
 
 std::optional<PooledMatmulInput>
 tiling::findTransposedMatmulInput(linalg::LinalgOp matmul) {
-  auto mm = dyn_cast<linalg::MatmulOp>(matmul.getOperation());
-  if (!mm)
+  Value a = rowMajorA(matmul);
+  if (!a)
     return std::nullopt;
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), k = getAffineDimExpr(2, ctx);
-  Value a = mm.getDpsInputs()[0];
-  auto aType = dyn_cast<MemRefType>(a.getType());
-  if (mm.getIndexingMapsArray()[0] != AffineMap::get(3, 0, {m, k}, ctx) ||
-      !aType || aType.getRank() != 2 || !aType.hasStaticShape() ||
-      !aType.getLayout().isIdentity())
-    return std::nullopt;
-  int64_t cols = aType.getDimSize(1);
+  Operation *mm = matmul.getOperation();
+  int64_t cols = cast<MemRefType>(a.getType()).getDimSize(1);
   // A, or the source of the cast that writes A (and that only it reads).
   Operation *reader = mm;
   linalg::GenericOp castOp;
@@ -952,7 +953,7 @@ tiling::findTransposedMatmulInput(linalg::LinalgOp matmul) {
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
   DenseSet<Operation *> users = usersThroughViews(root);
-  for (Operation *op = transpose->getNextNode(); op != mm.getOperation();
+  for (Operation *op = transpose->getNextNode(); op != mm;
        op = op->getNextNode())
     if (users.contains(op) && !isBufferBookkeeping(op))
       return std::nullopt;

@@ -178,10 +178,12 @@ std::optional<ChannelScale> findChannelScale(mlir::Value x,
 /// generic that only rounds it to the matmul's input type and that only
 /// the matmul reads (the matmul's kernel absorbs it).
 struct PooledMatmulInput {
-  mlir::Value source; // the pooling's [N, C] result
+  /// The pooling's [N, C] result (findCastMatmulInput's: the program
+  /// input; findTransposedMatmulInput's: the transpose's input's root).
+  mlir::Value source;
   mlir::linalg::GenericOp cast;
-  /// False for findCastMatmulInput's: the source is a program input in
-  /// HBM, which the kernel's DMAs round as they load it.
+  /// False for findCastMatmulInput's and findTransposedMatmulInput's: the
+  /// source is in HBM, and the kernel's DMAs round it as they load it.
   bool pooling = true;
   /// The root of the buffer the pooling reads (a convolution's result).
   mlir::Value pooled;
