@@ -451,15 +451,12 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         if (!in)
           in = findCastMatmulInput(matmul);
         if (!in)
-          if ((in = findTransposedMatmulInput(matmul)) &&
-              absorbed.contains(in->transpose))
-            in.reset(); // read through by an attention kernel
+          in = findTransposedMatmulInput(matmul);
         if (in) {
           pooledInputs[op] = *in;
-          if (in->cast)
+          // A transpose's cast waits for the residency plan (below).
+          if (in->cast && !in->transpose)
             absorbed.insert(in->cast);
-          if (in->transpose && !in->transposeRead)
-            absorbed.insert(in->transpose);
         }
       }
       // A diagonal filter is built on chip by every convolution reading it;
@@ -614,18 +611,25 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       repackForReaders(rewriter, residents, options);
       admitOversized(rewriter, residents, options);
     }
-    // A matmul reads a transpose's input in HBM: not one kept in SBUF,
-    // where the transpose (and the cast) run as they are.
+    // A matmul reads a transpose's input in HBM: not one kept in SBUF (nor
+    // one another kernel reads through), where the transpose and the cast
+    // run as they are. They join the matmul's kernel only now, so that the
+    // plan saw them as it did before.
     SmallVector<Operation *> keptTransposes;
-    for (auto &[matmul, in] : pooledInputs)
-      if (linalg::TransposeOp t = in.transpose)
-        if (residents.lookup(in.source) || residents.lookup(t.getInput())) {
-          if (!in.transposeRead)
-            absorbed.erase(t);
-          if (in.cast)
-            absorbed.erase(in.cast);
-          keptTransposes.push_back(matmul);
-        }
+    for (auto &[matmul, in] : pooledInputs) {
+      linalg::TransposeOp t = in.transpose;
+      if (!t)
+        continue;
+      if (absorbed.contains(t) || residents.lookup(in.source) ||
+          residents.lookup(t.getInput())) {
+        keptTransposes.push_back(matmul);
+        continue;
+      }
+      if (in.cast)
+        absorbed.insert(in.cast);
+      if (!in.transposeRead)
+        absorbed.insert(t);
+    }
     for (Operation *matmul : keptTransposes)
       pooledInputs.erase(matmul);
     // Not across nki-split-batch's chains: a filter each chain reads would
