@@ -28,11 +28,12 @@ func.func @main(%arg0: memref<16x32xf32> {nki.hbm_offset = 0 : i64, nki.name = "
 
 // -----
 
-// A load of 64 KiB per 32-partition block is one instruction per block
-// (seq 0 to 3), on four different queues so that they run side by side.
+// A load of 256 KiB from HBM is one instruction per block of 8 partitions
+// (128 partitions over the 16 queues; seq 0 to 15), each on its own queue
+// so that they run side by side.
 // CHECK-LABEL: nisa.program
-// CHECK-COUNT-4: nisa.stream @dma{{[0-9]+}} {
-// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,512)], hbm[{{[0-9]+}}, f32][(1,16384)] {nisa.seq = {{[0-3]}} : i64}
+// CHECK-COUNT-16: nisa.stream @dma{{[0-9]+}} {
+// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,512)], hbm[{{[0-9]+}}, f32][(1,4096)] {nisa.seq = {{[0-9]|1[0-5]}} : i64}
 func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %out = memref.alloc() {nki.hbm_offset = 262144 : i64} : memref<128x512xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x512xf32, #nki.memory<sbuf>>
@@ -45,10 +46,10 @@ func.func @main(%arg0: memref<128x512xf32> {nki.hbm_offset = 0 : i64}) -> memref
 
 // A [128, 1] column of 4-byte values is 128 descriptors, each paid as 512
 // bytes: 64 KiB of queue time for 512 bytes of data, so it is split over
-// four queues like a large transfer.
+// the queues like a large transfer.
 // CHECK-LABEL: nisa.program
-// CHECK-COUNT-4: nisa.stream @dma{{[0-9]+}} {
-// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,1)], hbm[{{[0-9]+}}, f32][(1,32)] {nisa.seq = {{[0-3]}} : i64}
+// CHECK-COUNT-16: nisa.stream @dma{{[0-9]+}} {
+// CHECK-NEXT:      nisa.dma_copy sbuf[{{[0-9]+}}:{{[0-9]+}}, 0, f32][(1,1)], hbm[{{[0-9]+}}, f32][(1,8)] {nisa.seq = {{[0-9]|1[0-5]}} : i64}
 func.func @main(%arg0: memref<128x1xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x1xf32> {
   %out = memref.alloc() {nki.hbm_offset = 512 : i64} : memref<128x1xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<128x1xf32, #nki.memory<sbuf>>

@@ -109,19 +109,20 @@ func.func @main() -> memref<128x64xf32> {
 
 // -----
 
-// A large transfer of whole 32-partition blocks is split into one transfer
-// per block, on separate queues, each moving its rows of the HBM window;
-// the consumer waits for all of them.
-// CHECK-LABEL: nisa.program target("trn2") semaphores(5)
-// CHECK:         nisa.activation identity sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 1.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
-// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,512)], hbm[4096, f32][(1024,32),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,512)], hbm[135168, f32][(1024,32),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[64:96, 0, f32][(1,512)], hbm[266240, f32][(1024,32),(1,512)]
-// CHECK-DAG:     nisa.dma_copy sbuf[96:128, 0, f32][(1,512)], hbm[397312, f32][(1024,32),(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[524288, f32][(1,16384)], sbuf[0:32, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[589824, f32][(1,16384)], sbuf[32:64, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[655360, f32][(1,16384)], sbuf[64:96, 4096, f32][(1,512)]
-// CHECK-DAG:     nisa.dma_copy hbm[720896, f32][(1,16384)], sbuf[96:128, 4096, f32][(1,512)]
+// A large transfer from or to HBM is split into one transfer per block of
+// 8 partitions (a 128-partition tile over the 16 queues), each on its own
+// queue, each moving its rows of the HBM window; the consumer waits for
+// all of them.
+// CHECK-LABEL: nisa.program target("trn2") semaphores(17)
+// CHECK:         nisa.activation identity sbuf[0:128, 4096, f32][(1,512)], sbuf[0:128, 0, f32][(1,512)] scale 1.000000e+00 bias 1.000000e+00 wait(s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1, s{{[0-9]+}} >= 1) signal(s0)
+// CHECK-DAG:     nisa.dma_copy sbuf[0:8, 0, f32][(1,512)], hbm[4096, f32][(1024,8),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[8:16, 0, f32][(1,512)], hbm[36864, f32][(1024,8),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[64:72, 0, f32][(1,512)], hbm[266240, f32][(1024,8),(1,512)]
+// CHECK-DAG:     nisa.dma_copy sbuf[120:128, 0, f32][(1,512)], hbm[495616, f32][(1024,8),(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[524288, f32][(1,4096)], sbuf[0:8, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[540672, f32][(1,4096)], sbuf[8:16, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[655360, f32][(1,4096)], sbuf[64:72, 4096, f32][(1,512)]
+// CHECK-DAG:     nisa.dma_copy hbm[770048, f32][(1,4096)], sbuf[120:128, 4096, f32][(1,512)]
 func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<128x512xf32> {
   %o = memref.alloc() {nki.hbm_offset = 524288 : i64} : memref<128x512xf32>
   %xv = memref.reinterpret_cast %x to offset: [1024], sizes: [128, 512], strides: [1024, 1] : memref<128x1024xf32> to memref<128x512xf32, strided<[1024, 1], offset: 1024>>
@@ -135,12 +136,13 @@ func.func @main(%x: memref<128x1024xf32> {nki.hbm_offset = 0 : i64}) -> memref<1
 
 // -----
 
-// 80 partitions: two full blocks and a short one; the single HBM dim is cut
-// at the same rows.
+// 80 partitions: ten blocks of 8; the single HBM dim is cut at the same
+// rows.
 // CHECK-LABEL: nisa.program
-// CHECK-DAG:     nisa.dma_copy sbuf[0:32, 0, f32][(1,128)], hbm[0, f32][(1,4096)]
-// CHECK-DAG:     nisa.dma_copy sbuf[32:64, 0, f32][(1,128)], hbm[16384, f32][(1,4096)]
-// CHECK-DAG:     nisa.dma_copy sbuf[64:80, 0, f32][(1,128)], hbm[32768, f32][(1,2048)]
+// CHECK-DAG:     nisa.dma_copy sbuf[0:8, 0, f32][(1,128)], hbm[0, f32][(1,1024)]
+// CHECK-DAG:     nisa.dma_copy sbuf[8:16, 0, f32][(1,128)], hbm[4096, f32][(1,1024)]
+// CHECK-DAG:     nisa.dma_copy sbuf[72:80, 0, f32][(1,128)], hbm[36864, f32][(1,1024)]
+// CHECK-NOT:     nisa.dma_copy sbuf[80:
 func.func @main(%x: memref<80x128xf32> {nki.hbm_offset = 0 : i64}) -> memref<80x128xf32> {
   %o = memref.alloc() {nki.hbm_offset = 65536 : i64} : memref<80x128xf32>
   %t = nki.alloc {offset = 0 : i64} : memref<80x128xf32, #nki.memory<sbuf>>
