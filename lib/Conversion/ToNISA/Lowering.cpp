@@ -404,6 +404,10 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
     }
     return parts;
   }
+  // Within HBM (a reshape or concat that bufferization left as a copy):
+  // pieces of whole rows, as within SBUF.
+  if (!dstOnChip && !srcOnChip)
+    return splitRows(inst, target);
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
   block = hbmPartitionBlock(target);
   if (dstOnChip == srcOnChip || chip.startPartition % block || p <= block ||

@@ -358,6 +358,26 @@ func.func @main(%x: memref<64x260xf32> {nki.hbm_offset = 0 : i64}) -> memref<32x
 
 // -----
 
+// A copy within HBM (the half of each row that a concatenation places, as
+// bufferization leaves it): 512 runs of 128 bytes, each paid as 512, 11.4 us
+// of one queue, is cut into eight pieces of 64 rows, on several queues.
+// CHECK-LABEL: nisa.program target("trn2")
+// CHECK-DAG:     nisa.dma_copy hbm[131072, f32][(64,64),(1,32)], hbm[0, f32][(1,2048)]
+// CHECK-DAG:     nisa.dma_copy hbm[147456, f32][(64,64),(1,32)], hbm[8192, f32][(1,2048)]
+// CHECK-DAG:     nisa.dma_copy hbm[245760, f32][(64,64),(1,32)], hbm[57344, f32][(1,2048)]
+// CHECK-DAG:     nisa.dma_copy hbm[131200, f32][(64,64),(1,32)], hbm[0, f32][(1,2048)]
+// CHECK-NOT:     nisa.dma_copy hbm[{{[0-9]+}}, f32][(64,512)
+func.func @main(%x: memref<512x32xf32> {nki.hbm_offset = 0 : i64}) -> memref<512x64xf32> {
+  %o = memref.alloc() {nki.hbm_offset = 131072 : i64} : memref<512x64xf32>
+  %half = memref.subview %o[0, 0] [512, 32] [1, 1] : memref<512x64xf32> to memref<512x32xf32, strided<[64, 1]>>
+  nki.dma %x to %half : memref<512x32xf32> to memref<512x32xf32, strided<[64, 1]>>
+  %rest = memref.subview %o[0, 32] [512, 32] [1, 1] : memref<512x64xf32> to memref<512x32xf32, strided<[64, 1], offset: 32>>
+  nki.dma %x to %rest : memref<512x32xf32> to memref<512x32xf32, strided<[64, 1], offset: 32>>
+  return %o : memref<512x64xf32>
+}
+
+// -----
+
 // A sum with a scratch tile runs on the DVE (tensor_reduce) or on the ACT
 // (identity into the scratch tile, the sum from its accumulator),
 // whichever finishes it first: two independent sums take one each.
