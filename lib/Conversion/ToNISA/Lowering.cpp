@@ -382,15 +382,19 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
   SmallVector<isa::Instruction, 4> parts;
   bool dstOnChip = inst.dst.memory != isa::Memory::HBM;
   bool srcOnChip = inst.src0.memory != isa::Memory::HBM;
+  // Within HBM (a reshape or concat that bufferization left as a copy):
+  // pieces of whole rows, as within SBUF.
+  if (!dstOnChip && !srcOnChip)
+    return splitRows(inst, target);
   const isa::AccessPattern &chip = dstOnChip ? inst.dst : inst.src0;
   int64_t p = chip.numPartitions, f = chip.elementsPerPartition();
   // What the transfer costs a queue: a descriptor per partition at least
   // (a [C, 1] column is C descriptors of 4 bytes, each paid as 512).
   int64_t run = f * isa::dtypeBytes(chip.dtype);
   int64_t cost = p * std::max<int64_t>(run, target.dmaMinDescriptorBytes);
-  int64_t block = kPartitionBlock;
   // Within SBUF (partitions moved to others): both sides cut alike.
   if (dstOnChip && srcOnChip) {
+    int64_t block = kPartitionBlock;
     if (inst.src0.numPartitions != p || p <= block ||
         cost < kMinSplitDmaBytes)
       return splitRows(inst, target);
@@ -404,14 +408,11 @@ SmallVector<isa::Instruction, 4> splitDma(const isa::Instruction &inst,
     }
     return parts;
   }
-  // Within HBM (a reshape or concat that bufferization left as a copy):
-  // pieces of whole rows, as within SBUF.
-  if (!dstOnChip && !srcOnChip)
-    return splitRows(inst, target);
+  // Between HBM and a tile.
   const isa::AccessPattern &hbm = dstOnChip ? inst.src0 : inst.dst;
-  block = hbmPartitionBlock(target);
-  if (dstOnChip == srcOnChip || chip.startPartition % block || p <= block ||
-      cost < kMinSplitDmaBytes || hbm.rank < 1) {
+  int64_t block = hbmPartitionBlock(target);
+  if (chip.startPartition % block || p <= block || cost < kMinSplitDmaBytes ||
+      hbm.rank < 1) {
     parts.push_back(inst);
     return parts;
   }
