@@ -467,10 +467,25 @@ linalg::GenericOp tiling::findEpilogue(linalg::LinalgOp matmul,
   Value root = view ? view->getOperand(0) : product;
   if (!root.getDefiningOp<memref::AllocOp>())
     return {};
+  // Fills of other allocations may come between (the next matmul's zero
+  // init, which the graph puts before this epilogue: a classifier's
+  // `fc2(hardswish(fc1(x)))`); the epilogue must not touch what they fill.
+  SmallVector<Value> filled;
   Operation *next = matmul->getNextNode();
-  while (next && isBufferBookkeeping(next) && !isa<func::ReturnOp>(next))
+  while (next && !isa<func::ReturnOp>(next)) {
+    if (auto f = dyn_cast<linalg::FillOp>(next);
+        f && f.getDpsInits()[0].getDefiningOp<memref::AllocOp>() &&
+        f.getDpsInits()[0] != root)
+      filled.push_back(f.getDpsInits()[0]);
+    else if (!isBufferBookkeeping(next))
+      break;
     next = next->getNextNode();
+  }
   auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (generic && llvm::any_of(generic->getOperands(), [&](Value v) {
+        return llvm::is_contained(filled, viewRoot(v));
+      }))
+    return {};
   // The epilogue may write the product's own buffer (bufferization does that
   // when it reuses the allocation): it reads each element before writing it.
   if (!generic || generic.getNumDpsInits() != 1 ||

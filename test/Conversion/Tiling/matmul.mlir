@@ -107,6 +107,65 @@ func.func @epilogue(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %bias: memref<8x
 
 // -----
 
+// The next matmul's zero fill, which the graph puts between a product and
+// its epilogue (a classifier's `fc2(hardswish(fc1(x)))` under auto-cast),
+// does not stop the fusion: tanh reads the product in PSUM.
+// CHECK-LABEL: func.func @epilogue_past_fill
+// CHECK:     nki.matmul %{{[0-9]+}}, %{{[0-9]+}} into %[[P:[0-9]+]] :
+// CHECK-NOT: nki.copy %[[P]]
+// CHECK:     nki.activation "tanh" %[[P]] into
+// CHECK:     nki.matmul
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_past_fill(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<8x8xf32>, %y: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%p : memref<4x8xf32>)
+  %q = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%q : memref<4x8xf32>)
+  %h = memref.alloc() : memref<4x8xf32>
+  linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<4x8xf32>) outs(%h : memref<4x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = math.tanh %x : f32
+    linalg.yield %t : f32
+  }
+  linalg.matmul ins(%h, %c : memref<4x8xf32>, memref<8x8xf32>) outs(%q : memref<4x8xf32>)
+  memref.copy %q, %y : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
+// Unless the epilogue touches what the fill writes (here its output): the
+// product is copied out of PSUM and the elementwise kernel runs after the
+// fill.
+// CHECK-LABEL: func.func @epilogue_into_filled
+// CHECK:     nki.matmul %{{[0-9]+}}, %{{[0-9]+}} into %[[P:[0-9]+]] :
+// CHECK:     nki.copy %[[P]] into
+// CHECK:     nki.memset
+// CHECK:     nki.activation "tanh" %{{[0-9]+}} into %{{[0-9]+}} : memref<32x1xf32, #nki.memory<sbuf>>
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_into_filled(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %y: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%p : memref<4x8xf32>)
+  %q = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%q : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %q : memref<4x8xf32>, memref<4x8xf32>) outs(%q : memref<4x8xf32>) {
+  ^bb0(%x: f32, %z: f32, %o: f32):
+    %s = arith.addf %x, %z : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  }
+  memref.copy %q, %y : memref<4x8xf32> to memref<4x8xf32>
+  return
+}
+
+// -----
+
 // GELU's erf form as exporters write it (Div by sqrt 2, Erf, Add 1, Mul by
 // x, Mul by 0.5) is the ACT's gelu: one instruction where there were five
 // passes. Divided by 2 instead, it is no GELU: the erf stays.
