@@ -872,13 +872,37 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
   linalg::GenericOp writer = onlyWriter(a, mm);
   Value source = castSource(writer, mm);
   // A program input (through views): never kept in SBUF (Residents.cpp
-  // plans allocations only), so HBM holds it when the matmul runs.
+  // plans allocations only), so HBM holds it when the matmul runs. A
+  // computed one (an allocation) is in HBM unless the residency plan keeps
+  // it in SBUF, which nki-tile asks once it has planned.
   Value root = source;
   while (root && root.getDefiningOp<ViewLikeOpInterface>())
     root = root.getDefiningOp<ViewLikeOpInterface>().getViewSource();
-  if (!root || !isa<BlockArgument>(root))
+  if (!root)
     return std::nullopt;
-  return PooledMatmulInput{source, writer, /*pooling=*/false, Value(), {}};
+  PooledMatmulInput in{source, writer, /*pooling=*/false, Value(), {}};
+  if (isa<BlockArgument>(root))
+    return in;
+  // A computed one: the whole result of a transpose (PyTorch's
+  // sequence-first attention at batch > 1 transposes its input, then
+  // rounds it for the projection), which writes it in HBM unless a kernel
+  // absorbs it or the residency plan keeps it in SBUF; nki-tile asks both
+  // once it has planned. Other writers may be fused into kernels that
+  // never store the source (a row group writes its rounded result).
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  for (Operation *user : usersThroughViews(root)) {
+    if (user == writer.getOperation() || isBufferBookkeeping(user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || in.sourceWriter || t.getInit() != root ||
+        !t->isBeforeInBlock(writer))
+      return std::nullopt;
+    in.sourceWriter = t;
+  }
+  if (!in.sourceWriter)
+    return std::nullopt;
+  return in;
 }
 
 std::optional<PooledMatmulInput>

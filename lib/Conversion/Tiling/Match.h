@@ -193,6 +193,10 @@ struct PooledMatmulInput {
   /// mStride + k * kStride.
   mlir::linalg::TransposeOp transpose;
   bool transposeRead = false;
+  /// findCastMatmulInput's source when it is not a program input: the
+  /// transpose that writes it (read in HBM only where that runs as it is
+  /// and the residency plan does not keep the source in SBUF).
+  mlir::linalg::TransposeOp sourceWriter;
   int64_t offset = 0, mStride = 0, kStride = 0;
 };
 std::optional<PooledMatmulInput>
@@ -200,10 +204,11 @@ findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 
 /// A matmul's A operand [M, K] written only by such a cast of a program
 /// input of the same shape, row-major (the function's argument or a view
-/// of it), that only the matmul reads: the kernel reads the input, its
-/// DMAs rounding it, and absorbs the cast. A post-norm transformer's first
-/// projection under --auto-cast=matmul had stored its rounded input to HBM
-/// and loaded it back before its first matmul.
+/// of it), or of a transpose's result (`sourceWriter`), that only the
+/// matmul reads: the kernel reads the input, its DMAs rounding it, and absorbs
+/// the cast. A post-norm transformer's first projection under
+/// --auto-cast=matmul had stored its rounded input to HBM and loaded it
+/// back before its first matmul.
 std::optional<PooledMatmulInput>
 findCastMatmulInput(mlir::linalg::LinalgOp matmul);
 

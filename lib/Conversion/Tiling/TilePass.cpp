@@ -450,12 +450,20 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
             findPooledMatmulInput(matmul, options.partitions);
         if (!in)
           in = findCastMatmulInput(matmul);
-        if (!in)
-          in = findTransposedMatmulInput(matmul);
+        // A computed input's cast last: a transpose's input is read in
+        // place, and a cast another kernel absorbed (attention stores its
+        // context rounded) has no source left to read.
+        if (!in || in->sourceWriter)
+          if (std::optional<PooledMatmulInput> t =
+                  findTransposedMatmulInput(matmul))
+            in = t;
+        if (in && in->sourceWriter && absorbed.contains(in->cast))
+          in = std::nullopt;
         if (in) {
           pooledInputs[op] = *in;
-          // A transpose's cast waits for the residency plan (below).
-          if (in->cast && !in->transpose)
+          // A transpose's cast, or one of a computed input, waits for the
+          // residency plan (below).
+          if (in->cast && !in->transpose && !in->sourceWriter)
             absorbed.insert(in->cast);
         }
       }
@@ -629,6 +637,19 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
         absorbed.insert(in.cast);
       if (!in.transposeRead)
         absorbed.insert(t);
+    }
+    // Likewise a cast of a transpose's result, where the transpose runs as
+    // it is and the plan keeps neither in SBUF (else the cast runs, an
+    // engine rounding the source there).
+    for (auto &[matmul, in] : pooledInputs) {
+      if (!in.sourceWriter)
+        continue;
+      if (absorbed.contains(in.sourceWriter) ||
+          residents.lookup(viewRoot(in.source)) ||
+          residents.lookup(in.cast.getDpsInits()[0]))
+        keptTransposes.push_back(matmul);
+      else
+        absorbed.insert(in.cast);
     }
     for (Operation *matmul : keptTransposes)
       pooledInputs.erase(matmul);

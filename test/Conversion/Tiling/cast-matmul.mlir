@@ -52,3 +52,28 @@ func.func @computed(%arg: tensor<256x256xf32>) -> tensor<256x256xf32> {
   } -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// -----
+
+// A computed A that a transpose writes whole (PyTorch's sequence-first
+// attention at batch > 1: the rows are (column, image) pairs, two strides
+// of the transpose's input, so the matmul cannot read that in place): the
+// transpose stores its result and the matmul reads it, its DMAs rounding
+// it; no rounded copy goes to HBM and back.
+// CHECK-LABEL: func.func @seq_first
+// CHECK:     nki.transpose
+// CHECK-NOT: #nki.memory<sbuf>> to memref<{{[0-9x]+}}xbf16, strided
+// CHECK:     nki.dma {{.*}} : memref<80x128xf32, strided<[128, 1], offset: ?>> to memref<80x128xbf16, #nki.memory<sbuf>>
+// CHECK-NOT: #nki.memory<sbuf>> to memref<{{[0-9x]+}}xbf16, strided
+// CHECK:     return
+func.func @seq_first(%x: tensor<2x128x40xf32>) -> tensor<80x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<128x128xf32>
+  %e = tensor.empty() : tensor<40x2x128xf32>
+  %t = linalg.transpose ins(%x : tensor<2x128x40xf32>) outs(%e : tensor<40x2x128xf32>) permutation = [2, 0, 1]
+  %c = tensor.collapse_shape %t [[0, 1], [2]] : tensor<40x2x128xf32> into tensor<80x128xf32>
+  %o = tensor.empty() : tensor<80x128xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%o : tensor<80x128xf32>) -> tensor<80x128xf32>
+  %m = linalg.matmul ins(%c, %w : tensor<80x128xf32>, tensor<128x128xf32>) outs(%z : tensor<80x128xf32>) -> tensor<80x128xf32>
+  return %m : tensor<80x128xf32>
+}
