@@ -196,7 +196,7 @@ struct PooledMatmulInput {
   /// findCastMatmulInput's source when it is not a program input: the
   /// transpose that writes it (read in HBM only where that runs as it is
   /// and the residency plan does not keep the source in SBUF).
-  mlir::linalg::TransposeOp sourceWriter;
+  mlir::linalg::TransposeOp sourceWriter = {};
   int64_t offset = 0, mStride = 0, kStride = 0;
 };
 std::optional<PooledMatmulInput>
