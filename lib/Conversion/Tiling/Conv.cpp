@@ -804,8 +804,9 @@ void ConvKernel::emitBand(OpBuilder &b, ArrayRef<int64_t> images, int64_t oh0,
           for (auto [ch, acc, v] : llvm::zip_equal(group, accs, vec)) {
             if (v)
               continue;
-            int64_t r0 = foldRows ? (ch.r0 + window) * movingRowStep()
-                                  : ch.r0 * g.strideH + kh * g.dilationH;
+            int64_t r0 = foldRows
+                             ? ch.r0 * movingRowStep() + window * windowStep()
+                             : ch.r0 * g.strideH + kh * g.dilationH;
             TapCols t = tapCols(ch, kw);
             if (t.qa >= t.qb)
               continue;

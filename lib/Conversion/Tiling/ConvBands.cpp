@@ -183,7 +183,7 @@ void ConvKernel::chooseBands() {
   double dmaNsPerByte = 1.0 / double(t.dmaQueues * t.dmaBytesPerNs);
   struct Choice {
     bool fold;
-    int64_t cols, bands, stack = 1, windows = 1;
+    int64_t cols, bands, stack = 1, windows = 1, rows = 0;
   };
   auto cost = [&](Choice c) {
     int64_t taps =
@@ -205,16 +205,17 @@ void ConvKernel::chooseBands() {
     double dma = 0;
     // (In two windows each partition group loads every row from its own
     // on, in one run a partition.)
-    int64_t rowsLoaded = c.windows > 1 ? c.stack * (g.oh + 1)
-                         : c.stack > 1 ? (g.kh + c.stack - 1) * groups
-                         : c.fold      ? g.kh * g.oh
+    int64_t rowsLoaded = c.rows ? c.rows * (g.oh + (c.windows - 1) * c.rows)
+                         : c.windows > 1 ? c.stack * (g.oh + 1)
+                         : c.stack > 1   ? (g.kh + c.stack - 1) * groups
+                         : c.fold        ? g.kh * g.oh
                                   : inRows(g.oh) + (c.bands - 1) * (g.kh - 1);
     // Stacked rows are copied a row at a time (every stack-th row of the
     // input for each partition group): a DMA descriptor each, paid at
     // least its minimum (a 10-pixel row of an 8x upsample's phase is 40
     // bytes).
     double rowBytes = double(input.width * inBytes);
-    if (c.stack > 1 && !(c.windows > 1 && groupRunsContinue))
+    if ((c.stack > 1 || c.rows) && !(c.windows > 1 && groupRunsContinue))
       rowBytes = std::max<double>(rowBytes, t.dmaMinDescriptorBytes);
     double inputBytes = double(g.n * g.c) * rowBytes * double(rowsLoaded);
     // A resident input is copied into packed band tiles; every shifted
@@ -354,6 +355,21 @@ void ConvKernel::chooseBands() {
   // convolution that only this kernel reads (`windows_packed`), packed for
   // one window of two rows, it runs 103.3 us, copied from a channel-major
   // tile into two windows 130.0.
+  // Kernel rows folded in windows (windowRows), one output row a group:
+  // where the rows of C channels do not fit together and a stack of two
+  // rows would not leave the filters room (F > P / 2; with fewer, two
+  // windows of two stacked rows take as many matmuls and evacuate half as
+  // often), as many rows a window as fit, when that takes fewer windows
+  // than kernel rows. From an input in SBUF or at fp32, as stacked rows.
+  if (!oneBand && !phases && !diagonal && !scale && options.stackRows &&
+      options.packBands && g.strideH == 1 && g.dilationH == 1 && g.kh > 1 &&
+      g.c * g.kh > P() && 2 * g.f > P() &&
+      (g.inputType.isF32() || input.resident.has_value())) {
+    int64_t rows = P() / g.c,
+            windows = (g.kh + rows - 1) / std::max<int64_t>(rows, 1);
+    if (rows >= 2 && windows < g.kh)
+      candidates.push_back(Choice{true, 1, 1, 1, windows, rows});
+  }
   if (phases) {
     candidates.clear();
     for (int64_t q : phaseStackCounts(*phases, g, P()))
@@ -368,7 +384,8 @@ void ConvKernel::chooseBands() {
   double windowLatency =
       oneImageInFlight() ? double(t.dmaLatencyNs) : 0.0; // (above)
   for (Choice c : candidates)
-    if ((!c.fold || c.stack > 1 || (convFoldsRows(g, P()) && !scale)) &&
+    if ((!c.fold || c.stack > 1 || c.rows ||
+         (convFoldsRows(g, P()) && !scale)) &&
         cost(c) + (c.windows > 1 ? windowLatency : 0.0) < cost(best))
       best = c;
   foldRows = best.fold;
@@ -376,6 +393,7 @@ void ConvKernel::chooseBands() {
   bands = best.bands;
   stack = best.stack;
   stackWindows = best.windows;
+  windowRows = best.rows;
 }
 
 bool ConvKernel::steppedResult() {

@@ -42,8 +42,9 @@ Value ConvKernel::loadFoldedFilter() {
 
 /// Stacked rows: one tile [foldGroups() * C, windows * KW * stack * F],
 /// partition i * C + c holding at column (v * KW + kw) * stack * F + j * F
-/// + f the weight w[c, v * stack + i - j, kw, f] of window v when that
-/// kernel row is in [0, KH), zero elsewhere; one DMA per window, output row
+/// + f the weight w[c, v * windowStep() + i - j, kw, f] of window v when
+/// that kernel row is in [0, KH), zero elsewhere (rows folded in windows:
+/// stack 1, j 0); one DMA per window, output row
 /// j and kernel row kh (every kernel column at once). In two windows a
 /// kernel row's weights come from HBM once and are copied within SBUF to
 /// their other places (a 64-channel 3x3 of the U-Net at batch 1 in fp32
@@ -58,7 +59,7 @@ Value ConvKernel::loadStackedFilter() {
   for (int64_t v = 0; v < stackWindows; ++v)
     for (int64_t j = 0; j < stack; ++j)
       for (int64_t kh = 0; kh < g.kh; ++kh) {
-        int64_t i = kh + j - v * stack;
+        int64_t i = kh + j - v * windowStep();
         if (i < 0 || i >= foldGroups())
           continue;
         int64_t offset = i * g.c * pitch + v * g.kw * cols + j * g.f;
@@ -130,7 +131,7 @@ SmallVector<Value> ConvKernel::loadPhaseFilters() {
 }
 
 SmallVector<Value> ConvKernel::loadFilters() {
-  if (stack > 1)
+  if (stack > 1 || windowRows)
     return {loadStackedFilter()};
   if (foldCols > 1)
     return {loadFoldedFilter()};

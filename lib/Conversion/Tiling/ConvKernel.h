@@ -269,6 +269,18 @@ struct ConvKernel {
   /// 6 matmuls for 2 output rows (3 columns a pixel, 3 of a stationary's 4
   /// blocks used) against 4.5 with two packed bands of 9 taps.
   int64_t stackWindows = 1;
+  /// Kernel rows folded in windows, one output row a group (stack 1) where
+  /// the filter's rows of C channels do not fit the partitions together
+  /// (a 3x3 of 43 to 64 channels) and more filters than a stack of two
+  /// rows allows: partition group i < windowRows of the input tile holds
+  /// the padded rows from i on, one a tile row, and output row r reads
+  /// `stackWindows` windows, tile rows r + v * windowRows, each a kernel
+  /// column at a time with the filter of kernel rows v * windowRows + i
+  /// (zero past KH). A 3x3 of 64 channels and 128 filters: 6 matmuls
+  /// contracting 128 rows where 9 contracted 64. 0 otherwise.
+  int64_t windowRows = 0;
+  /// The tile rows between one window and the next.
+  int64_t windowStep() const { return stack > 1 ? stack : windowRows; }
   /// Folded, the padded rows between a group's tile rows, and the tile
   /// rows between a matmul's consecutive output rows (or groups).
   int64_t tileRowStep() const { return stackWindows > 1 ? 1 : foldRowStep(); }
@@ -449,14 +461,17 @@ struct ConvKernel {
   int64_t tileRows(int64_t outRows) const {
     if (!foldRows)
       return inRows(outRows);
-    return stackWindows > 1 ? (outRows + stackWindows - 2) * stack + 1
-                            : outRows;
+    return stackWindows > 1
+               ? (outRows - 1) * stack + (stackWindows - 1) * windowStep() + 1
+               : outRows;
   }
   /// Folded: the partition groups of a band's input tile (kernel rows, or
   /// with stacked rows the input rows of a group), the padded input rows
   /// between a tile row and the next and between one group and the next.
   int64_t foldGroups() const {
-    return stack > 1 ? (stackWindows > 1 ? stack : g.kh + stack - 1) : g.kh;
+    if (stack > 1)
+      return stackWindows > 1 ? stack : g.kh + stack - 1;
+    return stackWindows > 1 ? windowRows : g.kh;
   }
   int64_t foldRowStep() const { return stack > 1 ? stack : g.strideH; }
   int64_t foldGroupStep() const { return stack > 1 ? 1 : g.dilationH; }
