@@ -365,8 +365,8 @@ void ConvKernel::chooseBands() {
       options.packBands && g.strideH == 1 && g.dilationH == 1 && g.kh > 1 &&
       g.c * g.kh > P() && 2 * g.f > P() &&
       (g.inputType.isF32() || input.resident.has_value())) {
-    int64_t rows = P() / g.c,
-            windows = (g.kh + rows - 1) / std::max<int64_t>(rows, 1);
+    int64_t rows = P() / g.c; // >= 1: one channel block
+    int64_t windows = (g.kh + rows - 1) / rows;
     if (rows >= 2 && windows < g.kh)
       candidates.push_back(Choice{true, 1, 1, 1, windows, rows});
   }

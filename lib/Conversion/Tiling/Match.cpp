@@ -872,9 +872,7 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
   linalg::GenericOp writer = onlyWriter(a, mm);
   Value source = castSource(writer, mm);
   // A program input (through views): never kept in SBUF (Residents.cpp
-  // plans allocations only), so HBM holds it when the matmul runs. A
-  // computed one (an allocation) is in HBM unless the residency plan keeps
-  // it in SBUF, which nki-tile asks once it has planned.
+  // plans allocations only), so HBM holds it when the matmul runs.
   Value root = source;
   while (root && root.getDefiningOp<ViewLikeOpInterface>())
     root = root.getDefiningOp<ViewLikeOpInterface>().getViewSource();
