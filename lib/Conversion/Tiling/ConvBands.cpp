@@ -363,12 +363,22 @@ void ConvKernel::chooseBands() {
   // than kernel rows. From an input in SBUF or at fp32, as stacked rows.
   if (!oneBand && !phases && !diagonal && !scale && options.stackRows &&
       options.packBands && g.strideH == 1 && g.dilationH == 1 && g.kh > 1 &&
-      g.c * g.kh > P() && 2 * g.f > P() &&
-      (g.inputType.isF32() || input.resident.has_value())) {
+      g.c * g.kh > P() && (g.inputType.isF32() || input.resident.has_value())) {
     int64_t rows = P() / g.c; // >= 1: one channel block
     int64_t windows = (g.kh + rows - 1) / rows;
-    if (rows >= 2 && windows < g.kh)
+    if (rows >= 2 && windows < g.kh && 2 * g.f > P())
       candidates.push_back(Choice{true, 1, 1, 1, windows, rows});
+    // With few filters, stacked output rows over those windows too: q rows
+    // of F take ceil((KH + q - 1) / rows) windows (64 channels, 16 filters,
+    // 3x3: 8 rows in 5 windows, 15 matmuls where two rows in two windows
+    // took 6 for 2), as the two windows above, which are rows == q.
+    for (int64_t q = 2; rows >= 2 && q * g.f <= P() && q <= g.oh; ++q) {
+      int64_t w = (g.kh + q - 1 + rows - 1) / rows;
+      if (q == rows || w < 2 || g.oh % q || (pool && q % 2) ||
+          !(g.inputType.isF32() || pool || enginesMoveBlocks(q)))
+        continue;
+      candidates.push_back(Choice{true, 1, 1, q, w, rows});
+    }
   }
   if (phases) {
     candidates.clear();

@@ -277,10 +277,14 @@ struct ConvKernel {
   /// `stackWindows` windows, tile rows r + v * windowRows, each a kernel
   /// column at a time with the filter of kernel rows v * windowRows + i
   /// (zero past KH). A 3x3 of 64 channels and 128 filters: 6 matmuls
-  /// contracting 128 rows where 9 contracted 64. 0 otherwise.
+  /// contracting 128 rows where 9 contracted 64. With few filters the
+  /// windows carry `stack` output rows a group (group r at tile row
+  /// stack * r; two windows of stacked rows are windowRows == stack): 64
+  /// channels and 16 filters stack 8 rows in 5 windows. 0 otherwise.
   int64_t windowRows = 0;
-  /// The tile rows between one window and the next.
-  int64_t windowStep() const { return stack > 1 ? stack : windowRows; }
+  /// The tile rows between one window and the next (the partition groups
+  /// of a windowed tile).
+  int64_t windowStep() const { return windowRows ? windowRows : stack; }
   /// Folded, the padded rows between a group's tile rows, and the tile
   /// rows between a matmul's consecutive output rows (or groups).
   int64_t tileRowStep() const { return stackWindows > 1 ? 1 : foldRowStep(); }
@@ -469,9 +473,9 @@ struct ConvKernel {
   /// with stacked rows the input rows of a group), the padded input rows
   /// between a tile row and the next and between one group and the next.
   int64_t foldGroups() const {
-    if (stack > 1)
-      return stackWindows > 1 ? stack : g.kh + stack - 1;
-    return stackWindows > 1 ? windowRows : g.kh;
+    if (stackWindows > 1)
+      return windowStep();
+    return stack > 1 ? g.kh + stack - 1 : g.kh;
   }
   int64_t foldRowStep() const { return stack > 1 ? stack : g.strideH; }
   int64_t foldGroupStep() const { return stack > 1 ? 1 : g.dilationH; }
