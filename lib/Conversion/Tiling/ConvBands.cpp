@@ -355,35 +355,30 @@ void ConvKernel::chooseBands() {
   // convolution that only this kernel reads (`windows_packed`), packed for
   // one window of two rows, it runs 103.3 us, copied from a channel-major
   // tile into two windows 130.0.
-  // Kernel rows folded in windows (windowRows), one output row a group:
-  // where the rows of C channels do not fit together and a stack of two
-  // rows would not leave the filters room (F > P / 2; with fewer, two
-  // windows of two stacked rows take as many matmuls and evacuate half as
-  // often), as many rows a window as fit, when that takes fewer windows
-  // than kernel rows. From an input in SBUF or at fp32, as stacked rows.
-  if (!oneBand && !phases && !diagonal && !scale && options.stackRows &&
-      options.packBands && g.strideH == 1 && g.dilationH == 1 && g.kh > 1 &&
-      g.c * g.kh > P() && (g.inputType.isF32() || input.resident.has_value())) {
-    int64_t rows = P() / g.c; // >= 1: one channel block
-    int64_t windows = (g.kh + rows - 1) / rows;
-    if (rows >= 2 && windows < g.kh && 2 * g.f > P())
-      candidates.push_back(Choice{true, 1, 1, 1, windows, rows});
-  }
-  // With few filters, stacked output rows over those windows too: q rows of
-  // F take ceil((KH + q - 1) / rows) windows (64 channels, 16 filters, 3x3:
-  // 8 rows in 5 windows, 15 matmuls where two rows in two windows took 6
-  // for 2), as the two windows above, which are rows == q. Unlike those,
-  // also from bf16 in HBM (each group loads its rows in one run a
-  // partition) and with result blocks an engine may not move (they leave
-  // by DMA a row at a time): the DB detector under auto-cast, its 64 -> 16
-  // 3x3s stacking 8 rows, ran 417.2 -> 409.0 us at batch 1.
+  // Kernel rows folded in windows (windowRows) where the rows of C
+  // channels do not fit together, as many rows a window as fit (>= 2):
+  // - one output row a group where a stack of two rows would not leave the
+  //   filters room (F > P / 2; with fewer, two windows of two stacked rows
+  //   take as many matmuls and evacuate half as often), from an input in
+  //   SBUF or at fp32, as stacked rows;
+  // - with few filters, q stacked output rows of F over ceil((KH + q - 1) /
+  //   rows) windows (64 channels, 16 filters, 3x3: 8 rows in 5 windows, 15
+  //   matmuls where two rows in two windows took 6 for 2; two windows of
+  //   stacked rows, above, are rows == q). Unlike those, also from bf16 in
+  //   HBM (each group loads its rows in one run a partition) and with
+  //   result blocks an engine may not move (they leave by DMA a row at a
+  //   time): the DB detector under auto-cast, its 64 -> 16 3x3s stacking 8
+  //   rows, ran 417.2 -> 409.0 us at batch 1.
+  int64_t rows = P() / g.c; // >= 1: one channel block
   if (!oneBand && !phases && !diagonal && !scale && options.stackRows &&
       options.packBands && g.strideH == 1 && g.dilationH == 1 &&
-      g.c * g.kh > P() && P() / g.c >= 2) {
-    int64_t rows = P() / g.c;
+      g.c * g.kh > P() && rows >= 2) {
+    if (2 * g.f > P() && (g.inputType.isF32() || input.resident.has_value()))
+      candidates.push_back(
+          Choice{true, 1, 1, 1, (g.kh + rows - 1) / rows, rows});
     for (int64_t q = 2; q * g.f <= P() && q <= g.oh; ++q) {
       int64_t w = (g.kh + q - 1 + rows - 1) / rows;
-      if (q != rows && w >= 2 && g.oh % q == 0 && !(pool && q % 2))
+      if (q != rows && g.oh % q == 0 && !(pool && q % 2))
         candidates.push_back(Choice{true, 1, 1, q, w, rows});
     }
   }

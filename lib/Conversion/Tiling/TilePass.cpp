@@ -621,37 +621,31 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
     // A matmul reads a transpose's input in HBM: not one kept in SBUF (nor
     // one another kernel reads through), where the transpose and the cast
-    // run as they are. They join the matmul's kernel only now, so that the
-    // plan saw them as it did before.
-    SmallVector<Operation *> keptTransposes;
+    // run as they are. Likewise through the cast of a transpose's result
+    // (sourceWriter), where the transpose runs as it is and the plan keeps
+    // neither in SBUF (else the cast runs, an engine rounding it there).
+    // They join the matmul's kernel only now, so that the plan saw them as
+    // it did before.
+    SmallVector<Operation *> kept;
     for (auto &[matmul, in] : pooledInputs) {
-      linalg::TransposeOp t = in.transpose;
+      linalg::TransposeOp t = in.transpose ? in.transpose : in.sourceWriter;
       if (!t)
         continue;
-      if (absorbed.contains(t) || residents.lookup(in.source) ||
-          residents.lookup(t.getInput())) {
-        keptTransposes.push_back(matmul);
+      bool inSbuf =
+          in.transpose
+              ? residents.lookup(in.source) || residents.lookup(t.getInput())
+              : residents.lookup(viewRoot(in.source)) ||
+                    residents.lookup(in.cast.getDpsInits()[0]);
+      if (absorbed.contains(t) || inSbuf) {
+        kept.push_back(matmul);
         continue;
       }
       if (in.cast)
         absorbed.insert(in.cast);
-      if (!in.transposeRead)
+      if (in.transpose && !in.transposeRead)
         absorbed.insert(t);
     }
-    // Likewise a cast of a transpose's result, where the transpose runs as
-    // it is and the plan keeps neither in SBUF (else the cast runs, an
-    // engine rounding the source there).
-    for (auto &[matmul, in] : pooledInputs) {
-      if (!in.sourceWriter)
-        continue;
-      if (absorbed.contains(in.sourceWriter) ||
-          residents.lookup(viewRoot(in.source)) ||
-          residents.lookup(in.cast.getDpsInits()[0]))
-        keptTransposes.push_back(matmul);
-      else
-        absorbed.insert(in.cast);
-    }
-    for (Operation *matmul : keptTransposes)
+    for (Operation *matmul : kept)
       pooledInputs.erase(matmul);
     // Not across nki-split-batch's chains: a filter each chain reads would
     // stay in SBUF through the whole network, and its load, free to start
