@@ -304,8 +304,9 @@ def NKIInterleavePhases
     writes its view in place; in HBM every element of such a slice is a DMA
     descriptor of its own (512 bytes of queue time for 2 or 4 bytes). So a
     4-D result that would take more than half of an SBUF partition (the
-    channels on the partitions, per the chosen target) is assembled
-    differently: the phases go unit-stride into a tensor that stacks them,
+    channels on the partitions, per the chosen target), or results that
+    one op reads together and that together take more than the partition
+    less a kernel's scratch, is assembled differently: the phases go unit-stride into a tensor that stacks them,
     `[fh * fw, N, C, H / fh, W / fw]`, and one generic interleaves them,
     which nki-tile runs on chip (loads of whole phase rows, copies into
     strided views of an output band, stores of whole output rows).
@@ -331,8 +332,10 @@ def NKIInterleavePhases
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"-1",
-           "Interleave results of more bytes per partition than this "
-           "(-1: half of the chosen target's SBUF partition)">,
+           "Interleave results of more bytes per partition than this, "
+           "and results one op reads of more together (-1: half of the "
+           "chosen target's SBUF partition, and the partition less a "
+           "kernel's scratch together)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

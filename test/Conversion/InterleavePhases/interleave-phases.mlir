@@ -78,6 +78,64 @@ func.func @rows(%p: tensor<2x2x32x2048xf32>) -> tensor<2x2x96x2048xf32> {
 
 // -----
 
+// Three chains that one op reads (an FPN's upsampled levels summed) are
+// live together: 81,920 bytes a partition each, below half of trn2's SBUF
+// partition, but 245,760 together, more than SBUF less a kernel's scratch
+// (196,608): each is interleaved. Two such chains (163,840 together) stay.
+// SMALL-LABEL: func.func @together(
+// SMALL-NOT: [1, 1, 1, 2]
+// SMALL: tensor.insert_slice {{.*}}[0, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: tensor.insert_slice {{.*}}[1, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: %[[A:.*]] = linalg.generic
+// SMALL: tensor.insert_slice {{.*}}[0, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: tensor.insert_slice {{.*}}[1, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: %[[B:.*]] = linalg.generic
+// SMALL: tensor.insert_slice {{.*}}[0, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: tensor.insert_slice {{.*}}[1, 0, 0, 0, 0] [1, 1, 2, 160, 64] [1, 1, 1, 1, 1]
+// SMALL-NEXT: %[[C:.*]] = linalg.generic
+// SMALL: linalg.generic {{.*}} ins(%[[A]], %[[B]], %[[C]] :
+// SMALL: arith.addf
+// SMALL-LABEL: func.func @pair(
+// SMALL-COUNT-4: tensor.insert_slice {{.*}} [1, 1, 1, 2]
+// SMALL-NOT: tensor.insert_slice
+// SMALL: arith.addf
+func.func @together(%p: tensor<1x2x160x64xf32>, %q: tensor<1x2x160x64xf32>, %r: tensor<1x2x160x64xf32>) -> tensor<1x2x160x128xf32> {
+  %e0 = tensor.empty() : tensor<1x2x160x128xf32>
+  %a0 = tensor.insert_slice %p into %e0[0, 0, 0, 0] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %a1 = tensor.insert_slice %q into %a0[0, 0, 0, 1] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %e1 = tensor.empty() : tensor<1x2x160x128xf32>
+  %b0 = tensor.insert_slice %q into %e1[0, 0, 0, 0] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %b1 = tensor.insert_slice %r into %b0[0, 0, 0, 1] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %e2 = tensor.empty() : tensor<1x2x160x128xf32>
+  %c0 = tensor.insert_slice %r into %e2[0, 0, 0, 0] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %c1 = tensor.insert_slice %p into %c0[0, 0, 0, 1] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %o = tensor.empty() : tensor<1x2x160x128xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a1, %b1, %c1 : tensor<1x2x160x128xf32>, tensor<1x2x160x128xf32>, tensor<1x2x160x128xf32>) outs(%o : tensor<1x2x160x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+    %0 = arith.addf %x, %y : f32
+    %1 = arith.addf %0, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x160x128xf32>
+  return %s : tensor<1x2x160x128xf32>
+}
+func.func @pair(%p: tensor<1x2x160x64xf32>, %q: tensor<1x2x160x64xf32>) -> tensor<1x2x160x128xf32> {
+  %e0 = tensor.empty() : tensor<1x2x160x128xf32>
+  %a0 = tensor.insert_slice %p into %e0[0, 0, 0, 0] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %a1 = tensor.insert_slice %q into %a0[0, 0, 0, 1] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %e1 = tensor.empty() : tensor<1x2x160x128xf32>
+  %b0 = tensor.insert_slice %q into %e1[0, 0, 0, 0] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %b1 = tensor.insert_slice %p into %b0[0, 0, 0, 1] [1, 2, 160, 64] [1, 1, 1, 2] : tensor<1x2x160x64xf32> into tensor<1x2x160x128xf32>
+  %o = tensor.empty() : tensor<1x2x160x128xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a1, %b1 : tensor<1x2x160x128xf32>, tensor<1x2x160x128xf32>) outs(%o : tensor<1x2x160x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %0 = arith.addf %x, %y : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x160x128xf32>
+  return %s : tensor<1x2x160x128xf32>
+}
+
+// -----
+
 // Left as they are: a phase missing (the other elements would be
 // undefined), a phase twice, a slice of some channels only, the partial
 // result read before the chain ends, and different steps.
