@@ -14,6 +14,8 @@
 #include "TileUtils.h"
 #include "WindowInput.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -21,18 +23,28 @@ using namespace nki;
 using namespace nki::tiling;
 
 LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
-                               Value dst) {
+                               Value dst, int64_t queues,
+                               ArrayRef<int64_t> permutation) {
   Location loc = op->getLoc();
   auto srcType = cast<MemRefType>(src.getType());
   auto dstType = cast<MemRefType>(dst.getType());
-  if (!srcType.hasStaticShape() || srcType.getShape() != dstType.getShape())
+  SmallVector<int64_t> srcShape(srcType.getShape());
+  if (!permutation.empty()) {
+    if (permutation.size() != srcShape.size())
+      return op->emitOpError("copy's permutation does not match its rank");
+    srcShape = applyPermutation(srcType.getShape(), permutation);
+  }
+  if (!srcType.hasStaticShape() || srcShape != dstType.getShape())
     return op->emitOpError("copy needs equal static shapes");
   SmallVector<int64_t> ss, ds;
   int64_t so, dso;
   if (failed(getStaticLayout(srcType, ss, so)) ||
       failed(getStaticLayout(dstType, ds, dso)))
     return op->emitOpError("copy operands must have static layouts");
-  SmallVector<int64_t> shape(srcType.getShape());
+  // Read through the permutation: dst dim k walks src dim permutation[k].
+  if (!permutation.empty())
+    ss = applyPermutation(ss, permutation);
+  SmallVector<int64_t> shape(srcShape);
   if (shape.empty()) {
     shape = {1};
     ss = {1};
@@ -74,7 +86,17 @@ LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
     ds = {ds[0] * piece, ds[0]};
     inner = piece;
   }
-  int64_t rowsPerPiece = std::max<int64_t>(1, kPieceBytes / (inner * bytes));
+  // Pieces of at most kPieceBytes, and one per queue while each keeps
+  // kMinPieceBytes: a DMA between HBM buffers runs on one queue (the text
+  // recogniser's [8, 80, 128] f32 transposes at batch 8, 320 KiB, took five).
+  constexpr int64_t kMinPieceBytes = 4 * 1024;
+  int64_t rowBytes = inner * bytes;
+  int64_t maxRows = std::max<int64_t>(1, kPieceBytes / rowBytes);
+  int64_t minRows =
+      std::min(maxRows, (kMinPieceBytes + rowBytes - 1) / rowBytes);
+  int64_t spread = queues > 0 ? (shape[0] + queues - 1) / queues : maxRows;
+  int64_t rowsPerPiece =
+      std::clamp(spread, std::max<int64_t>(1, minRows), maxRows);
   tileLoop(b, loc, shape[0], rowsPerPiece,
            [&](OpBuilder &nb, Value row, int64_t rows) {
              SmallVector<int64_t> sizes(shape);

@@ -338,9 +338,12 @@ mlir::LogicalResult tileRowGroup(mlir::OpBuilder &b,
                                  llvm::ArrayRef<mlir::Operation *> group,
                                  const TileOptions &options);
 
-/// memref.copy between HBM buffers: DMA, split across queues.
+/// memref.copy between HBM buffers: DMAs, split across up to `queues`
+/// queues. With a `permutation` (linalg.transpose's: dst dim k is src dim
+/// permutation[k]) src is read through it.
 mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
-                             mlir::Value src, mlir::Value dst);
+                             mlir::Value src, mlir::Value dst, int64_t queues,
+                             llvm::ArrayRef<int64_t> permutation = {});
 /// memref.copy of [N, C, H, W] from or to a tensor kept in SBUF
 /// (Residents.h): DMAs within SBUF or between SBUF and HBM.
 mlir::LogicalResult tileResidentCopy(mlir::OpBuilder &b, mlir::Operation *op,
