@@ -306,7 +306,8 @@ def NKIInterleavePhases
     4-D result that would take more than half of an SBUF partition (the
     channels on the partitions, per the chosen target), or results that
     one op reads together and that together take more than the partition
-    less a kernel's scratch, is assembled differently: the phases go unit-stride into a tensor that stacks them,
+    less a kernel's scratch, is assembled differently: the phases go
+    unit-stride into a tensor that stacks them,
     `[fh * fw, N, C, H / fh, W / fw]`, and one generic interleaves them,
     which nki-tile runs on chip (loads of whole phase rows, copies into
     strided views of an output band, stores of whole output rows).

@@ -194,8 +194,8 @@ struct InterleavePhases : nki::impl::NKIInterleavePhasesBase<InterleavePhases> {
     // at batch 4, 102,400 bytes a partition each in f32, summed by one op:
     // 3,130 us under auto-cast on trn2, 1,196 interleaved). Below that the
     // plan may keep them: at batch 2, 51,200 bytes each, they stay, 1.5 %
-    // faster than interleaved on trn2 and 2.3 % on trn1 (beyond two
-    // kernels' scratch there, liveBytesBesideAKernel).
+    // faster than interleaved on trn2 and 2.3 % on trn1 (where SBUF less
+    // two kernels' scratch, liveBytesBesideAKernel, would interleave them).
     int64_t together = minBytes >= 0 ? int64_t(minBytes)
                                      : (*target)->sbufBytesPerPartition -
                                            nki::resident::kKernelScratchBytes;
