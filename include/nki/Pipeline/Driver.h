@@ -76,7 +76,8 @@ struct CompileReport {
     bool alternativeKept = false;
   };
   std::optional<BatchGroups> batchGroups;
-  /// How often the graph was tiled again because the SBUF plan fragmented,
+  /// How often the graph was tiled again because the SBUF plan fragmented
+  /// (or fit only without rotating its tiles),
   /// and the bytes a partition the tensors kept in SBUF then left free.
   int64_t planRetries = 0, residentMargin = 0;
   /// The process's peak resident memory (VmHWM), -1 where /proc does not

@@ -44,6 +44,11 @@ inline constexpr llvm::StringLiteral kFp8WeightErrorAttr =
 /// `hbm_us` (HBM time saved) and `compute_us`, and `why` nothing was split;
 /// nki-compile --report prints it.
 inline constexpr llvm::StringLiteral kBatchGroupsAttr = "nki.batch_groups";
+/// On a function whose SBUF plan could not rotate its tiles at any window
+/// and fell back to first fit or greedy-by-size (a StringAttr naming it),
+/// set by nki-plan-memory: reused bytes then order the kernels' tiles one
+/// after another. nki::compileModule plans again with a margin.
+inline constexpr llvm::StringLiteral kSbufUnrotatedAttr = "nki.sbuf_unrotated";
 /// On a function: [location, error] pairs of the matmuls --auto-cast=mxfp8
 /// quantised (an MX generic may be rebuilt by linalg's folding, which
 /// drops its own attributes).
