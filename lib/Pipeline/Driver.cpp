@@ -296,8 +296,9 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
 /// auto-cast on trn3 fragmented its 256 KiB with two 98 KiB tensors
 /// resident); likewise when it fits only without rotating its tiles
 /// (kSbufUnrotatedAttr: ResNet-50 at batch 4 under auto-cast on trn3,
-/// 1,172.2 -> 628.4 us). The failed attempts' diagnostics are dropped; the
-/// one that succeeds (or the last) reports its own.
+/// 1,172.2 -> 628.2 us), whose plan stands if no retry plans at all. The
+/// failed attempts' diagnostics are dropped; the one that succeeds (or the
+/// last) reports its own.
 template <typename RunPhase>
 static LogicalResult
 tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
@@ -305,6 +306,10 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
   const nki::isa::TargetDesc *target = nki::isa::lookupTarget(options.target);
   OwningOpRef<ModuleOp> graph = module.clone();
   nki::CompileOptions opts = options;
+  // The first plan that fit without rotating, with its retries and margin:
+  // it stands if a retry fails to plan at all.
+  OwningOpRef<ModuleOp> unrotatedPlan;
+  int64_t unrotatedRetries = 0, unrotatedMargin = 0;
   constexpr int kAttempts = 3;
   for (int attempt = 0;; ++attempt) {
     bool last = attempt + 1 == kAttempts || !target || !options.sbufResident;
@@ -312,7 +317,7 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
     LogicalResult result = success();
     {
       ScopedDiagnosticHandler hold(module.getContext(), [&](Diagnostic &d) {
-        if (last)
+        if (last && !unrotatedPlan)
           return failure(); // reported as usual
         held.push_back(std::move(d));
         return success();
@@ -322,8 +327,17 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
                    ? success()
                    : failure();
     }
-    if (last)
+    if (failed(result) && unrotatedPlan) {
+      replaceContents(module, *unrotatedPlan);
+      report.planRetries = unrotatedRetries;
+      report.residentMargin = unrotatedMargin;
+      return success();
+    }
+    if (last) {
+      for (Diagnostic &d : held)
+        module.getContext()->getDiagEngine().emit(std::move(d));
       return result;
+    }
     bool fragmented = llvm::any_of(held, [](const Diagnostic &d) {
       return StringRef(d.str()).contains("SBUF overflow");
     });
@@ -339,6 +353,11 @@ tileAndPlan(ModuleOp module, const nki::CompileOptions &options,
       for (Diagnostic &d : held)
         module.getContext()->getDiagEngine().emit(std::move(d));
       return result;
+    }
+    if (unrotated && !unrotatedPlan) {
+      unrotatedPlan = module.clone();
+      unrotatedRetries = report.planRetries;
+      unrotatedMargin = report.residentMargin;
     }
     // From the graph again.
     OwningOpRef<ModuleOp> fresh = graph->clone();

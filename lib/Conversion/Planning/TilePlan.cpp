@@ -169,7 +169,7 @@ FailureOr<TilePlacement> planTiles(func::FuncOp func,
   // A plan that could not rotate at any window reuses bytes as soon as
   // they are free, and each kernel's tiles wait for the previous ones'
   // readers (ResNet-50 under auto-cast at batch 4 on trn3, greedy by size:
-  // 1,172.2 us, 628.4 planned again with an eighth of SBUF left free).
+  // 1,172.2 us, 628.2 planned again with an eighth of SBUF left free).
   if (!psum && solution->algorithm != PlannerAlgorithm::RotateScan)
     func->setAttr(
         tile::kSbufUnrotatedAttr,
