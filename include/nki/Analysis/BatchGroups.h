@@ -207,7 +207,7 @@ struct BatchGroupSolution {
   /// kCloseCall times its PE-bound margin, or a prefix the traffic rule
   /// splits (its groups one after another: the text detector at batch 4 in
   /// f32 ran 30 % longer in four groups of one image); the driver keeps it
-  /// only when it runs clearly faster (for a traffic split, 10 % sooner).
+  /// only when it runs clearly faster (kUnsplitMargin, kTrafficMargin).
   int64_t alternative = 0;
   /// The second candidate of chains instead (solve's comment; 0: none):
   /// this many, each the problem at N / K images solved.

@@ -112,6 +112,28 @@ LogicalResult tiling::tileCopy(OpBuilder &b, Operation *op, Value src,
   return success();
 }
 
+bool tiling::movesRowsByDma(linalg::TransposeOp t, const TileOptions &options) {
+  ArrayRef<int64_t> perm = t.getPermutation();
+  auto in = dyn_cast<MemRefType>(t.getInput().getType());
+  auto out = dyn_cast<MemRefType>(t.getInit().getType());
+  if (perm.empty() || perm.back() != int64_t(perm.size()) - 1 || !in || !out ||
+      !in.hasStaticShape() || options.rates.dmaMinDescriptorBytes <= 0 ||
+      in.getShape().back() * tile::storageBytes(in.getElementType()) <
+          options.rates.dmaMinDescriptorBytes)
+    return false;
+  if (options.residents && (options.residents->lookup(t.getInput()) ||
+                            options.residents->lookup(t.getInit())))
+    return false;
+  for (MemRefType type : {in, out}) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!tile::isHbm(type) || failed(getStaticLayout(type, strides, offset)) ||
+        strides.back() != 1)
+      return false;
+  }
+  return true;
+}
+
 LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,
                                        Value dst, const Residents &residents) {
   // A copy of [N, C, H, W] into (or out of) a tensor kept in SBUF, such as

@@ -344,6 +344,11 @@ mlir::LogicalResult tileRowGroup(mlir::OpBuilder &b,
 mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
                              mlir::Value src, mlir::Value dst, int64_t queues,
                              llvm::ArrayRef<int64_t> permutation = {});
+/// Whether transpose `t` permutes whole rows between HBM buffers, which
+/// tileCopy with its permutation moves a descriptor a row: its innermost
+/// dim kept, unit-stride on both sides and at least a DMA descriptor's
+/// bytes long, neither side kept in SBUF.
+bool movesRowsByDma(mlir::linalg::TransposeOp t, const TileOptions &options);
 /// memref.copy of [N, C, H, W] from or to a tensor kept in SBUF
 /// (Residents.h): DMAs within SBUF or between SBUF and HBM.
 mlir::LogicalResult tileResidentCopy(mlir::OpBuilder &b, mlir::Operation *op,

@@ -1002,33 +1002,6 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     }
   }
 
-  /// Whether `t` permutes whole rows between HBM buffers: its innermost
-  /// dim kept, unit-stride on both sides and at least a DMA descriptor's
-  /// bytes long, neither side kept in SBUF.
-  static bool movesRowsByDma(linalg::TransposeOp t,
-                             const TileOptions &options) {
-    ArrayRef<int64_t> perm = t.getPermutation();
-    auto in = dyn_cast<MemRefType>(t.getInput().getType());
-    auto out = dyn_cast<MemRefType>(t.getInit().getType());
-    if (perm.empty() || perm.back() != int64_t(perm.size()) - 1 || !in ||
-        !out || !in.hasStaticShape() ||
-        options.rates.dmaMinDescriptorBytes <= 0 ||
-        in.getShape().back() * nki::tile::storageBytes(in.getElementType()) <
-            options.rates.dmaMinDescriptorBytes)
-      return false;
-    if (options.residents && (options.residents->lookup(t.getInput()) ||
-                              options.residents->lookup(t.getInit())))
-      return false;
-    for (MemRefType type : {in, out}) {
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      if (!nki::tile::isHbm(type) ||
-          failed(getStaticLayout(type, strides, offset)) || strides.back() != 1)
-        return false;
-    }
-    return true;
-  }
-
   LogicalResult tileOne(IRRewriter &rewriter, Operation *op,
                         const TileOptions &options,
                         DenseSet<Operation *> &erased) {

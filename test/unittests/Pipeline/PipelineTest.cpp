@@ -11,9 +11,16 @@
 #include "nki/InitAll.h"
 #include "nki/Pipeline/Driver.h"
 
+#include "nki/Dialect/NKI/NKIDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -182,3 +189,69 @@ TEST_F(PipelineTest, ReportSaysWhereChainsRanAndWhatBecameOfThem) {
 }
 
 } // namespace
+
+/// Marks the function's first SBUF plan as one that could not rotate (as
+/// nki-plan-memory does when it falls back to greedy by size); with
+/// `breakRetries`, every later plan gets a tile larger than a partition, so
+/// that it overflows SBUF.
+struct UnrotatedFirstPlan : mlir::PassInstrumentation {
+  UnrotatedFirstPlan(int &plans, bool breakRetries)
+      : plans(plans), breakRetries(breakRetries) {}
+  void runBeforePass(mlir::Pass *pass, mlir::Operation *op) override {
+    auto func = llvm::dyn_cast<mlir::func::FuncOp>(op);
+    if (pass->getArgument() != "nki-plan-memory" || plans == 0 ||
+        !breakRetries || !func || func.isExternal())
+      return;
+    mlir::OpBuilder b(&func.getBody().front().front());
+    nki::tile::AllocOp::create(
+        b, func.getLoc(),
+        nki::tile::getTileType({128, 70000}, b.getF32Type(),
+                               nki::tile::MemorySpace::SBUF),
+        mlir::IntegerAttr());
+  }
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    if (pass->getArgument() == "nki-plan-memory" && plans++ == 0)
+      op->setAttr(nki::tile::kSbufUnrotatedAttr,
+                  mlir::StringAttr::get(op->getContext(), "greedy-by-size"));
+  }
+  int &plans;
+  bool breakRetries;
+};
+
+TEST_F(PipelineTest, AnUnrotatedPlanIsPlannedAgainAndStandsIfNoRetryPlans) {
+  const char *source = R"mlir(
+    func.func @main(%a: tensor<130x40xf32> {nki.name = "a"}) -> tensor<130x40xf32> {
+      %e = tensor.empty() : tensor<130x40xf32>
+      %r = linalg.exp ins(%a : tensor<130x40xf32>) outs(%e : tensor<130x40xf32>) -> tensor<130x40xf32>
+      return %r : tensor<130x40xf32>
+    })mlir";
+  auto compile = [&](bool breakRetries, int &plans, nki::CompileReport &r) {
+    auto module = parse(*context, source);
+    EXPECT_TRUE(module);
+    nki::CompileOptions options;
+    options.target = "trn1";
+    nki::DriverOptions driver;
+    driver.configure = [&](mlir::PassManager &pm) {
+      pm.addInstrumentation(
+          std::make_unique<UnrotatedFirstPlan>(plans, breakRetries));
+      return mlir::success();
+    };
+    mlir::ScopedDiagnosticHandler quiet(
+        context.get(), [](mlir::Diagnostic &) { return mlir::success(); });
+    return nki::compileModule(*module, options, r, driver);
+  };
+  // Planned again with an eighth of trn1's 192 KiB partition left free.
+  int plans = 0;
+  nki::CompileReport report;
+  EXPECT_TRUE(mlir::succeeded(compile(false, plans, report)));
+  EXPECT_EQ(plans, 2);
+  EXPECT_EQ(report.planRetries, 1);
+  EXPECT_EQ(report.residentMargin, 196608 / 8);
+  // Where no retry plans at all, the unrotated plan stands.
+  plans = 0;
+  nki::CompileReport fallback;
+  EXPECT_TRUE(mlir::succeeded(compile(true, plans, fallback)));
+  EXPECT_EQ(plans, 1);
+  EXPECT_EQ(fallback.planRetries, 0);
+  EXPECT_EQ(fallback.residentMargin, 0);
+}
