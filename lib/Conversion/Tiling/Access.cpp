@@ -4,6 +4,7 @@
 #include "TileUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -14,12 +15,24 @@ using namespace nki::tiling;
 Value Access::offsetAt(OpBuilder &b, Location loc, ArrayRef<Value> ivs) const {
   SmallVector<Value> values;
   SmallVector<int64_t> s;
-  for (auto [iv, stride] : llvm::zip_equal(ivs, strides))
-    if (iv) {
+  int64_t base = offset;
+  for (auto [d, iv, stride] : llvm::enumerate(ivs, strides)) {
+    if (!iv)
+      continue;
+    if (int(d) != splitDim) {
       values.push_back(iv);
       s.push_back(stride);
+    } else if (std::optional<int64_t> i = getConstantIntValue(iv)) {
+      base += step(d, *i);
+    } else {
+      Value count = indexConst(b, loc, splitCount);
+      values.push_back(arith::DivUIOp::create(b, loc, iv, count));
+      s.push_back(stride);
+      values.push_back(arith::RemUIOp::create(b, loc, iv, count));
+      s.push_back(splitStride);
     }
-  return linearIndex(b, loc, offset, values, s);
+  }
+  return linearIndex(b, loc, base, values, s);
 }
 
 /// analyzeOperand, with its diagnostics only when `diagnose`.

@@ -41,11 +41,13 @@ using namespace nki;
 using namespace nki::tiling;
 
 namespace {
-/// `a` as a 2-D [features, cols] operand over every head: its `row` dim
-/// (the head dims) and `col` dim, the heads' rows side by side (the batch
-/// steps by a head's rows).
-Access allHeads(Access a, int row, int col) {
+/// `a` as a 2-D [features, cols] operand over the heads from `batch` on:
+/// its `row` dim (the head dims) and `col` dim, the heads' rows side by
+/// side (the batch steps by a head's rows).
+Access allHeads(Access a, int bDim, int64_t batch, int row, int col) {
+  a.offset += a.step(bDim, batch);
   a.strides = {a.strides[row], a.strides[col]};
+  a.splitDim = -1;
   return a;
 }
 
@@ -414,16 +416,21 @@ struct AttentionKernel {
   std::map<std::tuple<const Access *, int64_t, int64_t>, Value> groupsT;
   Value groupedT(const Access &a, int bDim, int64_t batch, int dDim, int colDim,
                  int64_t col0, int64_t cols) {
-    int64_t d = c.headDim;
+    int64_t d = c.headDim, heads = P / std::max<int64_t>(d, 1);
+    // A split batch's heads sit side by side within a group of splitCount
+    // (an image's heads); the tile's heads must not cross one.
+    bool split = a.splitDim == bDim && bDim >= 0;
     if (bDim < 0 || d % 32 || d > P / 2 || cols > P || a.strides[dDim] != 1 ||
-        a.strides[colDim] == 1 || a.strides[bDim] != d)
+        a.strides[colDim] == 1 ||
+        (split ? a.splitStride != d || a.splitCount % heads != 0
+               : a.strides[bDim] != d))
       return {};
-    int64_t heads = P / d, g0 = batch / heads * heads;
+    int64_t g0 = batch / heads * heads;
     int64_t g = std::min(heads, c.batch - g0);
     Value &group = groupsT[{&a, g0, col0}];
-    if (!group) // rows g0 d.. of every head's features (loadRows transposes)
-      group = load(allHeads(a, dDim, colDim), -1, 0, 0, g0 * d, g * d, 1, col0,
-                   cols, c.scoresType);
+    if (!group) // every head's features from g0's on (loadRows transposes)
+      group = load(allHeads(a, bDim, g0, dDim, colDim), -1, 0, 0, 0, g * d, 1,
+                   col0, cols, c.scoresType);
     return tileSlice(b, loc, group, (batch - g0) * d, d, 0, cols);
   }
 
@@ -782,7 +789,7 @@ LogicalResult AttentionKernel::emit() {
 bool AttentionKernel::stackHeads() {
   int64_t H = c.batch, d = c.headDim, e = c.valueDim, Sk = c.keys;
   auto sideBySide = [](const Access &a, int head, int within, int64_t n) {
-    return a.strides[head] == n * a.strides[within];
+    return a.splitDim < 0 && a.strides[head] == n * a.strides[within];
   };
   if (c.queries != 1 || H < 2 || H > P || c.mask || c.kGroup != 1 ||
       c.vGroup != 1 || c.qB < 0 || c.kB < 0 || c.vB < 0 || c.oB < 0 ||
@@ -807,13 +814,13 @@ void AttentionKernel::emitStacked() {
   Type mul = c.multiplyType, qkType = c.scoresType;
   // K^T of all heads, [<= P features, Sk] per block of P of the H * d
   // features; V of all heads, [<= P keys, H * e] per key block.
-  Access kAll = allHeads(c.kT, c.kRow, c.kCol),
-         vAll = allHeads(c.v, c.vRow, c.vCol);
+  Access kAll = allHeads(c.kT, c.kB, 0, c.kRow, c.kCol),
+         vAll = allHeads(c.v, c.vB, 0, c.vRow, c.vCol);
   SmallVector<KeySegment> kSegs(c.kSegments), vSegs(c.vSegments);
   for (KeySegment &seg : kSegs)
-    seg.a = allHeads(seg.a, c.kRow, c.kCol);
+    seg.a = allHeads(seg.a, c.kB, 0, c.kRow, c.kCol);
   for (KeySegment &seg : vSegs)
-    seg.a = allHeads(seg.a, c.vRow, c.vCol);
+    seg.a = allHeads(seg.a, c.vB, 0, c.vRow, c.vCol);
   HeadKeys &keys = keysOf[0];
   keys.loaded = Sk;
   for (int64_t f0 = 0; f0 < H * d; f0 += P)

@@ -155,10 +155,15 @@ static std::optional<double> castScale(linalg::GenericOp g) {
 /// (the batch) may also step through two dims [n, g] of `shape` the second
 /// of which `to` broadcasts (stride 0): grouped-query attention's K and V
 /// heads, each read by g query heads. Then *group = g, and the walk's
-/// stride applies to its index divided by g.
+/// stride applies to its index divided by g. Walk dim `splitDim` (the
+/// batch) may step through a dim of `shape` and carry into the one before
+/// it where `to` walks the two with unrelated strides: a sequence-first
+/// projection's [S, N, heads * d] read as [N * heads, S, d], the images a
+/// row apart and each image's heads side by side (Access's split).
 static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
                   Value to, ArrayRef<int64_t> toStrides, int64_t toOffset,
-                  int groupDim = -1, int64_t *group = nullptr) {
+                  int groupDim = -1, int64_t *group = nullptr,
+                  int splitDim = -1) {
   // Each matmul dim walks one dim of x (no carries into the next), so the
   // same walk over the input is affine too.
   SmallVector<int64_t> xStrides(shape.size(), 1);
@@ -203,6 +208,24 @@ static bool remap(Access &a, ArrayRef<int64_t> extents, ArrayRef<int64_t> shape,
         }
         continue;
       }
+    }
+    // Index i at (i / count) steps of dim d - 1 and (i % count) * step
+    // of dim d; the reach check below keeps the carry exact.
+    int64_t count = step <= shape[d] ? shape[d] / step : 0;
+    if (int(m) == splitDim && out.splitDim < 0 && d > 0 && count > 0 &&
+        step * count == shape[d] && extents[m] > count &&
+        extents[m] % count == 0) {
+      reach[d] += step * (count - 1);
+      reach[d - 1] += extents[m] / count - 1;
+      out.strides[m] = toStrides[d - 1];
+      if (toStrides[d - 1] == toStrides[d] * shape[d]) {
+        out.strides[m] = step * toStrides[d];
+      } else {
+        out.splitDim = m;
+        out.splitCount = count;
+        out.splitStride = step * toStrides[d];
+      }
+      continue;
     }
     reach[d] += step * (extents[m] - 1);
     out.strides[m] = step * toStrides[d];
@@ -282,7 +305,8 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
                         SmallVectorImpl<Operation *> &absorbed, double *scale,
                         int batchDim = -1, int64_t *group = nullptr) {
   Value x = freshAllocation(a);
-  if (!x)
+  // A split batch is the end of the walk back (remap does not carry one).
+  if (!x || a.splitDim >= 0)
     return false;
   auto type = cast<MemRefType>(x.getType());
   Operation *writer = soleOtherUser(x, chain);
@@ -317,6 +341,15 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
     in = t.getInput();
     for (int64_t p : t.getPermutation())
       inStrides.push_back(strides[p]);
+  } else if (auto copy = dyn_cast_or_null<memref::CopyOp>(writer)) {
+    // Bufferization's copy of a slice that a reshape cannot view (Q, K or
+    // V of a sequence-first projection at batch > 1: [S, N, d] of [S, N,
+    // 3 d] collapsed to [S, N * d]), read in place through a split batch.
+    if (copy.getTarget() != x ||
+        failed(getStaticLayout(cast<MemRefType>(copy.getSource().getType()),
+                               inStrides, inOffset)))
+      return false;
+    in = copy.getSource();
   } else {
     return false;
   }
@@ -330,7 +363,7 @@ static bool lookThrough(Access &a, ArrayRef<int64_t> extents,
   // Nothing may write the input before the kernel reads it.
   if (writtenBetween(ops, writer, end, in) ||
       !remap(a, walk, type.getShape(), in, inStrides, inOffset, batchDim,
-             group && !grouped ? &g : nullptr))
+             group && !grouped ? &g : nullptr, grouped ? -1 : batchDim))
     return false;
   if (group && !grouped)
     *group = g;
@@ -774,8 +807,8 @@ tiling::findAttention(ArrayRef<Operation *> ops, size_t start,
   };
   SmallVector<int64_t> r2 = c.context.getStaticLoopRanges();
   ArrayRef<Operation *> before = upTo(c.context);
-  for (int i = 0; i < 2 && lookThrough(c.q, *r1, before, c.context, chain,
-                                       taken, c.absorbed, &c.innerScale);
+  for (int i = 0; i < 3 && lookThrough(c.q, *r1, before, c.context, chain,
+                                       taken, c.absorbed, &c.innerScale, c.qB);
        ++i)
     ;
   // K^T and V through their casts, K's transpose, a broadcast to the

@@ -413,3 +413,47 @@ func.func @uneven(%q: tensor<768x64xf32>, %k: tensor<640x64xf32>, %v: tensor<640
   %o = linalg.matmul ins(%p, %v : tensor<768x640xf32>, tensor<640x64xf32>) outs(%oz : tensor<768x64xf32>) -> tensor<768x64xf32>
   return %o : tensor<768x64xf32>
 }
+
+// -----
+
+// Torch's nn.MultiheadAttention at batch 2 (sequence first): one [S, N,
+// 3E] projection whose thirds, [S, N, E] each, are collapsed to [S, N * E]
+// and split into N * heads heads. The slice is no view a reshape can take,
+// so bufferization copies it; the kernel reads each head in place instead,
+// its batch index split into the image (rows of 384 apart) and the head
+// within it (64 apart). No copy is left, and an image's two heads of Q and
+// of K come in one [128, 128] load of rows 768 apart, the copies' rows of
+// 256 never written or read.
+// CHECK-LABEL: func.func @sequence_first
+// CHECK-NOT: strided<[256, 1]
+// CHECK: nki.dma {{.*}} : memref<128x128xf32, strided<[768, 1], offset: ?>> to memref<128x128xbf16, #nki.memory<sbuf>>
+// CHECK: nki.dma {{.*}} : memref<128x64xf32, strided<[768, 1], offset: ?>> to memref<128x64xbf16, #nki.memory<sbuf>>
+// CHECK-NOT: strided<[256, 1]
+// CHECK: return
+// OFF-LABEL: func.func @sequence_first
+// OFF: strided<[256, 1]
+func.func @sequence_first(%x: tensor<128x2x384xf32>) -> tensor<4x128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %qs = tensor.extract_slice %x[0, 0, 0] [128, 2, 128] [1, 1, 1] : tensor<128x2x384xf32> to tensor<128x2x128xf32>
+  %ks = tensor.extract_slice %x[0, 0, 128] [128, 2, 128] [1, 1, 1] : tensor<128x2x384xf32> to tensor<128x2x128xf32>
+  %vs = tensor.extract_slice %x[0, 0, 256] [128, 2, 128] [1, 1, 1] : tensor<128x2x384xf32> to tensor<128x2x128xf32>
+  %qc = tensor.collapse_shape %qs [[0], [1, 2]] : tensor<128x2x128xf32> into tensor<128x256xf32>
+  %kc = tensor.collapse_shape %ks [[0], [1, 2]] : tensor<128x2x128xf32> into tensor<128x256xf32>
+  %vc = tensor.collapse_shape %vs [[0], [1, 2]] : tensor<128x2x128xf32> into tensor<128x256xf32>
+  %qh = tensor.expand_shape %qc [[0], [1, 2]] output_shape [128, 4, 64] : tensor<128x256xf32> into tensor<128x4x64xf32>
+  %kh = tensor.expand_shape %kc [[0], [1, 2]] output_shape [128, 4, 64] : tensor<128x256xf32> into tensor<128x4x64xf32>
+  %vh = tensor.expand_shape %vc [[0], [1, 2]] output_shape [128, 4, 64] : tensor<128x256xf32> into tensor<128x4x64xf32>
+  %qe = tensor.empty() : tensor<4x128x64xf32>
+  %q = linalg.transpose ins(%qh : tensor<128x4x64xf32>) outs(%qe : tensor<4x128x64xf32>) permutation = [1, 0, 2]
+  %ke = tensor.empty() : tensor<4x64x128xf32>
+  %kT = linalg.transpose ins(%kh : tensor<128x4x64xf32>) outs(%ke : tensor<4x64x128xf32>) permutation = [1, 2, 0]
+  %ve = tensor.empty() : tensor<4x128x64xf32>
+  %v = linalg.transpose ins(%vh : tensor<128x4x64xf32>) outs(%ve : tensor<4x128x64xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty() : tensor<4x128x128xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  %s = linalg.batch_matmul ins(%q, %kT : tensor<4x128x64xf32>, tensor<4x64x128xf32>) outs(%z : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  %p = linalg.softmax dimension(2) ins(%s : tensor<4x128x128xf32>) outs(%e : tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%qe : tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<4x128x128xf32>, tensor<4x128x64xf32>) outs(%oz : tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
+  return %o : tensor<4x128x64xf32>
+}
