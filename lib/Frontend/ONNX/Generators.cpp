@@ -9,6 +9,8 @@
 
 #include "ShapeUtils.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -40,10 +42,22 @@ LogicalResult dropoutOp(Importer &imp, const onnx::NodeProto &node) {
   // From opset 12 training is an input; a ratio of 0 keeps everything
   // even in training mode. Any real dropout is random and not supported.
   if (imp.hasInput(node, 2)) {
-    const IntConstant *training = imp.intInput(node, 2);
-    if (!training || training->values.size() != 1)
+    // An int constant, or a bool one (torch writes a BOOL Constant: a Swin
+    // Transformer's attention dropout, p = 0, says training_mode = true).
+    std::optional<bool> training;
+    if (const IntConstant *c = imp.intInput(node, 2)) {
+      if (c->values.size() == 1)
+        training = c->values[0] != 0;
+    } else if (FailureOr<Value> v = imp.input(node, 2); succeeded(v)) {
+      DenseIntElementsAttr attr;
+      if (matchPattern(*v, m_Constant(&attr)) && attr.getNumElements() == 1)
+        training = !(*attr.value_begin<APInt>()).isZero();
+    } else {
+      return failure();
+    }
+    if (!training)
       return emitError(loc) << "Dropout needs a constant training_mode";
-    if (training->values[0]) {
+    if (*training) {
       double ratio = 0.5;
       if (imp.hasInput(node, 1)) {
         FailureOr<double> r = constantScalar(imp, node, 1);

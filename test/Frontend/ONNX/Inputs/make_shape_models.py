@@ -67,6 +67,58 @@ save("float_chain", [
     [numpy_helper.from_array(np.array([1.0, 0.6], dtype=np.float32),
                              "scales"), ints("minus1", [-1])])
 
+# Pads computed as torch's F.pad exports them (a Swin Transformer's window
+# padding): (w - size % w) % w per dim, as [begin, end] rows reversed,
+# transposed and flattened, then cast to int64.
+save("pad_chain", [
+    node("Shape", ["x"], ["s"]),
+    node("Gather", ["s", "last"], ["size"], axis=0),
+    node("Mod", ["size", "win"], ["m"]),
+    node("Sub", ["win", "m"], ["r"]),
+    node("Mod", ["r", "win"], ["right"]),
+    node("Unsqueeze", ["right", "axes0"], ["right1"]),
+    node("Concat", ["zero1", "right1", "zeros2"], ["flat"], axis=0),
+    node("Reshape", ["flat", "two_by_two"], ["rows"]),
+    node("Slice", ["rows", "end0", "neg_big", "axes0", "neg1"], ["rev"]),
+    node("Transpose", ["rev"], ["cols"], perm=[1, 0]),
+    node("Reshape", ["cols", "minus1"], ["pads"]),
+    node("Cast", ["pads"], ["pads64"], to=I64),
+    node("Pad", ["x", "pads64"], ["y"]),
+], [vi("x", [2, 5])], [vi("y", [2, 8])],
+    [ints("last", 1), ints("win", 4), ints("axes0", [0]),
+     ints("zero1", [0]), ints("zeros2", [0, 0]), ints("two_by_two", [2, 2]),
+     ints("end0", [-1]), ints("neg_big", [-(2 ** 62)]), ints("neg1", [-1]),
+     ints("minus1", [-1])])
+save("transpose_bad_perm", [
+    node("Transpose", ["p"], ["q"], perm=[0, 0]),
+    node("Reshape", ["q", "minus1"], ["r"]),
+    node("Pad", ["x", "r"], ["y"]),
+], [vi("x", [2, 5])], [vi("y", [2, 8])],
+    [ints("p", [[0, 0], [0, 3]]), ints("minus1", [-1])])
+
+# Dropout whose training_mode is a BOOL Constant node, as torch writes it
+# (a Swin Transformer's attention dropout): true with ratio 0 is the
+# identity; true with ratio 0.5 is random.
+def bool_const(name, value):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=helper.make_tensor(name, TensorProto.BOOL,
+                                                     [], [value]))
+
+
+def ratio_const(name, value):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=helper.make_tensor(name, F, [], [value]))
+
+
+save("dropout_bool_training", [
+    ratio_const("r", 0.0), bool_const("train", True),
+    node("Dropout", ["x", "r", "train"], ["y"]),
+], [vi("x", [2, 5])], [vi("y", [2, 5])])
+save("dropout_bool_random", [
+    ratio_const("r", 0.5), bool_const("train", True),
+    node("Dropout", ["x", "r", "train"], ["y"]),
+], [vi("x", [2, 5])], [vi("y", [2, 5])])
+
 # Data movement on float tensors.
 save("data_movement", [
     node("Concat", ["a", "a"], ["cat"], axis=-1),
@@ -175,3 +227,7 @@ i = np.array([-1, 1], dtype=np.int64)
 np.save(os.path.join(out, "gx.npy"), x)
 np.save(os.path.join(out, "gi.npy"), i)
 np.save(os.path.join(out, "gather_runtime_out0.npy"), np.ascontiguousarray(x[:, i]))
+
+x = np.arange(10, dtype=np.float32).reshape(2, 5)
+np.save(os.path.join(out, "x25.npy"), x)
+np.save(os.path.join(out, "pad_chain_out0.npy"), np.pad(x, [(0, 0), (0, 3)]))
