@@ -447,9 +447,21 @@ static LogicalResult forwardStores(func::FuncOp func,
     return memref::SubViewOp::create(b, loc, tile, o, n, one);
   };
   DenseSet<Operation *> done;
+  // A loaded tile may itself be stored again later (a tile stored, loaded
+  // and stored once more: MaxViT's attention); once its load is forwarded
+  // it is erased, and that store stores what replaced it: the stored tile
+  // or a view of it. By the erased alloc (a key only, never dereferenced);
+  // stores go in program order, so a replacement is never itself replaced.
+  DenseMap<Operation *, Value> replacement;
+  auto storedTile = [&](Store &st) -> Value {
+    auto it = replacement.find(st.tile.getOperation());
+    return it == replacement.end() ? st.tile.getResult() : it->second;
+  };
   for (auto [s, st] : llvm::enumerate(stores)) {
     if (!chosen.contains(s))
       continue;
+    Value stored = storedTile(st);
+    auto storedType = cast<MemRefType>(stored.getType());
     for (Load &load : st.loads) {
       if (done.contains(load.dma))
         continue;
@@ -465,25 +477,36 @@ static LogicalResult forwardStores(func::FuncOp func,
       OpBuilder b(load.dma);
       Location loc = load.dma.getLoc();
       ArrayRef<int64_t> shape = into.getType().getShape();
-      if (load.kind == Load::Gather) {
+      // A stored tile that became a view aliases only readers that take
+      // views; others get a copy.
+      Load::Kind kind = load.kind;
+      if (kind == Load::Alias && into.getType() != storedType &&
+          !readersTakeViews(into.getResult()))
+        kind = Load::Copy;
+      Value replacedBy;
+      if (kind == Load::Gather) {
         for (auto &[piece, offsets] : load.pieces) {
-          Store &from = stores[piece];
+          Value from = storedTile(stores[piece]);
           tile::CopyOp::create(
-              b, loc, from.tile,
-              box(b, loc, into, offsets, from.tile.getType().getShape()));
+              b, loc, from,
+              box(b, loc, into, offsets,
+                  cast<MemRefType>(from.getType()).getShape()));
         }
-      } else if (load.kind == Load::Copy) {
-        tile::CopyOp::create(b, loc, box(b, loc, st.tile, load.offsets, shape),
+      } else if (kind == Load::Copy) {
+        tile::CopyOp::create(b, loc, box(b, loc, stored, load.offsets, shape),
                              into);
-      } else if (into.getType() == st.tile.getType()) {
-        into.getResult().replaceAllUsesWith(st.tile.getResult());
+      } else if (into.getType() == storedType) {
+        replacedBy = stored;
+        into.getResult().replaceAllUsesWith(stored);
       } else {
-        replaceByView(b, into.getResult(),
-                      box(b, into.getLoc(), st.tile, load.offsets, shape));
+        replacedBy = box(b, into.getLoc(), stored, load.offsets, shape);
+        replaceByView(b, into.getResult(), replacedBy);
       }
       load.dma.erase();
-      if (into.use_empty())
+      if (into.use_empty()) {
+        replacement[into.getOperation()] = replacedBy;
         into.erase();
+      }
     }
   }
   for (Value root : roots) {

@@ -238,3 +238,69 @@ func.func @bitcast_write(%x: memref<64x32xf32>, %z: memref<32x64xbf16>, %y: memr
   nki.dma %b to %y : memref<64x32xf32, #nki.memory<sbuf>> to memref<64x32xf32>
   return
 }
+
+// -----
+
+// A loaded tile stored again (MaxViT's attention): the second store stores
+// what replaced the first load's tile, and both loads are forwarded (the
+// pass read the erased tile and crashed).
+// CHECK-LABEL: func.func @stored_again
+// CHECK:         memref.alloc() : memref<80x128xf32>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         %[[A:.*]] = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+// CHECK-NEXT:    nki.dma %{{.*}} to %[[A]]
+// CHECK-NEXT:    %[[O:.*]] = nki.alloc
+// CHECK-NEXT:    nki.activation "exp" %[[A]] into %[[O]] :
+// CHECK-NEXT:    nki.dma %[[O]] to %{{.*}} : memref<80x128xf32, #nki.memory<sbuf>> to memref<80x128xf32>
+// CHECK-NEXT:    return
+func.func @stored_again(%x: memref<80x128xf32>) -> memref<80x128xf32> {
+  %out = memref.alloc() : memref<80x128xf32>
+  %s1 = memref.alloc() : memref<80x128xf32>
+  %s2 = memref.alloc() : memref<80x128xf32>
+  %a = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %x to %a : memref<80x128xf32> to memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %a to %s1 : memref<80x128xf32, #nki.memory<sbuf>> to memref<80x128xf32>
+  %b = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %s1 to %b : memref<80x128xf32> to memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %b to %s2 : memref<80x128xf32, #nki.memory<sbuf>> to memref<80x128xf32>
+  %c = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %s2 to %c : memref<80x128xf32> to memref<80x128xf32, #nki.memory<sbuf>>
+  %o = nki.alloc : memref<80x128xf32, #nki.memory<sbuf>>
+  nki.activation "exp" %c into %o : memref<80x128xf32, #nki.memory<sbuf>> into memref<80x128xf32, #nki.memory<sbuf>>
+  nki.dma %o to %out : memref<80x128xf32, #nki.memory<sbuf>> to memref<80x128xf32>
+  memref.dealloc %s1 : memref<80x128xf32>
+  memref.dealloc %s2 : memref<80x128xf32>
+  return %out : memref<80x128xf32>
+}
+
+// -----
+
+// The same through a box: the first load becomes a view of the stored
+// tile's columns, so the second store stores that view, and the last DMA
+// reads it in place.
+// CHECK-LABEL: func.func @stored_again_as_view
+// CHECK:         memref.alloc() : memref<128x4xf32>
+// CHECK-NOT:     memref.alloc()
+// CHECK:         %[[A:.*]] = nki.alloc : memref<128x8xf32, #nki.memory<sbuf>>
+// CHECK-NEXT:    nki.dma %{{.*}} to %[[A]]
+// CHECK-NEXT:    %[[V:.*]] = memref.subview %[[A]][0, 4] [128, 4] [1, 1]
+// CHECK-NEXT:    nki.dma %[[V]] to %{{.*}} : memref<128x4xf32, strided<[8, 1], offset: 4>, #nki.memory<sbuf>> to memref<128x4xf32>
+// CHECK-NEXT:    return
+func.func @stored_again_as_view(%x: memref<128x8xf32>) -> memref<128x4xf32> {
+  %out = memref.alloc() : memref<128x4xf32>
+  %s1 = memref.alloc() : memref<128x8xf32>
+  %s2 = memref.alloc() : memref<128x4xf32>
+  %a = nki.alloc : memref<128x8xf32, #nki.memory<sbuf>>
+  nki.dma %x to %a : memref<128x8xf32> to memref<128x8xf32, #nki.memory<sbuf>>
+  nki.dma %a to %s1 : memref<128x8xf32, #nki.memory<sbuf>> to memref<128x8xf32>
+  %box = memref.reinterpret_cast %s1 to offset: [4], sizes: [128, 4], strides: [8, 1] : memref<128x8xf32> to memref<128x4xf32, strided<[8, 1], offset: 4>>
+  %b = nki.alloc : memref<128x4xf32, #nki.memory<sbuf>>
+  nki.dma %box to %b : memref<128x4xf32, strided<[8, 1], offset: 4>> to memref<128x4xf32, #nki.memory<sbuf>>
+  nki.dma %b to %s2 : memref<128x4xf32, #nki.memory<sbuf>> to memref<128x4xf32>
+  %c = nki.alloc : memref<128x4xf32, #nki.memory<sbuf>>
+  nki.dma %s2 to %c : memref<128x4xf32> to memref<128x4xf32, #nki.memory<sbuf>>
+  nki.dma %c to %out : memref<128x4xf32, #nki.memory<sbuf>> to memref<128x4xf32>
+  memref.dealloc %s1 : memref<128x8xf32>
+  memref.dealloc %s2 : memref<128x4xf32>
+  return %out : memref<128x4xf32>
+}
