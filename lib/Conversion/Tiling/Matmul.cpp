@@ -1391,7 +1391,15 @@ void MatmulKernel::emit() {
   int64_t kBlocks = (K + kBlock() - 1) / kBlock();
   int64_t products = sibling ? 2 : 1;
   int64_t bytes = tile::storageBytes(B.elementType) * products * R;
-  int64_t budget = options.sbufBytesPerPartition * 3 / 4;
+  // An M block's A^T tiles take K / 128 x 128 columns besides the panel:
+  // with a deep K more than the quarter left (an im2col convolution of
+  // 2,048 channels, FCN-ResNet-50's head in f32: 144 K blocks, 74 KiB a
+  // partition), which then still leaves an eighth for the loads and
+  // evacuations.
+  int64_t sbuf = options.sbufBytesPerPartition;
+  int64_t aBytes = kBlocks * std::min(P(), extents[mDim]) * R *
+                   tile::storageBytes(aMultiply);
+  int64_t budget = std::min(sbuf * 3 / 4, sbuf - aBytes - sbuf / 8);
   int64_t np = std::min<int64_t>(kMaxPanelBanks / products * bankColumns(), N);
   // All of B when it fits and there are several M blocks: A is then
   // transposed once instead of once per panel. With one M block nothing is
@@ -1400,8 +1408,11 @@ void MatmulKernel::emit() {
   // us under auto-cast).
   if (!sibling && extents[mDim] > P() && kBlocks * N * bytes <= budget)
     np = N;
-  while (np > bankColumns() && kBlocks * np * bytes > budget)
-    np -= bankColumns();
+  // Narrower panels down to one bank, then, for a K so deep that a bank's
+  // columns of it do not fit (VGG-11's 25,088 x 4,096 classifier in f32:
+  // 196 K blocks of 2 KiB a partition), halves of one.
+  while (np > 1 && kBlocks * np * bytes > budget)
+    np = np > bankColumns() ? np - bankColumns() : (np + 1) / 2;
   if (R > 1)
     pairedB = groupedConstant(b);
   auto panels = [&](OpBuilder &pb, Value batch) {
