@@ -149,6 +149,20 @@ def small_efficientnet():
                         num_classes=10)
 
 
+def small_vit():
+    """torchvision's VisionTransformer at 32 x 32: 8 x 8 patches (the patch
+    embedding is a convolution whose kernel is its stride), two layers of
+    four heads, 10 classes. torchvision zero-initialises the head; it is
+    drawn at random here so that the output depends on the network."""
+    import torch
+    from torchvision.models.vision_transformer import VisionTransformer
+    model = VisionTransformer(image_size=32, patch_size=8, num_layers=2,
+                              num_heads=4, hidden_dim=64, mlp_dim=128,
+                              num_classes=10)
+    torch.nn.init.normal_(model.heads.head.weight, std=0.5)
+    return model
+
+
 def expansion_window(se=True, classes=10):
     """EfficientNet-B0's stem and first two MBConv blocks (with se=False and
     ReLU6, MobileNetV2's): a stride-2 3x3 convolution to 32 channels at 112
@@ -500,6 +514,15 @@ ZOO = {
     "tiny_efficientnet_b0": (_tv("efficientnet_b0", num_classes=10),
                              (3, 32, 32), "test"),
     "tiny_efficientnet": (small_efficientnet, (3, 32, 32), "test"),
+    # grouped convolutions of 8 (RegNetY, with squeeze-and-excitation) and
+    # 4 to 32 channels a group (ResNeXt)
+    "tiny_regnet_y": (_tv("regnet_y_400mf", num_classes=10), (3, 32, 32),
+                      "test"),
+    "tiny_resnext50": (_tv("resnext50_32x4d", num_classes=10), (3, 32, 32),
+                       "test"),
+    # shifted windows whose 8 x 8 patches the 7 x 7 window pads
+    "tiny_swin": (_tv("swin_t", num_classes=10), (3, 32, 32), "test"),
+    "tiny_vit": (small_vit, (3, 32, 32), "test"),
     "tiny_concat": (concat_block, (3, 32, 32), "test"),
     "resnet50_layer1": (resnet50_layer1, (3, 224, 224), "test"),
     "expansion_window": (expansion_window, (3, 224, 224), "test"),

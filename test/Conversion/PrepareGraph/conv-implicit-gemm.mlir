@@ -160,3 +160,51 @@ func.func @depthwise(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x1x4x4xf32> {
          ins(%x5, %w : tensor<1x2x1x5x5xf32>, tensor<2x1x1x2x2xf32>) outs(%i : tensor<1x2x1x4x4xf32>) -> tensor<1x2x1x4x4xf32>
   return %y : tensor<1x2x1x4x4xf32>
 }
+
+// -----
+
+// A grouped convolution of several channels a group (2 groups of 2
+// channels and 1 filter; w[g, 0, i] = 2 g + i + 1) with a constant
+// filter: one dense conv generic over every group, whose [C, KH, KW, F]
+// filter holds each group's weights on its diagonal block and zeros
+// elsewhere, not the im2col batch matmul.
+// CHECK-LABEL: func.func @grouped
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00, 0.000000e+00]]], {{\[\[\[}}2.000000e+00, 0.000000e+00]]], {{\[\[\[}}0.000000e+00, 3.000000e+00]]], {{\[\[\[}}0.000000e+00, 4.000000e+00]]]]> : tensor<4x1x1x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x4x3x3xf32>, tensor<4x1x1x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 1, 3, 3]
+func.func @grouped(%x: tensor<1x4x3x3xf32>) -> tensor<1x2x1x3x3xf32> {
+  %w = arith.constant dense<[[[[[1.0]], [[2.0]]]], [[[[3.0]], [[4.0]]]]]> : tensor<2x1x2x1x1xf32>
+  %x5 = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 3, 3] : tensor<1x4x3x3xf32> into tensor<1x2x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x1x3x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x1x3x3xf32>) -> tensor<1x2x1x3x3xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x5, %w : tensor<1x2x2x3x3xf32>, tensor<2x1x2x1x1xf32>) outs(%i : tensor<1x2x1x3x3xf32>) -> tensor<1x2x1x3x3xf32>
+  return %y : tensor<1x2x1x3x3xf32>
+}
+
+// -----
+
+// Three groups of 64 channels and 64 filters: two groups fill the
+// partitions on both sides, so the first block convolves channels [0, 128)
+// into filters [0, 128) and the second [128, 192) into [128, 192), each
+// block's result written into its slice of the whole.
+// CHECK-LABEL: func.func @grouped_blocks
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 128, 4, 4]
+// CHECK: linalg.generic {{.*}} : tensor<1x128x4x4xf32>, tensor<128x1x1x128xf32>) outs(%{{.*}} : tensor<1x128x4x4xf32>)
+// CHECK: tensor.insert_slice %{{.*}}[0, 0, 0, 0] [1, 128, 4, 4]
+// CHECK: tensor.extract_slice %{{.*}}[0, 128, 0, 0] [1, 64, 4, 4]
+// CHECK: linalg.generic {{.*}} : tensor<1x64x4x4xf32>, tensor<64x1x1x64xf32>) outs(%{{.*}} : tensor<1x64x4x4xf32>)
+// CHECK: tensor.insert_slice %{{.*}}[0, 128, 0, 0] [1, 64, 4, 4]
+func.func @grouped_blocks(%x: tensor<1x192x4x4xf32>) -> tensor<1x3x64x4x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x64x64x1x1xf32>
+  %x5 = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 3, 64, 4, 4] : tensor<1x192x4x4xf32> into tensor<1x3x64x4x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x64x4x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x64x4x4xf32>) -> tensor<1x3x64x4x4xf32>
+  %y = linalg.conv_2d_ngchw_gfchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x5, %w : tensor<1x3x64x4x4xf32>, tensor<3x64x64x1x1xf32>) outs(%i : tensor<1x3x64x4x4xf32>) -> tensor<1x3x64x4x4xf32>
+  return %y : tensor<1x3x64x4x4xf32>
+}
