@@ -164,3 +164,29 @@ func.func @conv_many_images(%x: tensor<7x2x6x8xf32>, %w: tensor<2x2x3x3xf32>) ->
          ins(%x, %w : tensor<7x2x6x8xf32>, tensor<2x2x3x3xf32>) outs(%i : tensor<7x2x4x6xf32>) -> tensor<7x2x4x6xf32>
   return %y : tensor<7x2x4x6xf32>
 }
+
+// -----
+
+// Windows that tile the input (kernel = stride, no dilation: a vision
+// transformer's patch embedding) are all of im2col at once: x's first 4 x
+// 6 of 5 x 7 (its last row and column fall outside every window) seen as
+// [N, G, C, OH, KH, OW, KW], one transpose to [G, C, KH, KW, N, OH, OW],
+// collapsed to col[1, C*KH*KW, N*OH*OW]; no window copies, and every image
+// in one batch matmul.
+// CHECK-LABEL: func.func @patches
+// CHECK-NOT: tensor.insert_slice {{.*}} into tensor<1x12x12xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [2, 1, 3, 4, 6] [1, 1, 1, 1, 1] : tensor<2x1x3x5x7xf32> to tensor<2x1x3x4x6xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1], [2], [3, 4], [5, 6]] output_shape [2, 1, 3, 2, 2, 3, 2] : tensor<2x1x3x4x6xf32> into tensor<2x1x3x2x2x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<2x1x3x2x2x3x2xf32>) outs(%{{.*}} : tensor<1x3x2x2x2x2x3xf32>) permutation = [1, 2, 4, 6, 0, 3, 5]
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2, 3], [4, 5, 6]] : tensor<1x3x2x2x2x2x3xf32> into tensor<1x12x12xf32>
+// CHECK-NOT: tensor.insert_slice {{.*}} into tensor<1x12x12xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %[[COL]] : tensor<1x4x12xf32>, tensor<1x12x12xf32>)
+// CHECK-COUNT-2: tensor.insert_slice {{.*}} into tensor<2x1x4x6xf32>
+func.func @patches(%x: tensor<2x3x5x7xf32>, %w: tensor<4x3x2x2xf32>) -> tensor<2x4x2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x2x3xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x2x3xf32>) -> tensor<2x4x2x3xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<2x3x5x7xf32>, tensor<4x3x2x2xf32>) outs(%i : tensor<2x4x2x3xf32>) -> tensor<2x4x2x3xf32>
+  return %y : tensor<2x4x2x3xf32>
+}
