@@ -116,22 +116,32 @@ bool tiling::movesRowsByDma(linalg::TransposeOp t, const TileOptions &options) {
   ArrayRef<int64_t> perm = t.getPermutation();
   auto in = dyn_cast<MemRefType>(t.getInput().getType());
   auto out = dyn_cast<MemRefType>(t.getInit().getType());
-  if (perm.empty() || perm.back() != int64_t(perm.size()) - 1 || !in || !out ||
-      !in.hasStaticShape() || options.rates.dmaMinDescriptorBytes <= 0 ||
-      in.getShape().back() * tile::storageBytes(in.getElementType()) <
-          options.rates.dmaMinDescriptorBytes)
+  int64_t rank = int64_t(perm.size());
+  if (rank == 0 || perm.back() != rank - 1 || !in || !out ||
+      !in.hasStaticShape() || options.rates.dmaMinDescriptorBytes <= 0)
     return false;
   if (options.residents && (options.residents->lookup(t.getInput()) ||
                             options.residents->lookup(t.getInit())))
     return false;
-  for (MemRefType type : {in, out}) {
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (!tile::isHbm(type) || failed(getStaticLayout(type, strides, offset)) ||
-        strides.back() != 1)
+  SmallVector<int64_t> inStrides, outStrides;
+  int64_t offset;
+  for (auto [type, strides] :
+       {std::make_pair(in, &inStrides), std::make_pair(out, &outStrides)})
+    if (!tile::isHbm(type) || failed(getStaticLayout(type, *strides, offset)) ||
+        strides->back() != 1)
       return false;
+  // A row: the trailing dims the permutation keeps, contiguous on both
+  // sides (tileCopy merges them into one run): MaxViT's window partitions
+  // ([.., P, W/P, P, C] -> [.., W/P, P, P, C]) keep P x C, not only C (64
+  // f32, half a descriptor's minimum).
+  int64_t row = 1;
+  for (int64_t d = rank - 1; d >= 0 && perm[d] == d; --d) {
+    if (inStrides[d] != row || outStrides[d] != row)
+      break;
+    row *= in.getShape()[d];
   }
-  return true;
+  return row * tile::storageBytes(in.getElementType()) >=
+         options.rates.dmaMinDescriptorBytes;
 }
 
 LogicalResult tiling::tileResidentCopy(OpBuilder &b, Operation *op, Value src,

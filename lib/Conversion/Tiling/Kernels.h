@@ -346,8 +346,8 @@ mlir::LogicalResult tileCopy(mlir::OpBuilder &b, mlir::Operation *op,
                              llvm::ArrayRef<int64_t> permutation = {});
 /// Whether transpose `t` permutes whole rows between HBM buffers, which
 /// tileCopy with its permutation moves a descriptor a row: its innermost
-/// dim kept, unit-stride on both sides and at least a DMA descriptor's
-/// bytes long, neither side kept in SBUF.
+/// dims kept, contiguous on both sides and together at least a DMA
+/// descriptor's bytes long, neither side kept in SBUF.
 bool movesRowsByDma(mlir::linalg::TransposeOp t, const TileOptions &options);
 /// memref.copy of [N, C, H, W] from or to a tensor kept in SBUF
 /// (Residents.h): DMAs within SBUF or between SBUF and HBM.

@@ -57,3 +57,28 @@ func.func @short(%a: memref<2x64x8xf32>, %b: memref<64x2x8xf32>) {
   linalg.transpose ins(%a : memref<2x64x8xf32>) outs(%b : memref<64x2x8xf32>) permutation = [1, 0, 2]
   return
 }
+
+// -----
+
+// Rows of 32 f32 (128 bytes) whose two innermost dims the permutation
+// keeps together, contiguous on both sides: a row is 4 x 32 (512 bytes),
+// one DMA a piece of them.
+// CHECK-LABEL: func.func @kept_tail
+// CHECK: memref.reinterpret_cast %arg0 to offset: [%{{.*}}], sizes: [{{[0-9]+}}, 2, 128], strides: [128, 8192, 1]
+// CHECK: nki.dma
+// CHECK-NOT: nki.alloc
+func.func @kept_tail(%a: memref<2x64x4x32xf32>, %b: memref<64x2x4x32xf32>) {
+  linalg.transpose ins(%a : memref<2x64x4x32xf32>) outs(%b : memref<64x2x4x32xf32>) permutation = [1, 0, 2, 3]
+  return
+}
+
+// -----
+
+// The same tail not contiguous in the output (a view of every other
+// 32-element row): rows of 128 bytes, through SBUF.
+// CHECK-LABEL: func.func @kept_tail_strided
+// CHECK: nki.alloc
+func.func @kept_tail_strided(%a: memref<2x64x4x32xf32>, %b: memref<64x2x4x32xf32, strided<[512, 256, 64, 1]>>) {
+  linalg.transpose ins(%a : memref<2x64x4x32xf32>) outs(%b : memref<64x2x4x32xf32, strided<[512, 256, 64, 1]>>) permutation = [1, 0, 2, 3]
+  return
+}
