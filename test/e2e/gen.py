@@ -532,6 +532,20 @@ def case_transpose(rng, dims, dt):
     return mlir, {"x": x}, lambda mm: np.ascontiguousarray(np.transpose(x, perm))
 
 
+def case_departition(rng, dims, dt):
+    """MaxViT's windows back to NCHW: [N, h, w, p, p, C] -> [N, C, h, p, w,
+    p] (permutation [0, 5, 1, 3, 2, 4]: the input's innermost dim moves)."""
+    shape = tuple(dims)
+    x = rand(rng, shape, dt)
+    perm = [0, 5, 1, 3, 2, 4]
+    out = tuple(shape[p] for p in perm)
+    body = f"""
+  %e = tensor.empty() : {ttype(out, dt)}
+  %t = linalg.transpose ins(%x : {ttype(shape, dt)}) outs(%e : {ttype(out, dt)}) permutation = {perm}"""
+    mlir = func([("x", ttype(shape, dt))], ttype(out, dt), body, "t")
+    return mlir, {"x": x}, lambda mm: np.ascontiguousarray(np.transpose(x, perm))
+
+
 def case_add(rng, dims, dt):
     shape = tuple(dims)
     a, b = rand(rng, shape, dt), rand(rng, shape, dt)
@@ -1349,6 +1363,7 @@ CASES = {
     "attention": case_attention,
     "add": case_add,
     "transpose": case_transpose,
+    "departition": case_departition,
     "conv2d": case_conv2d,
     "conv_bn_act": case_conv_bn_act,
     "conv_act_conv": case_conv_act_conv,

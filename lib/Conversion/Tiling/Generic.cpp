@@ -255,10 +255,13 @@ LogicalResult GenericKernel::emit() {
   return status;
 }
 
-/// A copy whose input walks the output's last two dims the other way round
-/// (a transpose) goes through the PE: 128x128 blocks are loaded with
-/// contiguous rows, transposed into PSUM and stored with contiguous rows,
-/// instead of a DMA with one-element descriptors.
+/// A copy whose input's innermost dim is not the output's (a transpose)
+/// goes through the PE: 128x128 blocks are loaded with contiguous rows,
+/// transposed into PSUM and stored with contiguous rows, instead of a DMA
+/// with one-element descriptors. The transposed pair is the output's last
+/// dim and the input's unit-stride dim, wherever that is (a channels-last
+/// window layout back to NCHW, MaxViT's `[1, 8, 8, 7, 7, 64] -> [1, 64, 8,
+/// 7, 8, 7]`, pairs the 64 channels with the last 7); the other dims loop.
 static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
                                       const Space &s,
                                       const TileOptions &options) {
@@ -269,16 +272,21 @@ static LogicalResult tryTransposeOnPE(OpBuilder &b, linalg::GenericOp op,
       body.getTerminator()->getOperand(0) != body.getArgument(0))
     return failure();
   const Access &in = s.operands[0], &out = s.operands[1];
-  unsigned pDim = n - 2, fDim = n - 1;
-  if (out.strides[fDim] != 1 || in.strides[pDim] != 1 ||
-      in.strides[fDim] == 1 || in.elementType != out.elementType ||
+  unsigned fDim = n - 1;
+  const int64_t *unit = llvm::find(in.strides, 1);
+  if (unit == in.strides.end())
+    return failure();
+  unsigned pDim = unit - in.strides.begin();
+  if (pDim == fDim || out.strides[fDim] != 1 ||
+      in.elementType != out.elementType ||
       !isa<FloatType>(in.elementType)) // PSUM holds fp32
     return failure();
   Location loc = op.getLoc();
   int64_t P = options.partitions;
   SmallVector<unsigned> outer;
-  for (unsigned d = 0; d < pDim; ++d)
-    outer.push_back(d);
+  for (unsigned d = 0; d < fDim; ++d)
+    if (d != pDim)
+      outer.push_back(d);
   SmallVector<Value> ivs(n);
   outerLoops(b, loc, s, outer, ivs, [&](OpBuilder &ob) {
     tileLoop(ob, loc, s.extents[pDim], P, [&](OpBuilder &pb, Value r, int64_t rr) {
