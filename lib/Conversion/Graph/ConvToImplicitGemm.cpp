@@ -284,7 +284,7 @@ Value grouped(PatternRewriter &rewriter, ConvOp op, Value x,
   ArrayRef<char> raw = dense.getRawData();
   return perBlock(
       rewriter, op, x, ys, gb * c, gb * f,
-      [&](int64_t c0, int64_t cb, int64_t f0, int64_t fb) {
+      [&](int64_t c0, int64_t cb, int64_t, int64_t fb) {
         // out[(l c + i), tap, (l f + j)] = w[g0 + l, j, i, tap]
         std::vector<char> out(size_t(cb * taps * fb * bytes), 0);
         int64_t g0 = c0 / c;
@@ -299,7 +299,6 @@ Value grouped(PatternRewriter &rewriter, ConvOp op, Value x,
                 std::memcpy(&out[size_t(to * bytes)],
                             &raw[size_t(from * bytes)], size_t(bytes));
               }
-        (void)f0;
         auto type = RankedTensorType::get({cb, ws[3], ws[4], fb}, elt);
         return arith::ConstantOp::create(
             rewriter, op.getLoc(),
