@@ -519,31 +519,27 @@ def case_attention(rng, dims, dt):
     return mlir, {"q": q, "k": k, "v": v}, ref
 
 
-def case_transpose(rng, dims, dt):
-    """Swap the last two dims of a 2-D or 3-D tensor."""
-    shape = tuple(dims)
+def permuted(rng, shape, dt, perm):
+    """linalg.transpose of a random x of `shape` by `perm`."""
     x = rand(rng, shape, dt)
-    perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
     out = tuple(shape[p] for p in perm)
     body = f"""
   %e = tensor.empty() : {ttype(out, dt)}
   %t = linalg.transpose ins(%x : {ttype(shape, dt)}) outs(%e : {ttype(out, dt)}) permutation = {perm}"""
     mlir = func([("x", ttype(shape, dt))], ttype(out, dt), body, "t")
     return mlir, {"x": x}, lambda mm: np.ascontiguousarray(np.transpose(x, perm))
+
+
+def case_transpose(rng, dims, dt):
+    """Swap the last two dims of a 2-D or 3-D tensor."""
+    n = len(dims)
+    return permuted(rng, tuple(dims), dt, list(range(n - 2)) + [n - 1, n - 2])
 
 
 def case_departition(rng, dims, dt):
     """MaxViT's windows back to NCHW: [N, h, w, p, p, C] -> [N, C, h, p, w,
     p] (permutation [0, 5, 1, 3, 2, 4]: the input's innermost dim moves)."""
-    shape = tuple(dims)
-    x = rand(rng, shape, dt)
-    perm = [0, 5, 1, 3, 2, 4]
-    out = tuple(shape[p] for p in perm)
-    body = f"""
-  %e = tensor.empty() : {ttype(out, dt)}
-  %t = linalg.transpose ins(%x : {ttype(shape, dt)}) outs(%e : {ttype(out, dt)}) permutation = {perm}"""
-    mlir = func([("x", ttype(shape, dt))], ttype(out, dt), body, "t")
-    return mlir, {"x": x}, lambda mm: np.ascontiguousarray(np.transpose(x, perm))
+    return permuted(rng, tuple(dims), dt, [0, 5, 1, 3, 2, 4])
 
 
 def case_add(rng, dims, dt):

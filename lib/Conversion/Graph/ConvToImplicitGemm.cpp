@@ -306,14 +306,18 @@ Value grouped(PatternRewriter &rewriter, ConvOp op, Value x,
       });
 }
 
-/// The checks both depthwise forms share: static float tensors of one
-/// type, a constant filter, a zero init, and the kernel's working set (a
-/// block's diagonal filter and two one-row bands of `width`) within the
-/// limit.
-LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
-                             Value w, Value init, int64_t khDim, int64_t width,
-                             int64_t dilation, DenseElementsAttr &dense,
-                             const nki::isa::TargetDesc &target) {
+/// The checks the depthwise and grouped forms share: static float tensors
+/// of one type (bytes of whole elements), a constant filter, a zero init,
+/// and the kernel's working set within the limit: a block's filter of
+/// `filterColumns` columns (its taps times its filters) on each of its
+/// `channels` partitions (in blocks of 128) and two one-row bands of
+/// `width` and the kernel's rows.
+LogicalResult checkConstantFilter(PatternRewriter &rewriter, Operation *op,
+                                  Value x, Value w, Value init,
+                                  int64_t channels, int64_t filterColumns,
+                                  int64_t kh, int64_t dilation, int64_t width,
+                                  DenseElementsAttr &dense,
+                                  const nki::isa::TargetDesc &target) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   auto wt = dyn_cast<RankedTensorType>(w.getType());
   auto yt = dyn_cast<RankedTensorType>(init.getType());
@@ -324,16 +328,43 @@ LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
         op, "needs static tensors, a constant filter and a zero init");
   Type elt = xt.getElementType();
   if (!isa<FloatType>(elt) || wt.getElementType() != elt ||
-      yt.getElementType() != elt || elt.getIntOrFloatBitWidth() > 32)
+      yt.getElementType() != elt || elt.getIntOrFloatBitWidth() % 8 ||
+      elt.getIntOrFloatBitWidth() > 32)
     return rewriter.notifyMatchFailure(op, "needs one float type");
-  ArrayRef<int64_t> ws = wt.getShape();
-  int64_t kh = ws[khDim], kw = ws[khDim + 1];
-  int64_t block = std::min<int64_t>(xt.getShape()[1], target.numPartitions);
   int64_t rows = (kh - 1) * dilation + 1;
-  if (elt.getIntOrFloatBitWidth() / 8 * (kh * kw * block + 2 * rows * width) >
+  int64_t blocks = llvm::divideCeil(channels, int64_t(target.numPartitions));
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  if (blocks * bytes * (filterColumns + 2 * rows * width) >
       workingSetBytes(target))
     return rewriter.notifyMatchFailure(op, "working set too large");
   return success();
+}
+
+/// A depthwise block's checks: its diagonal filter, [cb, KH, KW, cb].
+LogicalResult checkDepthwise(PatternRewriter &rewriter, Operation *op, Value x,
+                             Value w, Value init, int64_t khDim, int64_t width,
+                             int64_t dilation, DenseElementsAttr &dense,
+                             const nki::isa::TargetDesc &target) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto wt = dyn_cast<RankedTensorType>(w.getType());
+  if (!xt || !wt || !wt.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "needs static tensors");
+  ArrayRef<int64_t> ws = wt.getShape();
+  int64_t kh = ws[khDim], kw = ws[khDim + 1];
+  int64_t block = std::min<int64_t>(xt.getShape()[1], target.numPartitions);
+  return checkConstantFilter(rewriter, op, x, w, init, block, kh * kw * block,
+                             kh, dilation, width, dense, target);
+}
+
+/// The [N, G C, H, W] input of a grouped convolution's [N, G, C, H, W] x:
+/// through the importer's expand_shape when there is one (so that a pad
+/// before it stays visible), else a collapse.
+Value groupedInput(PatternRewriter &rewriter, Location loc, Value x) {
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
+  if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
+      expand && expand.getReassociationIndices() == groups)
+    return expand.getSrc();
+  return tensor::CollapseShapeOp::create(rewriter, loc, x, groups);
 }
 
 struct DepthwiseToImplicitGemm
@@ -386,19 +417,12 @@ struct GroupedDepthwiseToImplicitGemm
       return failure();
     ArrayRef<int64_t> ws = wt.getShape(),
                       ys = cast<RankedTensorType>(init.getType()).getShape();
-    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
-    // The 4-D input: through the importer's expand_shape when there is one
-    // (so that a pad before it stays visible), else a collapse.
-    Value x4;
-    if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
-        expand && expand.getReassociationIndices() == groups)
-      x4 = expand.getSrc();
-    else
-      x4 = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), x, groups);
-    Value y = depthwise(rewriter, op, x4, dense, ws[3], ws[4],
-                        {ys[0], ys[1], ys[3], ys[4]}, target.numPartitions);
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
-                                                       groups);
+    Value y = depthwise(rewriter, op, groupedInput(rewriter, op.getLoc(), x),
+                        dense, ws[3], ws[4], {ys[0], ys[1], ys[3], ys[4]},
+                        target.numPartitions);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, init.getType(), y,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     return success();
   }
 };
@@ -417,44 +441,25 @@ struct GroupedToImplicitGemm : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
     auto xt = dyn_cast<RankedTensorType>(x.getType());
     auto wt = dyn_cast<RankedTensorType>(w.getType());
     auto yt = dyn_cast<RankedTensorType>(init.getType());
-    DenseElementsAttr dense;
-    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-        !yt.hasStaticShape() || op->getNumResults() != 1 ||
-        !matchPattern(w, m_Constant(&dense)) || !isZeroFilled(init))
-      return rewriter.notifyMatchFailure(
-          op, "needs static tensors, a constant filter and a zero init");
-    Type elt = xt.getElementType();
-    if (!isa<FloatType>(elt) || wt.getElementType() != elt ||
-        yt.getElementType() != elt || elt.getIntOrFloatBitWidth() % 8 ||
-        elt.getIntOrFloatBitWidth() > 32)
-      return rewriter.notifyMatchFailure(op, "needs one float type");
-    ArrayRef<int64_t> xs = xt.getShape(), ws = wt.getShape(),
-                      ys = yt.getShape();
+    if (!xt || !wt || !yt || !wt.hasStaticShape() || !yt.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    ArrayRef<int64_t> ws = wt.getShape(), ys = yt.getShape();
     if (ws[1] == 1 && ws[2] == 1)
       return rewriter.notifyMatchFailure(op, "depthwise");
-    // A block's filter and two one-output-row bands of its input within
-    // the kernel's working set (ConvToImplicitGemm's check).
+    // A block's filter [gb c, KH, KW, gb f] beside its two bands.
     int64_t P = target.numPartitions, c = ws[2], f = ws[1];
     int64_t gb = std::max<int64_t>(1, std::min(P / c, P / f));
-    int64_t dilation = *op.getDilations().getValues<int64_t>().begin();
-    int64_t rows = (ws[3] - 1) * dilation + 1;
-    int64_t need = llvm::divideCeil(gb * c, P) * elt.getIntOrFloatBitWidth() /
-                   8 * (ws[3] * ws[4] * gb * f + 2 * rows * xs[4]);
-    if (need > workingSetBytes(target))
-      return rewriter.notifyMatchFailure(op, "working set too large");
-    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
-    // The 4-D input: through the importer's expand_shape when there is one
-    // (so that a pad before it stays visible), else a collapse.
-    Value x4;
-    if (auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
-        expand && expand.getReassociationIndices() == groups)
-      x4 = expand.getSrc();
-    else
-      x4 = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), x, groups);
-    Value y = grouped(rewriter, op, x4, dense, ws,
-                      {ys[0], ys[1] * ys[2], ys[3], ys[4]}, P);
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, init.getType(), y,
-                                                       groups);
+    DenseElementsAttr dense;
+    if (failed(checkConstantFilter(
+            rewriter, op, x, w, init, gb * c, ws[3] * ws[4] * gb * f, ws[3],
+            *op.getDilations().getValues<int64_t>().begin(), xt.getDimSize(4),
+            dense, target)))
+      return failure();
+    Value y = grouped(rewriter, op, groupedInput(rewriter, op.getLoc(), x),
+                      dense, ws, {ys[0], ys[1] * ys[2], ys[3], ys[4]}, P);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, init.getType(), y,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     return success();
   }
 };
