@@ -699,21 +699,24 @@ def pad_mlir(name, x, shape, pad, value, dt="f32"):
 
 
 def case_conv2d(rng, dims, dt):
-    """N x C x H x W input, F filters of K x K, stride, zero padding."""
-    n, c, h, w, f, k, stride, pad = dims
+    """N x C x H x W input, F filters of K x K, stride, zero padding, and
+    an optional dilation."""
+    n, c, h, w, f, k, stride, pad = dims[:8]
+    dil = dims[8] if len(dims) > 8 else 1
     x, wt = rand(rng, (n, c, h, w), dt), rand(rng, (f, c, k, k), dt)
     body, padded = pad_mlir("xp", "x", (n, c, h, w), pad, f"zero_{dt}", dt)
-    oh = (padded[2] - k) // stride + 1
-    ow = (padded[3] - k) // stride + 1
+    oh = (padded[2] - dil * (k - 1) - 1) // stride + 1
+    ow = (padded[3] - dil * (k - 1) - 1) // stride + 1
     out = ttype((n, f, oh, ow), "f32")
     body += f"""
   %ye = tensor.empty() : {out}
   %yz = linalg.fill ins(%zero_f32 : f32) outs(%ye : {out}) -> {out}
-  %y = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}} ins(%xp, %w : {ttype(padded, dt)}, {ttype((f, c, k, k), dt)}) outs(%yz : {out}) -> {out}"""
+  %y = linalg.conv_2d_nchw_fchw {{strides = dense<{stride}> : tensor<2xi64>, dilations = dense<{dil}> : tensor<2xi64>}} ins(%xp, %w : {ttype(padded, dt)}, {ttype((f, c, k, k), dt)}) outs(%yz : {out}) -> {out}"""
     mlir = func([("x", ttype((n, c, h, w), dt)), ("w", ttype((f, c, k, k), dt))],
                 out, body, "y")
     xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
-    return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride, mm=mm)
+    return mlir, {"x": x, "w": wt}, lambda mm: conv_ref(xp, wt, stride, dil,
+                                                       mm=mm)
 
 
 # Batch norm (scale, shift per channel) then an activation, written as the

@@ -30,6 +30,11 @@ void populateDecomposeConvPatterns(mlir::RewritePatternSet &patterns,
 void populateConvToImplicitGemmPatterns(mlir::RewritePatternSet &patterns,
                                         const isa::TargetDesc &target);
 
+/// The pattern that slices off a 2-D NCHW convolution's kernel taps that
+/// read only the zero padding of its input (PaddingTaps.cpp): dilated
+/// kernels whose padding is wider than the input.
+void populateDropPaddingTapsPatterns(mlir::RewritePatternSet &patterns);
+
 /// Applies those patterns (the implicit-GEMM one when `implicitGemm`) to
 /// `root`, then reports every convolution or pooling op left (other
 /// layouts, dynamic shapes) as unsupported.

@@ -350,6 +350,7 @@ struct NKIPrepareGraphPass
                  ReshapeThroughCommonShape>(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     nki::populateExpandIntPatterns(patterns);
+    nki::populateDropPaddingTapsPatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))) ||
         failed(nki::expandMathFunctions(func)))
       return signalPassFailure();
