@@ -131,9 +131,9 @@ bool tiling::movesRowsByDma(linalg::TransposeOp t, const TileOptions &options) {
         strides->back() != 1)
       return false;
   // A row: the trailing dims the permutation keeps, contiguous on both
-  // sides (tileCopy merges them into one run): MaxViT's window partitions
-  // ([.., P, W/P, P, C] -> [.., W/P, P, P, C]) keep P x C, not only C (64
-  // f32, half a descriptor's minimum).
+  // sides (tileCopy merges them into one run): ShuffleNet's channel
+  // shuffle ([N, g, C/g, H, W] -> [N, C/g, g, H, W]) keeps H x W, not only
+  // W (28 f32 at 28 x 28, under a descriptor's minimum).
   int64_t row = 1;
   for (int64_t d = rank - 1; d >= 0 && perm[d] == d; --d) {
     if (inStrides[d] != row || outStrides[d] != row)
