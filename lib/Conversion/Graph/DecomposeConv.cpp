@@ -233,28 +233,30 @@ Value convNGC(OpBuilder &b, Location loc, Value x, Value w,
   for (int64_t first = 0; first < n; first += chunk) {
     int64_t images = std::min(chunk, n - first);
     auto colType = RankedTensorType::get({g, kc, images * p}, elt);
-    Value col = patches
-                    ? patchesOf(b, loc, x, k, out, colType)
-                    : tensor::EmptyOp::create(b, loc, colType.getShape(), elt)
-                          .getResult();
-    int64_t kidx = 0;
-    forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
-      for (int64_t img = 0; img < images && !patches; ++img) {
-        SmallVector<int64_t> srcOffsets = {first + img, 0, 0};
-        for (size_t d = 0; d < s; ++d)
-          srcOffsets.push_back(kpos[d] * dilations[d]);
-        Value piece = tensor::ExtractSliceOp::create(
-            b, loc, pieceType, x, indexAttrs(b, srcOffsets),
-            indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
-        if (s > 1)
-          piece = tensor::CollapseShapeOp::create(
-              b, loc, RankedTensorType::get({g, cg, p}, elt), piece, flat);
-        col = tensor::InsertSliceOp::create(
-            b, loc, piece, col, indexAttrs(b, {0, kidx, img * p}),
-            indexAttrs(b, {g, cg, p}), indexAttrs(b, {1, kk, 1}));
-      }
-      ++kidx;
-    });
+    // One strided window of every (g, c) per image and kernel offset.
+    auto windows = [&]() -> Value {
+      Value col = tensor::EmptyOp::create(b, loc, colType.getShape(), elt);
+      int64_t kidx = 0;
+      forEachIndex(k, [&](ArrayRef<int64_t> kpos) {
+        for (int64_t img = 0; img < images; ++img) {
+          SmallVector<int64_t> srcOffsets = {first + img, 0, 0};
+          for (size_t d = 0; d < s; ++d)
+            srcOffsets.push_back(kpos[d] * dilations[d]);
+          Value piece = tensor::ExtractSliceOp::create(
+              b, loc, pieceType, x, indexAttrs(b, srcOffsets),
+              indexAttrs(b, srcSizes), indexAttrs(b, srcStrides));
+          if (s > 1)
+            piece = tensor::CollapseShapeOp::create(
+                b, loc, RankedTensorType::get({g, cg, p}, elt), piece, flat);
+          col = tensor::InsertSliceOp::create(
+              b, loc, piece, col, indexAttrs(b, {0, kidx, img * p}),
+              indexAttrs(b, {g, cg, p}), indexAttrs(b, {1, kk, 1}));
+        }
+        ++kidx;
+      });
+      return col;
+    };
+    Value col = patches ? patchesOf(b, loc, x, k, out, colType) : windows();
     Value init = zeroFilled(b, loc, {g, f, images * p}, outElt);
     Value prod =
         linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},

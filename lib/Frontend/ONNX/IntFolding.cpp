@@ -307,31 +307,19 @@ FoldResult transposeOp(Importer &imp, const onnx::NodeProto &node) {
   if (!data)
     return FoldResult::NotConstant;
   int64_t rank = int64_t(data->shape.size());
-  Ints perm;
-  if (auto p = intsAttr(node, "perm"))
-    perm.assign(p->begin(), p->end());
-  else
-    for (int64_t i = rank - 1; i >= 0; --i)
-      perm.push_back(i);
-  Ints sorted(perm);
-  llvm::sort(sorted);
-  bool isPerm = int64_t(sorted.size()) == rank;
-  for (int64_t i = 0; isPerm && i < rank; ++i)
-    isPerm = sorted[i] == i;
-  if (!isPerm)
-    return done(emitError(imp.nodeLoc(node))
-                << "Transpose perm is not a permutation of " << rank
-                << " dims");
+  FailureOr<SmallVector<int64_t>> perm = transposePermutation(imp, node, rank);
+  if (failed(perm))
+    return FoldResult::Failed;
   IntConstant r{Ints(rank), {}, data->type};
   for (int64_t d = 0; d < rank; ++d)
-    r.shape[d] = data->shape[perm[d]];
+    r.shape[d] = data->shape[(*perm)[d]];
   SmallVector<int64_t> inStrides = stridesOf(data->shape),
                        outStrides = stridesOf(r.shape);
   r.values.resize(data->values.size());
   for (int64_t e = 0, n = int64_t(r.values.size()); e < n; ++e) {
     int64_t at = 0;
     for (int64_t d = 0; d < rank; ++d)
-      at += (e / outStrides[d]) % r.shape[d] * inStrides[perm[d]];
+      at += (e / outStrides[d]) % r.shape[d] * inStrides[(*perm)[d]];
     r.values[e] = data->values[at];
   }
   return done(imp.defineInt(node, std::move(r)));

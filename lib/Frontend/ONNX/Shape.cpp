@@ -87,22 +87,11 @@ LogicalResult transposeOp(Importer &imp, const onnx::NodeProto &node) {
   FailureOr<Value> x = imp.input(node, 0);
   if (failed(x))
     return failure();
-  int64_t rank = tensorType(*x).getRank();
-  SmallVector<int64_t> perm;
-  if (auto p = intsAttr(node, "perm"))
-    perm = *p;
-  else
-    for (int64_t i = rank - 1; i >= 0; --i)
-      perm.push_back(i);
-  SmallVector<int64_t> sorted(perm);
-  llvm::sort(sorted);
-  bool isPerm = int64_t(sorted.size()) == rank;
-  for (int64_t i = 0; isPerm && i < rank; ++i)
-    isPerm = sorted[i] == i;
-  if (!isPerm)
-    return emitError(loc) << "Transpose perm is not a permutation of " << rank
-                          << " dims";
-  return imp.define(node, imp.transpose(loc, *x, perm));
+  FailureOr<SmallVector<int64_t>> perm =
+      transposePermutation(imp, node, tensorType(*x).getRank());
+  if (failed(perm))
+    return failure();
+  return imp.define(node, imp.transpose(loc, *x, *perm));
 }
 } // namespace
 

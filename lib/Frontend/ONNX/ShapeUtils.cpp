@@ -278,3 +278,23 @@ bool onnx_import::isIntType(int32_t t) {
     return false;
   }
 }
+
+FailureOr<SmallVector<int64_t>>
+onnx_import::transposePermutation(Importer &imp, const onnx::NodeProto &node,
+                                  int64_t rank) {
+  SmallVector<int64_t> perm;
+  if (auto p = intsAttr(node, "perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  SmallVector<int64_t> sorted(perm);
+  llvm::sort(sorted);
+  bool isPerm = int64_t(sorted.size()) == rank;
+  for (int64_t i = 0; isPerm && i < rank; ++i)
+    isPerm = sorted[i] == i;
+  if (!isPerm)
+    return emitError(imp.nodeLoc(node))
+           << "Transpose perm is not a permutation of " << rank << " dims";
+  return perm;
+}

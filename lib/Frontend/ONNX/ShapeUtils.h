@@ -61,6 +61,11 @@ FailureOr<llvm::SmallVector<int64_t>>
 expandShape(Importer &imp, const onnx::NodeProto &node,
             llvm::ArrayRef<int64_t> inShape, llvm::ArrayRef<int64_t> target);
 
+/// Transpose's permutation of a rank-`rank` input (its `perm`, reversed dims
+/// when absent), or an error at the node when it is not a permutation.
+FailureOr<llvm::SmallVector<int64_t>>
+transposePermutation(Importer &imp, const onnx::NodeProto &node, int64_t rank);
+
 /// A dense constant of element type `elt` (f32 or bf16) holding `values`,
 /// rounded to nearest even.
 Value denseFloatConstant(Importer &imp, Location loc,
