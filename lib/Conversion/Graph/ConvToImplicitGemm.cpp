@@ -102,6 +102,84 @@ Value filterCKKF(OpBuilder &b, Location loc, Value w) {
       .getResult()[0];
 }
 
+/// Channel slices of a convolution's [N, C, H, W] input `x`: of a padded
+/// input, the pad of the source's slice (found through reshapes that give
+/// back its shape: the importer flattens and expands the input of a grouped
+/// convolution), so that the kernel still sets each slice's padding on
+/// chip; else a slice of `x`.
+class ChannelSlices {
+public:
+  explicit ChannelSlices(Value x) : x(x) {
+    Value unshaped = x;
+    while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+        unshaped.getDefiningOp()))
+      unshaped = unshaped.getDefiningOp()->getOperand(0);
+    if (unshaped.getType() == x.getType())
+      pad = unshaped.getDefiningOp<tensor::PadOp>();
+    if (pad && (!pad.getConstantPaddingValue() || pad.getStaticLow()[1] != 0 ||
+                pad.getStaticHigh()[1] != 0))
+      pad = {};
+  }
+
+  /// Channels [c0, c0 + cb) of `x`.
+  Value get(OpBuilder &b, Location loc, int64_t c0, int64_t cb) {
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (cb == xt.getShape()[1])
+      return x;
+    if (!pad)
+      return slice(b, loc, x, c0, cb);
+    SmallVector<int64_t> padded(xt.getShape());
+    padded[1] = cb;
+    return tensor::PadOp::create(
+        b, loc, RankedTensorType::get(padded, xt.getElementType()),
+        slice(b, loc, pad.getSource(), c0, cb), pad.getMixedLowPad(),
+        pad.getMixedHighPad(), pad.getConstantPaddingValue());
+  }
+
+private:
+  static Value slice(OpBuilder &b, Location loc, Value v, int64_t c0,
+                     int64_t cb) {
+    SmallVector<int64_t> sizes(cast<RankedTensorType>(v.getType()).getShape());
+    sizes[1] = cb;
+    MLIRContext *ctx = b.getContext();
+    return tensor::ExtractSliceOp::create(
+        b, loc, v, getAsIndexOpFoldResult(ctx, {0, c0, 0, 0}),
+        getAsIndexOpFoldResult(ctx, sizes),
+        getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
+  }
+
+  Value x;
+  tensor::PadOp pad;
+};
+
+/// Rows [c0, c0 + cb) of a [C, KH, KW, F] filter: a constant's contiguous
+/// bytes, or a slice.
+Value filterRows(OpBuilder &b, Location loc, Value filter, int64_t c0,
+                 int64_t cb) {
+  auto type = cast<RankedTensorType>(filter.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (cb == shape[0])
+    return filter;
+  int64_t rowElements = shape[1] * shape[2] * shape[3];
+  shape[0] = cb;
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  DenseElementsAttr dense;
+  if (matchPattern(filter, m_Constant(&dense))) {
+    if (dense.isSplat())
+      return arith::ConstantOp::create(b, loc, dense.resizeSplat(sliceType));
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    ArrayRef<char> raw = dense.getRawData().slice(
+        size_t(c0 * rowElements * bytes), size_t(cb * rowElements * bytes));
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::getFromRawBuffer(sliceType, raw));
+  }
+  MLIRContext *ctx = b.getContext();
+  return tensor::ExtractSliceOp::create(
+      b, loc, sliceType, filter, getAsIndexOpFoldResult(ctx, {c0, 0, 0, 0}),
+      getAsIndexOpFoldResult(ctx, shape),
+      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
+}
+
 struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   ConvToImplicitGemm(MLIRContext *ctx, const nki::isa::TargetDesc &target)
       : OpRewritePattern(ctx, /*benefit=*/2), target(target) {}
@@ -124,17 +202,33 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     ArrayRef<int64_t> xs = xt.getShape(), ws = wt.getShape();
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
-    int64_t cBlocks = (xs[1] + target.numPartitions - 1) / target.numPartitions;
+    // Each block of 128 input channels needs its filter and two bands of
+    // the kernel's rows in the working set. A contraction that does not fit
+    // is split into convolutions over as few slices of whole blocks as fit,
+    // each accumulating onto the last one's result (its kernel adds it at the
+    // evacuation): DeepLabV3's 2,048-channel 3x3 ASPP branches at dilation
+    // 12 and 24 took im2col through HBM.
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8, P = target.numPartitions;
+    int64_t cBlocks = llvm::divideCeil(xs[1], P);
     int64_t rows = (ws[2] - 1) * dilations[0] + 1;
-    int64_t need = cBlocks * bytes * (ws[2] * ws[3] * ws[0] + 2 * rows * xs[3]);
-    if (need > workingSetBytes(target))
+    int64_t blockBytes = bytes * (ws[2] * ws[3] * ws[0] + 2 * rows * xs[3]);
+    int64_t fit = workingSetBytes(target) / blockBytes;
+    if (fit < 1)
       return rewriter.notifyMatchFailure(op, "working set too large");
+    int64_t slices = llvm::divideCeil(cBlocks, fit);
+    int64_t sliceChannels = llvm::divideCeil(cBlocks, slices) * P;
     Location loc = op.getLoc();
     Value filter = filterCKKF(rewriter, loc, w);
-    rewriter.replaceOp(op, nki::conv::buildConvGeneric(
-                               rewriter, loc, x, filter, init, strides[0],
-                               strides[1], dilations[0], dilations[1]));
+    ChannelSlices inputs(x);
+    Value y = init;
+    for (int64_t c0 = 0; c0 < xs[1]; c0 += sliceChannels) {
+      int64_t cb = std::min(sliceChannels, xs[1] - c0);
+      y = nki::conv::buildConvGeneric(
+          rewriter, loc, inputs.get(rewriter, loc, c0, cb),
+          filterRows(rewriter, loc, filter, c0, cb), y, strides[0], strides[1],
+          dilations[0], dilations[1]);
+    }
+    rewriter.replaceOp(op, y);
     return success();
   }
 };
@@ -170,43 +264,13 @@ Value perBlock(
   auto idx = [&](ArrayRef<int64_t> v) {
     return getAsIndexOpFoldResult(ctx, v);
   };
-  // The pad, also through reshapes that give back its shape (the importer
-  // flattens and expands the input of a grouped convolution).
-  Value unshaped = x;
-  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      unshaped.getDefiningOp()))
-    unshaped = unshaped.getDefiningOp()->getOperand(0);
-  auto pad = unshaped.getType() == x.getType()
-                 ? unshaped.getDefiningOp<tensor::PadOp>()
-                 : tensor::PadOp();
-  bool padPerBlock = pad && pad.getConstantPaddingValue() &&
-                     pad.getStaticLow()[1] == 0 && pad.getStaticHigh()[1] == 0;
+  ChannelSlices slices(x);
   Value y = tensor::EmptyOp::create(rewriter, loc, ys, elt);
   Value zero = arith::ConstantOp::create(
       rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elt)));
   for (int64_t c0 = 0, f0 = 0; c0 < c; c0 += inBlock, f0 += outBlock) {
     int64_t cb = std::min(inBlock, c - c0), fb = std::min(outBlock, f - f0);
-    // The block's input: the padded slice, or the pad of the source's.
-    auto slice = [&](Value v) -> Value {
-      if (cb == c)
-        return v;
-      SmallVector<int64_t> sizes(
-          cast<RankedTensorType>(v.getType()).getShape());
-      sizes[1] = cb;
-      return tensor::ExtractSliceOp::create(
-          rewriter, loc, v, idx({0, c0, 0, 0}), idx(sizes), idx({1, 1, 1, 1}));
-    };
-    Value xb;
-    if (padPerBlock && cb != c) {
-      SmallVector<int64_t> padded(xs);
-      padded[1] = cb;
-      xb = tensor::PadOp::create(
-          rewriter, loc, RankedTensorType::get(padded, elt),
-          slice(pad.getSource()), pad.getMixedLowPad(), pad.getMixedHighPad(),
-          pad.getConstantPaddingValue());
-    } else {
-      xb = slice(x);
-    }
+    Value xb = slices.get(rewriter, loc, c0, cb);
     Value wb = filterOf(c0, cb, f0, fb);
     SmallVector<int64_t> yShape(ys);
     yShape[1] = fb;

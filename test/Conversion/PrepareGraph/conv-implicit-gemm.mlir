@@ -208,3 +208,64 @@ func.func @grouped_blocks(%x: tensor<1x192x4x4xf32>) -> tensor<1x3x64x4x4xf32> {
          ins(%x5, %w : tensor<1x3x64x4x4xf32>, tensor<3x64x64x1x1xf32>) outs(%i : tensor<1x3x64x4x4xf32>) -> tensor<1x3x64x4x4xf32>
   return %y : tensor<1x3x64x4x4xf32>
 }
+
+// -----
+
+// A contraction too large for one kernel is split into convolutions over
+// slices of whole 128-channel blocks, each accumulating onto the last
+// one's result. A block here takes 45,088 bytes a partition (its 3x3x8
+// filter and two bands of the 5 rows dilation 2 spans, 1,120 columns
+// each), two blocks fit trn2's 112 KiB and three do not: channels [0, 256)
+// and then [256, 384), each slice padded on its own (the kernel sets the
+// padding on chip) and the filter's rows sliced after its transpose.
+// CHECK-LABEL: func.func @split_contraction
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[W:.*]] = linalg.transpose ins(%{{.*}} : tensor<8x384x3x3xf32>)
+// CHECK: %[[X0:.*]] = tensor.extract_slice %[[X:.*]][0, 0, 0, 0] [1, 256, 3, 1116] [1, 1, 1, 1] : tensor<1x384x3x1116xf32> to tensor<1x256x3x1116xf32>
+// CHECK: %[[P0:.*]] = tensor.pad %[[X0]] low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [256, 3, 3, 8] [1, 1, 1, 1]
+// CHECK: %[[Y0:.*]] = linalg.generic {{.*}} ins(%[[P0]], %[[W0]] : tensor<1x256x7x1120xf32>, tensor<256x3x3x8xf32>) outs(%[[Z:.*]] : tensor<1x8x3x1116xf32>)
+// CHECK: %[[X1:.*]] = tensor.extract_slice %[[X]][0, 256, 0, 0] [1, 128, 3, 1116]
+// CHECK: %[[P1:.*]] = tensor.pad %[[X1]] low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK: %[[W1:.*]] = tensor.extract_slice %[[W]][256, 0, 0, 0] [128, 3, 3, 8] [1, 1, 1, 1]
+// CHECK: %[[Y1:.*]] = linalg.generic {{.*}} ins(%[[P1]], %[[W1]] : tensor<1x128x7x1120xf32>, tensor<128x3x3x8xf32>) outs(%[[Y0]] : tensor<1x8x3x1116xf32>)
+// CHECK: return %[[Y1]]
+func.func @split_contraction(%x: tensor<1x384x3x1116xf32>, %w: tensor<8x384x3x3xf32>) -> tensor<1x8x3x1116xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x384x3x1116xf32> to tensor<1x384x7x1120xf32>
+  %e = tensor.empty() : tensor<1x8x3x1116xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x3x1116xf32>) -> tensor<1x8x3x1116xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+         ins(%p, %w : tensor<1x384x7x1120xf32>, tensor<8x384x3x3xf32>) outs(%i : tensor<1x8x3x1116xf32>) -> tensor<1x8x3x1116xf32>
+  return %y : tensor<1x8x3x1116xf32>
+}
+
+// -----
+
+// A constant filter's slices are constants: a splat's stay splats. On trn1
+// (96 KiB) a block fits alone: three slices of 128 channels, the second
+// and third accumulating onto the first.
+// CHECK-LABEL: func.func @split_constant
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<5.000000e-01> : tensor<128x3x3x8xf32>
+// CHECK: %[[Y0:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x128x7x2000xf32>, tensor<128x3x3x8xf32>) outs(%{{.*}} : tensor<1x8x3x1996xf32>)
+// CHECK: %[[Y1:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x128x7x2000xf32>, tensor<128x3x3x8xf32>) outs(%[[Y0]] : tensor<1x8x3x1996xf32>)
+// CHECK: %[[Y2:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x128x7x2000xf32>, tensor<128x3x3x8xf32>) outs(%[[Y1]] : tensor<1x8x3x1996xf32>)
+// CHECK: return %[[Y2]]
+module attributes {nki.target = "trn1"} {
+func.func @split_constant(%x: tensor<1x384x3x1996xf32>) -> tensor<1x8x3x1996xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x384x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x384x3x1996xf32> to tensor<1x384x7x2000xf32>
+  %e = tensor.empty() : tensor<1x8x3x1996xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x3x1996xf32>) -> tensor<1x8x3x1996xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+         ins(%p, %w : tensor<1x384x7x2000xf32>, tensor<8x384x3x3xf32>) outs(%i : tensor<1x8x3x1996xf32>) -> tensor<1x8x3x1996xf32>
+  return %y : tensor<1x8x3x1996xf32>
+}
+}
