@@ -12,6 +12,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace mlir;
@@ -65,9 +66,12 @@ LogicalResult dropoutOp(Importer &imp, const onnx::NodeProto &node) {
           return failure();
         ratio = *r;
       }
-      if (ratio != 0.0)
-        return emitError(loc) << "Dropout in training mode with ratio " << ratio
+      if (ratio != 0.0) {
+        char text[32]; // as the user wrote it: 0.5, not 5.000000e-01
+        std::snprintf(text, sizeof text, "%g", ratio);
+        return emitError(loc) << "Dropout in training mode with ratio " << text
                               << " is random; not supported";
+      }
     }
   }
   if (failed(imp.define(node, *x)))
