@@ -1,9 +1,11 @@
 // nki-tile runs an integer-factor upsample (the ONNX importer's nearest
 // Resize: a generic reading (n, c, h floordiv fh, w floordiv fw)) as copies
 // on chip (lib/Conversion/Tiling/Upsample.cpp): each band of input rows
-// goes fh x fw times into the strided view of one output phase. Between
-// two convolutions both tensors stay in SBUF; with residency off the band
-// is loaded and the output tile stored by DMA.
+// goes fh x fw times into the strided view of one output phase, or, when
+// the band has fewer elements a partition than a copy's fixed cost (64
+// cycles on trn2), into all phases at once, read with a stride of 0
+// across them. Between two convolutions both tensors stay in SBUF; with
+// residency off the band is loaded and the output tile stored by DMA.
 // RUN: nki-opt %s -split-input-file --nki-tile=pack-bands=false | FileCheck %s
 // RUN: nki-opt %s -split-input-file --nki-tile="sbuf-resident=false pack-bands=false" | FileCheck %s --check-prefix=OFF
 
@@ -12,15 +14,14 @@
 // CHECK-DAG: %[[IN:.*]] = nki.alloc : memref<16x1x1x4x4xf32, #nki.memory<sbuf>>
 // CHECK: nki.matmul
 // CHECK: nki.copy %{{.*}} into %{{.*}} : memref<16x16xf32, #nki.memory<psum>> into
+// A band of 16 elements a partition: one copy into all four phases, the
+// band's [16, 4, 4] read as [16, 4, 2, 4, 2] with the phases' strides 0.
 // CHECK: %[[BAND:.*]] = memref.subview %[[IN]][0, 0, 0, 0, 0] [16, 1, 1, 4, 4] [1, 1, 1, 1, 1]
-// CHECK: %[[P00:.*]] = memref.subview %[[OUT]][0, 0, 0, 0, 0] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
-// CHECK-NEXT: nki.copy %[[BAND]] into %[[P00]]
-// CHECK: %[[P01:.*]] = memref.subview %[[OUT]][0, 0, 0, 0, 1] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
-// CHECK-NEXT: nki.copy %[[BAND]] into %[[P01]]
-// CHECK: %[[P10:.*]] = memref.subview %[[OUT]][0, 0, 0, 1, 0] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
-// CHECK-NEXT: nki.copy %[[BAND]] into %[[P10]]
-// CHECK: %[[P11:.*]] = memref.subview %[[OUT]][0, 0, 0, 1, 1] [16, 1, 1, 4, 4] [1, 1, 1, 2, 2]
-// CHECK-NEXT: nki.copy %[[BAND]] into %[[P11]]
+// CHECK: %[[ROWS:.*]] = memref.subview %[[OUT]][0, 0, 0, 0, 0] [16, 1, 1, 8, 8] [1, 1, 1, 1, 1]
+// CHECK: %[[SRC:.*]] = memref.reinterpret_cast %[[BAND]] to offset: [0], sizes: [16, 4, 2, 4, 2], strides: [16, 4, 0, 1, 0]
+// CHECK: %[[DST:.*]] = memref.reinterpret_cast %[[ROWS]] to offset: [0], sizes: [16, 4, 2, 4, 2], strides: [64, 16, 8, 2, 1]
+// CHECK-NEXT: nki.copy %[[SRC]] into %[[DST]]
+// CHECK-NOT: nki.copy %[[BAND]]
 // CHECK-NOT: linalg.generic
 // CHECK: nki.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<16x32xf32, #nki.memory<sbuf>>, memref<16x8x8xf32
 // CHECK: return
@@ -28,7 +29,8 @@
 // OFF: %[[UP:.*]] = memref.alloc() {{.*}} : memref<1x16x8x8xf32>
 // OFF: nki.dma %{{.*}} to %[[BAND:.*]] : memref<16x4x4xf32, strided<[16, 4, 1], offset: ?>> to memref<16x4x4xf32, strided<[16, 4, 1]>, #nki.memory<sbuf>>
 // OFF: %[[T:.*]] = nki.alloc : memref<16x8x8xf32, #nki.memory<sbuf>>
-// OFF-COUNT-4: nki.copy %{{.*}} into %{{.*}} : memref<16x4x4xf32, #nki.memory<sbuf>> into memref<16x4x4xf32, strided<[64, 16, 2]{{.*}}>, #nki.memory<sbuf>>
+// OFF: nki.copy %{{.*}} into %{{.*}} : memref<16x4x2x4x2xf32, strided<[16, 4, 0, 1, 0]>, #nki.memory<sbuf>> into memref<16x4x2x4x2xf32, strided<[64, 16, 8, 2, 1]>, #nki.memory<sbuf>>
+// OFF-NOT: nki.copy
 // OFF: memref.reinterpret_cast %[[UP]] to offset: [%{{.*}}], sizes: [16, 8, 8], strides: [64, 8, 1]
 // OFF: %[[V:.*]] = memref.subview %[[T]][0, 0, 0] [16, 8, 8] [1, 1, 1]
 // OFF: nki.dma %[[V]] to
@@ -76,7 +78,7 @@ module {
 // OFF-LABEL: func.func @padded(
 // OFF: %[[PAD:.*]] = memref.alloc() : memref<1x16x10x10xf32>
 // OFF: %[[INNER:.*]] = memref.subview %[[PAD]][0, 0, 1, 1]
-// OFF-COUNT-4: nki.copy
+// OFF: nki.copy
 // OFF: memref.reinterpret_cast %[[INNER]] to offset: [%c11], sizes: [16, 8, 8], strides: [100, 10, 1]
 #up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -160,4 +162,24 @@ func.func @interleave(%s: memref<4x1x16x4x4xf32>) -> memref<1x16x8x8xf32> {
     linalg.yield %in : f32
   }
   return %out : memref<1x16x8x8xf32>
+}
+
+// -----
+
+// A pooled 1 x 1 map resized to 28 x 28 (DeepLabV3's image pooling
+// branch, 256 channels): per block of 128 channels one copy of the
+// band's one element a partition into all 784 phases (before: 784
+// copies), then the rows stored.
+// OFF-LABEL: func.func @broadcast(
+// OFF-COUNT-2: nki.copy %{{.*}} into %{{.*}} : memref<128x1x28x1x28xf32, strided<[1, 1, 0, 1, 0]>, #nki.memory<sbuf>> into memref<128x1x28x1x28xf32, strided<[784, 784, 28, 28, 1]>, #nki.memory<sbuf>>
+// OFF-NOT: nki.copy
+#up = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 28, d3 floordiv 28)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @broadcast(%arg0: memref<1x256x1x1xf32>) -> memref<1x256x28x28xf32> {
+  %out = memref.alloc() : memref<1x256x28x28xf32>
+  linalg.generic {indexing_maps = [#up, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<1x256x1x1xf32>) outs(%out : memref<1x256x28x28xf32>) {
+  ^bb0(%in: f32, %out_0: f32):
+    linalg.yield %in : f32
+  }
+  return %out : memref<1x256x28x28xf32>
 }

@@ -157,6 +157,9 @@ upsample("r_up_int", (1, 3, 5, 4), dict(mode="nearest"), [1, 1, 3, 1],
 # Few channels, several images: the kernel puts the images side by side
 # on the partitions (Upsample.cpp).
 upsample("r_up_images", (5, 24, 6, 8), dict(mode="nearest"), [1, 1, 2, 2])
+# A pooled 1 x 1 map resized bilinearly (DeepLabV3's image pooling): every
+# output element is the one input element, an upsample by the output size.
+upsample("r_pooled", (1, 200, 1, 1), dict(mode="linear"), [1, 1, 28, 28])
 
 pb("r_shape_sizes_x", x)
 pb("r_shape_sizes_y", interpolate_nd(x.astype(np.float64), nearest_coeffs,
