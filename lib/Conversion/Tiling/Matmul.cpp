@@ -354,6 +354,21 @@ LogicalResult MatmulKernel::analyze() {
     return analyzeMx();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
+  // A shared by every batch (a constant resize matrix times each channel's
+  // [H, W]): the batch dim is absent from A, which makes it a second N dim;
+  // the outer of the two in C is the batch, A read for each.
+  if (succeeded(dims) && dims->batch.empty() && dims->n.size() == 2 &&
+      llvm::isa<linalg::BatchMatmulOp>(op)) {
+    AffineMap c = op.getIndexingMapsArray()[2];
+    unsigned outer =
+        *c.getResultPosition(getAffineDimExpr(dims->n[0], op.getContext())) <
+                *c.getResultPosition(
+                    getAffineDimExpr(dims->n[1], op.getContext()))
+            ? 0
+            : 1;
+    dims->batch.push_back(dims->n[outer]);
+    dims->n.erase(dims->n.begin() + outer);
+  }
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
       dims->k.size() != 1 || dims->batch.size() > 1)
     return op->emitOpError("only single M, N, K (and batch) dims are "

@@ -66,6 +66,10 @@ def case(name, shape, attrs, coeffs, scales=None, sizes=None, roi=None,
 # Linear, half_pixel, one axis up and one down (by scales).
 case("r_linear", (1, 2, 4, 5), dict(mode="linear"), linear_coeffs,
      scales=[1, 1, 1.5, 0.6])
+# Linear, H up and W down to rows of 100 (at least 96 columns after the
+# resized axis): H by one batch matmul that shares its A.
+case("r_linear_rows", (1, 3, 4, 150), dict(mode="linear"), linear_coeffs,
+     sizes=[1, 3, 6, 100])
 # Cubic, align_corners, by sizes.
 case("r_cubic_ac", (1, 1, 4, 5),
      dict(mode="cubic", coordinate_transformation_mode="align_corners"),
