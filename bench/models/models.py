@@ -449,6 +449,33 @@ def text_recognizer(classes=97, d=128, heads=4, layers=2):
     return Recognizer()
 
 
+def audio_frontend(mels=80, d=128):
+    """1-D convolutions of speech models: Whisper's front end (a 3-tap
+    convolution and a 3-tap one at stride 2, each with a GELU) over log-mel
+    frames, then a QuartzNet-like separable block (a depthwise 5-tap and a
+    pointwise convolution with batch norm and ReLU, a residual) and a
+    wav2vec-like 4-tap convolution at stride 2 and dilation 2."""
+    from torch import nn
+
+    class Frontend(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv1d(mels, d, 3, padding=1)
+            self.conv2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+            self.dw = nn.Conv1d(d, d, 5, padding=2, groups=d, bias=False)
+            self.pw = nn.Conv1d(d, d, 1, bias=False)
+            self.bn = nn.BatchNorm1d(d)
+            self.conv3 = nn.Conv1d(d, 2 * d, 4, stride=2, dilation=2)
+
+        def forward(self, x):
+            x = nn.functional.gelu(self.conv1(x))
+            x = nn.functional.gelu(self.conv2(x))
+            x = x + nn.functional.relu(self.bn(self.pw(self.dw(x))))
+            return self.conv3(x)
+
+    return Frontend()
+
+
 def text_detector():
     """A DB-style text detector: torchvision's MobileNetV3-Large features
     (hardswish, squeeze-and-excitation), an FPN neck over the stride 4, 8,
@@ -524,6 +551,8 @@ ZOO = {
     "tiny_swin": (_tv("swin_t", num_classes=10), (3, 32, 32), "test"),
     "tiny_vit": (small_vit, (3, 32, 32), "test"),
     "tiny_concat": (concat_block, (3, 32, 32), "test"),
+    # 1-D convolutions (strided, dilated, depthwise) over 300 frames
+    "tiny_audio": (audio_frontend, (80, 300), "test"),
     "resnet50_layer1": (resnet50_layer1, (3, 224, 224), "test"),
     "expansion_window": (expansion_window, (3, 224, 224), "test"),
     "expansion_window_relu6": (lambda: expansion_window(se=False),
@@ -614,7 +643,7 @@ def build(name):
 
 
 def round_matmul_inputs(model):
-    """Makes `model`'s nn.Conv2d, nn.ConvTranspose2d and nn.Linear layers
+    """Makes `model`'s nn.Conv1d, nn.Conv2d, nn.ConvTranspose2d and nn.Linear layers
     round their input and weight to bf16 and compute in fp32, as
     nki-compile --auto-cast=matmul does: the reference that separates bf16
     rounding (which random-weight nets amplify) from a compiler error."""
@@ -626,7 +655,11 @@ def round_matmul_inputs(model):
         return t.to(torch.bfloat16).to(torch.float32)
 
     for mod in model.modules():
-        if isinstance(mod, nn.Conv2d):
+        if isinstance(mod, nn.Conv1d):
+            mod.forward = lambda x, m=mod: F.conv1d(
+                r(x), r(m.weight), m.bias, m.stride, m.padding, m.dilation,
+                m.groups)
+        elif isinstance(mod, nn.Conv2d):
             mod.forward = lambda x, m=mod: F.conv2d(
                 r(x), r(m.weight), m.bias, m.stride, m.padding, m.dilation,
                 m.groups)

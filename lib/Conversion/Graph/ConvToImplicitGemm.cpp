@@ -233,6 +233,76 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 };
 
+/// A 1-D convolution as the 2-D one of rows of one pixel: x [N, C, W] as
+/// [N, C, 1, W], w [F, C, K] as [F, C, 1, K], and the result back to [N, F,
+/// OW]. The pattern above then takes it, or the im2col of 2-D convolutions
+/// does. A padded input is padded after the reshape (so that the kernel
+/// still sets the padding on chip), and a filled init is filled in its new
+/// shape (a zero fill is what the kernel's start flag replaces). Before, a 1-D
+/// convolution was an im2col of K strided copies through HBM: a stride-2
+/// one (Whisper's and wav2vec's front ends) moved an element a descriptor,
+/// 938 us for 256 -> 512 channels over 1,000 samples on trn2.
+struct Conv1DAsConv2D : OpRewritePattern<linalg::Conv1DNcwFcwOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv1DNcwFcwOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getInputs()[0], w = op.getInputs()[1];
+    Value init = op.getOutputs()[0];
+    auto xt = dyn_cast<RankedTensorType>(x.getType());
+    auto wt = dyn_cast<RankedTensorType>(w.getType());
+    auto yt = dyn_cast<RankedTensorType>(init.getType());
+    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
+        !yt.hasStaticShape() || op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> rows = {{0}, {1}, {2, 3}};
+    auto withRow = [](ArrayRef<int64_t> s) {
+      return SmallVector<int64_t>{s[0], s[1], 1, s[2]};
+    };
+    auto expand = [&](Value v) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(withRow(t.getShape()), t.getElementType()), v,
+          rows);
+    };
+    Value x4;
+    auto pad = x.getDefiningOp<tensor::PadOp>();
+    if (pad && pad.getConstantPaddingValue() &&
+        !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+        !ShapedType::isDynamicShape(pad.getStaticHigh())) {
+      ArrayRef<int64_t> lo = pad.getStaticLow(), hi = pad.getStaticHigh();
+      x4 = tensor::PadOp::create(
+          rewriter, loc,
+          RankedTensorType::get(withRow(xt.getShape()), xt.getElementType()),
+          expand(pad.getSource()),
+          getAsIndexOpFoldResult(op.getContext(), {lo[0], lo[1], 0, lo[2]}),
+          getAsIndexOpFoldResult(op.getContext(), {hi[0], hi[1], 0, hi[2]}),
+          pad.getConstantPaddingValue());
+    } else {
+      x4 = expand(x);
+    }
+    Value init4;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, withRow(yt.getShape()), yt.getElementType());
+      init4 = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+                  .getResult(0);
+    } else {
+      init4 = expand(init);
+    }
+    auto pair = [&](int64_t v) { return rewriter.getI64TensorAttr({1, v}); };
+    auto conv = linalg::Conv2DNchwFchwOp::create(
+        rewriter, loc, init4.getType(), ValueRange{x4, expand(w)},
+        ValueRange{init4}, pair(*op.getStrides().getValues<int64_t>().begin()),
+        pair(*op.getDilations().getValues<int64_t>().begin()));
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, yt, conv.getResult(0), rows);
+    return success();
+  }
+};
+
 /// The zero fill `init` is, if it is one.
 bool isZeroFilled(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
@@ -535,4 +605,5 @@ void nki::populateConvToImplicitGemmPatterns(
   patterns.add<ConvToImplicitGemm, DepthwiseToImplicitGemm,
                GroupedDepthwiseToImplicitGemm, GroupedToImplicitGemm>(
       patterns.getContext(), target);
+  patterns.add<Conv1DAsConv2D>(patterns.getContext(), /*benefit=*/2);
 }

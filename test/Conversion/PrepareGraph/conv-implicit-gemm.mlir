@@ -269,3 +269,30 @@ func.func @split_constant(%x: tensor<1x384x3x1996xf32>) -> tensor<1x8x3x1996xf32
   return %y : tensor<1x8x3x1996xf32>
 }
 }
+
+// -----
+
+// A 1-D convolution is the 2-D one of rows of one pixel: the input's pad
+// moves after the reshape to [N, C, 1, W], the zero init is filled in its
+// new shape, stride 2 and dilation 3 stay on the row, and the result goes
+// back to [N, F, OW].
+// CHECK-DAG: #[[$X1:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 * 2 + d6 * 3)>
+// CHECK-LABEL: func.func @conv1d
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 1, 20] : tensor<2x4x20xf32> into tensor<2x4x1x20xf32>
+// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 0, 2] high[0, 0, 0, 1]
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x5x1x9xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$X1]], {{.*}} ins(%[[P]], %{{.*}} : tensor<2x4x1x23xf32>, tensor<4x1x3x5xf32>) outs(%[[Z]] : tensor<2x5x1x9xf32>)
+// CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] : tensor<2x5x1x9xf32> into tensor<2x5x9xf32>
+func.func @conv1d(%x: tensor<2x4x20xf32>, %w: tensor<5x4x3xf32>) -> tensor<2x5x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2] high[0, 0, 1] {
+  ^bb0(%a: index, %b: index, %c: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4x20xf32> to tensor<2x4x23xf32>
+  %e = tensor.empty() : tensor<2x5x9xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
+  %y = linalg.conv_1d_ncw_fcw {strides = dense<2> : tensor<1xi64>, dilations = dense<3> : tensor<1xi64>}
+         ins(%p, %w : tensor<2x4x23xf32>, tensor<5x4x3xf32>) outs(%i : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
+  return %y : tensor<2x5x9xf32>
+}
