@@ -883,20 +883,33 @@ tiling::findCastMatmulInput(linalg::LinalgOp matmul) {
     return in;
   // A computed one: the whole result of a transpose (PyTorch's
   // sequence-first attention at batch > 1 transposes its input, then
-  // rounds it for the projection), which writes it in HBM unless a kernel
-  // absorbs it or the residency plan keeps it in SBUF; nki-tile asks both
-  // once it has planned. Other writers may be fused into kernels that
-  // never store the source (a row group writes its rounded result).
+  // rounds it for the projection) or of an elementwise generic (an LSTM's
+  // hidden state, which the output sequence reads too), written once
+  // before the cast. Its writer stores it in HBM unless a kernel absorbs
+  // the writer (or the cast: a row group writes its rounded result) or the
+  // residency plan keeps it in SBUF; nki-tile asks once it has planned.
   if (!root.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   for (Operation *user : usersThroughViews(root)) {
     if (user == writer.getOperation() || isBufferBookkeeping(user))
       continue;
+    auto copy = dyn_cast<memref::CopyOp>(user);
+    auto dps = dyn_cast<DestinationStyleOpInterface>(user);
+    bool writes = copy
+                      ? viewRoot(copy.getTarget()) == root
+                      : dps && llvm::any_of(dps.getDpsInits(), [&](Value init) {
+                          return viewRoot(init) == root;
+                        });
+    if (!writes)
+      continue;
     auto t = dyn_cast<linalg::TransposeOp>(user);
-    if (!t || in.sourceWriter || t.getInit() != root ||
-        !t->isBeforeInBlock(writer))
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (in.sourceWriter || !user->isBeforeInBlock(writer) ||
+        !(t ? t.getInit() == root
+            : g && g.getNumDpsInits() == 1 && g.getDpsInits()[0] == root &&
+                  g.getNumReductionLoops() == 0))
       return std::nullopt;
-    in.sourceWriter = t;
+    in.sourceWriter = user;
   }
   if (!in.sourceWriter)
     return std::nullopt;

@@ -194,9 +194,10 @@ struct PooledMatmulInput {
   mlir::linalg::TransposeOp transpose;
   bool transposeRead = false;
   /// findCastMatmulInput's source when it is not a program input: the
-  /// transpose that writes it (read in HBM only where that runs as it is
-  /// and the residency plan does not keep the source in SBUF).
-  mlir::linalg::TransposeOp sourceWriter = {};
+  /// transpose or elementwise generic that writes it (read in HBM only where
+  /// that runs as it is and the residency plan does not keep the source in
+  /// SBUF).
+  mlir::Operation *sourceWriter = nullptr;
   int64_t offset = 0, mStride = 0, kStride = 0;
 };
 std::optional<PooledMatmulInput>
@@ -204,11 +205,13 @@ findPooledMatmulInput(mlir::linalg::LinalgOp matmul, int64_t partitions);
 
 /// A matmul's A operand [M, K] written only by such a cast of a program
 /// input of the same shape, row-major (the function's argument or a view
-/// of it), or of a transpose's result (`sourceWriter`), that only the
-/// matmul reads: the kernel reads the input, its DMAs rounding it, and absorbs
-/// the cast. A post-norm transformer's first projection under
-/// --auto-cast=matmul had stored its rounded input to HBM and loaded it
-/// back before its first matmul.
+/// of it), or of a transpose's or an elementwise generic's result
+/// (`sourceWriter`), that only the matmul reads: the kernel reads the
+/// input, its DMAs rounding it, and absorbs the cast. A post-norm
+/// transformer's first projection under --auto-cast=matmul had stored its
+/// rounded input to HBM and loaded it back before its first matmul; an
+/// LSTM's hidden state, which the next step's matmul and the output
+/// sequence read, took a kernel of its own a step.
 std::optional<PooledMatmulInput>
 findCastMatmulInput(mlir::linalg::LinalgOp matmul);
 

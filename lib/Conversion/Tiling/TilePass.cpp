@@ -628,14 +628,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
     // it did before.
     SmallVector<Operation *> kept;
     for (auto &[matmul, in] : pooledInputs) {
-      linalg::TransposeOp t = in.transpose ? in.transpose : in.sourceWriter;
+      Operation *t = in.transpose ? in.transpose : in.sourceWriter;
       if (!t)
         continue;
-      bool inSbuf =
-          in.transpose
-              ? residents.lookup(in.source) || residents.lookup(t.getInput())
-              : residents.lookup(viewRoot(in.source)) ||
-                    residents.lookup(in.cast.getDpsInits()[0]);
+      bool inSbuf = in.transpose
+                        ? residents.lookup(in.source) ||
+                              residents.lookup(in.transpose.getInput())
+                        : residents.lookup(viewRoot(in.source)) ||
+                              residents.lookup(in.cast.getDpsInits()[0]);
       if (absorbed.contains(t) || inSbuf) {
         kept.push_back(matmul);
         continue;
@@ -695,6 +695,15 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
           }))
         group.clear();
       if (!group.empty()) {
+        // A cast the group computes (a layernorm that stores its rounded
+        // result) is the group's: the matmul after it reads what it stores.
+        for (Operation *member : group)
+          if (absorbed.erase(member))
+            for (auto &[matmul, in] : pooledInputs)
+              if (in.cast == member) {
+                pooledInputs.erase(matmul);
+                break;
+              }
         for (Operation *member : group)
           if (Operation *fill = poolingFills.lookup(member);
               fill && !erased.contains(fill) &&
