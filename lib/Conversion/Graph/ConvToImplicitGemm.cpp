@@ -187,14 +187,11 @@ struct ConvToImplicitGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
                                 PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1];
-    Value init = op.getOutputs()[0];
-    auto xt = dyn_cast<RankedTensorType>(x.getType());
-    auto wt = dyn_cast<RankedTensorType>(w.getType());
-    auto yt = dyn_cast<RankedTensorType>(init.getType());
-    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-        !yt.hasStaticShape() || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    FailureOr<nki::StaticConvOperands> operands =
+        nki::staticConvOperands(rewriter, op);
+    if (failed(operands))
+      return failure();
+    auto [x, w, init, xt, wt, yt] = *operands;
     Type elt = xt.getElementType();
     if (!isa<FloatType>(elt) || wt.getElementType() != elt ||
         yt.getElementType() != elt || elt.getIntOrFloatBitWidth() > 32)
@@ -247,14 +244,11 @@ struct Conv1DAsConv2D : OpRewritePattern<linalg::Conv1DNcwFcwOp> {
 
   LogicalResult matchAndRewrite(linalg::Conv1DNcwFcwOp op,
                                 PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1];
-    Value init = op.getOutputs()[0];
-    auto xt = dyn_cast<RankedTensorType>(x.getType());
-    auto wt = dyn_cast<RankedTensorType>(w.getType());
-    auto yt = dyn_cast<RankedTensorType>(init.getType());
-    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-        !yt.hasStaticShape() || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    FailureOr<nki::StaticConvOperands> operands =
+        nki::staticConvOperands(rewriter, op);
+    if (failed(operands))
+      return failure();
+    auto [x, w, init, xt, wt, yt] = *operands;
     Location loc = op.getLoc();
     SmallVector<ReassociationIndices> rows = {{0}, {1}, {2, 3}};
     auto withRow = [](ArrayRef<int64_t> s) {

@@ -293,14 +293,11 @@ struct DecomposeConvOp : OpRewritePattern<ConvOp> {
 
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
-    Value x = op.getInputs()[0], w = op.getInputs()[1];
-    Value init = op.getOutputs()[0];
-    auto xt = dyn_cast<RankedTensorType>(x.getType());
-    auto wt = dyn_cast<RankedTensorType>(w.getType());
-    auto yt = dyn_cast<RankedTensorType>(init.getType());
-    if (!xt || !wt || !yt || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-        !yt.hasStaticShape() || op->getNumResults() != 1)
-      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    FailureOr<nki::StaticConvOperands> operands =
+        nki::staticConvOperands(rewriter, op);
+    if (failed(operands))
+      return failure();
+    auto [x, w, init, xt, wt, yt] = *operands;
     Location loc = op.getLoc();
     ArrayRef<int64_t> xs = xt.getShape(), ws = wt.getShape(),
                       ys = yt.getShape();
@@ -439,6 +436,27 @@ struct DecomposePoolOp : OpRewritePattern<PoolOp> {
 };
 
 } // namespace
+
+FailureOr<nki::StaticConvOperands>
+nki::staticConvOperands(PatternRewriter &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 2 ||
+      linalgOp.getNumDpsInits() != 1 || op->getNumResults() != 1)
+    return rewriter.notifyMatchFailure(op, "needs two inputs and one result");
+  StaticConvOperands r{linalgOp.getDpsInputs()[0],
+                       linalgOp.getDpsInputs()[1],
+                       linalgOp.getDpsInits()[0],
+                       {},
+                       {},
+                       {}};
+  r.xt = dyn_cast<RankedTensorType>(r.x.getType());
+  r.wt = dyn_cast<RankedTensorType>(r.w.getType());
+  r.yt = dyn_cast<RankedTensorType>(r.init.getType());
+  if (!r.xt || !r.wt || !r.yt || !r.xt.hasStaticShape() ||
+      !r.wt.hasStaticShape() || !r.yt.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "needs static tensors");
+  return r;
+}
 
 void nki::populateDecomposeConvPatterns(RewritePatternSet &patterns,
                                         bool poolOnChip) {

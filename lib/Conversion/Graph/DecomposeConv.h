@@ -7,6 +7,7 @@
 #ifndef NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H
 #define NKI_LIB_CONVERSION_GRAPH_DECOMPOSECONV_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -14,6 +15,15 @@ namespace nki {
 namespace isa {
 struct TargetDesc;
 } // namespace isa
+
+/// A convolution named op's input, filter and init with their types, when
+/// all three are static ranked tensors and the op has one result.
+struct StaticConvOperands {
+  mlir::Value x, w, init;
+  mlir::RankedTensorType xt, wt, yt;
+};
+mlir::FailureOr<StaticConvOperands>
+staticConvOperands(mlir::PatternRewriter &rewriter, mlir::Operation *op);
 
 /// Patterns that rewrite NC-first convolutions (1-D, 2-D, 3-D, grouped,
 /// depthwise) into an im2col gather plus one (batch) matmul, and NC-first
