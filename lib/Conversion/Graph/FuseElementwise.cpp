@@ -756,6 +756,86 @@ static void restoreSplatDiagonals(Operation *root) {
   }
 }
 
+/// An elementwise op on a convolution's result seen through a collapse
+/// that only drops unit dims (a 1-D convolution runs as the 2-D one of
+/// one-pixel rows, Conv1DAsConv2D: its bias, batch norm and activation
+/// read [N, C, W] of the [N, C, 1, W] result) runs in the result's own
+/// space: its loops gain the unit dims, each operand's map names the
+/// dims it named there, and the result is collapsed after it. It is then
+/// the convolution's epilogue (PointNet's first layer, 3 -> 64 channels
+/// over 1,024 points: its bias add had taken a DMA of 8 elements a
+/// partition for every channel, 47.6 us).
+struct ExpandOverUnitCollapseOfConv : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+        !op.getIndexingMapsArray().back().isIdentity() ||
+        !op.hasPureTensorSemantics())
+      return failure();
+    tensor::CollapseShapeOp collapse;
+    OpOperand *read = nullptr;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto c = in->get().getDefiningOp<tensor::CollapseShapeOp>();
+      auto conv = c ? c.getSrc().getDefiningOp<linalg::GenericOp>()
+                    : linalg::GenericOp();
+      if (conv && nki::conv::matchConvGeneric(conv) &&
+          op.getMatchingIndexingMap(in).isIdentity()) {
+        collapse = c;
+        read = in;
+        break;
+      }
+    }
+    if (!collapse)
+      return failure();
+    // Each collapsed dim is the one dim of its group that is not 1 (the
+    // last when all are).
+    auto source = collapse.getSrcType();
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    MLIRContext *ctx = getContext();
+    SmallVector<AffineExpr> dimOf;
+    for (const ReassociationIndices &g : groups) {
+      auto wide = llvm::make_filter_range(
+          g, [&](int64_t d) { return source.getDimSize(d) != 1; });
+      int64_t n = llvm::range_size(wide);
+      if (n > 1)
+        return failure();
+      dimOf.push_back(getAffineDimExpr(n ? *wide.begin() : g.back(), ctx));
+    }
+    // Its init is written whole, elementwise: the body does not read it.
+    if (!op.getRegionOutputArgs()[0].use_empty())
+      return rewriter.notifyMatchFailure(op, "reads its output");
+    unsigned rank = source.getRank();
+    SmallVector<AffineMap> maps;
+    SmallVector<Value> ins;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (in == read) {
+        maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+        ins.push_back(collapse.getSrc());
+        continue;
+      }
+      maps.push_back(op.getMatchingIndexingMap(in).replaceDimsAndSymbols(
+          dimOf, {}, rank, 0));
+      ins.push_back(in->get());
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    Value init = tensor::EmptyOp::create(rewriter, loc, source.getShape(),
+                                         resultType.getElementType());
+    auto expanded = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), ins, init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
+    rewriter.inlineRegionBefore(op.getRegion(), expanded.getRegion(),
+                                expanded.getRegion().end());
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, resultType, expanded.getResult(0), groups);
+    return success();
+  }
+};
+
 struct NKIFuseElementwisePass
     : nki::impl::NKIFuseElementwiseBase<NKIFuseElementwisePass> {
   void runOnOperation() override {
@@ -830,7 +910,7 @@ struct NKIFuseElementwisePass
       RewritePatternSet split(context);
       split.add<SplitEpilogueOverChannelBlocks, SplitOverConcatParts,
                 SplitEpilogueOverPhases, TransposeIntoElementwise,
-                SliceOfTranspose>(context);
+                SliceOfTranspose, ExpandOverUnitCollapseOfConv>(context);
       tensor::populateFoldTensorEmptyPatterns(split);
       linalg::populateElementwiseOpsFusionPatterns(split, fuse);
       (void)applyPatternsGreedily(getOperation(), std::move(split));
