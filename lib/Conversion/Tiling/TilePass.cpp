@@ -697,13 +697,14 @@ struct NKITilePass : nki::impl::NKITileBase<NKITilePass> {
       if (!group.empty()) {
         // A cast the group computes (a layernorm that stores its rounded
         // result) is the group's: the matmul after it reads what it stores.
-        for (Operation *member : group)
-          if (absorbed.erase(member))
-            for (auto &[matmul, in] : pooledInputs)
-              if (in.cast == member) {
-                pooledInputs.erase(matmul);
-                break;
-              }
+        SmallVector<Operation *> readThroughGroup;
+        for (auto &[matmul, in] : pooledInputs)
+          if (in.cast && llvm::is_contained(group, in.cast.getOperation()))
+            readThroughGroup.push_back(matmul);
+        for (Operation *matmul : readThroughGroup) {
+          absorbed.erase(pooledInputs.lookup(matmul).cast);
+          pooledInputs.erase(matmul);
+        }
         for (Operation *member : group)
           if (Operation *fill = poolingFills.lookup(member);
               fill && !erased.contains(fill) &&
